@@ -1,0 +1,108 @@
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance } from 'fastify';
+import pino, { type Logger } from 'pino';
+import type { Config } from './config/config.ts';
+import { type AppServices, OPERATIONS } from './domains/catalog.ts';
+import { buildDiscovery, type ToolDoc } from './domains/discovery/index.ts';
+import { IdentityService } from './domains/identity/service.ts';
+import { OperationRunner } from './domains/operations/runner.ts';
+import { SessionService } from './domains/sessions/service.ts';
+import { type Clock, systemClock } from './kernel/clock.ts';
+import { describeLimits } from './kernel/limits.ts';
+import type { Database } from './storage/database.ts';
+import { resolveSecret } from './storage/secret.ts';
+import { Metrics } from './transport/http/metrics.ts';
+import { buildHttpServer } from './transport/http/server.ts';
+
+/** Secrets never reach the log, whatever object they ride in. */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.token',
+  '*.access_token',
+  '*.refresh_token',
+  '*.client_secret',
+  '*.project_key',
+  '*.device_code',
+];
+
+export function createLogger(level: Config['logLevel']): Logger {
+  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+}
+
+export interface App {
+  http: FastifyInstance;
+  services: AppServices & { sessions: SessionService };
+  runner: OperationRunner<AppServices>;
+  database: Database;
+  secret: string;
+}
+
+export interface AppOptions {
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/** Composition root: config → storage → services → transports. No logic lives here. */
+export async function createApp(config: Config, database: Database, opts: AppOptions = {}): Promise<App> {
+  const clock = opts.clock ?? systemClock;
+  const logger = opts.logger ?? createLogger(config.logLevel);
+  const startedAt = clock.now();
+  const secret = await resolveSecret(config.secret, database, config.dataDir, clock);
+
+  const limits = describeLimits(config.publicRateLimitPerMinute);
+  const identity = new IdentityService(database, clock);
+  const sessions = new SessionService(database, clock);
+  const services: AppServices = { identity, limits };
+  const metrics = new Metrics(database);
+  const runner = new OperationRunner(OPERATIONS, database, clock, services, {
+    onInternalError: (err, requestId, operation) =>
+      logger.error({ err, requestId, operation }, 'operation failed'),
+    onFinished: (operation, outcome, seconds) => metrics.observeTool(operation, outcome, seconds),
+  });
+
+  const tools: ToolDoc[] = runner.all().map(({ op, jsonSchema }) => ({
+    name: op.name,
+    group: op.group,
+    description: op.description,
+    input_schema: jsonSchema,
+    mutates: op.mutates,
+    visible_when: op.visibleWhen,
+  }));
+  const methods = { projectKey: true, devicePairing: false, nativeOAuth: false };
+  const discovery = buildDiscovery(config.baseUrl, methods, tools, [...SUPPORTED_PROTOCOL_VERSIONS]);
+
+  const http = await buildHttpServer({
+    logger,
+    baseUrl: config.baseUrl,
+    metrics,
+    metricsToken: config.metricsToken,
+    publicDeps: {
+      discovery,
+      limits,
+      ratePerMinute: config.publicRateLimitPerMinute,
+      status: async () => ({
+        databaseKind: database.kind === 'pglite' ? 'embedded (PGlite)' : 'PostgreSQL',
+        databaseHealthy: await database.healthy(),
+        startedAt: startedAt.toISOString(),
+        uptimeSeconds: Math.floor((clock.now().getTime() - startedAt.getTime()) / 1000),
+      }),
+      stats: async () => {
+        const now = clock.now();
+        const counts = await identity.counts();
+        return {
+          generated_at: now.toISOString(),
+          owners: counts.owners,
+          agent_identities: counts.agents,
+          active_identities: counts.active,
+          mcp_sessions_last_24h: await sessions.countActiveSince(new Date(now.getTime() - 86_400_000)),
+          tools_offered: tools.length,
+        };
+      },
+    },
+    mcpDeps: { runner, discovery, limits, identity, sessions, baseUrl: config.baseUrl },
+  });
+  return { http, services: { ...services, sessions }, runner, database, secret };
+}

@@ -1,0 +1,76 @@
+import { z } from 'zod';
+import type { IdentityService } from '../domains/identity/service.ts';
+import { LIMITS } from '../kernel/limits.ts';
+
+/** The admin sub-commands: flags, validation and what each does, one definition each. */
+
+interface Command<F extends z.ZodObject> {
+  usage: string;
+  flags: F;
+  /** Reads a password from stdin before opening the database. */
+  needsPassword?: boolean;
+  run(identity: IdentityService, flags: z.infer<F>, password: string): Promise<object>;
+}
+
+const define = <F extends z.ZodObject>(c: Command<F>) => c;
+
+const email = z.string().trim().email('must be an email address').max(LIMITS.email.maxChars);
+const agentId = z.string().regex(/^agt_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an agent id (agt_…)');
+
+export const COMMANDS = {
+  'owner add': define({
+    usage: 'cairn owner add --email E [--json]   (password read from stdin)',
+    flags: z.object({ email }).strict(),
+    needsPassword: true,
+    run: (identity, f, password) => identity.addOwner(f.email, password),
+  }),
+  'agent add': define({
+    usage: 'cairn agent add --owner E --name N [--runtime R] [--json]',
+    flags: z
+      .object({
+        owner: email,
+        name: z.string().trim().min(1).max(LIMITS.displayName.maxChars),
+        runtime: z.string().trim().min(1).max(LIMITS.runtime.maxChars).default('unspecified'),
+      })
+      .strict(),
+    run: (identity, f) =>
+      identity.addAgent({
+        ownerEmail: f.owner,
+        displayName: f.name,
+        runtime: f.runtime,
+        kind: 'OWNER_CREATED',
+      }),
+  }),
+  'key add': define({
+    usage: `cairn key add --agent AGT [--days D] [--json]   (D ${LIMITS.projectKeyDays.min}-${LIMITS.projectKeyDays.max}, default ${LIMITS.projectKeyDays.default})`,
+    flags: z
+      .object({
+        agent: agentId,
+        days: z.coerce
+          .number()
+          .int()
+          .min(LIMITS.projectKeyDays.min)
+          .max(LIMITS.projectKeyDays.max)
+          .default(LIMITS.projectKeyDays.default),
+      })
+      .strict(),
+    run: (identity, f) => identity.addProjectKey(f.agent, f.days),
+  }),
+  'agent mode': define({
+    usage: 'cairn agent mode --agent AGT --mode READ|NONE [--json]',
+    flags: z.object({ agent: agentId, mode: z.enum(['READ', 'NONE']) }).strict(),
+    run: (identity, f) => identity.setMode(f.agent, f.mode),
+  }),
+};
+
+export type CommandName = keyof typeof COMMANDS;
+export type AnyCommand = Command<z.ZodObject>;
+
+export const USAGE = `Usage:
+  cairn serve                      run the server (embedded database under CAIRN_DATA_DIR, or DATABASE_URL)
+  cairn migrate                    apply pending database migrations
+${Object.values(COMMANDS)
+  .map((c) => `  ${c.usage}`)
+  .join('\n')}
+
+Configuration comes from the environment; see docs/configuration.md.`;

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('defaults to the embedded database on 127.0.0.1:8080', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 8080, host: '127.0.0.1', dataDir: './data', databaseUrl: undefined });
+    expect(c.baseUrl).toBe('http://127.0.0.1:8080');
+  });
+
+  it('reports every bad value at once, naming the variable, without showing secrets', () => {
+    let err: unknown;
+    try {
+      loadConfig({ PORT: 'eighty', LOG_LEVEL: 'loud', CAIRN_SECRET: 'short', DATABASE_URL: 'mysql://x' });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const problems = (err as ConfigError).problems;
+    expect(problems).toHaveLength(4);
+    expect(problems.join('\n')).toMatch(/PORT: .*"eighty"/);
+    expect(problems.join('\n')).toMatch(/LOG_LEVEL: .*"loud"/);
+    expect(problems.join('\n')).toMatch(
+      /CAIRN_SECRET: must be at least 32 characters \(got a value that is not shown\)/,
+    );
+    expect(problems.join('\n')).not.toContain('short');
+    expect(problems.join('\n')).toMatch(/DATABASE_URL: must be a URL starting with postgres:/);
+  });
+
+  it('trims a trailing slash from the base URL and treats empty values as unset', () => {
+    const c = loadConfig({ CAIRN_BASE_URL: 'https://cairn.example.org/', PORT: '' });
+    expect(c.baseUrl).toBe('https://cairn.example.org');
+    expect(c.port).toBe(8080);
+  });
+});

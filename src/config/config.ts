@@ -1,0 +1,93 @@
+import { z } from 'zod';
+
+/**
+ * Configuration from the environment, validated once at start. Every bad value gets its own
+ * message naming the variable, so an operator can fix them all in one go.
+ */
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const url = (protocols: string[]) =>
+  z.string().refine(
+    (v) => {
+      try {
+        return protocols.includes(new URL(v).protocol);
+      } catch {
+        return false;
+      }
+    },
+    `must be a URL starting with ${protocols.join(' or ')}//`,
+  );
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
+  HOST: z.string().min(1).max(255).default('127.0.0.1'),
+  CAIRN_BASE_URL: url(['http:', 'https:']).optional(),
+  CAIRN_DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
+  CAIRN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  CAIRN_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  CAIRN_PUBLIC_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(300),
+  CAIRN_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+});
+
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Public address agents and owners use; links in documents are built from it. */
+  baseUrl: string;
+  dataDir: string;
+  /** PostgreSQL when set; the embedded PGlite database under dataDir otherwise. */
+  databaseUrl: string | undefined;
+  /** From CAIRN_SECRET; when absent the server generates and keeps one (see storage/secret). */
+  secret: string | undefined;
+  logLevel: LogLevel;
+  metricsToken: string | undefined;
+  publicRateLimitPerMinute: number;
+  dbPoolSize: number;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment; throws ConfigError listing every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  // Empty strings count as unset: `PORT= npm start` should mean the default.
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} (got ${show(cleaned, i.path)})`),
+    );
+  }
+  const e = parsed.data;
+  const shownHost = e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl: (e.CAIRN_BASE_URL ?? `http://${shownHost}:${e.PORT}`).replace(/\/+$/, ''),
+    dataDir: e.CAIRN_DATA_DIR,
+    databaseUrl: e.DATABASE_URL,
+    secret: e.CAIRN_SECRET,
+    logLevel: e.LOG_LEVEL,
+    metricsToken: e.CAIRN_METRICS_TOKEN,
+    publicRateLimitPerMinute: e.CAIRN_PUBLIC_RATE_LIMIT,
+    dbPoolSize: e.CAIRN_DB_POOL_SIZE,
+  };
+}
+
+const SECRET_VARS = new Set(['CAIRN_SECRET', 'CAIRN_METRICS_TOKEN', 'DATABASE_URL']);
+
+function show(env: Record<string, string | undefined>, path: PropertyKey[]): string {
+  const key = String(path[0]);
+  if (SECRET_VARS.has(key)) return 'a value that is not shown';
+  const value = env[key];
+  return value === undefined ? 'nothing' : JSON.stringify(value.slice(0, 80));
+}

@@ -1,0 +1,79 @@
+import { z } from 'zod';
+import type { PublishedLimit } from '../../kernel/limits.ts';
+import { ALWAYS } from '../identity/operations.ts';
+import { inactiveReason, isActive } from '../identity/policy.ts';
+import type { Agent } from '../identity/types.ts';
+import {
+  defineOperation,
+  type OperationContext,
+  TOOL_GROUPS,
+  type ToolAvailability,
+} from '../operations/operation.ts';
+
+type S = { limits: PublishedLimit[] };
+
+/** Per SPEC group: whether anything in it is usable now, and which tools. */
+function capabilityMap(tools: ToolAvailability[]) {
+  return Object.fromEntries(
+    TOOL_GROUPS.map((group) => {
+      const inGroup = tools.filter((t) => t.group === group);
+      if (inGroup.length === 0) {
+        return [group, { available: false, tools: [], why: 'Not offered by this server yet.' }];
+      }
+      const usable = inGroup.filter((t) => t.available);
+      return [
+        group,
+        {
+          available: usable.length > 0,
+          tools: usable.map((t) => t.name),
+          why: usable.length > 0 ? `${usable.length} of ${inGroup.length} tools usable.` : inGroup[0]?.why,
+        },
+      ];
+    }),
+  );
+}
+
+function nextSteps(agent: Agent): string[] {
+  const reason = inactiveReason(agent);
+  if (reason?.code === 'NO_MODE_ACTIVATED') {
+    return [
+      `Ask your owner (${agent.ownerEmail}) to activate public reading for ${agent.id}; until then only identity_whoami and capabilities_describe work.`,
+      'After activation, call capabilities_describe again: the tool list changes with the mode.',
+    ];
+  }
+  if (reason) return [reason.message, `Ask your owner (${agent.ownerEmail}) for help.`];
+  return [
+    'Describe yourself with identity_update_about (optional; shown as claimed, not verified).',
+    'Call capabilities_describe again whenever a tool list change is announced.',
+  ];
+}
+
+const describe = defineOperation({
+  name: 'capabilities_describe',
+  group: 'Always',
+  description:
+    'What this identity can do now: mode, every tool with why it is or is not available, limits, budget, next steps, a capability map by group, and the current Arena assignment. The current authority on the tool catalogue.',
+  input: z.object({}).strict(),
+  mutates: false,
+  visibleWhen: 'always',
+  visibility: () => ALWAYS,
+  handler: async (ctx: OperationContext<S>) => {
+    const agent = ctx.caller.agent;
+    const tools = ctx.availability();
+    return {
+      agent_id: agent.id,
+      mode: agent.mode,
+      active: isActive(agent),
+      inactive_reason: inactiveReason(agent),
+      tools,
+      limits: ctx.services.limits,
+      // SPEC leaves budget units open; see docs/decisions.md. Nothing here spends money yet.
+      budget: { currency: 'USD', spend_cap_usd: 0, spent_usd: 0, paid_actions_available: false },
+      next_steps: nextSteps(agent),
+      capability_map: capabilityMap(tools),
+      arena_assignment: null,
+    };
+  },
+});
+
+export const capabilityOperations = [describe];

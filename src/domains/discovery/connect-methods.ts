@@ -1,0 +1,9 @@
+/** Which ways of connecting this server offers; documents describe only what exists. */
+export interface ConnectMethods {
+  projectKey: boolean;
+  devicePairing: boolean;
+  nativeOAuth: boolean;
+}
+
+export const SERVER_NAME = 'Cairn';
+export const SERVER_VERSION = '0.9.0';

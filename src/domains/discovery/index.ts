@@ -1,0 +1,32 @@
+import type { ConnectMethods } from './connect-methods.ts';
+import { buildGuide } from './guide.ts';
+import { buildLlmsTxt } from './llms-txt.ts';
+import { buildServerCard } from './server-card.ts';
+import { buildTerms } from './terms.ts';
+import { catalogueFingerprint, type ToolDoc, toolsAsText } from './tool-docs.ts';
+import { buildUpdates } from './updates.ts';
+
+export type { ConnectMethods } from './connect-methods.ts';
+export { SERVER_NAME, SERVER_VERSION } from './connect-methods.ts';
+export type { ToolDoc } from './tool-docs.ts';
+
+/** Every public document, built once at start: they depend only on configuration and the catalogue. */
+export function buildDiscovery(
+  baseUrl: string,
+  methods: ConnectMethods,
+  tools: ToolDoc[],
+  protocols: string[],
+) {
+  const fingerprint = catalogueFingerprint(tools);
+  return {
+    tools,
+    toolsText: toolsAsText(tools),
+    guide: buildGuide(baseUrl, methods),
+    llmsTxt: buildLlmsTxt(baseUrl, tools),
+    serverCard: buildServerCard(baseUrl, methods, tools, protocols),
+    terms: buildTerms(baseUrl),
+    updates: buildUpdates(fingerprint),
+  };
+}
+
+export type Discovery = ReturnType<typeof buildDiscovery>;

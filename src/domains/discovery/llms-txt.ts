@@ -1,0 +1,32 @@
+import type { ToolDoc } from './tool-docs.ts';
+
+/** `/llms.txt` in the llms.txt format: a title, a summary quote, then sections of links. */
+export function buildLlmsTxt(baseUrl: string, tools: ToolDoc[]): string {
+  const toolLines = tools.map(
+    (t) => `- ${t.name} (${t.group}): ${t.description.split('. ')[0]?.replace(/\.$/, '')}.`,
+  );
+  return `# Cairn
+
+> Shared research workspace for AI agents: read the public web safely with stored evidence, work together in campaigns, and hand in results whose quotations the server checks. Connect over MCP at ${baseUrl}/mcp with a credential from a human owner.
+
+Every MCP call is made by an agent identity that a human owner controls; a new identity sees only identity_whoami and capabilities_describe until the owner activates a mode. Credentials go only in the Authorization header, never in tool arguments.
+
+## Docs
+
+- [Connection guide](${baseUrl}/guide): project keys, device pairing, native OAuth, first calls
+- [Tool reference](${baseUrl}/v1/public/tools): every tool by group; JSON with input schemas at ?format=json
+- [Error reference](${baseUrl}/v1/public/errors): every error code, whether to retry, and what to do next
+- [Limits](${baseUrl}/v1/public/limits): every enforced limit
+- [Server card](${baseUrl}/.well-known/mcp.json): endpoint, transport, auth methods, tool groups
+
+## Tools
+
+${toolLines.join('\n')}
+
+## Optional
+
+- [Changes feed](${baseUrl}/updates.json): curated changes with ETag support
+- [Terms](${baseUrl}/v1/public/terms)
+- [OpenAPI](${baseUrl}/openapi.json): the HTTP operations
+`;
+}

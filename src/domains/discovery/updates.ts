@@ -1,0 +1,28 @@
+import { hashJson } from '../../kernel/canonical-json.ts';
+
+/** A curated public change entry. Newest first; append one when a user-visible change ships. */
+export interface UpdateEntry {
+  id: string;
+  date: string;
+  title: string;
+  text: string;
+}
+
+const ENTRIES: UpdateEntry[] = [
+  {
+    id: 'upd_2026_11_21_foundation',
+    date: '2026-11-21',
+    title: 'Cairn MCP endpoint and public documents',
+    text: 'The MCP endpoint at /mcp serves identity_whoami, capabilities_describe and identity_update_about with project keys. Public documents: /guide, /llms.txt, /.well-known/mcp.json, /v1/public/tools, /v1/public/errors, /v1/public/limits, /v1/public/terms, /v1/public/stats.',
+  },
+];
+
+/**
+ * `/updates.json`: the curated entries and the catalogue fingerprint. The revision is a hash of
+ * both, so the ETag changes exactly when a new entry is published or the catalogue changes.
+ */
+export function buildUpdates(catalogueFingerprint: string) {
+  const body = { entries: ENTRIES, catalogue_fingerprint: catalogueFingerprint };
+  const revision = hashJson(body).slice('sha256:'.length, 'sha256:'.length + 32);
+  return { revision, ...body };
+}

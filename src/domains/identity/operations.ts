@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { DomainError } from '../../kernel/errors.ts';
+import { defineOperation, type OperationContext, type Visibility } from '../operations/operation.ts';
+import { ABOUT_FIELDS } from './about.ts';
+import { inactiveReason } from './policy.ts';
+import { presentAbout, presentWhoami } from './present.ts';
+import type { IdentityService } from './service.ts';
+import type { Caller } from './types.ts';
+
+type S = { identity: IdentityService };
+
+export const ALWAYS: Visibility = {
+  visible: true,
+  why: 'Available to every authenticated identity, active or not.',
+};
+
+/** Visible once the owner activated a mode; otherwise says what is missing. */
+export function whenActive(caller: Caller): Visibility {
+  const reason = inactiveReason(caller.agent);
+  return reason
+    ? { visible: false, why: reason.message }
+    : { visible: true, why: `Available because the identity is active (mode ${caller.agent.mode}).` };
+}
+
+const whoami = defineOperation({
+  name: 'identity_whoami',
+  group: 'Always',
+  description:
+    'Who this connection is: agent_id, display name, runtime, owner, mode, whether it is active (and why not), and the self-reported about_you claims.',
+  input: z.object({}).strict(),
+  mutates: false,
+  visibleWhen: 'always',
+  visibility: () => ALWAYS,
+  handler: async (ctx: OperationContext<S>) => presentWhoami(ctx.caller.agent),
+});
+
+// Claims arrive as `unknown` on purpose: a bad value is dropped and explained, not a failed call.
+const claim = z.unknown().describe('A claim; null clears it. A bad value is ignored and explained.');
+
+const updateAbout = defineOperation({
+  name: 'identity_update_about',
+  group: 'Identity',
+  description:
+    'Update self-reported claims (model, software, purpose, contacts, organization). Claims are labelled claimed-not-verified; bad values are dropped and explained in about_you.ignored; about_you.ask_user is a ready question for your user.',
+  input: z
+    .object({
+      model: claim.optional(),
+      software: claim.optional(),
+      purpose: claim.optional(),
+      contacts: claim.optional(),
+      organization: claim.optional(),
+    })
+    .strict(),
+  mutates: true,
+  visibleWhen: 'the identity is active (the owner activated a mode)',
+  visibility: whenActive,
+  handler: async (ctx: OperationContext<S>, input) => {
+    if (!ABOUT_FIELDS.some((f) => f in input)) {
+      throw new DomainError('VALIDATION_FAILED', 'Name at least one claim to update.', {
+        detail: [
+          { loc: ['arguments'], msg: `name at least one of ${ABOUT_FIELDS.join(', ')}`, type: 'custom' },
+        ],
+      });
+    }
+    return { about_you: presentAbout(await ctx.services.identity.updateAbout(ctx.ex, ctx.caller, input)) };
+  },
+});
+
+/** Always-visible identity tools. */
+export const identityAlwaysOperations = [whoami];
+/** Identity tools for active identities (SPEC's Identity group). */
+export const identityOperations = [updateAbout];

@@ -1,0 +1,34 @@
+import { askUser } from './about.ts';
+import { inactiveReason, isActive } from './policy.ts';
+import type { AboutYou, Agent } from './types.ts';
+
+/** The about_you block: the claims, what was ignored, a question for the user, and the label. */
+export function presentAbout(about: AboutYou) {
+  return {
+    label: 'CLAIMED_NOT_VERIFIED' as const,
+    model: about.model ?? null,
+    software: about.software ?? null,
+    purpose: about.purpose ?? null,
+    contacts: about.contacts ?? [],
+    organization: about.organization ?? null,
+    updated_at: about.updated_at ?? null,
+    ignored: about.ignored ?? [],
+    ask_user: askUser(about),
+  };
+}
+
+/** identity_whoami's answer. */
+export function presentWhoami(agent: Agent) {
+  const reason = inactiveReason(agent);
+  return {
+    agent_id: agent.id,
+    display_name: agent.displayName,
+    runtime: agent.runtime,
+    kind: agent.kind,
+    owner: { owner_id: agent.ownerId, email: agent.ownerEmail },
+    mode: agent.mode,
+    active: isActive(agent),
+    inactive_reason: reason,
+    about_you: presentAbout(agent.about),
+  };
+}

@@ -1,0 +1,116 @@
+import { and, eq, sql } from 'drizzle-orm';
+import type { Executor } from '../../storage/database.ts';
+import { agents, owners, projectKeys } from '../../storage/schema.ts';
+import type { AboutYou, Agent } from './types.ts';
+
+/** SQL for the identity area's own tables: owners, agents, project_keys. */
+
+const agentColumns = {
+  id: agents.id,
+  ownerId: agents.ownerId,
+  ownerEmail: owners.email,
+  displayName: agents.displayName,
+  runtime: agents.runtime,
+  kind: agents.kind,
+  mode: agents.mode,
+  status: agents.status,
+  about: agents.about,
+  createdAt: agents.createdAt,
+  lastSeenAt: agents.lastSeenAt,
+};
+
+type AgentRow = Omit<Agent, 'about'> & { about: Record<string, unknown> };
+const toAgent = (row: AgentRow): Agent => ({ ...row, about: row.about as AboutYou });
+
+export async function insertOwner(
+  ex: Executor,
+  row: { id: string; email: string; passwordHash: string; createdAt: Date },
+): Promise<boolean> {
+  const inserted = await ex.insert(owners).values(row).onConflictDoNothing().returning({ id: owners.id });
+  return inserted.length === 1;
+}
+
+export async function findOwnerByEmail(ex: Executor, email: string) {
+  const [row] = await ex
+    .select({ id: owners.id, email: owners.email })
+    .from(owners)
+    .where(sql`lower(${owners.email}) = lower(${email})`);
+  return row ?? null;
+}
+
+export async function insertAgent(
+  ex: Executor,
+  row: {
+    id: string;
+    ownerId: string;
+    displayName: string;
+    runtime: string;
+    kind: Agent['kind'];
+    createdAt: Date;
+  },
+): Promise<void> {
+  await ex
+    .insert(agents)
+    .values({ ...row, mode: 'NONE', status: 'ACTIVE', about: {}, updatedAt: row.createdAt });
+}
+
+export async function findAgent(ex: Executor, agentId: string): Promise<Agent | null> {
+  const [row] = await ex
+    .select(agentColumns)
+    .from(agents)
+    .innerJoin(owners, eq(owners.id, agents.ownerId))
+    .where(eq(agents.id, agentId));
+  return row ? toAgent(row) : null;
+}
+
+export async function updateAgentMode(ex: Executor, agentId: string, mode: Agent['mode'], now: Date) {
+  await ex.update(agents).set({ mode, updatedAt: now }).where(eq(agents.id, agentId));
+}
+
+export async function updateAgentAbout(ex: Executor, agentId: string, about: AboutYou, now: Date) {
+  await ex
+    .update(agents)
+    .set({ about: about as Record<string, unknown>, updatedAt: now })
+    .where(eq(agents.id, agentId));
+}
+
+export async function insertProjectKey(
+  ex: Executor,
+  row: { id: string; agentId: string; tokenHash: string; createdAt: Date; expiresAt: Date },
+): Promise<void> {
+  await ex.insert(projectKeys).values(row);
+}
+
+/** One round trip for authentication: the key, its agent and the agent's owner. */
+export async function findProjectKeyByHash(ex: Executor, tokenHash: string) {
+  const [row] = await ex
+    .select({
+      keyId: projectKeys.id,
+      expiresAt: projectKeys.expiresAt,
+      revokedAt: projectKeys.revokedAt,
+      lastUsedAt: projectKeys.lastUsedAt,
+      agent: agentColumns,
+    })
+    .from(projectKeys)
+    .innerJoin(agents, eq(agents.id, projectKeys.agentId))
+    .innerJoin(owners, eq(owners.id, agents.ownerId))
+    .where(eq(projectKeys.tokenHash, tokenHash));
+  return row ? { ...row, agent: toAgent(row.agent) } : null;
+}
+
+/** Records use of a key and activity of its agent. */
+export async function touchProjectKey(ex: Executor, keyId: string, agentId: string, now: Date) {
+  await ex.update(projectKeys).set({ lastUsedAt: now }).where(eq(projectKeys.id, keyId));
+  await ex.update(agents).set({ lastSeenAt: now }).where(eq(agents.id, agentId));
+}
+
+export async function countIdentities(ex: Executor) {
+  const [row] = await ex
+    .select({
+      owners: sql<number>`(select count(*) from ${owners})::int`,
+      agents: sql<number>`count(*)::int`,
+      active: sql<number>`(count(*) filter (where ${and(eq(agents.status, 'ACTIVE'), sql`${agents.mode} <> 'NONE'`)}))::int`,
+    })
+    .from(agents);
+  return row ?? { owners: 0, agents: 0, active: 0 };
+}

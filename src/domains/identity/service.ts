@@ -1,0 +1,137 @@
+import { hash } from '@node-rs/argon2';
+import type { Clock } from '../../kernel/clock.ts';
+import { DomainError } from '../../kernel/errors.ts';
+import { hashSecret, newId, newToken } from '../../kernel/ids.ts';
+import type { Database, Executor } from '../../storage/database.ts';
+import { type AboutInput, mergeAbout } from './about.ts';
+import { isActive } from './policy.ts';
+import * as repo from './repo.ts';
+import type { AboutYou, Agent, Caller } from './types.ts';
+
+/** How stale last_used_at may get before a request writes it again: keeps auth read-only on the hot path. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** Owner and agent identities, project keys, and bearer authentication. */
+export class IdentityService {
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  /** Registers a human owner; the password is kept only as an argon2id hash. */
+  async addOwner(email: string, password: string): Promise<{ owner_id: string }> {
+    const id = newId('own', this.clock.now());
+    const passwordHash = await hash(password);
+    const created = await repo.insertOwner(this.database.db, {
+      id,
+      email: email.trim(),
+      passwordHash,
+      createdAt: this.clock.now(),
+    });
+    if (!created)
+      throw new DomainError('CONFLICT', `An owner with email ${email} already exists.`, { email });
+    return { owner_id: id };
+  }
+
+  /** Creates an inert agent identity for an owner: it has no mode until the owner activates one. */
+  async addAgent(input: {
+    ownerEmail: string;
+    displayName: string;
+    runtime: string;
+    kind: Agent['kind'];
+  }): Promise<{ agent_id: string }> {
+    const owner = await repo.findOwnerByEmail(this.database.db, input.ownerEmail);
+    if (!owner) throw new DomainError('NOT_FOUND', `No owner with email ${input.ownerEmail}.`);
+    const now = this.clock.now();
+    const id = newId('agt', now);
+    await repo.insertAgent(this.database.db, {
+      id,
+      ownerId: owner.id,
+      displayName: input.displayName,
+      runtime: input.runtime,
+      kind: input.kind,
+      createdAt: now,
+    });
+    return { agent_id: id };
+  }
+
+  /** Issues a project key (cd_prj_) for an agent. The key is returned once; only its hash is kept. */
+  async addProjectKey(agentId: string, days: number): Promise<{ project_key: string; expires_at: string }> {
+    const agent = await this.requireAgent(this.database.db, agentId);
+    if (agent.status === 'REVOKED') {
+      throw new DomainError('CONFLICT', `Agent ${agentId} is revoked; it can have no new keys.`);
+    }
+    const now = this.clock.now();
+    const token = newToken('prj');
+    const expiresAt = new Date(now.getTime() + days * 86_400_000);
+    await repo.insertProjectKey(this.database.db, {
+      id: newId('key', now),
+      agentId,
+      tokenHash: hashSecret(token),
+      createdAt: now,
+      expiresAt,
+    });
+    return { project_key: token, expires_at: expiresAt.toISOString() };
+  }
+
+  /** Sets an agent's mode (READ activates public reading; NONE makes it inert again). */
+  async setMode(
+    agentId: string,
+    mode: Agent['mode'],
+  ): Promise<{ agent_id: string; mode: string; active: boolean }> {
+    return this.database.transaction(async (tx) => {
+      const agent = await this.requireAgent(tx, agentId);
+      if (agent.status === 'REVOKED') throw new DomainError('CONFLICT', `Agent ${agentId} is revoked.`);
+      await repo.updateAgentMode(tx, agentId, mode, this.clock.now());
+      return { agent_id: agentId, mode, active: isActive({ ...agent, mode }) };
+    });
+  }
+
+  /**
+   * Resolves a bearer credential to its caller. Any failure (unknown, expired, revoked key,
+   * revoked identity) is the same UNAUTHENTICATED, so a probe learns nothing about which.
+   */
+  async authenticate(bearer: string): Promise<Caller> {
+    if (!bearer.startsWith('cd_prj_')) {
+      throw new DomainError('UNAUTHENTICATED', unauthenticatedMessage(bearer));
+    }
+    const found = await repo.findProjectKeyByHash(this.database.db, hashSecret(bearer));
+    const now = this.clock.now();
+    if (!found || found.revokedAt || found.expiresAt <= now || found.agent.status === 'REVOKED') {
+      throw new DomainError('UNAUTHENTICATED', 'The credential is invalid, expired or revoked.');
+    }
+    if (!found.lastUsedAt || now.getTime() - found.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
+      await repo.touchProjectKey(this.database.db, found.keyId, found.agent.id, now);
+    }
+    return { agent: found.agent, credential: { kind: 'project_key', id: found.keyId } };
+  }
+
+  /** Records the agent's self-description; bad values are dropped and explained, never fatal. */
+  async updateAbout(ex: Executor, caller: Caller, input: AboutInput): Promise<AboutYou> {
+    const current = await this.requireAgent(ex, caller.agent.id);
+    const about = mergeAbout(current.about, input, this.clock.now());
+    await repo.updateAgentAbout(ex, caller.agent.id, about, this.clock.now());
+    return about;
+  }
+
+  async findAgent(agentId: string): Promise<Agent | null> {
+    return repo.findAgent(this.database.db, agentId);
+  }
+
+  async counts() {
+    return repo.countIdentities(this.database.db);
+  }
+
+  private async requireAgent(ex: Executor, agentId: string): Promise<Agent> {
+    const agent = await repo.findAgent(ex, agentId);
+    if (!agent) throw new DomainError('NOT_FOUND', `No agent ${agentId}.`);
+    return agent;
+  }
+}
+
+function unauthenticatedMessage(bearer: string): string {
+  if (bearer.startsWith('cd_boot_')) {
+    return 'A bootstrap token cannot be used on /mcp; exchange it at /oauth/token for an access token first.';
+  }
+  return 'The credential is invalid, expired or revoked.';
+}

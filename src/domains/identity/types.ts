@@ -1,0 +1,32 @@
+/** An agent identity as the domain sees it. */
+export interface Agent {
+  id: string;
+  ownerId: string;
+  ownerEmail: string;
+  displayName: string;
+  runtime: string;
+  kind: 'RUNTIME_BOUND' | 'OWNER_CREATED';
+  mode: 'NONE' | 'READ';
+  status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED';
+  about: AboutYou;
+  createdAt: Date;
+  lastSeenAt: Date | null;
+}
+
+/** Self-reported claims: never verified, always labelled so. */
+export interface AboutYou {
+  model?: string;
+  software?: string;
+  purpose?: string;
+  contacts?: string[];
+  organization?: string;
+  /** Values dropped at the last update, each with why. */
+  ignored?: Array<{ field: string; reason: string }>;
+  updated_at?: string;
+}
+
+/** Who is calling: the authenticated identity and the credential it used. */
+export interface Caller {
+  agent: Agent;
+  credential: { kind: 'project_key'; id: string };
+}

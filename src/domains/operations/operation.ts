@@ -1,0 +1,68 @@
+import type { z } from 'zod';
+import type { Clock } from '../../kernel/clock.ts';
+import type { Executor } from '../../storage/database.ts';
+import type { Caller } from '../identity/types.ts';
+
+/** SPEC's tool groups, in SPEC's order. */
+export const TOOL_GROUPS = [
+  'Always',
+  'Read',
+  'Campaigns',
+  'Arena',
+  'Matching',
+  'Open pickup',
+  'Skills',
+  'Identity',
+  'Workspace tools',
+] as const;
+export type ToolGroup = (typeof TOOL_GROUPS)[number];
+
+/** Whether a caller may see and call an operation, with the reason in words. */
+export interface Visibility {
+  visible: boolean;
+  why: string;
+}
+
+/** One tool as a given caller sees it. */
+export interface ToolAvailability {
+  name: string;
+  group: ToolGroup;
+  available: boolean;
+  why: string;
+}
+
+/** What every handler receives besides its input. */
+export interface OperationContext<S> {
+  caller: Caller;
+  /** Every tool with whether this caller may use it (for capabilities_describe). */
+  availability(): ToolAvailability[];
+  /** The open transaction for mutating operations; the database for reads. */
+  ex: Executor;
+  clock: Clock;
+  services: S;
+  requestId: string;
+}
+
+/**
+ * One operation, many doors (DESIGN.md convention 1): the MCP tool list, `/v1/public/tools`,
+ * idempotency, credential scanning and error mapping are all driven from this definition.
+ */
+export interface Operation<S, I extends z.ZodObject = z.ZodObject, O = unknown> {
+  /** The MCP tool name, exactly SPEC's. */
+  name: string;
+  group: ToolGroup;
+  description: string;
+  /** Strict input schema, without idempotency_key: mutating operations get it added. */
+  input: I;
+  /** Mutating operations run in a transaction and require idempotency_key. */
+  mutates: boolean;
+  /** Public wording of the visibility rule, for the tool reference. */
+  visibleWhen: string;
+  visibility(caller: Caller): Visibility;
+  handler(ctx: OperationContext<S>, input: z.infer<I>): Promise<O>;
+}
+
+/** Typed helper so each definition infers its input type from its schema. */
+export function defineOperation<S, I extends z.ZodObject, O>(op: Operation<S, I, O>): Operation<S, I, O> {
+  return op;
+}

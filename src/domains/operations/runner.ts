@@ -1,0 +1,177 @@
+import { z } from 'zod';
+import { hashJson } from '../../kernel/canonical-json.ts';
+import type { Clock } from '../../kernel/clock.ts';
+import { findCredential } from '../../kernel/credential-scan.ts';
+import { DomainError, type ErrorEnvelope, errorEnvelope, toErrorEnvelope } from '../../kernel/errors.ts';
+import { LIMITS } from '../../kernel/limits.ts';
+import { toValidationDetail } from '../../kernel/validation.ts';
+import type { Database } from '../../storage/database.ts';
+import type { Caller } from '../identity/types.ts';
+import { claimKey, findRecord, storeResult } from './idempotency-repo.ts';
+import type { Operation, OperationContext, ToolAvailability } from './operation.ts';
+
+export type OperationOutcome = { ok: true; result: unknown } | { ok: false; error: ErrorEnvelope };
+
+export interface RunnerHooks {
+  /** Called with every unexpected (non-domain) error, for the log. */
+  onInternalError(err: unknown, requestId: string, operation: string): void;
+  /** Called after every call, for metrics. */
+  onFinished(operation: string, outcome: 'ok' | string, seconds: number): void;
+}
+
+/** A registered operation with what is derived from it once, at start. */
+export interface RegisteredOperation<S> {
+  op: Operation<S>;
+  /** The full input schema, including idempotency_key for mutating operations. */
+  schema: z.ZodObject;
+  /** JSON Schema of the input, as served by tools/list and /v1/public/tools. */
+  jsonSchema: Record<string, unknown>;
+}
+
+const idempotencyKey = z
+  .string()
+  .min(LIMITS.idempotencyKey.minChars)
+  .max(LIMITS.idempotencyKey.maxChars)
+  .describe(
+    'A fresh key per intended action; repeating it with the same arguments returns the first result.',
+  );
+
+/**
+ * Runs operations the one way every door shares: look up, scan for credentials, check
+ * visibility, validate, then call the handler (in a transaction with idempotency when it mutates).
+ */
+export class OperationRunner<S> {
+  private readonly registry = new Map<string, RegisteredOperation<S>>();
+
+  constructor(
+    operations: Array<Operation<S>>,
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly services: S,
+    private readonly hooks: RunnerHooks,
+  ) {
+    for (const op of operations) {
+      if (this.registry.has(op.name)) throw new Error(`operation ${op.name} is defined twice`);
+      const schema = op.mutates ? op.input.extend({ idempotency_key: idempotencyKey }).strict() : op.input;
+      const jsonSchema = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
+        string,
+        unknown
+      >;
+      delete jsonSchema.$schema;
+      this.registry.set(op.name, { op, schema, jsonSchema });
+    }
+  }
+
+  /** Every operation, in definition order. */
+  all(): Array<RegisteredOperation<S>> {
+    return [...this.registry.values()];
+  }
+
+  /** Every operation with whether this caller may use it and why. */
+  availability(caller: Caller): ToolAvailability[] {
+    return this.all().map(({ op }) => {
+      const v = op.visibility(caller);
+      return { name: op.name, group: op.group, available: v.visible, why: v.why };
+    });
+  }
+
+  /** The operations this caller may see (tools/list). */
+  visibleTo(caller: Caller): Array<RegisteredOperation<S>> {
+    return this.all().filter(({ op }) => op.visibility(caller).visible);
+  }
+
+  async run(name: string, args: unknown, caller: Caller, requestId: string): Promise<OperationOutcome> {
+    const started = performance.now();
+    const outcome = await this.execute(name, args ?? {}, caller, requestId);
+    const label = outcome.ok ? 'ok' : outcome.error.error.code;
+    this.hooks.onFinished(
+      this.registry.has(name) ? name : '(unknown)',
+      label,
+      (performance.now() - started) / 1000,
+    );
+    return outcome;
+  }
+
+  private async execute(
+    name: string,
+    args: unknown,
+    caller: Caller,
+    requestId: string,
+  ): Promise<OperationOutcome> {
+    const entry = this.registry.get(name);
+    if (!entry) {
+      return fail('UNKNOWN_TOOL', `There is no tool named ${JSON.stringify(name.slice(0, 100))}.`, {
+        tool: name.slice(0, 100),
+      });
+    }
+    const secret = findCredential(args);
+    if (secret) {
+      return fail(
+        'CREDENTIAL_IN_INPUT',
+        `The arguments contain what looks like a credential (${secret.kind}) at ${secret.path}. It was not stored.`,
+        { path: secret.path, kind: secret.kind, tool: name },
+      );
+    }
+    const visibility = entry.op.visibility(caller);
+    if (!visibility.visible) {
+      return fail('TOOL_NOT_AVAILABLE', `${name} is not available to this identity: ${visibility.why}`, {
+        tool: name,
+        why: visibility.why,
+        next_step: 'Call capabilities_describe, and ask your owner to activate the mode it names.',
+      });
+    }
+    const parsed = entry.schema.safeParse(args);
+    if (!parsed.success) {
+      return fail('VALIDATION_FAILED', `The arguments of ${name} are not valid.`, {
+        detail: toValidationDetail(parsed.error.issues, 'arguments'),
+      });
+    }
+    try {
+      const result = entry.op.mutates
+        ? await this.runMutation(entry.op, parsed.data, caller, requestId)
+        : await entry.op.handler(this.context(caller, this.database.db, requestId), parsed.data);
+      return { ok: true, result };
+    } catch (err) {
+      if (!(err instanceof DomainError)) this.hooks.onInternalError(err, requestId, name);
+      return { ok: false, error: toErrorEnvelope(err, requestId) };
+    }
+  }
+
+  /** The mutation, its idempotency record and (later) its ledger event commit together or not at all. */
+  private runMutation(op: Operation<S>, data: Record<string, unknown>, caller: Caller, requestId: string) {
+    const { idempotency_key: key, ...input } = data as { idempotency_key: string };
+    const recordKey = { agentId: caller.agent.id, operation: op.name, key };
+    const argsHash = hashJson(input);
+    return this.database.transaction(async (tx) => {
+      if (!(await claimKey(tx, recordKey, argsHash, this.clock.now()))) {
+        const first = await findRecord(tx, recordKey);
+        if (!first || first.argsHash !== argsHash) {
+          throw new DomainError(
+            'IDEMPOTENCY_KEY_REUSED',
+            `This idempotency_key was already used for ${op.name} with different arguments.`,
+            { tool: op.name },
+          );
+        }
+        return first.result;
+      }
+      const result = await op.handler(this.context(caller, tx, requestId), input);
+      await storeResult(tx, recordKey, result ?? null);
+      return result;
+    });
+  }
+
+  private context(caller: Caller, ex: OperationContext<S>['ex'], requestId: string): OperationContext<S> {
+    return {
+      caller,
+      ex,
+      clock: this.clock,
+      services: this.services,
+      requestId,
+      availability: () => this.availability(caller),
+    };
+  }
+}
+
+function fail(code: Parameters<typeof errorEnvelope>[0], message: string, details: Record<string, unknown>) {
+  return { ok: false as const, error: errorEnvelope(code, message, details) };
+}

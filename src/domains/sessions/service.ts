@@ -1,0 +1,69 @@
+import type { Clock } from '../../kernel/clock.ts';
+import { DomainError } from '../../kernel/errors.ts';
+import { newOpaqueId } from '../../kernel/ids.ts';
+import type { Database } from '../../storage/database.ts';
+import * as repo from './repo.ts';
+
+/** How stale last_seen_at may get before a request writes it again. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+export interface McpSession {
+  id: string;
+  agentId: string;
+  protocolVersion: string;
+  clientName: string | null;
+  clientVersion: string | null;
+}
+
+/**
+ * MCP sessions, kept in the database so that any server process can serve any request
+ * of any session. A session belongs to the identity that opened it.
+ */
+export class SessionService {
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  async open(
+    agentId: string,
+    protocolVersion: string,
+    client: { name?: string | undefined; version?: string | undefined },
+  ): Promise<string> {
+    const id = `ses_${newOpaqueId()}`;
+    await repo.insertSession(this.database.db, {
+      id,
+      agentId,
+      protocolVersion,
+      clientName: client.name?.slice(0, 200) ?? null,
+      clientVersion: client.version?.slice(0, 100) ?? null,
+      now: this.clock.now(),
+    });
+    return id;
+  }
+
+  /** The open session with this id owned by this agent; SESSION_NOT_FOUND otherwise. */
+  async resume(id: string, agentId: string): Promise<McpSession> {
+    const row = await repo.findOpenSession(this.database.db, id);
+    if (!row || row.agentId !== agentId) {
+      throw new DomainError('SESSION_NOT_FOUND', 'This MCP session is unknown or has ended.', {
+        next_step: 'Send initialize without Mcp-Session-Id to start a new session.',
+      });
+    }
+    const now = this.clock.now();
+    if (now.getTime() - row.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
+      await repo.touchSession(this.database.db, id, now);
+    }
+    return row;
+  }
+
+  async end(id: string, agentId: string): Promise<void> {
+    const ended = await repo.endSession(this.database.db, id, agentId, this.clock.now());
+    if (!ended)
+      throw new DomainError('SESSION_NOT_FOUND', 'This MCP session is unknown or has already ended.');
+  }
+
+  async countActiveSince(since: Date): Promise<number> {
+    return repo.countRecentSessions(this.database.db, since);
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Finds secrets in untrusted input before any handler sees it (SPEC Authentication 9).
+ * Reports where and what kind, never the value itself, so the refusal can be explained
+ * without repeating the secret into logs or storage.
+ */
+
+interface SecretShape {
+  kind: string;
+  pattern: RegExp;
+}
+
+const SHAPES: SecretShape[] = [
+  { kind: 'CAIRN_TOKEN', pattern: /\bcd_(?:acc|ref|dev|boot|prj)_[a-z2-7]{16,}/i },
+  { kind: 'JWT', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ },
+  { kind: 'PRIVATE_KEY', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/ },
+  { kind: 'AWS_ACCESS_KEY', pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b/ },
+  { kind: 'GITHUB_TOKEN', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/ },
+  { kind: 'GITLAB_TOKEN', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/ },
+  { kind: 'SLACK_TOKEN', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/ },
+  { kind: 'STRIPE_KEY', pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/ },
+  { kind: 'OPENAI_OR_ANTHROPIC_KEY', pattern: /\bsk-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{32,}/ },
+  { kind: 'GOOGLE_API_KEY', pattern: /\bAIza[0-9A-Za-z_-]{35}/ },
+  { kind: 'NPM_TOKEN', pattern: /\bnpm_[A-Za-z0-9]{36}\b/ },
+  { kind: 'BEARER_CREDENTIAL', pattern: /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/i },
+];
+
+export interface CredentialHit {
+  /** Where in the input, e.g. `contacts[1]` (never the value). */
+  path: string;
+  kind: string;
+}
+
+/** Returns the first secret-shaped string in a JSON-like value, or null. Object keys are scanned too. */
+export function findCredential(value: unknown, path = ''): CredentialHit | null {
+  if (typeof value === 'string') {
+    for (const shape of SHAPES) {
+      if (shape.pattern.test(value)) return { path: path || '(root)', kind: shape.kind };
+    }
+    return null;
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = findCredential(value[i], `${path}[${i}]`);
+      if (hit) return hit;
+    }
+    return null;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const [key, inner] of Object.entries(value)) {
+      // A secret used as a key must not be echoed back in the path either.
+      const keyHit = findCredential(key);
+      if (keyHit) return { path: `${path || '(root)'} (an object key)`, kind: keyHit.kind };
+      const hit = findCredential(inner, path ? `${path}.${key}` : key);
+      if (hit) return hit;
+    }
+  }
+  return null;
+}

@@ -1,0 +1,49 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { monotonicFactory } from 'ulid';
+
+/** Id prefixes: SPEC's (agt_, task_, evd_, pol_) and ours for the rest. */
+export type IdPrefix = 'own' | 'agt' | 'key' | 'ses';
+
+const nextUlid = monotonicFactory();
+
+/** A new id that sorts by creation time: `<prefix>_<ULID>`. */
+export function newId(prefix: IdPrefix, now: Date): string {
+  return `${prefix}_${nextUlid(now.getTime())}`;
+}
+
+/** Token prefixes of DESIGN.md convention 4. */
+export type TokenKind = 'acc' | 'ref' | 'dev' | 'boot' | 'prj';
+
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/** RFC 4648 base32, lowercase, unpadded. */
+export function base32(bytes: Uint8Array): string {
+  let out = '';
+  let bits = 0;
+  let value = 0;
+  for (const byte of bytes) {
+    value = (value << 8) | byte;
+    bits += 8;
+    while (bits >= 5) {
+      out += BASE32[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  if (bits > 0) out += BASE32[(value << (5 - bits)) & 31];
+  return out;
+}
+
+/** A new secret token `cd_<kind>_` + 32 random bytes in base32 (52 characters). Shown once, stored hashed. */
+export function newToken(kind: TokenKind): string {
+  return `cd_${kind}_${base32(randomBytes(32))}`;
+}
+
+/** SHA-256 hex of a secret: what the database keeps instead of the secret. */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+/** Random opaque identifier for non-secret handles such as MCP session ids. */
+export function newOpaqueId(): string {
+  return base32(randomBytes(20));
+}

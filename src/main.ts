@@ -1,0 +1,167 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createApp, createLogger } from './app.ts';
+import { type AnyCommand, COMMANDS, USAGE } from './cli/commands.ts';
+import { type Config, ConfigError, loadConfig } from './config/config.ts';
+import { IdentityService } from './domains/identity/service.ts';
+import { systemClock } from './kernel/clock.ts';
+import { DomainError, errorEnvelope } from './kernel/errors.ts';
+import { LIMITS } from './kernel/limits.ts';
+import { DataDirHeldError, type DataDirLock, lockDataDir } from './storage/data-dir-lock.ts';
+import { type Database, openDatabase } from './storage/database.ts';
+
+/** `cairn`: serve, migrate, and the operator's admin commands. */
+
+class UsageError extends Error {}
+
+const FLAG_NAMES = [...new Set(Object.values(COMMANDS).flatMap((c) => Object.keys(c.flags.shape)))];
+
+interface Opened {
+  database: Database;
+  lock: DataDirLock | null;
+}
+
+/** Opens the configured database; the embedded one only while no other process holds it. */
+async function open(config: Config): Promise<Opened> {
+  if (config.databaseUrl) {
+    return {
+      database: await openDatabase({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize }),
+      lock: null,
+    };
+  }
+  mkdirSync(config.dataDir, { recursive: true });
+  const lock = lockDataDir(config.dataDir);
+  try {
+    // PGlite's own files live in a sub-folder, beside the lock and the generated secret.
+    return { database: await openDatabase({ dataDir: path.join(config.dataDir, 'pg') }), lock };
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function serve(config: Config): Promise<void> {
+  const logger = createLogger(config.logLevel);
+  const { database, lock } = await open(config);
+  const app = await createApp(config, database, { logger });
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping');
+    await app.http.close();
+    await database.close();
+    lock?.release();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  const address = await app.http.listen({ port: config.port, host: config.host });
+  logger.info(
+    {
+      address,
+      baseUrl: config.baseUrl,
+      database: database.kind,
+      dataDir: config.databaseUrl ? undefined : config.dataDir,
+    },
+    `Cairn listening on ${address}`,
+  );
+}
+
+/** Runs one admin command against the configured database and returns its JSON answer. */
+async function admin(config: Config, command: AnyCommand, flags: Record<string, unknown>): Promise<object> {
+  const parsed = command.flags.safeParse(flags);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `--${i.path.join('.') || '?'}: ${i.message}`);
+    throw new UsageError(`${problems.join('\n')}\nUsage: ${command.usage}`);
+  }
+  const password = command.needsPassword ? await readPassword() : '';
+  const { database, lock } = await open(config);
+  try {
+    return await command.run(new IdentityService(database, systemClock), parsed.data, password);
+  } finally {
+    await database.close();
+    lock?.release();
+  }
+}
+
+async function readPassword(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('Password (then Enter, Ctrl-D): ');
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+  const { minChars, maxChars } = LIMITS.password;
+  if (password.length < minChars || password.length > maxChars) {
+    throw new UsageError(`The password (read from stdin) must be ${minChars}-${maxChars} characters.`);
+  }
+  return password;
+}
+
+function print(json: boolean, result: object): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return;
+  }
+  for (const [k, v] of Object.entries(result)) process.stdout.write(`${k}: ${v}\n`);
+  if ('project_key' in result) process.stdout.write('This key is shown once; store it now.\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: false,
+    options: {
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      // Every flag any command takes is a string; each command's schema decides which it accepts.
+      ...Object.fromEntries(FLAG_NAMES.map((name) => [name, { type: 'string' as const }])),
+    },
+  });
+  const json = values.json === true;
+  const { json: _j, help, ...flags } = values;
+  const command = positionals.join(' ');
+  if (help || command === '' || command === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return command === '' && !help ? 2 : 0;
+  }
+  try {
+    const config = loadConfig();
+    if (command === 'serve') {
+      await serve(config);
+      return -1;
+    }
+    if (command === 'migrate') {
+      const { database, lock } = await open(config);
+      await database.close();
+      lock?.release();
+      print(json, { migrated: true, database: database.kind });
+      return 0;
+    }
+    const definition = (COMMANDS as Record<string, AnyCommand>)[command];
+    if (!definition) throw new UsageError(`Unknown command "${command}".\n${USAGE}`);
+    print(json, await admin(config, definition, flags));
+    return 0;
+  } catch (err) {
+    return fail(err, json);
+  }
+}
+
+function fail(err: unknown, json: boolean): number {
+  if (err instanceof DomainError) {
+    process.stderr.write(
+      json
+        ? `${JSON.stringify(errorEnvelope(err.code, err.message, err.details))}\n`
+        : `error: ${err.message}\n`,
+    );
+    return 1;
+  }
+  const known = err instanceof UsageError || err instanceof ConfigError || err instanceof DataDirHeldError;
+  const message = known ? (err as Error).message : `unexpected error: ${(err as Error)?.stack ?? err}`;
+  process.stderr.write(`${message}\n`);
+  return err instanceof UsageError ? 2 : 1;
+}
+
+const code = await main(process.argv.slice(2));
+if (code >= 0) process.exit(code);

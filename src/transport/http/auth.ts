@@ -1,0 +1,26 @@
+import type { FastifyRequest } from 'fastify';
+import type { IdentityService } from '../../domains/identity/service.ts';
+import type { Caller } from '../../domains/identity/types.ts';
+import { DomainError } from '../../kernel/errors.ts';
+
+/** Longest bearer value we bother hashing; anything longer is not one of ours. */
+const MAX_BEARER_CHARS = 512;
+
+/** Resolves `Authorization: Bearer …` to a caller; every failure is UNAUTHENTICATED. */
+export async function authenticateRequest(
+  request: FastifyRequest,
+  identity: IdentityService,
+): Promise<Caller> {
+  const header = request.headers.authorization;
+  if (!header) {
+    throw new DomainError(
+      'UNAUTHENTICATED',
+      'Send Authorization: Bearer <PROJECT_KEY> (or an access token).',
+    );
+  }
+  const match = /^Bearer[ ]+(\S+)\s*$/i.exec(header);
+  if (!match?.[1] || match[1].length > MAX_BEARER_CHARS) {
+    throw new DomainError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <token>".');
+  }
+  return identity.authenticate(match[1]);
+}

@@ -1,0 +1,76 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { DomainError, type ErrorCode, errorEnvelope, httpStatusOf } from '../../kernel/errors.ts';
+
+/** What a 401 says about how to authenticate (RFC 6750, RFC 9728 resource metadata). */
+export function wwwAuthenticate(baseUrl: string, error?: 'invalid_token'): string {
+  const parts = [`realm="cairn"`];
+  if (error) parts.push(`error="${error}"`);
+  parts.push(`resource_metadata="${baseUrl}/.well-known/oauth-protected-resource/mcp"`, `scope="mcp"`);
+  return `Bearer ${parts.join(', ')}`;
+}
+
+/** Sends a catalog error as the HTTP envelope, with the headers some codes call for. */
+export function sendError(
+  reply: FastifyReply,
+  baseUrl: string,
+  code: ErrorCode,
+  message: string,
+  details: Record<string, unknown> = {},
+) {
+  if (code === 'UNAUTHENTICATED') reply.header('www-authenticate', wwwAuthenticate(baseUrl, 'invalid_token'));
+  return reply
+    .code(httpStatusOf(code))
+    .type('application/json')
+    .send(errorEnvelope(code, message, details));
+}
+
+const STATUS_CODES: Record<number, ErrorCode> = {
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHENTICATED',
+  403: 'FORBIDDEN',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  409: 'CONFLICT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+};
+
+/**
+ * Maps every failure to the one envelope (DESIGN.md convention 2). Validation failures are 422
+ * with `detail: [{loc, msg, type}]`; anything unexpected is INTERNAL with only a request id.
+ */
+export function installErrorHandling(app: FastifyInstance, baseUrl: string): void {
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const where = err.validationContext ?? 'body';
+      const detail = err.validation.map((v) => ({
+        loc: [where, ...v.instancePath.split('/').filter(Boolean)],
+        msg: v.message ?? 'invalid',
+        type: v.keyword,
+      }));
+      return reply
+        .code(422)
+        .send({ detail, ...errorEnvelope('VALIDATION_FAILED', 'The request is not valid.', { detail }) });
+    }
+    if (err instanceof DomainError) return sendError(reply, baseUrl, err.code, err.message, err.details);
+    const status = err.statusCode ?? 500;
+    const code = STATUS_CODES[status];
+    if (code && status < 500) {
+      const details =
+        code === 'RATE_LIMITED' ? { retry_after_seconds: Number(reply.getHeader('retry-after')) } : {};
+      return sendError(reply, baseUrl, code, err.message, details);
+    }
+    request.log.error({ err }, 'unhandled error');
+    return sendError(reply, baseUrl, 'INTERNAL', 'Internal error; the operator can find it by request_id.', {
+      request_id: request.id,
+    });
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, baseUrl, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`, {
+      path: request.url.split('?')[0],
+    }),
+  );
+}

@@ -1,0 +1,126 @@
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Discovery } from '../../domains/discovery/index.ts';
+import { DomainError, describeErrorCatalog } from '../../kernel/errors.ts';
+import type { PublishedLimit } from '../../kernel/limits.ts';
+
+export interface PublicDeps {
+  discovery: Discovery;
+  limits: PublishedLimit[];
+  ratePerMinute: number;
+  status(): Promise<{
+    databaseKind: string;
+    databaseHealthy: boolean;
+    uptimeSeconds: number;
+    startedAt: string;
+  }>;
+  stats(): Promise<Record<string, unknown>>;
+}
+
+const tags = ['public'];
+
+/** SPEC "Public (no token)": documents and status, rate limited per client address. */
+export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Promise<void> {
+  await app.register(rateLimit, {
+    max: deps.ratePerMinute,
+    timeWindow: 60_000,
+    errorResponseBuilder: (_req, ctx) =>
+      Object.assign(
+        new DomainError('RATE_LIMITED', `Too many requests; try again in ${Math.ceil(ctx.ttl / 1000)} s.`, {
+          retry_after_seconds: Math.ceil(ctx.ttl / 1000),
+        }),
+        { statusCode: 429 },
+      ),
+  });
+  const r = app.withTypeProvider<ZodTypeProvider>();
+
+  r.get(
+    '/health',
+    { schema: { tags, summary: 'Liveness and database reachability' } },
+    async (_req, reply) => {
+      const s = await deps.status();
+      return reply
+        .code(s.databaseHealthy ? 200 : 503)
+        .send({ status: s.databaseHealthy ? 'ok' : 'degraded' });
+    },
+  );
+
+  r.get('/v1/status', { schema: { tags, summary: 'Version, database and uptime' } }, async (_req, reply) => {
+    const s = await deps.status();
+    return reply.code(s.databaseHealthy ? 200 : 503).send({
+      service: 'cairn',
+      version: deps.discovery.serverCard.version,
+      database: { kind: s.databaseKind, healthy: s.databaseHealthy },
+      started_at: s.startedAt,
+      uptime_seconds: s.uptimeSeconds,
+    });
+  });
+
+  r.get('/v1/public/limits', { schema: { tags, summary: 'Every enforced limit' } }, async () => ({
+    limits: deps.limits,
+  }));
+
+  r.get('/v1/public/errors', { schema: { tags, summary: 'The error code reference' } }, async () => ({
+    envelope: '{status: "ERROR", error: {code, retryable, message, other_readers, details}}',
+    validation_shape: '422 {detail: [{loc, msg, type}]}',
+    errors: describeErrorCatalog(),
+  }));
+
+  r.get(
+    '/v1/public/tools',
+    {
+      schema: {
+        tags,
+        summary: 'The MCP tool reference',
+        querystring: z.object({ format: z.enum(['text', 'json']).default('text') }).strict(),
+      },
+    },
+    async (req, reply) => {
+      if (req.query.format === 'json') {
+        return {
+          tools: deps.discovery.tools,
+          catalogue_fingerprint: deps.discovery.updates.catalogue_fingerprint,
+        };
+      }
+      return reply.type('text/plain; charset=utf-8').send(deps.discovery.toolsText);
+    },
+  );
+
+  r.get('/v1/public/terms', { schema: { tags, summary: 'Terms of use' } }, async () => deps.discovery.terms);
+
+  r.get('/v1/public/stats', { schema: { tags, summary: 'Live counts' } }, async () => deps.stats());
+
+  r.get('/guide', { schema: { tags, summary: 'How an agent connects' } }, async (_req, reply) =>
+    reply.type('text/markdown; charset=utf-8').send(deps.discovery.guide),
+  );
+
+  r.get('/llms.txt', { schema: { tags, summary: 'llms.txt' } }, async (_req, reply) =>
+    reply.type('text/plain; charset=utf-8').send(deps.discovery.llmsTxt),
+  );
+
+  r.get(
+    '/.well-known/mcp.json',
+    { schema: { tags, summary: 'MCP server card' } },
+    async () => deps.discovery.serverCard,
+  );
+
+  const updatesEtag = `"${deps.discovery.updates.revision}"`;
+  r.get(
+    '/updates.json',
+    { schema: { tags, summary: 'Curated changes feed (ETag, If-None-Match)' } },
+    async (req, reply) => {
+      reply.header('etag', updatesEtag).header('cache-control', 'no-cache');
+      if (matchesEtag(req.headers['if-none-match'], updatesEtag)) return reply.code(304).send();
+      return deps.discovery.updates;
+    },
+  );
+}
+
+/** RFC 9110 If-None-Match: a list of entity tags, or `*`; weak comparison. */
+function matchesEtag(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}

@@ -1,0 +1,91 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { AppServices } from '../../domains/catalog.ts';
+import type { Discovery } from '../../domains/discovery/index.ts';
+import { SERVER_NAME, SERVER_VERSION } from '../../domains/discovery/index.ts';
+import type { Caller } from '../../domains/identity/types.ts';
+import type { OperationRunner } from '../../domains/operations/runner.ts';
+import { errorEnvelope } from '../../kernel/errors.ts';
+import type { PublishedLimit } from '../../kernel/limits.ts';
+
+export interface McpDeps {
+  runner: OperationRunner<AppServices>;
+  discovery: Discovery;
+  limits: PublishedLimit[];
+}
+
+const INSTRUCTIONS =
+  'Cairn is a shared research workspace. Call capabilities_describe first: it lists every tool with why it is or is not available to you, and what to do next. Mutating tools take an idempotency_key. Never put credentials in arguments.';
+
+/** The MCP resources every connection can read. */
+function resources(deps: McpDeps) {
+  return [
+    {
+      uri: 'cairn://guide',
+      name: 'guide',
+      title: 'Connection guide',
+      mimeType: 'text/markdown',
+      text: () => deps.discovery.guide,
+    },
+    {
+      uri: 'cairn://limits',
+      name: 'limits',
+      title: 'Enforced limits',
+      mimeType: 'application/json',
+      text: () => JSON.stringify({ limits: deps.limits }),
+    },
+  ];
+}
+
+/**
+ * An SDK server for one request of one caller. It holds no state of its own: sessions live in
+ * the database, so building it per request is what lets any replica serve any request.
+ */
+export function createMcpServer(caller: Caller, deps: McpDeps, requestId: string): Server {
+  const server = new Server(
+    { name: SERVER_NAME, version: SERVER_VERSION },
+    { capabilities: { tools: { listChanged: true }, resources: {} }, instructions: INSTRUCTIONS },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: deps.runner.visibleTo(caller).map(({ op, jsonSchema }) => ({
+      name: op.name,
+      description: op.description,
+      inputSchema: jsonSchema as { type: 'object' },
+      annotations: { readOnlyHint: !op.mutates, idempotentHint: true, openWorldHint: false },
+    })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+    const outcome = await deps.runner.run(request.params.name, request.params.arguments, caller, requestId);
+    const body = (outcome.ok ? outcome.result : outcome.error) as Record<string, unknown>;
+    return {
+      content: [{ type: 'text', text: JSON.stringify(body) }],
+      structuredContent: body,
+      ...(outcome.ok ? {} : { isError: true }),
+    };
+  });
+
+  const list = resources(deps);
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
+    resources: list.map(({ text: _text, ...meta }) => meta),
+  }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const found = list.find((r) => r.uri === request.params.uri);
+    if (!found) {
+      const e = errorEnvelope('NOT_FOUND', `No resource ${request.params.uri}.`, { uri: request.params.uri });
+      // Resource reads have no isError result form: a JSON-RPC error carries the envelope in data.
+      throw new McpError(-32002, e.error.message, e);
+    }
+    return { contents: [{ uri: found.uri, mimeType: found.mimeType, text: found.text() }] };
+  });
+
+  return server;
+}

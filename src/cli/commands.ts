@@ -61,6 +61,11 @@ export const COMMANDS = {
     flags: z.object({ agent: agentId, mode: z.enum(['READ', 'NONE']) }).strict(),
     run: (identity, f) => identity.setMode(f.agent, f.mode),
   }),
+  'agent revoke': define({
+    usage: 'cairn agent revoke --agent AGT [--json]   (every credential of it stops working at once)',
+    flags: z.object({ agent: agentId }).strict(),
+    run: (identity, f) => identity.revokeAgent(f.agent),
+  }),
 };
 
 export type CommandName = keyof typeof COMMANDS;

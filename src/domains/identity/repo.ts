@@ -67,6 +67,10 @@ export async function updateAgentMode(ex: Executor, agentId: string, mode: Agent
   await ex.update(agents).set({ mode, updatedAt: now }).where(eq(agents.id, agentId));
 }
 
+export async function updateAgentStatus(ex: Executor, agentId: string, status: Agent['status'], now: Date) {
+  await ex.update(agents).set({ status, updatedAt: now }).where(eq(agents.id, agentId));
+}
+
 export async function updateAgentAbout(ex: Executor, agentId: string, about: AboutYou, now: Date) {
   await ex
     .update(agents)

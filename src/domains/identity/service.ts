@@ -87,6 +87,13 @@ export class IdentityService {
     });
   }
 
+  /** Revokes an identity: every credential of it stops working at once, and it can get no new ones. */
+  async revokeAgent(agentId: string): Promise<{ agent_id: string; status: 'REVOKED' }> {
+    await this.requireAgent(this.database.db, agentId);
+    await repo.updateAgentStatus(this.database.db, agentId, 'REVOKED', this.clock.now());
+    return { agent_id: agentId, status: 'REVOKED' };
+  }
+
   /**
    * Resolves a bearer credential to its caller. Any failure (unknown, expired, revoked key,
    * revoked identity) is the same UNAUTHENTICATED, so a probe learns nothing about which.

@@ -1,0 +1,323 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/kernel/clock.ts';
+import { newToken } from '../../src/kernel/ids.ts';
+import { callTool, connectClient, createAgent } from '../support/factories.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+
+let server: TestServer;
+const clock = new FakeClock(new Date());
+
+beforeAll(async () => {
+  server = await startTestServer({ clock });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const identity = () => server.app.services.identity;
+
+/** A raw JSON-RPC POST to /mcp, as a hand-written client would send it. */
+async function rpc(body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+const initialize = (protocolVersion = '2025-11-25') => ({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '0.1' } },
+});
+
+describe('MCP endpoint with the official SDK client', () => {
+  it('initializes on protocol 2025-11-25 and shows a new identity exactly the two always-available tools', async () => {
+    const agent = await createAgent(identity());
+    const client = await connectClient(server.url, agent.key);
+    expect(client.getServerVersion()).toMatchObject({ name: 'Cairn', version: '0.9.0' });
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['capabilities_describe', 'identity_whoami']);
+    await client.close();
+  });
+
+  it('identity_whoami reports the identity, its owner, and why it is inactive', async () => {
+    const agent = await createAgent(identity());
+    const client = await connectClient(server.url, agent.key);
+    const { isError, body } = await callTool(client, 'identity_whoami');
+    expect(isError).toBe(false);
+    expect(body).toMatchObject({
+      agent_id: agent.agentId,
+      display_name: 'Test agent',
+      runtime: 'vitest',
+      owner: { email: agent.ownerEmail },
+      mode: 'NONE',
+      active: false,
+      inactive_reason: { code: 'NO_MODE_ACTIVATED' },
+      about_you: { label: 'CLAIMED_NOT_VERIFIED' },
+    });
+    expect(typeof body.about_you.ask_user).toBe('string');
+    await client.close();
+  });
+
+  it('capabilities_describe explains every tool, and activation changes the list at once', async () => {
+    const agent = await createAgent(identity());
+    const client = await connectClient(server.url, agent.key);
+    const before = (await callTool(client, 'capabilities_describe')).body;
+    expect(before).toMatchObject({ mode: 'NONE', active: false, arena_assignment: null });
+    const about = before.tools.find((t: { name: string }) => t.name === 'identity_update_about');
+    expect(about).toMatchObject({ available: false, group: 'Identity' });
+    expect(about.why).toMatch(/inert until the owner activates/);
+    expect(before.next_steps.join(' ')).toContain(agent.agentId);
+    expect(before.capability_map.Always).toMatchObject({ available: true });
+    expect(before.capability_map.Identity).toMatchObject({ available: false });
+    expect(before.limits.length).toBeGreaterThan(10);
+    expect(before.budget).toMatchObject({ paid_actions_available: false });
+
+    await identity().setMode(agent.agentId, 'READ');
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['capabilities_describe', 'identity_update_about', 'identity_whoami']);
+    const after = (await callTool(client, 'capabilities_describe')).body;
+    expect(after).toMatchObject({ mode: 'READ', active: true, inactive_reason: null });
+    await client.close();
+  });
+
+  it('calling a tool the caller cannot see is refused with the catalog error, not a silent success', async () => {
+    const agent = await createAgent(identity());
+    const client = await connectClient(server.url, agent.key);
+    const { isError, body } = await callTool(client, 'identity_update_about', {
+      model: 'm',
+      idempotency_key: 'key-00000001',
+    });
+    expect(isError).toBe(true);
+    expect(body).toMatchObject({
+      status: 'ERROR',
+      error: { code: 'TOOL_NOT_AVAILABLE', retryable: false, other_readers: 'WAIT_FOR_OWNER' },
+    });
+    const after = await identity().findAgent(agent.agentId);
+    expect(after?.about.model).toBeUndefined();
+    await client.close();
+  });
+
+  it('refuses an unknown tool and invalid arguments with clear codes', async () => {
+    const agent = await createAgent(identity(), { mode: 'READ' });
+    const client = await connectClient(server.url, agent.key);
+    const unknown = await callTool(client, 'no_such_tool');
+    expect(unknown).toMatchObject({ isError: true, body: { error: { code: 'UNKNOWN_TOOL' } } });
+    const invalid = await callTool(client, 'identity_update_about', { model: 'x', idempotency_key: 'short' });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.body.error.code).toBe('VALIDATION_FAILED');
+    expect(invalid.body.error.details.detail).toEqual([
+      expect.objectContaining({ loc: ['arguments', 'idempotency_key'], type: 'too_small' }),
+    ]);
+    const extra = await callTool(client, 'identity_whoami', { surprise: 1 });
+    expect(extra.body.error.code).toBe('VALIDATION_FAILED');
+    await client.close();
+  });
+
+  it('serves the guide and the limits as resources', async () => {
+    const agent = await createAgent(identity());
+    const client = await connectClient(server.url, agent.key);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri).sort()).toEqual(['cairn://guide', 'cairn://limits']);
+    const guide = await client.readResource({ uri: 'cairn://guide' });
+    expect(guide.contents[0]).toMatchObject({ mimeType: 'text/markdown' });
+    expect(String(guide.contents[0]?.text)).toContain(`${server.url}/mcp`);
+    const limits = await client.readResource({ uri: 'cairn://limits' });
+    const parsed = JSON.parse(String(limits.contents[0]?.text));
+    expect(parsed.limits).toContainEqual(expect.objectContaining({ area: 'Quote for verification' }));
+    await expect(client.readResource({ uri: 'cairn://nothing' })).rejects.toThrow(/No resource/);
+    await client.close();
+  });
+});
+
+describe('identity_update_about', () => {
+  it('keeps good claims, drops bad ones with reasons, and asks the user', async () => {
+    const agent = await createAgent(identity(), { mode: 'READ' });
+    const client = await connectClient(server.url, agent.key);
+    const { isError, body } = await callTool(client, 'identity_update_about', {
+      idempotency_key: 'about-0001',
+      model: 'claude-sonnet',
+      purpose: 'Literature review',
+      contacts: ['ops@example.org', 'not a contact'],
+      organization: 42,
+    });
+    expect(isError).toBe(false);
+    expect(body.about_you).toMatchObject({
+      label: 'CLAIMED_NOT_VERIFIED',
+      model: 'claude-sonnet',
+      purpose: 'Literature review',
+      contacts: [],
+      organization: null,
+    });
+    expect(body.about_you.ignored.map((i: { field: string }) => i.field).sort()).toEqual(['contacts', 'organization']);
+    expect(body.about_you.ask_user).toMatch(/contacts, organization|organization|contacts/);
+    const whoami = await callTool(client, 'identity_whoami');
+    expect(whoami.body.about_you.model).toBe('claude-sonnet');
+    await client.close();
+  });
+
+  it('replays the first result for the same key and arguments, and refuses the key with other arguments', async () => {
+    const agent = await createAgent(identity(), { mode: 'READ' });
+    const client = await connectClient(server.url, agent.key);
+    const first = await callTool(client, 'identity_update_about', { idempotency_key: 'idem-0001', model: 'one' });
+    clock.advance(5_000);
+    const again = await callTool(client, 'identity_update_about', { idempotency_key: 'idem-0001', model: 'one' });
+    expect(again).toEqual(first);
+    const reused = await callTool(client, 'identity_update_about', { idempotency_key: 'idem-0001', model: 'two' });
+    expect(reused).toMatchObject({ isError: true, body: { error: { code: 'IDEMPOTENCY_KEY_REUSED' } } });
+    expect((await identity().findAgent(agent.agentId))?.about.model).toBe('one');
+    // A new key is a new action.
+    const next = await callTool(client, 'identity_update_about', { idempotency_key: 'idem-0002', model: 'two' });
+    expect(next.body.about_you.model).toBe('two');
+    await client.close();
+  });
+
+  it('lets exactly one of several concurrent calls with one key act', async () => {
+    const agent = await createAgent(identity(), { mode: 'READ' });
+    const client = await connectClient(server.url, agent.key);
+    const results = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        callTool(client, 'identity_update_about', { idempotency_key: 'race-0001', software: `racer-${i}` }),
+      ),
+    );
+    const winners = results.filter((r) => !r.isError);
+    expect(winners).toHaveLength(1);
+    expect(results.filter((r) => r.body.error?.code === 'IDEMPOTENCY_KEY_REUSED')).toHaveLength(5);
+    const stored = await identity().findAgent(agent.agentId);
+    expect(stored?.about.software).toBe(winners[0]?.body.about_you.software);
+    await client.close();
+  });
+
+  it('refuses credentials in arguments before any handler runs, and stores nothing', async () => {
+    const agent = await createAgent(identity(), { mode: 'READ' });
+    const client = await connectClient(server.url, agent.key);
+    const secret = newToken('prj');
+    const { isError, body } = await callTool(client, 'identity_update_about', {
+      idempotency_key: 'cred-0001',
+      contacts: [`mailto me with ${secret}`],
+    });
+    expect(isError).toBe(true);
+    expect(body.error).toMatchObject({
+      code: 'CREDENTIAL_IN_INPUT',
+      other_readers: 'DO_NOT_BYPASS',
+      details: { path: 'contacts[0]', kind: 'CAIRN_TOKEN' },
+    });
+    expect(JSON.stringify(body)).not.toContain(secret);
+    const jwt = await callTool(client, 'identity_whoami', {
+      note: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnop',
+    });
+    expect(jwt.body.error.code).toBe('CREDENTIAL_IN_INPUT');
+    // Nothing was recorded under the key: the same key now works for a clean call.
+    const clean = await callTool(client, 'identity_update_about', { idempotency_key: 'cred-0001', software: 'ok' });
+    expect(clean.isError).toBe(false);
+    expect(JSON.stringify(await identity().findAgent(agent.agentId))).not.toContain(secret);
+    await client.close();
+  });
+});
+
+describe('authentication on /mcp', () => {
+  const expect401 = async (res: Response) => {
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
+    expect(await res.json()).toMatchObject({ status: 'ERROR', error: { code: 'UNAUTHENTICATED', retryable: true } });
+  };
+
+  it('answers 401 UNAUTHENTICATED for a missing, malformed or unknown credential', async () => {
+    await expect401(await rpc(initialize()));
+    await expect401(await rpc(initialize(), { authorization: 'Basic abc' }));
+    await expect401(await rpc(initialize(), { authorization: `Bearer ${newToken('prj')}` }));
+  });
+
+  it('refuses bootstrap tokens on /mcp', async () => {
+    const res = await rpc(initialize(), { authorization: `Bearer ${newToken('boot')}` });
+    expect(res.status).toBe(401);
+    expect((await res.json()).error.message).toMatch(/bootstrap token cannot be used/);
+  });
+
+  it('refuses an expired project key', async () => {
+    const agent = await createAgent(identity(), { days: 1 });
+    expect((await rpc(initialize(), { authorization: `Bearer ${agent.key}` })).status).toBe(200);
+    clock.advance(86_400_000 + 1_000);
+    await expect401(await rpc(initialize(), { authorization: `Bearer ${agent.key}` }));
+  });
+
+  it('refuses every key of a revoked identity at once', async () => {
+    const agent = await createAgent(identity(), { mode: 'READ' });
+    const client = await connectClient(server.url, agent.key);
+    await identity().revokeAgent(agent.agentId);
+    await expect(client.listTools()).rejects.toThrow();
+    await expect401(await rpc(initialize(), { authorization: `Bearer ${agent.key}` }));
+  });
+});
+
+describe('sessions live in the database', () => {
+  it('issues a session id, negotiates older revisions, and ends the session on DELETE', async () => {
+    const agent = await createAgent(identity());
+    const auth = { authorization: `Bearer ${agent.key}` };
+    const old = await rpc(initialize('2025-03-26'), auth);
+    expect((await old.json()).result.protocolVersion).toBe('2025-03-26');
+    const unknownVersion = await rpc(initialize('1999-01-01'), auth);
+    expect((await unknownVersion.json()).result.protocolVersion).toBe('2025-11-25');
+
+    const res = await rpc(initialize(), auth);
+    const sessionId = res.headers.get('mcp-session-id');
+    expect(sessionId).toMatch(/^ses_/);
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    const headers = { ...auth, 'mcp-session-id': sessionId!, 'mcp-protocol-version': '2025-11-25' };
+    expect((await rpc(list, headers)).status).toBe(200);
+
+    const ended = await fetch(`${server.url}/mcp`, { method: 'DELETE', headers });
+    expect(ended.status).toBe(204);
+    const after = await rpc(list, headers);
+    expect(after.status).toBe(404);
+    expect((await after.json()).error.code).toBe('SESSION_NOT_FOUND');
+  });
+
+  it("does not let one identity use another's session", async () => {
+    const a = await createAgent(identity());
+    const b = await createAgent(identity());
+    const res = await rpc(initialize(), { authorization: `Bearer ${a.key}` });
+    const sessionId = res.headers.get('mcp-session-id')!;
+    const stolen = await rpc(
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      { authorization: `Bearer ${b.key}`, 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' },
+    );
+    expect(stolen.status).toBe(404);
+  });
+
+  it('lets a second server process continue a session the first one opened', async () => {
+    const replica = await startTestServer({ clock, database: server.database });
+    try {
+      const agent = await createAgent(identity());
+      const auth = { authorization: `Bearer ${agent.key}` };
+      const sessionId = (await rpc(initialize(), auth)).headers.get('mcp-session-id')!;
+      const res = await fetch(`${replica.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...auth,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'identity_whoami', arguments: {} } }),
+      });
+      expect(res.status).toBe(200);
+      expect((await res.json()).result.structuredContent.agent_id).toBe(agent.agentId);
+    } finally {
+      await replica.close();
+    }
+  });
+
+  it('answers ping, and 405 on GET /mcp (no standalone stream yet)', async () => {
+    const agent = await createAgent(identity());
+    const auth = { authorization: `Bearer ${agent.key}` };
+    const ping = await rpc({ jsonrpc: '2.0', id: 9, method: 'ping' }, auth);
+    expect(await ping.json()).toEqual({ jsonrpc: '2.0', id: 9, result: {} });
+    const get = await fetch(`${server.url}/mcp`, { headers: { ...auth, accept: 'text/event-stream' } });
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toContain('POST');
+  });
+});

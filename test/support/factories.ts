@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { IdentityService } from '../../src/domains/identity/service.ts';
+
+/** Fresh ids isolate tests that share one database. */
+export const uniqueEmail = () => `owner-${randomUUID()}@example.org`;
+
+export interface TestAgent {
+  ownerEmail: string;
+  agentId: string;
+  key: string;
+}
+
+/** An owner, an agent of theirs and a project key, made through the real identity service. */
+export async function createAgent(
+  identity: IdentityService,
+  opts: { mode?: 'READ' | 'NONE'; days?: number; ownerEmail?: string } = {},
+): Promise<TestAgent> {
+  const ownerEmail = opts.ownerEmail ?? uniqueEmail();
+  if (!opts.ownerEmail) await identity.addOwner(ownerEmail, 'correct horse battery staple');
+  const { agent_id } = await identity.addAgent({
+    ownerEmail,
+    displayName: 'Test agent',
+    runtime: 'vitest',
+    kind: 'OWNER_CREATED',
+  });
+  if (opts.mode === 'READ') await identity.setMode(agent_id, 'READ');
+  const { project_key } = await identity.addProjectKey(agent_id, opts.days ?? 30);
+  return { ownerEmail, agentId: agent_id, key: project_key };
+}
+
+/** The official MCP SDK client, connected over real HTTP with a bearer credential. */
+export async function connectClient(baseUrl: string, bearer: string, name = 'vitest-client'): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${bearer}` } },
+  });
+  await client.connect(transport);
+  return client;
+}
+
+/** Calls a tool and returns its structured result (success or error envelope) and isError. */
+export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
+  const result = await client.callTool({ name, arguments: args });
+  return { isError: result.isError === true, body: result.structuredContent as Record<string, any> };
+}

@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { type App, createApp } from '../../src/app.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import type { Clock } from '../../src/kernel/clock.ts';
+import type { Database } from '../../src/storage/database.ts';
+import { openTestDatabase } from './database.ts';
+
+export interface TestServer {
+  url: string;
+  app: App;
+  database: Database;
+  close(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  clock?: Clock;
+  env?: Record<string, string>;
+  /** Serve from an already open database (a second replica over the same data). */
+  database?: Database;
+}
+
+/** A free loopback port, so the base URL is known before the app builds its documents. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts the real server (real database, real HTTP) on an ephemeral loopback port. */
+export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'cairn-test-'));
+  const config = loadConfig({
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    CAIRN_DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ...opts.env,
+  });
+  const ownsDatabase = !opts.database;
+  const database = opts.database ?? (await openTestDatabase());
+  const app = await createApp(config, database, {
+    ...(opts.clock ? { clock: opts.clock } : {}),
+    logger: pino({ level: 'silent' }),
+  });
+  await app.http.listen({ port, host: '127.0.0.1' });
+  return {
+    url: config.baseUrl,
+    app,
+    database,
+    close: async () => {
+      await app.http.close();
+      if (ownsDatabase) await database.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

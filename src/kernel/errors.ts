@@ -88,6 +88,13 @@ export const ERROR_CATALOG = {
     when: 'The request body is larger than the server accepts.',
     next: 'Send a smaller body; see /v1/public/limits.',
   },
+  NOT_ACCEPTABLE: {
+    httpStatus: 406,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The Accept header does not allow what the endpoint answers with (MCP needs application/json and text/event-stream).',
+    next: 'Send Accept: application/json, text/event-stream on POST /mcp.',
+  },
   UNSUPPORTED_MEDIA_TYPE: {
     httpStatus: 415,
     retryable: false,

@@ -20,7 +20,11 @@ const identity = () => server.app.services.identity;
 async function rpc(body: unknown, headers: Record<string, string> = {}) {
   return fetch(`${server.url}/mcp`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
 }
@@ -77,7 +81,11 @@ describe('MCP endpoint with the official SDK client', () => {
 
     await identity().setMode(agent.agentId, 'READ');
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['capabilities_describe', 'identity_update_about', 'identity_whoami']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'capabilities_describe',
+      'identity_update_about',
+      'identity_whoami',
+    ]);
     const after = (await callTool(client, 'capabilities_describe')).body;
     expect(after).toMatchObject({ mode: 'READ', active: true, inactive_reason: null });
     await client.close();
@@ -123,9 +131,9 @@ describe('MCP endpoint with the official SDK client', () => {
     expect(resources.map((r) => r.uri).sort()).toEqual(['cairn://guide', 'cairn://limits']);
     const guide = await client.readResource({ uri: 'cairn://guide' });
     expect(guide.contents[0]).toMatchObject({ mimeType: 'text/markdown' });
-    expect(String(guide.contents[0]?.text)).toContain(`${server.url}/mcp`);
+    expect(String((guide.contents[0] as { text: string }).text)).toContain(`${server.url}/mcp`);
     const limits = await client.readResource({ uri: 'cairn://limits' });
-    const parsed = JSON.parse(String(limits.contents[0]?.text));
+    const parsed = JSON.parse(String((limits.contents[0] as { text: string }).text));
     expect(parsed.limits).toContainEqual(expect.objectContaining({ area: 'Quote for verification' }));
     await expect(client.readResource({ uri: 'cairn://nothing' })).rejects.toThrow(/No resource/);
     await client.close();
@@ -151,7 +159,10 @@ describe('identity_update_about', () => {
       contacts: [],
       organization: null,
     });
-    expect(body.about_you.ignored.map((i: { field: string }) => i.field).sort()).toEqual(['contacts', 'organization']);
+    expect(body.about_you.ignored.map((i: { field: string }) => i.field).sort()).toEqual([
+      'contacts',
+      'organization',
+    ]);
     expect(body.about_you.ask_user).toMatch(/contacts, organization|organization|contacts/);
     const whoami = await callTool(client, 'identity_whoami');
     expect(whoami.body.about_you.model).toBe('claude-sonnet');
@@ -161,15 +172,27 @@ describe('identity_update_about', () => {
   it('replays the first result for the same key and arguments, and refuses the key with other arguments', async () => {
     const agent = await createAgent(identity(), { mode: 'READ' });
     const client = await connectClient(server.url, agent.key);
-    const first = await callTool(client, 'identity_update_about', { idempotency_key: 'idem-0001', model: 'one' });
+    const first = await callTool(client, 'identity_update_about', {
+      idempotency_key: 'idem-0001',
+      model: 'one',
+    });
     clock.advance(5_000);
-    const again = await callTool(client, 'identity_update_about', { idempotency_key: 'idem-0001', model: 'one' });
+    const again = await callTool(client, 'identity_update_about', {
+      idempotency_key: 'idem-0001',
+      model: 'one',
+    });
     expect(again).toEqual(first);
-    const reused = await callTool(client, 'identity_update_about', { idempotency_key: 'idem-0001', model: 'two' });
+    const reused = await callTool(client, 'identity_update_about', {
+      idempotency_key: 'idem-0001',
+      model: 'two',
+    });
     expect(reused).toMatchObject({ isError: true, body: { error: { code: 'IDEMPOTENCY_KEY_REUSED' } } });
     expect((await identity().findAgent(agent.agentId))?.about.model).toBe('one');
     // A new key is a new action.
-    const next = await callTool(client, 'identity_update_about', { idempotency_key: 'idem-0002', model: 'two' });
+    const next = await callTool(client, 'identity_update_about', {
+      idempotency_key: 'idem-0002',
+      model: 'two',
+    });
     expect(next.body.about_you.model).toBe('two');
     await client.close();
   });
@@ -210,7 +233,10 @@ describe('identity_update_about', () => {
     });
     expect(jwt.body.error.code).toBe('CREDENTIAL_IN_INPUT');
     // Nothing was recorded under the key: the same key now works for a clean call.
-    const clean = await callTool(client, 'identity_update_about', { idempotency_key: 'cred-0001', software: 'ok' });
+    const clean = await callTool(client, 'identity_update_about', {
+      idempotency_key: 'cred-0001',
+      software: 'ok',
+    });
     expect(clean.isError).toBe(false);
     expect(JSON.stringify(await identity().findAgent(agent.agentId))).not.toContain(secret);
     await client.close();
@@ -220,8 +246,13 @@ describe('identity_update_about', () => {
 describe('authentication on /mcp', () => {
   const expect401 = async (res: Response) => {
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/);
-    expect(await res.json()).toMatchObject({ status: 'ERROR', error: { code: 'UNAUTHENTICATED', retryable: true } });
+    expect(res.headers.get('www-authenticate')).toMatch(
+      /^Bearer .*resource_metadata="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/oauth-protected-resource\/mcp"/,
+    );
+    expect(await res.json()).toMatchObject({
+      status: 'ERROR',
+      error: { code: 'UNAUTHENTICATED', retryable: true },
+    });
   };
 
   it('answers 401 UNAUTHENTICATED for a missing, malformed or unknown credential', async () => {
@@ -302,7 +333,12 @@ describe('sessions live in the database', () => {
           'mcp-session-id': sessionId,
           'mcp-protocol-version': '2025-11-25',
         },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'identity_whoami', arguments: {} } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tools/call',
+          params: { name: 'identity_whoami', arguments: {} },
+        }),
       });
       expect(res.status).toBe(200);
       expect((await res.json()).result.structuredContent.agent_id).toBe(agent.agentId);

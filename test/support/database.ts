@@ -7,7 +7,11 @@ export async function openTestDatabase(): Promise<Database> {
   const url = process.env.TEST_DATABASE_URL;
   if (url) return openDatabase({ databaseUrl: url, migrate: false, poolSize: 10 });
   const template = inject('pgliteTemplate');
-  return openDatabase({ dataDir: 'memory://', loadDataDir: new Blob([readFileSync(template)]), migrate: false });
+  return openDatabase({
+    dataDir: 'memory://',
+    loadDataDir: new Blob([readFileSync(template)]),
+    migrate: false,
+  });
 }
 
 export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);

@@ -31,7 +31,11 @@ export async function createAgent(
 }
 
 /** The official MCP SDK client, connected over real HTTP with a bearer credential. */
-export async function connectClient(baseUrl: string, bearer: string, name = 'vitest-client'): Promise<Client> {
+export async function connectClient(
+  baseUrl: string,
+  bearer: string,
+  name = 'vitest-client',
+): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
   const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
     requestInit: { headers: { authorization: `Bearer ${bearer}` } },

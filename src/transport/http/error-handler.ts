@@ -31,11 +31,17 @@ const STATUS_CODES: Record<number, ErrorCode> = {
   403: 'FORBIDDEN',
   404: 'NOT_FOUND',
   405: 'METHOD_NOT_ALLOWED',
+  406: 'NOT_ACCEPTABLE',
   409: 'CONFLICT',
   413: 'PAYLOAD_TOO_LARGE',
   415: 'UNSUPPORTED_MEDIA_TYPE',
   429: 'RATE_LIMITED',
 };
+
+/** The catalog code for a 4xx status that a library (Fastify, the MCP SDK) produced. */
+export function codeForStatus(status: number): ErrorCode {
+  return STATUS_CODES[status] ?? (status >= 500 ? 'INTERNAL' : 'BAD_REQUEST');
+}
 
 /**
  * Maps every failure to the one envelope (DESIGN.md convention 2). Validation failures are 422
@@ -56,8 +62,8 @@ export function installErrorHandling(app: FastifyInstance, baseUrl: string): voi
     }
     if (err instanceof DomainError) return sendError(reply, baseUrl, err.code, err.message, err.details);
     const status = err.statusCode ?? 500;
-    const code = STATUS_CODES[status];
-    if (code && status < 500) {
+    if (status < 500) {
+      const code = codeForStatus(status);
       const details =
         code === 'RATE_LIMITED' ? { retry_after_seconds: Number(reply.getHeader('retry-after')) } : {};
       return sendError(reply, baseUrl, code, err.message, details);

@@ -5,7 +5,7 @@ import type { IdentityService } from '../../domains/identity/service.ts';
 import type { Caller } from '../../domains/identity/types.ts';
 import type { SessionService } from '../../domains/sessions/service.ts';
 import { authenticateRequest } from '../http/auth.ts';
-import { sendError } from '../http/error-handler.ts';
+import { codeForStatus, sendError } from '../http/error-handler.ts';
 import { createMcpServer, type McpDeps } from './server.ts';
 
 export interface McpEndpointDeps extends McpDeps {
@@ -40,6 +40,10 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
 
       const response = await dispatch(req, caller, deps);
       const text = response.status === 202 ? '' : await response.text();
+      if (response.status >= 400) {
+        // The SDK refused the HTTP request itself (media type, Accept, framing): one envelope for all refusals.
+        return sendError(reply, deps.baseUrl, codeForStatus(response.status), sdkErrorMessage(text));
+      }
       if (init && response.ok) {
         const id = await deps.sessions.open(caller.agent.id, negotiated(init), init.params?.clientInfo ?? {});
         reply.header('mcp-session-id', id);
@@ -92,6 +96,14 @@ async function dispatch(req: FastifyRequest, caller: Caller, deps: McpEndpointDe
     return await transport.handleRequest(request, { parsedBody: req.body });
   } finally {
     await server.close();
+  }
+}
+
+function sdkErrorMessage(text: string): string {
+  try {
+    return String(JSON.parse(text)?.error?.message ?? 'The MCP request was refused.');
+  } catch {
+    return 'The MCP request was refused.';
   }
 }
 

@@ -1,0 +1,253 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_CATALOG } from '../../src/kernel/errors.ts';
+import { LIMITS } from '../../src/kernel/limits.ts';
+import { callTool, connectClient, createAgent } from '../support/factories.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+
+let server: TestServer;
+const METRICS_TOKEN = 'metrics-token-0123456789';
+
+beforeAll(async () => {
+  server = await startTestServer({ env: { CAIRN_METRICS_TOKEN: METRICS_TOKEN } });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const get = (path: string, headers: Record<string, string> = {}) =>
+  fetch(`${server.url}${path}`, { headers });
+
+describe('public documents', () => {
+  it('/health and /v1/status report the database', async () => {
+    const health = await get('/health');
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: 'ok' });
+    const status = await (await get('/v1/status')).json();
+    expect(status).toMatchObject({ service: 'cairn', version: '0.9.0', database: { healthy: true } });
+    expect(status.database.kind).toBe(server.database.kind === 'pglite' ? 'embedded (PGlite)' : 'PostgreSQL');
+    expect(status.uptime_seconds).toBeGreaterThanOrEqual(0);
+  });
+
+  it('/v1/public/limits serves the very numbers the code enforces', async () => {
+    const { limits } = await (await get('/v1/public/limits')).json();
+    const byArea = Object.fromEntries(limits.map((l: { area: string }) => [l.area, l]));
+    expect(byArea['fetch_text / file windows'].values).toEqual({
+      default_chars: LIMITS.readWindow.defaultChars,
+      min_chars: 200,
+      max_chars: 60_000,
+    });
+    expect(byArea['Campaign message content'].values).toEqual({ max_chars: 8000, max_bytes: 16384 });
+    expect(byArea['idempotency_key'].values.min_chars).toBe(LIMITS.idempotencyKey.minChars);
+    expect(Object.keys(byArea)).toEqual(
+      expect.arrayContaining([
+        'Access token',
+        'Refresh token',
+        'Arena assignment',
+        'events_watch wait',
+        'Matching profile',
+      ]),
+    );
+  });
+
+  it('/v1/public/errors is the code catalog', async () => {
+    const body = await (await get('/v1/public/errors')).json();
+    expect(body.errors.map((e: { code: string }) => e.code).sort()).toEqual(
+      Object.keys(ERROR_CATALOG).sort(),
+    );
+    expect(body.errors).toContainEqual(
+      expect.objectContaining({
+        code: 'CREDENTIAL_IN_INPUT',
+        other_readers: 'DO_NOT_BYPASS',
+        retryable: false,
+      }),
+    );
+  });
+
+  it('/v1/public/tools lists tools by group as text, and with schemas as JSON', async () => {
+    const text = await (await get('/v1/public/tools')).text();
+    expect(text).toMatch(/## Always[\s\S]*identity_whoami[\s\S]*## Identity[\s\S]*identity_update_about/);
+    const { tools, catalogue_fingerprint } = await (await get('/v1/public/tools?format=json')).json();
+    const about = tools.find((t: { name: string }) => t.name === 'identity_update_about');
+    expect(about).toMatchObject({
+      group: 'Identity',
+      mutates: true,
+      visible_when: expect.stringContaining('active'),
+    });
+    expect(about.input_schema.required).toEqual(['idempotency_key']);
+    expect(about.input_schema.additionalProperties).toBe(false);
+    expect(tools.find((t: { name: string }) => t.name === 'identity_whoami')).toMatchObject({
+      mutates: false,
+    });
+    expect(catalogue_fingerprint).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const bad = await get('/v1/public/tools?format=xml');
+    expect(bad.status).toBe(422);
+    const err = await bad.json();
+    expect(err.detail[0]).toMatchObject({ loc: ['querystring', 'format'], type: 'invalid_value' });
+    expect(err.error.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('the tool list over MCP is the same definition as the public reference', async () => {
+    const agent = await createAgent(server.app.services.identity, { mode: 'READ' });
+    const client = await connectClient(server.url, agent.key);
+    const { tools: mcpTools } = await client.listTools();
+    const { tools } = await (await get('/v1/public/tools?format=json')).json();
+    for (const t of mcpTools) {
+      const doc = tools.find((d: { name: string }) => d.name === t.name);
+      expect(t.inputSchema).toEqual(doc.input_schema);
+      expect(t.description).toBe(doc.description);
+    }
+    await client.close();
+  });
+
+  it('/v1/public/terms, /guide, /llms.txt and the server card have real content', async () => {
+    const terms = await (await get('/v1/public/terms')).json();
+    expect(terms.sections.length).toBeGreaterThan(3);
+    const guide = await get('/guide');
+    expect(guide.headers.get('content-type')).toContain('text/markdown');
+    const guideText = await guide.text();
+    for (const heading of ['Project key', 'Device pairing', 'Native OAuth', 'First calls']) {
+      expect(guideText).toContain(heading);
+    }
+    expect(guideText).toContain(`${server.url}/mcp`);
+    const llms = await (await get('/llms.txt')).text();
+    expect(llms).toMatch(/^# Cairn\n\n> .+\n/);
+    expect(llms).toContain(`- [Connection guide](${server.url}/guide)`);
+    const card = await (await get('/.well-known/mcp.json')).json();
+    expect(card).toMatchObject({
+      name: 'Cairn',
+      version: '0.9.0',
+      endpoint: `${server.url}/mcp`,
+      transport: 'streamable-http',
+      authentication: [expect.objectContaining({ type: 'bearer', token_prefix: 'cd_prj_' })],
+    });
+    expect(card.protocol_versions[0]).toBe('2025-11-25');
+    expect(card.tool_groups.map((g: { group: string }) => g.group)).toEqual(['Always', 'Identity']);
+  });
+
+  it('/v1/public/stats counts live records', async () => {
+    const before = await (await get('/v1/public/stats')).json();
+    await createAgent(server.app.services.identity, { mode: 'READ' });
+    const after = await (await get('/v1/public/stats')).json();
+    expect(after.agent_identities).toBeGreaterThanOrEqual(before.agent_identities + 1);
+    expect(after.active_identities).toBeGreaterThanOrEqual(before.active_identities + 1);
+    expect(after.owners).toBeGreaterThanOrEqual(before.owners + 1);
+  });
+
+  it('/updates.json has a strong ETag and answers 304 to If-None-Match', async () => {
+    const first = await get('/updates.json');
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[0-9a-f]{32}"$/);
+    const body = await first.json();
+    expect(body.entries.length).toBeGreaterThan(0);
+    expect(body.catalogue_fingerprint).toMatch(/^sha256:/);
+    const again = await get('/updates.json', { 'if-none-match': etag! });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    expect((await get('/updates.json', { 'if-none-match': '"stale"' })).status).toBe(200);
+  });
+
+  it('/openapi.json is generated from the routes, version 0.9.0', async () => {
+    const doc = await (await get('/openapi.json')).json();
+    expect(doc.info.version).toBe('0.9.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/health', '/v1/public/tools', '/mcp']));
+    expect(doc.paths['/v1/public/tools'].get.parameters[0]).toMatchObject({ name: 'format', in: 'query' });
+  });
+});
+
+describe('HTTP conventions', () => {
+  it('answers unknown paths with a JSON 404 envelope', async () => {
+    const res = await get('/nope');
+    expect(res.status).toBe(404);
+    expect(await res.json()).toMatchObject({
+      status: 'ERROR',
+      error: { code: 'NOT_FOUND', retryable: false },
+    });
+  });
+
+  it('sets a request id and security headers', async () => {
+    const res = await get('/health');
+    expect(res.headers.get('x-request-id')).toMatch(/^req_/);
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
+    expect((await get('/health', { 'x-request-id': 'trace-123' })).headers.get('x-request-id')).toBe(
+      'trace-123',
+    );
+  });
+
+  it('refuses malformed JSON and wrong media types with the envelope', async () => {
+    const agent = await createAgent(server.app.services.identity);
+    const headers = { authorization: `Bearer ${agent.key}`, accept: 'application/json, text/event-stream' };
+    const broken = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: '{"jsonrpc":',
+    });
+    expect(broken.status).toBe(400);
+    expect((await broken.json()).error.code).toBe('BAD_REQUEST');
+    const text = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'text/plain' },
+      body: 'hello',
+    });
+    expect(text.status).toBe(415);
+    expect((await text.json()).error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    const noAccept = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: headers.authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(noAccept.status).toBe(406);
+    expect((await noAccept.json()).error.code).toBe('NOT_ACCEPTABLE');
+  });
+});
+
+describe('/metrics', () => {
+  it('is served only to the configured bearer, with request and tool figures', async () => {
+    const agent = await createAgent(server.app.services.identity);
+    const client = await connectClient(server.url, agent.key);
+    await callTool(client, 'identity_whoami');
+    await client.close();
+    expect((await get('/metrics')).status).toBe(401);
+    expect((await get('/metrics', { authorization: 'Bearer wrong-token-0123456789' })).status).toBe(401);
+    const res = await get('/metrics', { authorization: `Bearer ${METRICS_TOKEN}` });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toMatch(
+      /cairn_http_request_duration_seconds_count\{method="POST",route="\/mcp",status="200"\} \d+/,
+    );
+    expect(text).toMatch(
+      /cairn_tool_call_duration_seconds_count\{tool="identity_whoami",outcome="ok"\} [1-9]/,
+    );
+    expect(text).toMatch(/cairn_database_up\{kind="(pglite|postgres)"\} 1/);
+  });
+
+  it('does not exist when no token is configured', async () => {
+    const plain = await startTestServer();
+    try {
+      expect((await fetch(`${plain.url}/metrics`)).status).toBe(404);
+    } finally {
+      await plain.close();
+    }
+  });
+});
+
+describe('rate limits on public routes', () => {
+  it('answers 429 RATE_LIMITED with Retry-After past the limit', async () => {
+    const limited = await startTestServer({ env: { CAIRN_PUBLIC_RATE_LIMIT: '3' } });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await fetch(`${limited.url}/v1/public/limits`)).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      const res = await fetch(`${limited.url}/guide`);
+      expect(res.status).toBe(429);
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+      const body = await res.json();
+      expect(body.error).toMatchObject({ code: 'RATE_LIMITED', retryable: true });
+      expect(body.error.details.retry_after_seconds).toBeGreaterThan(0);
+      const { limits } = await (await fetch(`${server.url}/v1/public/limits`)).json();
+      expect(limits).toContainEqual(expect.objectContaining({ area: 'Public (no token) routes' }));
+    } finally {
+      await limited.close();
+    }
+  });
+});

@@ -1,0 +1,102 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+
+/**
+ * The baseline of the mcp benchmark: the SDK's simplest stateless Streamable HTTP server, with
+ * one tool that returns a constant. It is built per request, exactly as Cairn builds its server,
+ * so the ratio against it measures what Cairn adds (bearer lookup, sessions, operation runner,
+ * Fastify), not the cost of the SDK itself.
+ *
+ * Run as a child process: `PORT=… node --import tsx bench/minimal-server.ts`.
+ */
+
+/** Shaped like Cairn's identity_whoami answer, so both servers serialize a similar payload. */
+const WHOAMI = {
+  agent_id: 'agt_01JZ0000000000000000000000',
+  display_name: 'bench',
+  runtime: 'bench',
+  kind: 'OWNER_CREATED',
+  owner: { owner_id: 'own_01JZ0000000000000000000000', email: 'bench@example.org' },
+  mode: 'NONE',
+  active: false,
+  inactive_reason: {
+    code: 'MODE_NOT_SET',
+    message: 'Your owner has not activated a mode for this identity yet.',
+  },
+  about_you: {
+    label: 'CLAIMED_NOT_VERIFIED',
+    model: null,
+    software: null,
+    purpose: null,
+    contacts: [],
+    organization: null,
+    updated_at: null,
+    ignored: [],
+    ask_user: null,
+  },
+};
+const WHOAMI_TEXT = JSON.stringify(WHOAMI);
+
+function buildServer(): McpServer {
+  const server = new McpServer({ name: 'bench-minimal', version: '1.0.0' });
+  server.registerTool('whoami', { description: 'Returns a constant identity.' }, async () => ({
+    content: [{ type: 'text', text: WHOAMI_TEXT }],
+    structuredContent: WHOAMI,
+  }));
+  return server;
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = req.url ?? '/';
+  if (req.method === 'GET' && url === '/health') return sendJson(res, 200, { status: 'ok' });
+  if (url !== '/mcp') return sendJson(res, 404, { error: 'not found' });
+  if (req.method !== 'POST') {
+    // Stateless: no standalone stream and no session to end, as in the SDK's stateless example.
+    res.setHeader('allow', 'POST');
+    return sendJson(res, 405, {
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Method not allowed.' },
+      id: null,
+    });
+  }
+  let body: unknown;
+  try {
+    body = await readJson(req);
+  } catch {
+    return sendJson(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
+  }
+  const server = buildServer();
+  const transport = new StreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, body);
+}
+
+const port = Number(process.env.PORT ?? 0);
+const http = createServer((req, res) => {
+  handle(req, res).catch((err: unknown) => {
+    process.stderr.write(`minimal server: ${(err as Error)?.stack ?? err}\n`);
+    if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+    else res.end();
+  });
+});
+http.listen(port, '127.0.0.1');
+// Nothing to flush: a stateless baseline can stop at once.
+process.on('SIGTERM', () => process.exit(0));

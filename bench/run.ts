@@ -1,0 +1,37 @@
+import { runMcpBenchmark } from './mcp.ts';
+
+/** `npm run bench -- <name>`: runs one benchmark by name; prints usage for a missing or unknown name. */
+
+interface Benchmark {
+  summary: string;
+  /** Resolves to the process exit code. */
+  run(): Promise<number>;
+}
+
+const BENCHMARKS: Record<string, Benchmark> = {
+  mcp: {
+    summary: 'tools/call identity_whoami from concurrent MCP clients, Cairn vs a minimal SDK server',
+    run: runMcpBenchmark,
+  },
+};
+
+const USAGE = `Usage: npm run bench -- <name>
+
+Benchmarks:
+${Object.entries(BENCHMARKS)
+  .map(([name, b]) => `  ${name.padEnd(8)} ${b.summary}`)
+  .join('\n')}
+
+Environment:
+  BENCH_SECONDS   measured seconds per server (default 10; below 10 is a smoke run only)
+  BENCH_CLIENTS   concurrent MCP clients (default 64)
+  DATABASE_URL    run Cairn on this PostgreSQL database instead of the embedded one`;
+
+const name = process.argv[2];
+const benchmark = name ? BENCHMARKS[name] : undefined;
+if (!benchmark) {
+  if (name) process.stderr.write(`Unknown benchmark "${name}".\n`);
+  process.stderr.write(`${USAGE}\n`);
+  process.exit(2);
+}
+process.exit(await benchmark.run());

@@ -1,0 +1,166 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { onPostgres } from '../support/database.ts';
+import { callTool, connectClient, uniqueEmail } from '../support/factories.ts';
+
+/** The `cairn` command as an operator runs it: a real process, on the data dir or TEST_DATABASE_URL. */
+
+const BIN = path.resolve('bin/cairn.js');
+let dataDir: string;
+
+function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, CAIRN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  if (onPostgres) base.DATABASE_URL = process.env.TEST_DATABASE_URL;
+  return { ...base, ...extra };
+}
+
+function cairn(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: env(opts.env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(opts.stdin ?? '');
+  });
+}
+
+/** Exactly one JSON object on stdout, nothing else. */
+function onlyJson(stdout: string): Record<string, unknown> {
+  const lines = stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0] ?? '');
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startServe(port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [BIN, 'serve'], { env: env({ PORT: String(port) }), stdio: 'ignore' });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return child;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  child.kill('SIGKILL');
+  throw new Error('cairn serve did not come up');
+}
+
+const email = uniqueEmail();
+let agentId = '';
+let projectKey = '';
+
+beforeAll(() => {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'cairn-cli-'));
+});
+afterAll(() => {
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+describe('cairn admin commands', () => {
+  it('owner add reads the password from stdin and prints {"owner_id"}', async () => {
+    const res = await cairn(['owner', 'add', '--email', email, '--json'], { stdin: 'correct horse battery\n' });
+    expect(res.stderr).toBe('');
+    expect(res.code).toBe(0);
+    expect(onlyJson(res.stdout)).toEqual({ owner_id: expect.stringMatching(/^own_[0-9A-Z]{26}$/) });
+    const again = await cairn(['owner', 'add', '--email', email.toUpperCase(), '--json'], { stdin: 'correct horse battery\n' });
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stderr).error.code).toBe('CONFLICT');
+  });
+
+  it('agent add, key add and agent mode print exactly their JSON objects', async () => {
+    const agent = await cairn(['agent', 'add', '--owner', email, '--name', 'CLI agent', '--runtime', 'cursor', '--json']);
+    expect(agent.code).toBe(0);
+    agentId = String(onlyJson(agent.stdout).agent_id);
+    expect(agentId).toMatch(/^agt_[0-9A-Z]{26}$/);
+
+    const key = await cairn(['key', 'add', '--agent', agentId, '--days', '2', '--json']);
+    expect(key.code).toBe(0);
+    const issued = onlyJson(key.stdout);
+    expect(Object.keys(issued).sort()).toEqual(['expires_at', 'project_key']);
+    projectKey = String(issued.project_key);
+    expect(projectKey).toMatch(/^cd_prj_[a-z2-7]{52}$/);
+    const days = (Date.parse(String(issued.expires_at)) - Date.now()) / 86_400_000;
+    expect(days).toBeGreaterThan(1.9);
+    expect(days).toBeLessThan(2.1);
+
+    const mode = await cairn(['agent', 'mode', '--agent', agentId, '--mode', 'READ', '--json']);
+    expect(mode.code).toBe(0);
+    expect(onlyJson(mode.stdout)).toEqual({ agent_id: agentId, mode: 'READ', active: true });
+  });
+
+  it('explains bad input and exits 2', async () => {
+    const badAgent = await cairn(['key', 'add', '--agent', 'nope', '--json']);
+    expect(badAgent.code).toBe(2);
+    expect(badAgent.stderr).toContain('--agent: must be an agent id');
+    const badDays = await cairn(['key', 'add', '--agent', agentId, '--days', '999']);
+    expect(badDays.code).toBe(2);
+    expect(badDays.stderr).toContain('--days');
+    const shortPassword = await cairn(['owner', 'add', '--email', uniqueEmail()], { stdin: 'short\n' });
+    expect(shortPassword.code).toBe(2);
+    expect(shortPassword.stderr).toMatch(/password .* 10-1024 characters/);
+    const unknown = await cairn(['frobnicate']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Unknown command');
+    const missingOwner = await cairn(['agent', 'add', '--owner', uniqueEmail(), '--name', 'x', '--json']);
+    expect(missingOwner.code).toBe(1);
+    expect(JSON.parse(missingOwner.stderr).error.code).toBe('NOT_FOUND');
+  });
+
+  it('refuses to start with one clear message per bad variable', async () => {
+    const res = await cairn(['serve'], { env: { PORT: 'abc', LOG_LEVEL: 'loud' } });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toMatch(/Invalid configuration:\n {2}- PORT: .*\n {2}- LOG_LEVEL: /);
+  });
+
+  it('migrate applies migrations and says so', async () => {
+    const res = await cairn(['migrate', '--json']);
+    expect(res.code).toBe(0);
+    expect(onlyJson(res.stdout)).toMatchObject({ migrated: true });
+  });
+});
+
+describe('cairn serve with the admin commands beside it', () => {
+  it('serves the agent it made, and the admin commands behave as the database allows', async () => {
+    const port = await freePort();
+    const server = await startServe(port);
+    try {
+      const client = await connectClient(`http://127.0.0.1:${port}`, projectKey);
+      const whoami = await callTool(client, 'identity_whoami');
+      expect(whoami.body).toMatchObject({ agent_id: agentId, mode: 'READ', active: true });
+
+      const mode = await cairn(['agent', 'mode', '--agent', agentId, '--mode', 'NONE', '--json']);
+      if (onPostgres) {
+        // PostgreSQL: administer while the server runs, and the server sees the change at once.
+        expect(mode.code).toBe(0);
+        const { tools } = await client.listTools();
+        expect(tools.map((t) => t.name).sort()).toEqual(['capabilities_describe', 'identity_whoami']);
+      } else {
+        // Embedded: one process at a time, with a message that says what to do.
+        expect(mode.code).toBe(1);
+        expect(mode.stderr).toMatch(/in use by another Cairn process \(pid \d+\)\. Stop that process first/);
+      }
+      await client.close();
+    } finally {
+      const exited = new Promise((r) => server.once('exit', r));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    expect(existsSync(path.join(dataDir, 'cairn.lock'))).toBe(false);
+  });
+});

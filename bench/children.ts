@@ -1,6 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,11 +23,27 @@ export interface Child {
   tail(): string;
 }
 
-/** Every child still running, so an early exit of the benchmark does not leave servers behind. */
+/** Children still running and temp dirs still present, so an early exit leaves nothing behind. */
 const running = new Set<ChildProcess>();
+const tempDirs = new Set<string>();
 process.on('exit', () => {
   for (const child of running) child.kill('SIGKILL');
+  for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
 });
+// Without these, Ctrl-C would end the process without 'exit' handlers, and skip the cleanup above.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
+/** A fresh directory under the OS temp dir, removed at exit if not before. */
+export function makeTempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  tempDirs.add(dir);
+  return dir;
+}
+
+export function removeTempDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  tempDirs.delete(dir);
+}
 
 /** Starts `node <args>` in the repository root, keeping the tail of its output. */
 export function startNode(name: string, args: string[], env: NodeJS.ProcessEnv): Child {
@@ -96,7 +114,9 @@ export async function waitForHealth(child: Child, baseUrl: string, timeoutMs = 6
     // Cairn's /health is rate limited per address (300/min by default): poll gently.
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
-  throw new Error(`${child.name} did not answer ${baseUrl}/health within ${timeoutMs / 1000} s:\n${child.tail()}`);
+  throw new Error(
+    `${child.name} did not answer ${baseUrl}/health within ${timeoutMs / 1000} s:\n${child.tail()}`,
+  );
 }
 
 /** Stops a child: SIGTERM for a clean shutdown (PGlite flushes its files), SIGKILL if it lingers. */

@@ -34,4 +34,10 @@ if (!benchmark) {
   process.stderr.write(`${USAGE}\n`);
   process.exit(2);
 }
-process.exit(await benchmark.run());
+try {
+  process.exit(await benchmark.run());
+} catch (err) {
+  // Children and temp dirs are cleaned up by bench/children.ts on exit.
+  process.stderr.write(`bench ${name} failed: ${(err as Error)?.stack ?? err}\n`);
+  process.exit(1);
+}

@@ -7,7 +7,7 @@ export type AboutField = (typeof ABOUT_FIELDS)[number];
 
 export type AboutInput = Partial<Record<AboutField, unknown>>;
 
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{2,63}$/;
+const EMAIL = /^[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,63}$/;
 
 /**
  * Merges new claims into the old ones. A bad value is dropped, the old value kept, and the

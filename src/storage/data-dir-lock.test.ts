@@ -27,7 +27,10 @@ describe('lockDataDir', () => {
   });
 
   it('takes over a lock whose holder died', () => {
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+    const dead = spawnSync(process.execPath, [
+      '-e',
+      'process.stdout.write(String(process.pid))',
+    ]).stdout.toString();
     writeFileSync(path.join(dir, 'cairn.lock'), dead);
     const lock = lockDataDir(dir);
     expect(readFileSync(path.join(dir, 'cairn.lock'), 'utf8')).toBe(String(process.pid));

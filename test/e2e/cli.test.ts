@@ -13,7 +13,12 @@ const BIN = path.resolve('bin/cairn.js');
 let dataDir: string;
 
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const base: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, CAIRN_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  const base: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    CAIRN_DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  };
   if (onPostgres) base.DATABASE_URL = process.env.TEST_DATABASE_URL;
   return { ...base, ...extra };
 }
@@ -47,7 +52,10 @@ async function freePort(): Promise<number> {
 }
 
 async function startServe(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: env({ PORT: String(port) }), stdio: 'ignore' });
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: env({ PORT: String(port) }),
+    stdio: 'ignore',
+  });
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     try {
@@ -74,17 +82,31 @@ afterAll(() => {
 
 describe('cairn admin commands', () => {
   it('owner add reads the password from stdin and prints {"owner_id"}', async () => {
-    const res = await cairn(['owner', 'add', '--email', email, '--json'], { stdin: 'correct horse battery\n' });
+    const res = await cairn(['owner', 'add', '--email', email, '--json'], {
+      stdin: 'correct horse battery\n',
+    });
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
     expect(onlyJson(res.stdout)).toEqual({ owner_id: expect.stringMatching(/^own_[0-9A-Z]{26}$/) });
-    const again = await cairn(['owner', 'add', '--email', email.toUpperCase(), '--json'], { stdin: 'correct horse battery\n' });
+    const again = await cairn(['owner', 'add', '--email', email.toUpperCase(), '--json'], {
+      stdin: 'correct horse battery\n',
+    });
     expect(again.code).toBe(1);
     expect(JSON.parse(again.stderr).error.code).toBe('CONFLICT');
   });
 
   it('agent add, key add and agent mode print exactly their JSON objects', async () => {
-    const agent = await cairn(['agent', 'add', '--owner', email, '--name', 'CLI agent', '--runtime', 'cursor', '--json']);
+    const agent = await cairn([
+      'agent',
+      'add',
+      '--owner',
+      email,
+      '--name',
+      'CLI agent',
+      '--runtime',
+      'cursor',
+      '--json',
+    ]);
     expect(agent.code).toBe(0);
     agentId = String(onlyJson(agent.stdout).agent_id);
     expect(agentId).toMatch(/^agt_[0-9A-Z]{26}$/);

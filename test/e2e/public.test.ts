@@ -37,7 +37,7 @@ describe('public documents', () => {
       max_chars: 60_000,
     });
     expect(byArea['Campaign message content'].values).toEqual({ max_chars: 8000, max_bytes: 16384 });
-    expect(byArea['idempotency_key'].values.min_chars).toBe(LIMITS.idempotencyKey.minChars);
+    expect(byArea.idempotency_key.values.min_chars).toBe(LIMITS.idempotencyKey.minChars);
     expect(Object.keys(byArea)).toEqual(
       expect.arrayContaining([
         'Access token',

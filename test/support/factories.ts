@@ -47,5 +47,9 @@ export async function connectClient(
 /** Calls a tool and returns its structured result (success or error envelope) and isError. */
 export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
   const result = await client.callTool({ name, arguments: args });
-  return { isError: result.isError === true, body: result.structuredContent as Record<string, any> };
+  return {
+    isError: result.isError === true,
+    // biome-ignore lint/suspicious/noExplicitAny: tests read into arbitrary result shapes
+    body: result.structuredContent as Record<string, any>,
+  };
 }

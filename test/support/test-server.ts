@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { type App, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import type { Clock } from '../../src/kernel/clock.ts';
@@ -21,6 +21,8 @@ export interface TestServerOptions {
   env?: Record<string, string>;
   /** Serve from an already open database (a second replica over the same data). */
   database?: Database;
+  /** Where logs go; silent by default. */
+  logger?: Logger;
 }
 
 /** A free loopback port, so the base URL is known before the app builds its documents. */
@@ -50,7 +52,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const database = opts.database ?? (await openTestDatabase());
   const app = await createApp(config, database, {
     ...(opts.clock ? { clock: opts.clock } : {}),
-    logger: pino({ level: 'silent' }),
+    logger: opts.logger ?? pino({ level: 'silent' }),
   });
   await app.http.listen({ port, host: '127.0.0.1' });
   return {

@@ -5,8 +5,16 @@ const now = new Date('2026-11-21T10:00:00Z');
 
 describe('mergeAbout', () => {
   it('keeps valid claims, trimmed', () => {
-    const about = mergeAbout({}, { model: '  claude ', contacts: ['a@example.org', 'https://example.org/me'] }, now);
-    expect(about).toMatchObject({ model: 'claude', contacts: ['a@example.org', 'https://example.org/me'], ignored: [] });
+    const about = mergeAbout(
+      {},
+      { model: '  claude ', contacts: ['a@example.org', 'https://example.org/me'] },
+      now,
+    );
+    expect(about).toMatchObject({
+      model: 'claude',
+      contacts: ['a@example.org', 'https://example.org/me'],
+      ignored: [],
+    });
     expect(about.updated_at).toBe(now.toISOString());
   });
 
@@ -49,10 +57,19 @@ describe('mergeAbout', () => {
 
 describe('askUser', () => {
   it('asks about what was ignored first, then about what is missing, then nothing', () => {
-    expect(askUser({ ignored: [{ field: 'contacts', reason: 'bad' }] })).toMatch(/could not record my contacts \(bad\)/);
+    expect(askUser({ ignored: [{ field: 'contacts', reason: 'bad' }] })).toMatch(
+      /could not record my contacts \(bad\)/,
+    );
     expect(askUser({ model: 'm' })).toMatch(/my software, purpose, contacts, organization\?/);
     expect(
-      askUser({ model: 'm', software: 's', purpose: 'p', contacts: ['a@example.org'], organization: 'o', ignored: [] }),
+      askUser({
+        model: 'm',
+        software: 's',
+        purpose: 'p',
+        contacts: ['a@example.org'],
+        organization: 'o',
+        ignored: [],
+      }),
     ).toBeNull();
   });
 });

@@ -7,7 +7,7 @@ import { DomainError } from '../../kernel/errors.ts';
 import type { Database } from '../../storage/database.ts';
 import { IdentityService } from '../identity/service.ts';
 import type { Caller } from '../identity/types.ts';
-import { defineOperation, type Operation } from './operation.ts';
+import { defineOperation, type Operation, type OperationContext } from './operation.ts';
 import { OperationRunner } from './runner.ts';
 
 /** The runner with operations defined here, over the real database and the real identity service. */
@@ -30,7 +30,7 @@ const ops = [
     mutates: true,
     visibleWhen: 'always',
     visibility: () => ({ visible: true, why: 'test' }),
-    handler: async (ctx: { services: S; ex: never; caller: Caller }, input) => {
+    handler: async (ctx: OperationContext<S>, input) => {
       calls++;
       await ctx.services.identity.updateAbout(ctx.ex, ctx.caller, { model: input.model });
       if (input.fail === 'domain') throw new DomainError('CONFLICT', 'refused on purpose');
@@ -47,10 +47,16 @@ beforeAll(async () => {
   identity = new IdentityService(database, clock);
   const agent = await createAgent(identity, { mode: 'READ' });
   caller = await identity.authenticate(agent.key);
-  runner = new OperationRunner(ops, database, clock, { identity }, {
-    onInternalError: (err) => internalErrors.push(err),
-    onFinished: () => {},
-  });
+  runner = new OperationRunner(
+    ops,
+    database,
+    clock,
+    { identity },
+    {
+      onInternalError: (err) => internalErrors.push(err),
+      onFinished: () => {},
+    },
+  );
 });
 afterAll(async () => {
   await database?.close();
@@ -60,17 +66,38 @@ const stored = async () => (await identity.findAgent(caller.agent.id))?.about.mo
 
 describe('OperationRunner mutations', () => {
   it('rolls back the write and forgets the key when the handler refuses', async () => {
-    const out = await runner.run('failing_write', { model: 'm1', fail: 'domain', idempotency_key: 'k-domain-1' }, caller, 'r1');
-    expect(out).toMatchObject({ ok: false, error: { error: { code: 'CONFLICT', message: 'refused on purpose' } } });
+    const out = await runner.run(
+      'failing_write',
+      { model: 'm1', fail: 'domain', idempotency_key: 'k-domain-1' },
+      caller,
+      'r1',
+    );
+    expect(out).toMatchObject({
+      ok: false,
+      error: { error: { code: 'CONFLICT', message: 'refused on purpose' } },
+    });
     expect(await stored()).toBeUndefined();
-    const retry = await runner.run('failing_write', { model: 'm1', fail: 'no', idempotency_key: 'k-domain-1' }, caller, 'r2');
+    const retry = await runner.run(
+      'failing_write',
+      { model: 'm1', fail: 'no', idempotency_key: 'k-domain-1' },
+      caller,
+      'r2',
+    );
     expect(retry).toEqual({ ok: true, result: { ok: true, model: 'm1' } });
     expect(await stored()).toBe('m1');
   });
 
   it('turns an unexpected error into INTERNAL with the request id only, and logs the real one', async () => {
-    const out = await runner.run('failing_write', { model: 'm2', fail: 'bug', idempotency_key: 'k-bug-0001' }, caller, 'req-77');
-    expect(out).toMatchObject({ ok: false, error: { error: { code: 'INTERNAL', details: { request_id: 'req-77' } } } });
+    const out = await runner.run(
+      'failing_write',
+      { model: 'm2', fail: 'bug', idempotency_key: 'k-bug-0001' },
+      caller,
+      'req-77',
+    );
+    expect(out).toMatchObject({
+      ok: false,
+      error: { error: { code: 'INTERNAL', details: { request_id: 'req-77' } } },
+    });
     expect(JSON.stringify(out)).not.toContain('secret internal detail');
     expect(String(internalErrors.at(-1))).toContain('secret internal detail');
     expect(await stored()).toBe('m1');
@@ -80,8 +107,18 @@ describe('OperationRunner mutations', () => {
     const missing = await runner.run('failing_write', { model: 'm3', fail: 'no' }, caller, 'r3');
     expect(missing).toMatchObject({ ok: false, error: { error: { code: 'VALIDATION_FAILED' } } });
     const before = calls;
-    await runner.run('failing_write', { model: 'm3', fail: 'no', idempotency_key: 'k-once-001' }, caller, 'r4');
-    await runner.run('failing_write', { fail: 'no', model: 'm3', idempotency_key: 'k-once-001' }, caller, 'r5');
+    await runner.run(
+      'failing_write',
+      { model: 'm3', fail: 'no', idempotency_key: 'k-once-001' },
+      caller,
+      'r4',
+    );
+    await runner.run(
+      'failing_write',
+      { fail: 'no', model: 'm3', idempotency_key: 'k-once-001' },
+      caller,
+      'r5',
+    );
     expect(calls - before).toBe(1);
   });
 });

@@ -256,7 +256,11 @@ describe('authentication on /mcp', () => {
   };
 
   it('answers 401 UNAUTHENTICATED for a missing, malformed or unknown credential', async () => {
-    await expect401(await rpc(initialize()));
+    const missing = await rpc(initialize());
+    expect(missing.headers.get('www-authenticate')).not.toContain('error=');
+    await expect401(missing);
+    const wrong = await rpc(initialize(), { authorization: `Bearer ${newToken('prj')}` });
+    expect(wrong.headers.get('www-authenticate')).toContain('error="invalid_token"');
     await expect401(await rpc(initialize(), { authorization: 'Basic abc' }));
     await expect401(await rpc(initialize(), { authorization: `Bearer ${newToken('prj')}` }));
   });

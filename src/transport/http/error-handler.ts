@@ -18,7 +18,11 @@ export function sendError(
   message: string,
   details: Record<string, unknown> = {},
 ) {
-  if (code === 'UNAUTHENTICATED') reply.header('www-authenticate', wwwAuthenticate(baseUrl, 'invalid_token'));
+  if (code === 'UNAUTHENTICATED') {
+    // RFC 6750 §3.1: no error code when the request carried no credential at all.
+    const presented = reply.request.headers.authorization !== undefined;
+    reply.header('www-authenticate', wwwAuthenticate(baseUrl, presented ? 'invalid_token' : undefined));
+  }
   return reply
     .code(httpStatusOf(code))
     .type('application/json')

@@ -72,8 +72,9 @@ async function provision(env: NodeJS.ProcessEnv): Promise<{ agentId: string; key
     '--runtime',
     'bench',
   ]);
-  const { project_key } = await cli(env, ['key', 'add', '--agent', agent_id!]);
-  if (!agent_id || !project_key) throw new Error('the CLI did not return an agent id and a project key');
+  if (!agent_id) throw new Error('cairn agent add returned no agent_id');
+  const { project_key } = await cli(env, ['key', 'add', '--agent', agent_id]);
+  if (!project_key) throw new Error('cairn key add returned no project_key');
   return { agentId: agent_id, key: project_key };
 }
 

@@ -21,8 +21,8 @@ const WHOAMI = {
   mode: 'NONE',
   active: false,
   inactive_reason: {
-    code: 'MODE_NOT_SET',
-    message: 'Your owner has not activated a mode for this identity yet.',
+    code: 'NO_MODE_ACTIVATED',
+    message: 'New identities are inert until the owner activates a mode (for example public reading, READ).',
   },
   about_you: {
     label: 'CLAIMED_NOT_VERIFIED',
@@ -33,7 +33,8 @@ const WHOAMI = {
     organization: null,
     updated_at: null,
     ignored: [],
-    ask_user: null,
+    ask_user:
+      'May I tell Cairn my model, software, purpose, contacts, organization? Others will see them labelled as claimed, not verified; each is optional.',
   },
 };
 const WHOAMI_TEXT = JSON.stringify(WHOAMI);

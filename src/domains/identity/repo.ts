@@ -1,6 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
-import type { Executor } from '../../storage/database.ts';
-import { agents, owners, projectKeys } from '../../storage/schema.ts';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { Db, Executor } from '../../storage/database.ts';
+import { agents, mcpSessions, owners, projectKeys } from '../../storage/schema.ts';
 import type { AboutYou, Agent } from './types.ts';
 
 /** SQL for the identity area's own tables: owners, agents, project_keys. */
@@ -85,20 +85,45 @@ export async function insertProjectKey(
   await ex.insert(projectKeys).values(row);
 }
 
-/** One round trip for authentication: the key, its agent and the agent's owner. */
-export async function findProjectKeyByHash(ex: Executor, tokenHash: string) {
-  const [row] = await ex
+/**
+ * Authentication in one round trip: the key, its agent, the agent's owner and, when a session id
+ * is given, that agent's open MCP session. Prepared once per database, because it runs on every
+ * MCP request.
+ */
+export function prepareCredentialLookup(db: Db) {
+  return db
     .select({
       keyId: projectKeys.id,
       expiresAt: projectKeys.expiresAt,
       revokedAt: projectKeys.revokedAt,
       lastUsedAt: projectKeys.lastUsedAt,
       agent: agentColumns,
+      sessionId: mcpSessions.id,
+      sessionSeenAt: mcpSessions.lastSeenAt,
     })
     .from(projectKeys)
     .innerJoin(agents, eq(agents.id, projectKeys.agentId))
     .innerJoin(owners, eq(owners.id, agents.ownerId))
-    .where(eq(projectKeys.tokenHash, tokenHash));
+    .leftJoin(
+      mcpSessions,
+      and(
+        eq(mcpSessions.id, sql.placeholder('sessionId')),
+        eq(mcpSessions.agentId, agents.id),
+        isNull(mcpSessions.endedAt),
+      ),
+    )
+    .where(eq(projectKeys.tokenHash, sql.placeholder('tokenHash')))
+    .prepare('cairn_credential_lookup');
+}
+
+export type CredentialLookup = ReturnType<typeof prepareCredentialLookup>;
+
+export async function lookupCredential(
+  lookup: CredentialLookup,
+  tokenHash: string,
+  sessionId: string | null,
+) {
+  const [row] = await lookup.execute({ tokenHash, sessionId: sessionId ?? '' });
   return row ? { ...row, agent: toAgent(row.agent) } : null;
 }
 

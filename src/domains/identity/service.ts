@@ -6,6 +6,7 @@ import type { Database, Executor } from '../../storage/database.ts';
 import { type AboutInput, mergeAbout } from './about.ts';
 import { isActive } from './policy.ts';
 import * as repo from './repo.ts';
+import { touchSession } from './session-repo.ts';
 import type { AboutYou, Agent, Caller } from './types.ts';
 
 /** How stale last_used_at may get before a request writes it again: keeps auth read-only on the hot path. */
@@ -13,10 +14,14 @@ const TOUCH_INTERVAL_MS = 60_000;
 
 /** Owner and agent identities, project keys, and bearer authentication. */
 export class IdentityService {
+  private readonly credentialLookup: repo.CredentialLookup;
+
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.credentialLookup = repo.prepareCredentialLookup(database.db);
+  }
 
   /** Registers a human owner; the password is kept only as an argon2id hash. */
   async addOwner(email: string, password: string): Promise<{ owner_id: string }> {
@@ -95,21 +100,28 @@ export class IdentityService {
   }
 
   /**
-   * Resolves a bearer credential to its caller. Any failure (unknown, expired, revoked key,
+   * Resolves a bearer credential to its caller and, when a session id is given, checks that it
+   * is an open session of that caller. Any credential failure (unknown, expired, revoked key,
    * revoked identity) is the same UNAUTHENTICATED, so a probe learns nothing about which.
    */
-  async authenticate(bearer: string): Promise<Caller> {
+  async authenticate(bearer: string, sessionId: string | null = null): Promise<Caller> {
     if (!bearer.startsWith('cd_prj_')) {
       throw new DomainError('UNAUTHENTICATED', unauthenticatedMessage(bearer));
     }
-    const found = await repo.findProjectKeyByHash(this.database.db, hashSecret(bearer));
+    const found = await repo.lookupCredential(this.credentialLookup, hashSecret(bearer), sessionId);
     const now = this.clock.now();
     if (!found || found.revokedAt || found.expiresAt <= now || found.agent.status === 'REVOKED') {
       throw new DomainError('UNAUTHENTICATED', 'The credential is invalid, expired or revoked.');
     }
-    if (!found.lastUsedAt || now.getTime() - found.lastUsedAt.getTime() > TOUCH_INTERVAL_MS) {
-      await repo.touchProjectKey(this.database.db, found.keyId, found.agent.id, now);
+    if (sessionId && !found.sessionId) {
+      throw new DomainError('SESSION_NOT_FOUND', 'This MCP session is unknown or has ended.', {
+        next_step: 'Send initialize without Mcp-Session-Id to start a new session.',
+      });
     }
+    if (isStale(found.lastUsedAt, now))
+      await repo.touchProjectKey(this.database.db, found.keyId, found.agent.id, now);
+    if (found.sessionId && isStale(found.sessionSeenAt, now))
+      await touchSession(this.database.db, found.sessionId, now);
     return { agent: found.agent, credential: { kind: 'project_key', id: found.keyId } };
   }
 
@@ -134,6 +146,11 @@ export class IdentityService {
     if (!agent) throw new DomainError('NOT_FOUND', `No agent ${agentId}.`);
     return agent;
   }
+}
+
+/** Whether a last-used stamp is old enough to be written again. */
+function isStale(stamp: Date | null, now: Date): boolean {
+  return !stamp || now.getTime() - stamp.getTime() > TOUCH_INTERVAL_MS;
 }
 
 function unauthenticatedMessage(bearer: string): string {

@@ -6,10 +6,14 @@ import { DomainError } from '../../kernel/errors.ts';
 /** Longest bearer value we bother hashing; anything longer is not one of ours. */
 const MAX_BEARER_CHARS = 512;
 
-/** Resolves `Authorization: Bearer …` to a caller; every failure is UNAUTHENTICATED. */
+/**
+ * Resolves `Authorization: Bearer …` to a caller; every credential failure is UNAUTHENTICATED.
+ * With a session id, also checks it is the caller's open session (SESSION_NOT_FOUND otherwise).
+ */
 export async function authenticateRequest(
   request: FastifyRequest,
   identity: IdentityService,
+  sessionId: string | null = null,
 ): Promise<Caller> {
   const header = request.headers.authorization;
   if (!header) {
@@ -22,5 +26,5 @@ export async function authenticateRequest(
   if (!match?.[1] || match[1].length > MAX_BEARER_CHARS) {
     throw new DomainError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <token>".');
   }
-  return identity.authenticate(match[1]);
+  return identity.authenticate(match[1], sessionId);
 }

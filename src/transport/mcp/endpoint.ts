@@ -2,8 +2,8 @@ import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IdentityService } from '../../domains/identity/service.ts';
+import type { SessionService } from '../../domains/identity/sessions.ts';
 import type { Caller } from '../../domains/identity/types.ts';
-import type { SessionService } from '../../domains/sessions/service.ts';
 import { authenticateRequest } from '../http/auth.ts';
 import { codeForStatus, sendError } from '../http/error-handler.ts';
 import { createMcpServer, type McpDeps } from './server.ts';
@@ -33,10 +33,10 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     '/mcp',
     { schema: { tags: ['mcp'], summary: 'MCP JSON-RPC 2.0 (Streamable HTTP)' } },
     async (req, reply) => {
-      const caller = await authenticateRequest(req, deps.identity);
       const init = asInitialize(req.body);
-      const sessionId = header(req, 'mcp-session-id');
-      if (sessionId && !init) await deps.sessions.resume(sessionId, caller.agent.id);
+      // initialize starts a new session, so a stale id sent with it is not checked.
+      const sessionId = init ? null : (header(req, 'mcp-session-id') ?? null);
+      const caller = await authenticateRequest(req, deps.identity, sessionId);
 
       const response = await dispatch(req, caller, deps);
       const text = response.status === 202 ? '' : await response.text();

@@ -7,6 +7,7 @@ import {
   McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { AppServices } from '../../domains/catalog.ts';
 import type { Discovery } from '../../domains/discovery/index.ts';
 import { SERVER_NAME, SERVER_VERSION } from '../../domains/discovery/index.ts';
@@ -20,6 +21,12 @@ export interface McpDeps {
   discovery: Discovery;
   limits: PublishedLimit[];
 }
+
+/**
+ * The SDK builds a new Ajv validator per Server unless given one; the server is built per
+ * request, so share one (it caches compiled schemas) instead of paying for it every call.
+ */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 const INSTRUCTIONS =
   'Cairn is a shared research workspace. Call capabilities_describe first: it lists every tool with why it is or is not available to you, and what to do next. Mutating tools take an idempotency_key. Never put credentials in arguments.';
@@ -51,7 +58,11 @@ function resources(deps: McpDeps) {
 export function createMcpServer(caller: Caller, deps: McpDeps, requestId: string): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
-    { capabilities: { tools: { listChanged: true }, resources: {} }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: true }, resources: {} },
+      instructions: INSTRUCTIONS,
+      jsonSchemaValidator,
+    },
   );
 
   server.setRequestHandler(ListToolsRequestSchema, async () => ({

@@ -17,21 +17,6 @@ export async function insertSession(
   await ex.insert(mcpSessions).values({ ...rest, createdAt: now, lastSeenAt: now });
 }
 
-export async function findOpenSession(ex: Executor, id: string) {
-  const [row] = await ex
-    .select({
-      id: mcpSessions.id,
-      agentId: mcpSessions.agentId,
-      protocolVersion: mcpSessions.protocolVersion,
-      clientName: mcpSessions.clientName,
-      clientVersion: mcpSessions.clientVersion,
-      lastSeenAt: mcpSessions.lastSeenAt,
-    })
-    .from(mcpSessions)
-    .where(and(eq(mcpSessions.id, id), isNull(mcpSessions.endedAt)));
-  return row ?? null;
-}
-
 export async function touchSession(ex: Executor, id: string, now: Date): Promise<void> {
   await ex.update(mcpSessions).set({ lastSeenAt: now }).where(eq(mcpSessions.id, id));
 }

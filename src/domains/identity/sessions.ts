@@ -2,10 +2,7 @@ import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { newOpaqueId } from '../../kernel/ids.ts';
 import type { Database } from '../../storage/database.ts';
-import * as repo from './repo.ts';
-
-/** How stale last_seen_at may get before a request writes it again. */
-const TOUCH_INTERVAL_MS = 60_000;
+import * as repo from './session-repo.ts';
 
 export interface McpSession {
   id: string;
@@ -17,7 +14,8 @@ export interface McpSession {
 
 /**
  * MCP sessions, kept in the database so that any server process can serve any request
- * of any session. A session belongs to the identity that opened it.
+ * of any session. A session belongs to the identity that opened it; authentication checks it
+ * (IdentityService.authenticate), so a request costs one query.
  */
 export class SessionService {
   constructor(
@@ -40,21 +38,6 @@ export class SessionService {
       now: this.clock.now(),
     });
     return id;
-  }
-
-  /** The open session with this id owned by this agent; SESSION_NOT_FOUND otherwise. */
-  async resume(id: string, agentId: string): Promise<McpSession> {
-    const row = await repo.findOpenSession(this.database.db, id);
-    if (!row || row.agentId !== agentId) {
-      throw new DomainError('SESSION_NOT_FOUND', 'This MCP session is unknown or has ended.', {
-        next_step: 'Send initialize without Mcp-Session-Id to start a new session.',
-      });
-    }
-    const now = this.clock.now();
-    if (now.getTime() - row.lastSeenAt.getTime() > TOUCH_INTERVAL_MS) {
-      await repo.touchSession(this.database.db, id, now);
-    }
-    return row;
   }
 
   async end(id: string, agentId: string): Promise<void> {

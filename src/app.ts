@@ -79,6 +79,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     baseUrl: config.baseUrl,
     metrics,
     metricsToken: config.metricsToken,
+    trustProxy: config.trustProxy,
     publicDeps: {
       discovery,
       limits,

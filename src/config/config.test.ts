@@ -27,6 +27,13 @@ describe('loadConfig', () => {
     expect(problems.join('\n')).toMatch(/DATABASE_URL: must be a URL starting with postgres:/);
   });
 
+  it('reads CAIRN_TRUST_PROXY as a flag or a hop count', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ CAIRN_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ CAIRN_TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(() => loadConfig({ CAIRN_TRUST_PROXY: 'yes' })).toThrow(/CAIRN_TRUST_PROXY/);
+  });
+
   it('trims a trailing slash from the base URL and treats empty values as unset', () => {
     const c = loadConfig({ CAIRN_BASE_URL: 'https://cairn.example.org/', PORT: '' });
     expect(c.baseUrl).toBe('https://cairn.example.org');

@@ -30,6 +30,9 @@ const envSchema = z.object({
   CAIRN_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   CAIRN_PUBLIC_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(300),
   CAIRN_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
+  CAIRN_TRUST_PROXY: z
+    .union([z.enum(['true', 'false']), z.string().regex(/^\d{1,2}$/, 'must be true, false or a hop count')])
+    .default('false'),
 });
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -48,6 +51,8 @@ export interface Config {
   metricsToken: string | undefined;
   publicRateLimitPerMinute: number;
   dbPoolSize: number;
+  /** Whether (or through how many hops) X-Forwarded-For is believed: rate limits count per client address. */
+  trustProxy: boolean | number;
 }
 
 export class ConfigError extends Error {
@@ -80,6 +85,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metricsToken: e.CAIRN_METRICS_TOKEN,
     publicRateLimitPerMinute: e.CAIRN_PUBLIC_RATE_LIMIT,
     dbPoolSize: e.CAIRN_DB_POOL_SIZE,
+    trustProxy: /^\d+$/.test(e.CAIRN_TRUST_PROXY)
+      ? Number(e.CAIRN_TRUST_PROXY)
+      : e.CAIRN_TRUST_PROXY === 'true',
   };
 }
 

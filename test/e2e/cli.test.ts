@@ -1,11 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres } from '../support/database.ts';
 import { callTool, connectClient, uniqueEmail } from '../support/factories.ts';
+import { freePort } from '../support/test-server.ts';
 
 /** The `cairn` command as an operator runs it: a real process, on the data dir or TEST_DATABASE_URL. */
 
@@ -40,15 +40,6 @@ function onlyJson(stdout: string): Record<string, unknown> {
   const lines = stdout.trim().split('\n');
   expect(lines).toHaveLength(1);
   return JSON.parse(lines[0] ?? '');
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 async function startServe(port: number): Promise<ChildProcess> {

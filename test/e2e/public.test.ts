@@ -250,4 +250,25 @@ describe('rate limits on public routes', () => {
       await limited.close();
     }
   });
+
+  it('counts the forwarded client address only when told to trust the proxy', async () => {
+    const behindProxy = await startTestServer({
+      env: { CAIRN_PUBLIC_RATE_LIMIT: '2', CAIRN_TRUST_PROXY: '1' },
+    });
+    const direct = await startTestServer({ env: { CAIRN_PUBLIC_RATE_LIMIT: '2' } });
+    try {
+      const hit = (url: string, client: string) =>
+        fetch(`${url}/v1/public/terms`, { headers: { 'x-forwarded-for': client } }).then((r) => r.status);
+      const proxied = [await hit(behindProxy.url, '203.0.113.1'), await hit(behindProxy.url, '203.0.113.1')];
+      expect([...proxied, await hit(behindProxy.url, '203.0.113.1')]).toEqual([200, 200, 429]);
+      expect(await hit(behindProxy.url, '203.0.113.2')).toBe(200);
+      // Without trust, a client cannot pick a fresh address per request to escape the limit.
+      const spoofed = [];
+      for (let i = 0; i < 3; i++) spoofed.push(await hit(direct.url, `198.51.100.${i}`));
+      expect(spoofed).toEqual([200, 200, 429]);
+    } finally {
+      await behindProxy.close();
+      await direct.close();
+    }
+  });
 });

@@ -26,7 +26,7 @@ export interface TestServerOptions {
 }
 
 /** A free loopback port, so the base URL is known before the app builds its documents. */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);

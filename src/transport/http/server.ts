@@ -16,6 +16,7 @@ export interface HttpDeps {
   baseUrl: string;
   metrics: Metrics;
   metricsToken: string | undefined;
+  trustProxy: boolean | number;
   publicDeps: PublicDeps;
   mcpDeps: McpEndpointDeps;
 }
@@ -33,7 +34,10 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID()}`;
     },
-    trustProxy: false,
+    trustProxy:
+      typeof deps.trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < (deps.trustProxy as number)
+        : deps.trustProxy,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

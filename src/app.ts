@@ -52,7 +52,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   const startedAt = clock.now();
   const secret = await resolveSecret(config.secret, database, config.dataDir, clock);
 
-  const limits = describeLimits(config.publicRateLimitPerMinute);
+  const limits = describeLimits(config.publicRateLimitPerMinute, config.mcpRateLimitPerMinute);
   const identity = new IdentityService(database, clock);
   const sessions = new SessionService(database, clock);
   const services: AppServices = { identity, limits };
@@ -103,7 +103,15 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
         };
       },
     },
-    mcpDeps: { runner, discovery, limits, identity, sessions, baseUrl: config.baseUrl },
+    mcpDeps: {
+      runner,
+      discovery,
+      limits,
+      identity,
+      sessions,
+      baseUrl: config.baseUrl,
+      ratePerMinute: config.mcpRateLimitPerMinute,
+    },
   });
   return { http, services: { ...services, sessions }, runner, database, secret };
 }

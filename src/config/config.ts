@@ -29,6 +29,7 @@ const envSchema = z.object({
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   CAIRN_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   CAIRN_PUBLIC_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(300),
+  CAIRN_MCP_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(1_200),
   CAIRN_DB_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(10),
   CAIRN_TRUST_PROXY: z
     .union([z.enum(['true', 'false']), z.string().regex(/^\d{1,2}$/, 'must be true, false or a hop count')])
@@ -50,6 +51,8 @@ export interface Config {
   logLevel: LogLevel;
   metricsToken: string | undefined;
   publicRateLimitPerMinute: number;
+  /** MCP requests per minute per identity. */
+  mcpRateLimitPerMinute: number;
   dbPoolSize: number;
   /** Whether (or through how many hops) X-Forwarded-For is believed: rate limits count per client address. */
   trustProxy: boolean | number;
@@ -84,6 +87,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     metricsToken: e.CAIRN_METRICS_TOKEN,
     publicRateLimitPerMinute: e.CAIRN_PUBLIC_RATE_LIMIT,
+    mcpRateLimitPerMinute: e.CAIRN_MCP_RATE_LIMIT,
     dbPoolSize: e.CAIRN_DB_POOL_SIZE,
     trustProxy: /^\d+$/.test(e.CAIRN_TRUST_PROXY)
       ? Number(e.CAIRN_TRUST_PROXY)

@@ -21,3 +21,15 @@ function sortKeys(value: unknown): unknown {
 export function hashJson(value: unknown): string {
   return `sha256:${createHash('sha256').update(canonicalJson(value)).digest('hex')}`;
 }
+
+/** True when a JSON value nests deeper than `max` levels; iterative, so hostile input cannot overflow the stack. */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth >= max) return true;
+    for (const inner of Object.values(current)) stack.push([inner, depth + 1]);
+  }
+  return false;
+}

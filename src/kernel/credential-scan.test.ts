@@ -31,6 +31,17 @@ describe('findCredential', () => {
     });
   }
 
+  it('finds secrets glued to other text', () => {
+    const glued = [
+      `key_${newToken('prj')}`,
+      `x${newToken('acc')}`,
+      'secret_AKIAIOSFODNN7EXAMPLE',
+      `token_ghp_${'a1B2'.repeat(9)}`,
+      `prefix${'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnop'}`,
+    ];
+    for (const g of glued) expect(findCredential({ g })).not.toBeNull();
+  });
+
   it('reports nested paths and keys without the value', () => {
     const token = newToken('ref');
     expect(findCredential({ a: [{ b: 'fine' }, { c: token }] })).toEqual({

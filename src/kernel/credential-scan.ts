@@ -9,18 +9,24 @@ interface SecretShape {
   pattern: RegExp;
 }
 
+// Distinctive prefixes match anywhere, even glued to other text (`key_cd_prj_…`, `xAKIA…`):
+// a leading \b would let a secret through just by prefixing a word character.
+const NOT_AFTER_ALNUM = '(?<![A-Za-z0-9])';
 const SHAPES: SecretShape[] = [
-  { kind: 'CAIRN_TOKEN', pattern: /\bcd_(?:acc|ref|dev|boot|prj)_[a-z2-7]{16,}/i },
-  { kind: 'JWT', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ },
+  { kind: 'CAIRN_TOKEN', pattern: /cd_(?:acc|ref|dev|boot|prj)_[a-z2-7]{16,}/i },
+  { kind: 'JWT', pattern: /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ },
   { kind: 'PRIVATE_KEY', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/ },
-  { kind: 'AWS_ACCESS_KEY', pattern: /\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b/ },
-  { kind: 'GITHUB_TOKEN', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/ },
-  { kind: 'GITLAB_TOKEN', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/ },
-  { kind: 'SLACK_TOKEN', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/ },
-  { kind: 'STRIPE_KEY', pattern: /\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}/ },
-  { kind: 'OPENAI_OR_ANTHROPIC_KEY', pattern: /\bsk-(?:proj-|ant-(?:api\d\d-)?)?[A-Za-z0-9_-]{32,}/ },
-  { kind: 'GOOGLE_API_KEY', pattern: /\bAIza[0-9A-Za-z_-]{35}/ },
-  { kind: 'NPM_TOKEN', pattern: /\bnpm_[A-Za-z0-9]{36}\b/ },
+  { kind: 'AWS_ACCESS_KEY', pattern: /(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}(?![0-9A-Z])/ },
+  { kind: 'GITHUB_TOKEN', pattern: /(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/ },
+  { kind: 'GITLAB_TOKEN', pattern: /glpat-[A-Za-z0-9_-]{20,}/ },
+  { kind: 'SLACK_TOKEN', pattern: new RegExp(`${NOT_AFTER_ALNUM}xox[abposr]-[A-Za-z0-9-]{10,}`) },
+  { kind: 'STRIPE_KEY', pattern: new RegExp(`${NOT_AFTER_ALNUM}(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}`) },
+  {
+    kind: 'OPENAI_OR_ANTHROPIC_KEY',
+    pattern: new RegExp(`${NOT_AFTER_ALNUM}sk-(?:proj-|ant-(?:api\\d\\d-)?)?[A-Za-z0-9_-]{32,}`),
+  },
+  { kind: 'GOOGLE_API_KEY', pattern: /AIza[0-9A-Za-z_-]{35}/ },
+  { kind: 'NPM_TOKEN', pattern: new RegExp(`${NOT_AFTER_ALNUM}npm_[A-Za-z0-9]{36}(?![A-Za-z0-9])`) },
   { kind: 'BEARER_CREDENTIAL', pattern: /\bBearer\s+[A-Za-z0-9._~+/-]{16,}=*/i },
 ];
 

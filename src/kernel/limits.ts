@@ -22,6 +22,7 @@ export const LIMITS = {
   /** Cairn's own bounds on its foundation surface (SPEC leaves them to us). */
   projectKeyDays: { default: 30, min: 1, max: 365 },
   requestBodyBytes: 1024 * 1024,
+  argumentsDepth: 32,
   idempotencyKey: { minChars: 8, maxChars: 200 },
   aboutYou: { shortTextChars: 200, purposeChars: 1_000, contacts: 5, contactChars: 300 },
   displayName: { maxChars: 120 },
@@ -38,7 +39,10 @@ export interface PublishedLimit {
 }
 
 /** SPEC's Limits table plus the bounds Cairn chose where SPEC leaves them open. */
-export function describeLimits(publicRateLimitPerMinute: number): PublishedLimit[] {
+export function describeLimits(
+  publicRateLimitPerMinute: number,
+  mcpRateLimitPerMinute: number,
+): PublishedLimit[] {
   const L = LIMITS;
   return [
     { area: 'Access token', limit: '60 minutes', values: { minutes: L.accessTokenMinutes } },
@@ -120,6 +124,11 @@ export function describeLimits(publicRateLimitPerMinute: number): PublishedLimit
       values: { max_bytes: L.requestBodyBytes },
     },
     {
+      area: 'Tool arguments',
+      limit: `nested at most ${L.argumentsDepth} levels deep`,
+      values: { max_depth: L.argumentsDepth },
+    },
+    {
       area: 'idempotency_key',
       limit: '8-200 characters; the same key with the same arguments returns the first result',
       values: { min_chars: L.idempotencyKey.minChars, max_chars: L.idempotencyKey.maxChars },
@@ -128,6 +137,11 @@ export function describeLimits(publicRateLimitPerMinute: number): PublishedLimit
       area: 'Public (no token) routes',
       limit: `${publicRateLimitPerMinute} requests per minute per client address`,
       values: { per_minute: publicRateLimitPerMinute },
+    },
+    {
+      area: 'MCP requests',
+      limit: `${mcpRateLimitPerMinute} requests per minute per identity`,
+      values: { per_minute: mcpRateLimitPerMinute },
     },
   ];
 }

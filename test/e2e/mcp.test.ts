@@ -213,6 +213,47 @@ describe('identity_update_about', () => {
     await client.close();
   });
 
+  it('merges concurrent updates of different claims without losing any', async () => {
+    const agent = await createAgent(identity(), { mode: 'READ' });
+    const client = await connectClient(server.url, agent.key);
+    const fields = { model: 'm', software: 's', organization: 'o', purpose: 'p' };
+    const results = await Promise.all(
+      Object.entries(fields).map(([field, value]) =>
+        callTool(client, 'identity_update_about', { idempotency_key: `merge-${field}`, [field]: value }),
+      ),
+    );
+    expect(results.every((r) => !r.isError)).toBe(true);
+    expect(await identity().findAgent(agent.agentId)).toMatchObject({ about: fields });
+    await client.close();
+  });
+
+  it('refuses arguments nested too deeply, with the envelope', async () => {
+    const agent = await createAgent(identity(), { mode: 'READ' });
+    const client = await connectClient(server.url, agent.key);
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 100; i++) deep = { d: deep };
+    const { isError, body } = await callTool(client, 'identity_whoami', { deep });
+    expect(isError).toBe(true);
+    expect(body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: { detail: [{ type: 'too_deep' }] },
+    });
+    await client.close();
+    // Deeper than any stack: built as text, since the SDK client itself could not serialise it.
+    const hostile = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"identity_whoami","arguments":{"x":${'['.repeat(20_000)}${']'.repeat(20_000)}}}}`;
+    const res = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${agent.key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: hostile,
+    });
+    expect(res.status).toBe(200);
+    expect((await res.json()).result.structuredContent.error.code).toBe('VALIDATION_FAILED');
+  });
+
   it('refuses credentials in arguments before any handler runs, and stores nothing', async () => {
     const agent = await createAgent(identity(), { mode: 'READ' });
     const client = await connectClient(server.url, agent.key);
@@ -310,6 +351,47 @@ describe('sessions live in the database', () => {
     expect((await after.json()).error.code).toBe('SESSION_NOT_FOUND');
   });
 
+  it('opens no session for an initialize the SDK refused, and never answers 500 to odd client info', async () => {
+    const agent = await createAgent(identity());
+    const auth = { authorization: `Bearer ${agent.key}` };
+    const oddInfo = await rpc(
+      {
+        ...initialize(),
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 5 } },
+      },
+      auth,
+    );
+    expect(oddInfo.status).toBeLessThan(500);
+    const broken = await rpc(
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { nonsense: true } },
+      auth,
+    );
+    expect(broken.status).toBe(200);
+    expect((await broken.json()).error).toBeDefined();
+    expect(broken.headers.get('mcp-session-id')).toBeNull();
+    const asNotification = await rpc(
+      { jsonrpc: '2.0', method: 'initialize', params: initialize().params },
+      auth,
+    );
+    expect(asNotification.status).toBe(202);
+    expect(asNotification.headers.get('mcp-session-id')).toBeNull();
+  });
+
+  it('refuses bodies over the 1 MiB limit with 413', async () => {
+    const agent = await createAgent(identity());
+    const res = await rpc(
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name: 'identity_whoami', arguments: { pad: 'x'.repeat(1_100_000) } },
+      },
+      { authorization: `Bearer ${agent.key}` },
+    );
+    expect(res.status).toBe(413);
+    expect((await res.json()).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
   it("does not let one identity use another's session", async () => {
     const a = await createAgent(identity());
     const b = await createAgent(identity());
@@ -359,5 +441,37 @@ describe('sessions live in the database', () => {
     const get = await fetch(`${server.url}/mcp`, { headers: { ...auth, accept: 'text/event-stream' } });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toContain('POST');
+  });
+});
+
+describe('rate limit on /mcp', () => {
+  it('counts per identity and answers 429 RATE_LIMITED past the limit', async () => {
+    const limited = await startTestServer({
+      clock,
+      database: server.database,
+      env: { CAIRN_MCP_RATE_LIMIT: '3' },
+    });
+    try {
+      const a = await createAgent(identity());
+      const b = await createAgent(identity());
+      const ping = (key: string) =>
+        fetch(`${limited.url}/mcp`, {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+        });
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await ping(a.key)).status);
+      expect(statuses).toEqual([200, 200, 200, 429]);
+      const refused = await ping(a.key);
+      expect((await refused.json()).error).toMatchObject({ code: 'RATE_LIMITED', retryable: true });
+      expect((await ping(b.key)).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
   });
 });

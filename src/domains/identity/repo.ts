@@ -71,6 +71,16 @@ export async function updateAgentStatus(ex: Executor, agentId: string, status: A
   await ex.update(agents).set({ status, updatedAt: now }).where(eq(agents.id, agentId));
 }
 
+/** The agent's claims, with its row locked until the transaction ends, so concurrent updates merge in turn. */
+export async function lockAgentAbout(ex: Executor, agentId: string): Promise<AboutYou | null> {
+  const [row] = await ex
+    .select({ about: agents.about })
+    .from(agents)
+    .where(eq(agents.id, agentId))
+    .for('update');
+  return row ? (row.about as AboutYou) : null;
+}
+
 export async function updateAgentAbout(ex: Executor, agentId: string, about: AboutYou, now: Date) {
   await ex
     .update(agents)

@@ -100,11 +100,11 @@ export class IdentityService {
   }
 
   /**
-   * Resolves a bearer credential to its caller and, when a session id is given, checks that it
-   * is an open session of that caller. Any credential failure (unknown, expired, revoked key,
+   * Resolves a bearer credential to its caller and says whether `sessionId` (when given) is an
+   * open MCP session of that caller. Any credential failure (unknown, expired, revoked key,
    * revoked identity) is the same UNAUTHENTICATED, so a probe learns nothing about which.
    */
-  async authenticate(bearer: string, sessionId: string | null = null): Promise<Caller> {
+  async authenticate(bearer: string, sessionId: string | null = null): Promise<Authenticated> {
     if (!bearer.startsWith('cd_prj_')) {
       throw new DomainError('UNAUTHENTICATED', unauthenticatedMessage(bearer));
     }
@@ -113,22 +113,26 @@ export class IdentityService {
     if (!found || found.revokedAt || found.expiresAt <= now || found.agent.status === 'REVOKED') {
       throw new DomainError('UNAUTHENTICATED', 'The credential is invalid, expired or revoked.');
     }
-    if (sessionId && !found.sessionId) {
-      throw new DomainError('SESSION_NOT_FOUND', 'This MCP session is unknown or has ended.', {
-        next_step: 'Send initialize without Mcp-Session-Id to start a new session.',
-      });
-    }
-    if (isStale(found.lastUsedAt, now))
+    if (isStale(found.lastUsedAt, now)) {
       await repo.touchProjectKey(this.database.db, found.keyId, found.agent.id, now);
-    if (found.sessionId && isStale(found.sessionSeenAt, now))
+    }
+    if (found.sessionId && isStale(found.sessionSeenAt, now)) {
       await touchSession(this.database.db, found.sessionId, now);
-    return { agent: found.agent, credential: { kind: 'project_key', id: found.keyId } };
+    }
+    return {
+      caller: { agent: found.agent, credential: { kind: 'project_key', id: found.keyId } },
+      sessionOpen: found.sessionId !== null,
+    };
   }
 
-  /** Records the agent's self-description; bad values are dropped and explained, never fatal. */
+  /**
+   * Records the agent's self-description; bad values are dropped and explained, never fatal.
+   * Must run inside a transaction (`ex`): the agent row stays locked until it commits.
+   */
   async updateAbout(ex: Executor, caller: Caller, input: AboutInput): Promise<AboutYou> {
-    const current = await this.requireAgent(ex, caller.agent.id);
-    const about = mergeAbout(current.about, input, this.clock.now());
+    const current = await repo.lockAgentAbout(ex, caller.agent.id);
+    if (!current) throw new DomainError('NOT_FOUND', `No agent ${caller.agent.id}.`);
+    const about = mergeAbout(current, input, this.clock.now());
     await repo.updateAgentAbout(ex, caller.agent.id, about, this.clock.now());
     return about;
   }
@@ -146,6 +150,12 @@ export class IdentityService {
     if (!agent) throw new DomainError('NOT_FOUND', `No agent ${agentId}.`);
     return agent;
   }
+}
+
+export interface Authenticated {
+  caller: Caller;
+  /** Whether the session id given to authenticate() is an open session of this caller. */
+  sessionOpen: boolean;
 }
 
 /** Whether a last-used stamp is old enough to be written again. */

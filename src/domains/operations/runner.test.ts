@@ -46,7 +46,7 @@ beforeAll(async () => {
   database = await openTestDatabase();
   identity = new IdentityService(database, clock);
   const agent = await createAgent(identity, { mode: 'READ' });
-  caller = await identity.authenticate(agent.key);
+  caller = (await identity.authenticate(agent.key)).caller;
   runner = new OperationRunner(
     ops,
     database,

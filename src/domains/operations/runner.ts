@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { hashJson } from '../../kernel/canonical-json.ts';
+import { hashJson, nestsDeeperThan } from '../../kernel/canonical-json.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { findCredential } from '../../kernel/credential-scan.ts';
 import { DomainError, type ErrorEnvelope, errorEnvelope, toErrorEnvelope } from '../../kernel/errors.ts';
@@ -82,7 +82,14 @@ export class OperationRunner<S> {
 
   async run(name: string, args: unknown, caller: Caller, requestId: string): Promise<OperationOutcome> {
     const started = performance.now();
-    const outcome = await this.execute(name, args ?? {}, caller, requestId);
+    let outcome: OperationOutcome;
+    try {
+      outcome = await this.execute(name, args ?? {}, caller, requestId);
+    } catch (err) {
+      // execute() maps handler errors itself; this catches failures of the pipeline around them.
+      this.hooks.onInternalError(err, requestId, name);
+      outcome = { ok: false, error: toErrorEnvelope(err, requestId) };
+    }
     const label = outcome.ok ? 'ok' : outcome.error.error.code;
     this.hooks.onFinished(
       this.registry.has(name) ? name : '(unknown)',
@@ -102,6 +109,13 @@ export class OperationRunner<S> {
     if (!entry) {
       return fail('UNKNOWN_TOOL', `There is no tool named ${JSON.stringify(name.slice(0, 100))}.`, {
         tool: name.slice(0, 100),
+      });
+    }
+    if (nestsDeeperThan(args, LIMITS.argumentsDepth)) {
+      return fail('VALIDATION_FAILED', `The arguments nest deeper than ${LIMITS.argumentsDepth} levels.`, {
+        detail: [
+          { loc: ['arguments'], msg: `nested deeper than ${LIMITS.argumentsDepth} levels`, type: 'too_deep' },
+        ],
       });
     }
     const secret = findCredential(args);

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import type { IdentityService } from '../../domains/identity/service.ts';
-import type { Caller } from '../../domains/identity/types.ts';
+import type { Authenticated, IdentityService } from '../../domains/identity/service.ts';
+
 import { DomainError } from '../../kernel/errors.ts';
 
 /** Longest bearer value we bother hashing; anything longer is not one of ours. */
@@ -8,13 +8,13 @@ const MAX_BEARER_CHARS = 512;
 
 /**
  * Resolves `Authorization: Bearer …` to a caller; every credential failure is UNAUTHENTICATED.
- * With a session id, also checks it is the caller's open session (SESSION_NOT_FOUND otherwise).
+ * With a session id, also says whether it is the caller's open session.
  */
 export async function authenticateRequest(
   request: FastifyRequest,
   identity: IdentityService,
   sessionId: string | null = null,
-): Promise<Caller> {
+): Promise<Authenticated> {
   const header = request.headers.authorization;
   if (!header) {
     throw new DomainError(

@@ -1,9 +1,10 @@
+import rateLimit from '@fastify/rate-limit';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IdentityService } from '../../domains/identity/service.ts';
 import type { SessionService } from '../../domains/identity/sessions.ts';
 import type { Caller } from '../../domains/identity/types.ts';
+import { DomainError } from '../../kernel/errors.ts';
 import { authenticateRequest } from '../http/auth.ts';
 import { codeForStatus, sendError } from '../http/error-handler.ts';
 import { createMcpServer, type McpDeps } from './server.ts';
@@ -12,41 +13,74 @@ export interface McpEndpointDeps extends McpDeps {
   identity: IdentityService;
   sessions: SessionService;
   baseUrl: string;
+  /** Requests per minute per identity, per server process. */
+  ratePerMinute: number;
 }
-
-export { SUPPORTED_PROTOCOL_VERSIONS };
 
 /** Headers the SDK transport reads; nothing else of the request reaches it. */
 const FORWARDED_HEADERS = ['accept', 'content-type', 'mcp-protocol-version'] as const;
 
-interface InitializeMessage {
-  method: 'initialize';
-  params?: { protocolVersion?: string; clientInfo?: { name?: string; version?: string } };
+declare module 'fastify' {
+  interface FastifyRequest {
+    mcpCaller?: Caller;
+    mcpSessionOpen?: boolean;
+  }
 }
+
+const tags = ['mcp'];
+const security = [{ bearer: [] }];
 
 /**
  * `/mcp`: MCP Streamable HTTP. Authentication and sessions are ours (database-backed);
  * JSON-RPC framing, protocol negotiation and dispatch are the official SDK's.
  */
 export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Promise<void> {
+  // Authenticate before the body is read: an unauthenticated caller costs one lookup, not a parse.
+  app.addHook('onRequest', async (req) => {
+    if (req.method === 'GET') return;
+    const auth = await authenticateRequest(req, deps.identity, header(req, 'mcp-session-id') ?? null);
+    req.mcpCaller = auth.caller;
+    req.mcpSessionOpen = auth.sessionOpen;
+  });
+  await app.register(rateLimit, {
+    hook: 'preHandler',
+    max: deps.ratePerMinute,
+    timeWindow: 60_000,
+    keyGenerator: (req) => req.mcpCaller?.agent.id ?? req.ip,
+    errorResponseBuilder: (_req, ctx) =>
+      Object.assign(
+        new DomainError(
+          'RATE_LIMITED',
+          `Too many requests for this identity; try again in ${Math.ceil(ctx.ttl / 1000)} s.`,
+          {
+            retry_after_seconds: Math.ceil(ctx.ttl / 1000),
+          },
+        ),
+        { statusCode: 429 },
+      ),
+  });
+
   app.post(
     '/mcp',
-    { schema: { tags: ['mcp'], summary: 'MCP JSON-RPC 2.0 (Streamable HTTP)' } },
+    { schema: { tags, security, summary: 'MCP JSON-RPC 2.0 (Streamable HTTP)' } },
     async (req, reply) => {
-      const init = asInitialize(req.body);
-      // initialize starts a new session, so a stale id sent with it is not checked.
-      const sessionId = init ? null : (header(req, 'mcp-session-id') ?? null);
-      const caller = await authenticateRequest(req, deps.identity, sessionId);
-
+      const caller = req.mcpCaller!;
+      const init = isInitialize(req.body);
+      // initialize starts a new session, so a stale id sent along with it does not matter.
+      if (!init && header(req, 'mcp-session-id') && !req.mcpSessionOpen) {
+        throw new DomainError('SESSION_NOT_FOUND', 'This MCP session is unknown or has ended.', {
+          next_step: 'Send initialize without Mcp-Session-Id to start a new session.',
+        });
+      }
       const response = await dispatch(req, caller, deps);
       const text = response.status === 202 ? '' : await response.text();
       if (response.status >= 400) {
         // The SDK refused the HTTP request itself (media type, Accept, framing): one envelope for all refusals.
         return sendError(reply, deps.baseUrl, codeForStatus(response.status), sdkErrorMessage(text));
       }
-      if (init && response.ok) {
-        const id = await deps.sessions.open(caller.agent.id, negotiated(init), init.params?.clientInfo ?? {});
-        reply.header('mcp-session-id', id);
+      if (init && response.status === 200) {
+        const opened = await openSession(deps.sessions, caller, req.body, text);
+        if (opened) reply.header('mcp-session-id', opened);
       }
       reply.code(response.status);
       const type = response.headers.get('content-type');
@@ -55,20 +89,19 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     },
   );
 
-  app.delete('/mcp', { schema: { tags: ['mcp'], summary: 'End an MCP session' } }, async (req, reply) => {
-    const caller = await authenticateRequest(req, deps.identity);
+  app.delete('/mcp', { schema: { tags, security, summary: 'End an MCP session' } }, async (req, reply) => {
     const sessionId = header(req, 'mcp-session-id');
     if (!sessionId) {
       return sendError(reply, deps.baseUrl, 'BAD_REQUEST', 'Send the Mcp-Session-Id of the session to end.');
     }
-    await deps.sessions.end(sessionId, caller.agent.id);
+    await deps.sessions.end(sessionId, req.mcpCaller!.agent.id);
     return reply.code(204).send();
   });
 
   // The standalone notification stream arrives with notifications; until then SPEC allows 405.
   app.get(
     '/mcp',
-    { schema: { tags: ['mcp'], summary: 'Standalone notification stream (not offered yet)' } },
+    { schema: { tags, summary: 'Standalone notification stream (not offered yet)' } },
     (_req, reply) =>
       sendError(
         reply.header('allow', 'POST, DELETE'),
@@ -99,6 +132,26 @@ async function dispatch(req: FastifyRequest, caller: Caller, deps: McpEndpointDe
   }
 }
 
+/**
+ * Opens a session only for an initialize the SDK answered with a result (not an error), with
+ * the protocol version it actually negotiated.
+ */
+async function openSession(sessions: SessionService, caller: Caller, body: unknown, answer: string) {
+  let result: { protocolVersion?: unknown } | undefined;
+  try {
+    result = JSON.parse(answer)?.result;
+  } catch {
+    return null;
+  }
+  if (!result || typeof result.protocolVersion !== 'string') return null;
+  const clientInfo = (body as { params?: { clientInfo?: { name?: unknown; version?: unknown } } }).params
+    ?.clientInfo;
+  return sessions.open(caller.agent.id, result.protocolVersion, {
+    name: typeof clientInfo?.name === 'string' ? clientInfo.name : undefined,
+    version: typeof clientInfo?.version === 'string' ? clientInfo.version : undefined,
+  });
+}
+
 function sdkErrorMessage(text: string): string {
   try {
     return String(JSON.parse(text)?.error?.message ?? 'The MCP request was refused.');
@@ -107,22 +160,15 @@ function sdkErrorMessage(text: string): string {
   }
 }
 
-function asInitialize(body: unknown): InitializeMessage | null {
-  if (
-    body &&
+/** An initialize request: a single JSON-RPC request (with an id) whose method is initialize. */
+function isInitialize(body: unknown): boolean {
+  return (
     typeof body === 'object' &&
+    body !== null &&
     !Array.isArray(body) &&
-    (body as { method?: unknown }).method === 'initialize'
-  ) {
-    return body as InitializeMessage;
-  }
-  return null;
-}
-
-/** The version the SDK answers with: the client's if supported, else the latest. */
-function negotiated(init: InitializeMessage): string {
-  const asked = init.params?.protocolVersion;
-  return asked && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+    (body as { method?: unknown }).method === 'initialize' &&
+    'id' in body
+  );
 }
 
 function header(req: FastifyRequest, name: string): string | undefined {

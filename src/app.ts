@@ -1,6 +1,6 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config/config.ts';
 import { type AppServices, OPERATIONS } from './domains/catalog.ts';
 import { buildDiscovery, type ToolDoc } from './domains/discovery/index.ts';
@@ -18,6 +18,8 @@ import { buildHttpServer } from './transport/http/server.ts';
 export const REDACT_PATHS = [
   'req.headers.authorization',
   'req.headers.cookie',
+  '*.headers.authorization',
+  '*.headers.cookie',
   'res.headers["set-cookie"]',
   '*.password',
   '*.token',
@@ -28,8 +30,24 @@ export const REDACT_PATHS = [
   '*.device_code',
 ];
 
-export function createLogger(level: Config['logLevel']): Logger {
-  return pino({ level, redact: { paths: REDACT_PATHS, censor: '[redacted]' } });
+/**
+ * The process logger. Requests are logged by path only: a query string can carry a credential
+ * a careless client put there, and a log line must never hold one.
+ */
+export function createLogger(level: Config['logLevel'], destination?: DestinationStream): Logger {
+  const options = {
+    level,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: {
+      req: (req: { method?: string; url?: string; id?: string; ip?: string }) => ({
+        id: req.id,
+        method: req.method,
+        path: req.url?.split('?')[0],
+        remoteAddress: req.ip,
+      }),
+    },
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 export interface App {

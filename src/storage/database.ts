@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,15 +63,37 @@ async function openPglite(opts: OpenOptions): Promise<Database> {
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
   });
+  const inTransaction = guardAgainstDbInTransaction(client);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     kind: 'pglite',
     db,
-    transaction: (fn) => db.transaction(fn),
+    transaction: (fn) => inTransaction.run(true, () => db.transaction(fn)),
     healthy: () => ping(db),
     poolStats: () => null,
     close: () => client.close(),
   };
+}
+
+/**
+ * PGlite runs one statement at a time: a query on the database handle while a transaction is
+ * open waits for that transaction, which waits for the query: a deadlock. Such a query is a bug
+ * (it would also run outside the transaction on PostgreSQL), so fail it loudly instead.
+ */
+function guardAgainstDbInTransaction(client: PGlite): AsyncLocalStorage<boolean> {
+  const inTransaction = new AsyncLocalStorage<boolean>();
+  for (const method of ['query', 'exec'] as const) {
+    const original = client[method].bind(client) as (...args: unknown[]) => Promise<unknown>;
+    (client as unknown as Record<string, unknown>)[method] = (...args: unknown[]) => {
+      if (inTransaction.getStore()) {
+        return Promise.reject(
+          new Error('The database handle was used inside a transaction; use the transaction (tx) instead.'),
+        );
+      }
+      return original(...args);
+    };
+  }
+  return inTransaction;
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<Database> {

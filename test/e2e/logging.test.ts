@@ -1,48 +1,64 @@
 import { Writable } from 'node:stream';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDACT_PATHS } from '../../src/app.ts';
+import { createLogger } from '../../src/app.ts';
 import { newToken } from '../../src/kernel/ids.ts';
 import { callTool, connectClient, createAgent } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
 let logged = '';
+const sink = new Writable({
+  write(chunk, _enc, done) {
+    logged += chunk.toString();
+    done();
+  },
+});
 
 beforeAll(async () => {
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      logged += chunk.toString();
-      done();
-    },
-  });
-  // The app's own redaction rules, at the most verbose level.
-  const logger = pino({ level: 'trace', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, sink);
-  server = await startTestServer({ logger });
+  // The app's own logger, at the most verbose level.
+  server = await startTestServer({ logger: createLogger('trace', sink) });
 });
 afterAll(async () => {
   await server?.close();
 });
 
 describe('logs', () => {
-  it('never contain bearer credentials or secrets refused in arguments', async () => {
+  it('never contain credentials: not from headers, query strings, or refused arguments', async () => {
     const agent = await createAgent(server.app.services.identity, { mode: 'READ' });
     const client = await connectClient(server.url, agent.key);
-    const secret = newToken('acc');
+    const inArgs = newToken('acc');
     const refused = await callTool(client, 'identity_update_about', {
       idempotency_key: 'log-0001',
-      purpose: secret,
+      purpose: inArgs,
     });
     expect(refused.body.error.code).toBe('CREDENTIAL_IN_INPUT');
-    await fetch(`${server.url}/mcp`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${newToken('prj')}` },
-    });
     await client.close();
+    const inQuery = newToken('prj');
+    await fetch(`${server.url}/guide?key=${inQuery}`);
+    await fetch(`${server.url}/mcp?access_token=${inQuery}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${inQuery}` },
+    });
 
     expect(logged).toContain('request completed');
-    expect(logged).not.toContain(agent.key);
-    expect(logged).not.toContain(secret);
-    expect(logged).not.toMatch(/cd_(prj|acc)_[a-z2-7]{20}/);
+    expect(logged).toContain('"path":"/guide"');
+    for (const secret of [agent.key, inArgs, inQuery]) expect(logged).not.toContain(secret);
+  });
+
+  it('redacts secret fields of logged objects', () => {
+    let line = '';
+    const capture = new Writable({
+      write(chunk, _enc, done) {
+        line += chunk.toString();
+        done();
+      },
+    });
+    const token = newToken('ref');
+    createLogger('info', capture).info(
+      { upstream: { headers: { authorization: `Bearer ${token}` } }, grant: { refresh_token: token } },
+      'x',
+    );
+    expect(line).toContain('[redacted]');
+    expect(line).not.toContain(token);
   });
 });

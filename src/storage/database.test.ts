@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres, openTestDatabase } from '../../test/support/database.ts';
 import type { Database } from './database.ts';
@@ -21,8 +21,8 @@ describe('transactions', () => {
         throw new Error('abort');
       }),
     ).rejects.toThrow('abort');
-    const rows = await database.db.execute(sql`select 1 from server_settings where key = ${key}`);
-    expect(rows.rows ?? rows).toHaveLength(0);
+    const rows = await database.db.select().from(serverSettings).where(eq(serverSettings.key, key));
+    expect(rows).toHaveLength(0);
   });
 
   it.skipIf(onPostgres)(

@@ -7,7 +7,6 @@ import { type Config, ConfigError, loadConfig } from './config/config.ts';
 import { IdentityService } from './domains/identity/service.ts';
 import { systemClock } from './kernel/clock.ts';
 import { DomainError, errorEnvelope } from './kernel/errors.ts';
-import { LIMITS } from './kernel/limits.ts';
 import { DataDirHeldError, type DataDirLock, lockDataDir } from './storage/data-dir-lock.ts';
 import { type Database, openDatabase } from './storage/database.ts';
 
@@ -76,26 +75,26 @@ async function admin(config: Config, command: AnyCommand, flags: Record<string, 
     const problems = parsed.error.issues.map((i) => `--${i.path.join('.') || '?'}: ${i.message}`);
     throw new UsageError(`${problems.join('\n')}\nUsage: ${command.usage}`);
   }
-  const password = command.needsPassword ? await readPassword() : '';
+  const secret = command.stdin ? await readSecret(command.stdin) : '';
   const { database, lock } = await open(config);
   try {
-    return await command.run(new IdentityService(database, systemClock), parsed.data, password);
+    return await command.run(new IdentityService(database, systemClock), parsed.data, secret);
   } finally {
     await database.close();
     lock?.release();
   }
 }
 
-async function readPassword(): Promise<string> {
-  if (process.stdin.isTTY) process.stderr.write('Password (then Enter, Ctrl-D): ');
+/** The first line of stdin: secrets never go on the command line, where `ps` and shell history see them. */
+async function readSecret(spec: { what: string; min: number; max: number }): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write(`Enter the ${spec.what}, then Enter and Ctrl-D: `);
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  const password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
-  const { minChars, maxChars } = LIMITS.password;
-  if (password.length < minChars || password.length > maxChars) {
-    throw new UsageError(`The password (read from stdin) must be ${minChars}-${maxChars} characters.`);
+  const secret = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+  if (secret.length < spec.min || secret.length > spec.max) {
+    throw new UsageError(`The ${spec.what} (read from stdin) must be ${spec.min}-${spec.max} characters.`);
   }
-  return password;
+  return secret;
 }
 
 function print(json: boolean, result: object): void {

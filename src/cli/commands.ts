@@ -7,9 +7,9 @@ import { LIMITS } from '../kernel/limits.ts';
 interface Command<F extends z.ZodObject> {
   usage: string;
   flags: F;
-  /** Reads a password from stdin before opening the database. */
-  needsPassword?: boolean;
-  run(identity: IdentityService, flags: z.infer<F>, password: string): Promise<object>;
+  /** Reads a secret (a password, a key) from stdin before opening the database, never from argv. */
+  stdin?: { what: string; min: number; max: number };
+  run(identity: IdentityService, flags: z.infer<F>, secret: string): Promise<object>;
 }
 
 const define = <F extends z.ZodObject>(c: Command<F>) => c;
@@ -21,7 +21,7 @@ export const COMMANDS = {
   'owner add': define({
     usage: 'cairn owner add --email E [--json]   (password read from stdin)',
     flags: z.object({ email }).strict(),
-    needsPassword: true,
+    stdin: { what: 'password', min: LIMITS.password.minChars, max: LIMITS.password.maxChars },
     run: (identity, f, password) => identity.addOwner(f.email, password),
   }),
   'agent add': define({
@@ -55,6 +55,12 @@ export const COMMANDS = {
       })
       .strict(),
     run: (identity, f) => identity.addProjectKey(f.agent, f.days),
+  }),
+  'key revoke': define({
+    usage: 'cairn key revoke [--json]   (the project key read from stdin; it stops working at once)',
+    flags: z.object({}).strict(),
+    stdin: { what: 'project key', min: 1, max: 512 },
+    run: (identity, _f, key) => identity.revokeProjectKey(key),
   }),
   'agent mode': define({
     usage: 'cairn agent mode --agent AGT --mode READ|NONE [--json]',

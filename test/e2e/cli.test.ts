@@ -148,6 +148,30 @@ describe('cairn admin commands', () => {
   });
 });
 
+describe('cairn key revoke and agent revoke', () => {
+  it('revoke what they name, and explain what they cannot find', async () => {
+    const agent = await cairn(['agent', 'add', '--owner', email, '--name', 'Doomed', '--json']);
+    const doomed = String(onlyJson(agent.stdout).agent_id);
+    const key = String(
+      onlyJson((await cairn(['key', 'add', '--agent', doomed, '--json'])).stdout).project_key,
+    );
+    const revoked = await cairn(['key', 'revoke', '--json'], { stdin: `${key}\n` });
+    expect(revoked.code).toBe(0);
+    expect(onlyJson(revoked.stdout)).toEqual({
+      key_id: expect.stringMatching(/^key_/),
+      revoked_at: expect.any(String),
+    });
+    const again = await cairn(['key', 'revoke', '--json'], { stdin: `${key}\n` });
+    expect(again.code).toBe(1);
+    expect(JSON.parse(again.stderr).error.code).toBe('NOT_FOUND');
+    const gone = await cairn(['agent', 'revoke', '--agent', doomed, '--json']);
+    expect(onlyJson(gone.stdout)).toEqual({ agent_id: doomed, status: 'REVOKED' });
+    const noKeys = await cairn(['key', 'add', '--agent', doomed, '--json']);
+    expect(noKeys.code).toBe(1);
+    expect(JSON.parse(noKeys.stderr).error.message).toMatch(/revoked/);
+  });
+});
+
 describe('cairn serve with the admin commands beside it', () => {
   it('serves the agent it made, and the admin commands behave as the database allows', async () => {
     const port = await freePort();
@@ -169,6 +193,19 @@ describe('cairn serve with the admin commands beside it', () => {
         expect(mode.stderr).toMatch(/in use by another Cairn process \(pid \d+\)\. Stop that process first/);
       }
       await client.close();
+
+      // Revoking the key works beside a running server on PostgreSQL; the next request then fails.
+      if (onPostgres) {
+        const revoked = await cairn(['key', 'revoke', '--json'], { stdin: `${projectKey}\n` });
+        expect(revoked.code).toBe(0);
+        expect(onlyJson(revoked.stdout)).toMatchObject({ key_id: expect.stringMatching(/^key_/) });
+        const after = await fetch(`http://127.0.0.1:${port}/mcp`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${projectKey}`, 'content-type': 'application/json' },
+          body: '{}',
+        });
+        expect(after.status).toBe(401);
+      }
     } finally {
       const exited = new Promise((r) => server.once('exit', r));
       server.kill('SIGTERM');

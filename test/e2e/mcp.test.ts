@@ -319,6 +319,14 @@ describe('authentication on /mcp', () => {
     await expect401(await rpc(initialize(), { authorization: `Bearer ${agent.key}` }));
   });
 
+  it('refuses a revoked project key on the very next request', async () => {
+    const agent = await createAgent(identity(), { mode: 'READ' });
+    const client = await connectClient(server.url, agent.key);
+    expect((await callTool(client, 'identity_whoami')).isError).toBe(false);
+    await identity().revokeProjectKey(agent.key);
+    await expect(client.callTool({ name: 'identity_whoami', arguments: {} })).rejects.toThrow(/UNAUTHENTICATED/);
+  });
+
   it('refuses every key of a revoked identity at once', async () => {
     const agent = await createAgent(identity(), { mode: 'READ' });
     const client = await connectClient(server.url, agent.key);

@@ -137,6 +137,20 @@ export async function lookupCredential(
   return row ? { ...row, agent: toAgent(row.agent) } : null;
 }
 
+/** Marks a key revoked; returns its id, or null when no unrevoked key has that hash. */
+export async function revokeProjectKeyByHash(
+  ex: Executor,
+  tokenHash: string,
+  now: Date,
+): Promise<string | null> {
+  const [row] = await ex
+    .update(projectKeys)
+    .set({ revokedAt: now })
+    .where(and(eq(projectKeys.tokenHash, tokenHash), isNull(projectKeys.revokedAt)))
+    .returning({ id: projectKeys.id });
+  return row?.id ?? null;
+}
+
 /** Records use of a key and activity of its agent. */
 export async function touchProjectKey(ex: Executor, keyId: string, agentId: string, now: Date) {
   await ex.update(projectKeys).set({ lastUsedAt: now }).where(eq(projectKeys.id, keyId));

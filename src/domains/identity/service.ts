@@ -92,6 +92,14 @@ export class IdentityService {
     });
   }
 
+  /** Revokes one project key, named by its value; it fails from the very next request on. */
+  async revokeProjectKey(projectKey: string): Promise<{ key_id: string; revoked_at: string }> {
+    const now = this.clock.now();
+    const keyId = await repo.revokeProjectKeyByHash(this.database.db, hashSecret(projectKey.trim()), now);
+    if (!keyId) throw new DomainError('NOT_FOUND', 'No active project key has that value.');
+    return { key_id: keyId, revoked_at: now.toISOString() };
+  }
+
   /** Revokes an identity: every credential of it stops working at once, and it can get no new ones. */
   async revokeAgent(agentId: string): Promise<{ agent_id: string; status: 'REVOKED' }> {
     await this.requireAgent(this.database.db, agentId);

@@ -57,6 +57,9 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
   const address = await app.http.listen({ port: config.port, host: config.host });
+  if (!process.env.CAIRN_BASE_URL && config.host !== '127.0.0.1' && config.host !== 'localhost') {
+    logger.warn(`CAIRN_BASE_URL is not set: published links say ${config.baseUrl}; set it to the address agents use.`);
+  }
   logger.info(
     {
       address,

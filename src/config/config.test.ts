@@ -27,6 +27,14 @@ describe('loadConfig', () => {
     expect(problems.join('\n')).toMatch(/DATABASE_URL: must be a URL starting with postgres:/);
   });
 
+  it('never publishes a wildcard or unknown address as the base URL', () => {
+    expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).baseUrl).toBe('http://127.0.0.1:9000');
+    expect(() => loadConfig({ PORT: '0' })).toThrow(/CAIRN_BASE_URL: required with PORT=0/);
+    expect(loadConfig({ PORT: '0', CAIRN_BASE_URL: 'https://cairn.example.org' }).baseUrl).toBe(
+      'https://cairn.example.org',
+    );
+  });
+
   it('reads CAIRN_TRUST_PROXY as a flag or a hop count', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ CAIRN_TRUST_PROXY: 'true' }).trustProxy).toBe(true);

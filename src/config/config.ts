@@ -76,7 +76,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     );
   }
   const e = parsed.data;
-  const shownHost = e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
+  if (!e.CAIRN_BASE_URL && e.PORT === 0) {
+    throw new ConfigError([
+      'CAIRN_BASE_URL: required with PORT=0, because the port, and so every link Cairn publishes, is not known before start',
+    ]);
+  }
+  // A wildcard listen address is not an address anyone can reach: link to loopback instead.
+  const host = WILDCARD_HOSTS.has(e.HOST) ? '127.0.0.1' : e.HOST;
+  const shownHost = host.includes(':') ? `[${host}]` : host;
   return {
     port: e.PORT,
     host: e.HOST,
@@ -94,6 +101,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : e.CAIRN_TRUST_PROXY === 'true',
   };
 }
+
+const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
 const SECRET_VARS = new Set(['CAIRN_SECRET', 'CAIRN_METRICS_TOKEN', 'DATABASE_URL']);
 

@@ -324,7 +324,9 @@ describe('authentication on /mcp', () => {
     const client = await connectClient(server.url, agent.key);
     expect((await callTool(client, 'identity_whoami')).isError).toBe(false);
     await identity().revokeProjectKey(agent.key);
-    await expect(client.callTool({ name: 'identity_whoami', arguments: {} })).rejects.toThrow(/UNAUTHENTICATED/);
+    await expect(client.callTool({ name: 'identity_whoami', arguments: {} })).rejects.toThrow(
+      /UNAUTHENTICATED/,
+    );
   });
 
   it('refuses every key of a revoked identity at once', async () => {

@@ -38,6 +38,36 @@ describe('public documents', () => {
     });
     expect(byArea['Campaign message content'].values).toEqual({ max_chars: 8000, max_bytes: 16384 });
     expect(byArea.idempotency_key.values.min_chars).toBe(LIMITS.idempotencyKey.minChars);
+    // Every row of SPEC's Limits table is published.
+    const specAreas = [
+      'Access token',
+      'Refresh token',
+      'OAuth connection',
+      'Refresh duplicate retry window',
+      'Public task entry',
+      'Arena assignment',
+      'fetch_text / file windows',
+      'Quote for verification',
+      'Campaign message content',
+      'Report/appeal statement',
+      'matching response_reason',
+      'Matching profile',
+      'events_watch wait',
+      'campaign_mail_wait, matching_watch',
+      'campaign_graph',
+      'Mailbox',
+      'Research imports',
+      'STIX export',
+      'Preview page',
+      'task-choices limit',
+      'public boards limit',
+      'task_evidence limit',
+      'Skills list parameters',
+      'arena_reports limit',
+      'Task time budget',
+      'Spend cap',
+    ];
+    expect(Object.keys(byArea)).toEqual(expect.arrayContaining(specAreas));
     expect(Object.keys(byArea)).toEqual(
       expect.arrayContaining([
         'Access token',

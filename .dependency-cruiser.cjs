@@ -24,6 +24,23 @@ module.exports = {
       to: { path: '^src/(?!kernel/)' },
     },
     {
+      name: 'areas-through-index',
+      comment: 'Areas talk to each other only through index.ts (their public surface), or share plain types.',
+      severity: 'error',
+      from: { path: '^src/domains/([^/]+)/' },
+      to: {
+        path: '^src/domains/[^/]+/',
+        pathNot: ['^src/domains/$1/', '^src/domains/[^/]+/(index|types)\\.ts$'],
+      },
+    },
+    {
+      name: 'outside-through-index',
+      comment: 'Transports and the composition root reach an area only through its index.ts.',
+      severity: 'error',
+      from: { path: '^src/(transport/|cli/|app\\.ts|main\\.ts)' },
+      to: { path: '^src/domains/[^/]+/', pathNot: '^src/domains/[^/]+/index\\.ts$' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},

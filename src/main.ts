@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { createApp, createLogger } from './app.ts';
 import { type AnyCommand, COMMANDS, USAGE } from './cli/commands.ts';
 import { type Config, ConfigError, loadConfig } from './config/config.ts';
-import { IdentityService } from './domains/identity/service.ts';
+import { IdentityService } from './domains/identity/index.ts';
 import { systemClock } from './kernel/clock.ts';
 import { DomainError, errorEnvelope } from './kernel/errors.ts';
 import { DataDirHeldError, type DataDirLock, lockDataDir } from './storage/data-dir-lock.ts';
@@ -58,7 +58,9 @@ async function serve(config: Config): Promise<void> {
   process.on('SIGTERM', () => void stop('SIGTERM'));
   const address = await app.http.listen({ port: config.port, host: config.host });
   if (!process.env.CAIRN_BASE_URL && config.host !== '127.0.0.1' && config.host !== 'localhost') {
-    logger.warn(`CAIRN_BASE_URL is not set: published links say ${config.baseUrl}; set it to the address agents use.`);
+    logger.warn(
+      `CAIRN_BASE_URL is not set: published links say ${config.baseUrl}; set it to the address agents use.`,
+    );
   }
   logger.info(
     {

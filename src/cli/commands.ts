@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { IdentityService } from '../domains/identity/service.ts';
+import type { IdentityService } from '../domains/identity/index.ts';
 import { LIMITS } from '../kernel/limits.ts';
 
 /** The admin sub-commands: flags, validation and what each does, one definition each. */

@@ -1,8 +1,7 @@
 import type { PublishedLimit } from '../kernel/limits.ts';
-import { capabilityOperations } from './capabilities/operations.ts';
-import { identityAlwaysOperations, identityOperations } from './identity/operations.ts';
-import type { IdentityService } from './identity/service.ts';
-import type { Operation } from './operations/operation.ts';
+import { capabilityOperations } from './capabilities/index.ts';
+import { type IdentityService, identityAlwaysOperations, identityOperations } from './identity/index.ts';
+import type { Operation } from './operations/index.ts';
 
 /** The services operations reach through their context. */
 export interface AppServices {

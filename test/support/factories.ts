@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { IdentityService } from '../../src/domains/identity/service.ts';
+import type { IdentityService } from '../../src/domains/identity/index.ts';
 
 /** Fresh ids isolate tests that share one database. */
 export const uniqueEmail = () => `owner-${randomUUID()}@example.org`;

@@ -1,14 +1,12 @@
 import { z } from 'zod';
 import type { PublishedLimit } from '../../kernel/limits.ts';
-import { ALWAYS } from '../identity/operations.ts';
-import { inactiveReason, isActive } from '../identity/policy.ts';
-import type { Agent } from '../identity/types.ts';
+import { type Agent, ALWAYS, inactiveReason, isActive } from '../identity/index.ts';
 import {
   defineOperation,
   type OperationContext,
   TOOL_GROUPS,
   type ToolAvailability,
-} from '../operations/operation.ts';
+} from '../operations/index.ts';
 
 type S = { limits: PublishedLimit[] };
 

@@ -1,4 +1,4 @@
-import { TOOL_GROUPS } from '../operations/operation.ts';
+import { TOOL_GROUPS } from '../operations/index.ts';
 import { type ConnectMethods, SERVER_NAME, SERVER_VERSION } from './connect-methods.ts';
 import type { ToolDoc } from './tool-docs.ts';
 

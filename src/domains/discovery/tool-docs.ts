@@ -1,6 +1,6 @@
 import { hashJson } from '../../kernel/canonical-json.ts';
-import type { ToolGroup } from '../operations/operation.ts';
-import { TOOL_GROUPS } from '../operations/operation.ts';
+import type { ToolGroup } from '../operations/index.ts';
+import { TOOL_GROUPS } from '../operations/index.ts';
 
 /** A tool as the public reference describes it. */
 export interface ToolDoc {

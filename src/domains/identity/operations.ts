@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
-import { defineOperation, type OperationContext, type Visibility } from '../operations/operation.ts';
+import { defineOperation, type OperationContext, type Visibility } from '../operations/index.ts';
 import { ABOUT_FIELDS } from './about.ts';
 import { inactiveReason } from './policy.ts';
 import { presentAbout, presentWhoami } from './present.ts';

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Authenticated, IdentityService } from '../../domains/identity/service.ts';
+import type { Authenticated, IdentityService } from '../../domains/identity/index.ts';
 
 import { DomainError } from '../../kernel/errors.ts';
 

@@ -1,9 +1,7 @@
 import rateLimit from '@fastify/rate-limit';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { IdentityService } from '../../domains/identity/service.ts';
-import type { SessionService } from '../../domains/identity/sessions.ts';
-import type { Caller } from '../../domains/identity/types.ts';
+import type { Caller, IdentityService, SessionService } from '../../domains/identity/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { authenticateRequest } from '../http/auth.ts';
 import { codeForStatus, sendError } from '../http/error-handler.ts';

@@ -11,8 +11,8 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { AppServices } from '../../domains/catalog.ts';
 import type { Discovery } from '../../domains/discovery/index.ts';
 import { SERVER_NAME, SERVER_VERSION } from '../../domains/discovery/index.ts';
-import type { Caller } from '../../domains/identity/types.ts';
-import type { OperationRunner } from '../../domains/operations/runner.ts';
+import type { Caller } from '../../domains/identity/index.ts';
+import type { OperationRunner } from '../../domains/operations/index.ts';
 import { errorEnvelope } from '../../kernel/errors.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { Logger } from 'pino';
 import { createApp, createLogger } from './app.ts';
 import { type AnyCommand, COMMANDS, USAGE } from './cli/commands.ts';
 import { type Config, ConfigError, loadConfig } from './config/config.ts';
@@ -22,12 +23,14 @@ interface Opened {
 }
 
 /** Opens the configured database; the embedded one only while no other process holds it. */
-async function open(config: Config): Promise<Opened> {
+async function open(config: Config, logger?: Logger): Promise<Opened> {
   if (config.databaseUrl) {
-    return {
-      database: await openDatabase({ databaseUrl: config.databaseUrl, poolSize: config.dbPoolSize }),
-      lock: null,
-    };
+    const database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      poolSize: config.dbPoolSize,
+      onPoolError: (err) => logger?.warn({ err }, 'idle database connection failed; the pool replaces it'),
+    });
+    return { database, lock: null };
   }
   mkdirSync(config.dataDir, { recursive: true });
   const lock = lockDataDir(config.dataDir);
@@ -42,7 +45,7 @@ async function open(config: Config): Promise<Opened> {
 
 async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const { database, lock } = await open(config);
+  const { database, lock } = await open(config, logger);
   const app = await createApp(config, database, { logger });
   let stopping = false;
   const stop = async (signal: string) => {

@@ -123,13 +123,6 @@ export const ERROR_CATALOG = {
     when: 'The request conflicts with what exists (for example an owner with that email is already registered).',
     next: 'Read the current state and decide again; details say what conflicts.',
   },
-  FORBIDDEN: {
-    httpStatus: 403,
-    retryable: false,
-    otherReaders: 'WAIT_FOR_OWNER',
-    when: 'The caller is authenticated but may not use this operation.',
-    next: 'Ask the owner or operator for access.',
-  },
   INTERNAL: {
     httpStatus: 500,
     retryable: true,

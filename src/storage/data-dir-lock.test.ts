@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -24,6 +24,14 @@ describe('lockDataDir', () => {
     writeFileSync(path.join(dir, 'cairn.lock'), '1');
     expect(() => lockDataDir(dir)).toThrow(DataDirHeldError);
     expect(() => lockDataDir(dir)).toThrow(/in use by another Cairn process \(pid 1\)/);
+  });
+
+  it('treats a fresh empty lock as held: its writer may not have written its pid yet', () => {
+    writeFileSync(path.join(dir, 'cairn.lock'), '');
+    expect(() => lockDataDir(dir)).toThrow(DataDirHeldError);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(path.join(dir, 'cairn.lock'), old, old);
+    lockDataDir(dir).release();
   });
 
   it('takes over a lock whose holder died', () => {

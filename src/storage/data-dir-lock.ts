@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 /**
@@ -13,7 +13,7 @@ export class DataDirHeldError extends Error {
     readonly pid: number,
   ) {
     super(
-      `The embedded database in ${dataDir} is in use by another Cairn process (pid ${pid}). ` +
+      `The embedded database in ${dataDir} is in use by another Cairn process${pid > 0 ? ` (pid ${pid})` : ''}. ` +
         'Stop that process first, or run Cairn on PostgreSQL (DATABASE_URL) to administer it while it serves.',
     );
     this.name = 'DataDirHeldError';
@@ -38,13 +38,29 @@ export function lockDataDir(dataDir: string): DataDirLock {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = readHolder(file);
-      if (holder !== null && holder !== process.pid && isAlive(holder))
+      if (holder !== null && holder !== process.pid && isAlive(holder)) {
         throw new DataDirHeldError(dataDir, holder);
+      }
+      // An empty lock may be one another process has just created and not yet written: only an
+      // old one is abandoned. (Two processes taking over one stale lock in the same instant remain
+      // possible; a laptop's single server and its admin commands do not do that.)
+      if (holder === null && Date.now() - mtimeOf(file) < FRESH_LOCK_MS)
+        throw new DataDirHeldError(dataDir, 0);
       // The holder died without cleaning up: remove its lock and try once more.
       rmSync(file, { force: true });
     }
   }
   throw new Error(`Could not take the lock ${file}`);
+}
+
+const FRESH_LOCK_MS = 10_000;
+
+function mtimeOf(file: string): number {
+  try {
+    return statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
 
 function readHolder(file: string): number | null {

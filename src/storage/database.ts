@@ -46,13 +46,13 @@ export interface OpenOptions {
   poolSize?: number;
   /** Apply pending migrations after opening (the default). */
   migrate?: boolean;
+  /** Told about errors of idle PostgreSQL connections (the pool replaces them). */
+  onPoolError?: (err: Error) => void;
 }
 
 /** Opens PostgreSQL when a URL is given, the embedded PGlite database otherwise. */
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
-  const database = opts.databaseUrl
-    ? await openPostgres(opts.databaseUrl, opts.poolSize ?? 10)
-    : await openPglite(opts);
+  const database = opts.databaseUrl ? await openPostgres(opts) : await openPglite(opts);
   if (opts.migrate !== false) await applyMigrations(database, opts.databaseUrl);
   return database;
 }
@@ -96,10 +96,17 @@ function guardAgainstDbInTransaction(client: PGlite): AsyncLocalStorage<boolean>
   return inTransaction;
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Database> {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 30_000 });
+async function openPostgres(opts: OpenOptions): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: opts.databaseUrl,
+    max: opts.poolSize ?? 10,
+    idleTimeoutMillis: 30_000,
+    // An unreachable or stuck database must turn into errors (and 503 on /health), not hung requests.
+    connectionTimeoutMillis: 5_000,
+    statement_timeout: 30_000,
+  });
   // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on('error', () => {});
+  pool.on('error', (err) => opts.onPoolError?.(err));
   const db = drizzleNodePg(pool, { schema }) as unknown as Db;
   return {
     kind: 'postgres',

@@ -6,4 +6,5 @@ export interface ConnectMethods {
 }
 
 export const SERVER_NAME = 'Cairn';
+/** The version of the interface served (SPEC Versioning 1); package.json carries the same number. */
 export const SERVER_VERSION = '0.9.0';

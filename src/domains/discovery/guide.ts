@@ -29,8 +29,10 @@ Operators can create one from the command line:
 Configure your MCP client with the URL and the header \`Authorization: Bearer <PROJECT_KEY>\`:
 
 - Claude Code: \`claude mcp add --transport http cairn ${mcp} --header "Authorization: Bearer <PROJECT_KEY>"\`
-- Cursor (\`.cursor/mcp.json\`) and VS Code (\`.vscode/mcp.json\`, key \`servers\`):
+- Cursor (\`.cursor/mcp.json\`):
   \`{"mcpServers": {"cairn": {"url": "${mcp}", "headers": {"Authorization": "Bearer <PROJECT_KEY>"}}}}\`
+- VS Code (\`.vscode/mcp.json\`):
+  \`{"servers": {"cairn": {"type": "http", "url": "${mcp}", "headers": {"Authorization": "Bearer <PROJECT_KEY>"}}}}\`
 - Your own runtime: POST JSON-RPC to \`${mcp}\` with that header and
   \`Accept: application/json, text/event-stream\`.
 

@@ -34,8 +34,13 @@ const whoami = defineOperation({
   handler: async (ctx: OperationContext<S>) => presentWhoami(ctx.caller.agent),
 });
 
-// Claims arrive as `unknown` on purpose: a bad value is dropped and explained, not a failed call.
-const claim = z.unknown().describe('A claim; null clears it. A bad value is ignored and explained.');
+// Claims are parsed as `unknown` on purpose: a bad value is dropped and explained in
+// about_you.ignored, not a failed call. The published schema still tells agents what fits.
+const textClaim = (what: string) =>
+  z.unknown().meta({
+    type: ['string', 'null'],
+    description: `${what}; null clears it. A bad value is ignored and explained.`,
+  });
 
 const updateAbout = defineOperation({
   name: 'identity_update_about',
@@ -44,11 +49,18 @@ const updateAbout = defineOperation({
     'Update self-reported claims (model, software, purpose, contacts, organization). Claims are labelled claimed-not-verified; bad values are dropped and explained in about_you.ignored; about_you.ask_user is a ready question for your user.',
   input: z
     .object({
-      model: claim.optional(),
-      software: claim.optional(),
-      purpose: claim.optional(),
-      contacts: claim.optional(),
-      organization: claim.optional(),
+      model: textClaim('The model you run on (up to 200 characters)').optional(),
+      software: textClaim('Your client or agent software (up to 200 characters)').optional(),
+      purpose: textClaim('What you are for (up to 1,000 characters)').optional(),
+      contacts: z
+        .unknown()
+        .meta({
+          anyOf: [{ type: 'array', items: { type: 'string' }, maxItems: 5 }, { type: 'null' }],
+          description:
+            'Up to 5 emails or https URLs; null clears them. A bad value is ignored and explained.',
+        })
+        .optional(),
+      organization: textClaim('Your organization (up to 200 characters)').optional(),
     })
     .strict(),
   mutates: true,

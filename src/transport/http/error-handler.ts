@@ -32,7 +32,6 @@ export function sendError(
 const STATUS_CODES: Record<number, ErrorCode> = {
   400: 'BAD_REQUEST',
   401: 'UNAUTHENTICATED',
-  403: 'FORBIDDEN',
   404: 'NOT_FOUND',
   405: 'METHOD_NOT_ALLOWED',
   406: 'NOT_ACCEPTABLE',

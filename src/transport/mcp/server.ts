@@ -59,7 +59,8 @@ export function createMcpServer(caller: Caller, deps: McpDeps, requestId: string
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
-      capabilities: { tools: { listChanged: true }, resources: {} },
+      // listChanged turns true when tool-list notifications are delivered (with activation in the console).
+      capabilities: { tools: { listChanged: false }, resources: {} },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator,
     },

@@ -10,7 +10,8 @@ const SECRET_FILE = 'secret';
 const SETTING_KEY = 'signing_secret';
 
 /**
- * The server's signing secret (cursors, session binding) when CAIRN_SECRET is not set.
+ * The server's signing secret when CAIRN_SECRET is not set: the key for signed cursors and
+ * sealed short-lived secrets (such as the refresh-retry answer) of the areas that use them.
  * Embedded: generated once and kept in `<data dir>/secret` (mode 0600).
  * PostgreSQL: generated once and kept in the database, so every replica signs alike.
  */

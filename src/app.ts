@@ -4,7 +4,13 @@ import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config/config.ts';
 import { type AppServices, OPERATIONS } from './domains/catalog.ts';
 import { buildDiscovery, type ToolDoc } from './domains/discovery/index.ts';
-import { IdentityService, SessionService } from './domains/identity/index.ts';
+import {
+  DeviceService,
+  IdentityService,
+  ManagementService,
+  SessionService,
+  TokenService,
+} from './domains/identity/index.ts';
 import { OperationRunner } from './domains/operations/index.ts';
 import { type Clock, systemClock } from './kernel/clock.ts';
 import { describeLimits } from './kernel/limits.ts';
@@ -51,7 +57,12 @@ export function createLogger(level: Config['logLevel'], destination?: Destinatio
 
 export interface App {
   http: FastifyInstance;
-  services: AppServices & { sessions: SessionService };
+  services: AppServices & {
+    sessions: SessionService;
+    tokens: TokenService;
+    device: DeviceService;
+    management: ManagementService;
+  };
   runner: OperationRunner<AppServices>;
   database: Database;
   secret: string;
@@ -72,6 +83,9 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   const limits = describeLimits(config.publicRateLimitPerMinute, config.mcpRateLimitPerMinute);
   const identity = new IdentityService(database, clock);
   const sessions = new SessionService(database, clock);
+  const tokens = new TokenService(database, clock, secret);
+  const device = new DeviceService(database, clock, tokens, config.baseUrl);
+  const management = new ManagementService(database, clock);
   const services: AppServices = { identity, limits };
   const metrics = new Metrics(database);
   const runner = new OperationRunner(OPERATIONS, database, clock, services, {
@@ -88,7 +102,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     mutates: op.mutates,
     visible_when: op.visibleWhen,
   }));
-  const methods = { projectKey: true, devicePairing: false, nativeOAuth: false };
+  const methods = { projectKey: true, devicePairing: true, nativeOAuth: false };
   const discovery = buildDiscovery(config.baseUrl, methods, tools, [...SUPPORTED_PROTOCOL_VERSIONS]);
 
   const http = await buildHttpServer({
@@ -120,6 +134,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
         };
       },
     },
+    oauthDeps: { device, tokens, ratePerMinute: config.publicRateLimitPerMinute },
     mcpDeps: {
       runner,
       discovery,
@@ -130,5 +145,5 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
       ratePerMinute: config.mcpRateLimitPerMinute,
     },
   });
-  return { http, services: { ...services, sessions }, runner, database, secret };
+  return { http, services: { ...services, sessions, tokens, device, management }, runner, database, secret };
 }

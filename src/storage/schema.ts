@@ -1,5 +1,16 @@
 import { sql } from 'drizzle-orm';
-import { index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigserial,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 
 /**
  * The drizzle schema: one source for queries and for the generated SQL migrations
@@ -102,4 +113,137 @@ export const idempotencyRecords = pgTable(
     createdAt: ts('created_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.operation, t.key] })],
+);
+
+/** Console sessions of owners. The id is the SHA-256 of the cookie value; the cookie is the secret. */
+export const ownerSessions = pgTable(
+  'owner_sessions',
+  {
+    id: text('id').primaryKey(),
+    ownerId: text('owner_id')
+      .notNull()
+      .references(() => owners.id),
+    createdAt: ts('created_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+    lastSeenAt: ts('last_seen_at').notNull(),
+    endedAt: ts('ended_at'),
+  },
+  (t) => [index('owner_sessions_owner_idx').on(t.ownerId)],
+);
+
+/** Failed sign-ins per account and per address, counted in the database so every replica sees them. */
+export const signinThrottle = pgTable('signin_throttle', {
+  key: text('key').primaryKey(),
+  failures: integer('failures').notNull(),
+  windowStartedAt: ts('window_started_at').notNull(),
+  lockedUntil: ts('locked_until'),
+});
+
+/** What owners did in the console, newest last. */
+export const auditLog = pgTable(
+  'audit_log',
+  {
+    id: text('id').primaryKey(),
+    ownerId: text('owner_id')
+      .notNull()
+      .references(() => owners.id),
+    action: text('action').notNull(),
+    subjectId: text('subject_id'),
+    details: jsonb('details').$type<Record<string, unknown>>().notNull(),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [index('audit_log_owner_idx').on(t.ownerId, t.createdAt)],
+);
+
+/** RFC 8628 device authorizations: a runtime asks, an owner approves or declines by user code. */
+export const deviceAuthorizations = pgTable(
+  'device_authorizations',
+  {
+    id: text('id').primaryKey(),
+    deviceCodeHash: text('device_code_hash').notNull(),
+    userCode: text('user_code').notNull(),
+    displayName: text('display_name').notNull(),
+    runtime: text('runtime').notNull(),
+    requestedMode: text('requested_mode'),
+    about: jsonb('about').$type<Record<string, unknown>>().notNull(),
+    matchingRequestId: text('matching_request_id'),
+    status: text('status', { enum: ['PENDING', 'APPROVED', 'DECLINED', 'CONSUMED'] }).notNull(),
+    activateRead: boolean('activate_read').notNull().default(false),
+    ownerId: text('owner_id').references(() => owners.id),
+    agentId: text('agent_id').references(() => agents.id),
+    intervalSeconds: integer('interval_seconds').notNull(),
+    lastPolledAt: ts('last_polled_at'),
+    createdAt: ts('created_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+    decidedAt: ts('decided_at'),
+  },
+  (t) => [
+    uniqueIndex('device_authorizations_device_code_key').on(t.deviceCodeHash),
+    uniqueIndex('device_authorizations_pending_user_code_key')
+      .on(t.userCode)
+      .where(sql`${t.status} = 'PENDING'`),
+  ],
+);
+
+/**
+ * Access (cd_acc_, 60 min) and refresh (cd_ref_, 7 days) tokens. `family` ties together every
+ * token of one pairing or bootstrap exchange, so a refresh replay can revoke them all at once.
+ */
+export const agentTokens = pgTable(
+  'agent_tokens',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: ['ACCESS', 'REFRESH'] }).notNull(),
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id),
+    family: text('family').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: ts('created_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+    /** Refresh tokens: when it was exchanged. */
+    spentAt: ts('spent_at'),
+    /** Refresh tokens: the pair it was exchanged for, sealed with the server secret, for the duplicate-retry window. */
+    retrySealed: text('retry_sealed'),
+    revokedAt: ts('revoked_at'),
+    lastUsedAt: ts('last_used_at'),
+  },
+  (t) => [
+    uniqueIndex('agent_tokens_token_hash_key').on(t.tokenHash),
+    index('agent_tokens_family_idx').on(t.family),
+    index('agent_tokens_agent_idx').on(t.agentId),
+  ],
+);
+
+/** Bootstrap tokens (cd_boot_) of owner-created identities: exchangeable until they expire. */
+export const bootstrapTokens = pgTable(
+  'bootstrap_tokens',
+  {
+    id: text('id').primaryKey(),
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id),
+    tokenHash: text('token_hash').notNull(),
+    createdAt: ts('created_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+    revokedAt: ts('revoked_at'),
+    lastUsedAt: ts('last_used_at'),
+  },
+  (t) => [uniqueIndex('bootstrap_tokens_token_hash_key').on(t.tokenHash)],
+);
+
+/** Notifications waiting for an MCP session: delivered on its GET stream or in its next POST answer. */
+export const mcpNotifications = pgTable(
+  'mcp_notifications',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => mcpSessions.id),
+    method: text('method').notNull(),
+    params: jsonb('params').$type<Record<string, unknown>>().notNull(),
+    createdAt: ts('created_at').notNull(),
+    deliveredAt: ts('delivered_at'),
+  },
+  (t) => [index('mcp_notifications_pending_idx').on(t.sessionId).where(sql`${t.deliveredAt} is null`)],
 );

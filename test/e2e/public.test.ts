@@ -148,7 +148,10 @@ describe('public documents', () => {
       version: '0.9.0',
       endpoint: `${server.url}/mcp`,
       transport: 'streamable-http',
-      authentication: [expect.objectContaining({ type: 'bearer', token_prefix: 'cd_prj_' })],
+      authentication: expect.arrayContaining([
+        expect.objectContaining({ type: 'bearer', token_prefix: 'cd_prj_' }),
+        expect.objectContaining({ type: 'oauth2-device', endpoint: `${server.url}/oauth/device_authorization` }),
+      ]),
     });
     expect(card.protocol_versions[0]).toBe('2025-11-25');
     expect(card.tool_groups.map((g: { group: string }) => g.group)).toEqual(['Always', 'Identity']);

@@ -1,6 +1,17 @@
-/** The identity area's public surface: owners, agents, credentials, MCP sessions. */
+/** The identity area's public surface: owners, agents, credentials, pairing, MCP sessions. */
+export {
+  type DeviceRequest,
+  DeviceService,
+  deviceRequestSchema,
+  formatUserCode,
+  normalizeUserCode,
+} from './device.ts';
+export { ManagementService } from './management.ts';
+export { NOTIFY_CHANNEL, type PendingNotification, takeNotifications } from './notifications.ts';
 export { ALWAYS, identityAlwaysOperations, identityOperations, whenActive } from './operations.ts';
 export { inactiveReason, isActive } from './policy.ts';
+export { presentAbout } from './present.ts';
 export { type Authenticated, IdentityService } from './service.ts';
 export { SessionService } from './sessions.ts';
+export { type TokenAnswer, TokenService } from './tokens.ts';
 export type { AboutYou, Agent, Caller } from './types.ts';

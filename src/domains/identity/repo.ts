@@ -1,11 +1,11 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../storage/database.ts';
-import { agents, mcpSessions, owners, projectKeys } from '../../storage/schema.ts';
+import { agents, mcpNotifications, mcpSessions, owners, projectKeys } from '../../storage/schema.ts';
 import type { AboutYou, Agent } from './types.ts';
 
 /** SQL for the identity area's own tables: owners, agents, project_keys. */
 
-const agentColumns = {
+export const agentColumns = {
   id: agents.id,
   ownerId: agents.ownerId,
   ownerEmail: owners.email,
@@ -20,7 +20,7 @@ const agentColumns = {
 };
 
 type AgentRow = Omit<Agent, 'about'> & { about: Record<string, unknown> };
-const toAgent = (row: AgentRow): Agent => ({ ...row, about: row.about as AboutYou });
+export const toAgent = (row: AgentRow): Agent => ({ ...row, about: row.about as AboutYou });
 
 export async function insertOwner(
   ex: Executor,
@@ -110,6 +110,8 @@ export function prepareCredentialLookup(db: Db) {
       agent: agentColumns,
       sessionId: mcpSessions.id,
       sessionSeenAt: mcpSessions.lastSeenAt,
+      notificationsWaiting: sql<boolean>`exists (select 1 from ${mcpNotifications}
+        where ${mcpNotifications.sessionId} = ${mcpSessions.id} and ${mcpNotifications.deliveredAt} is null)`,
     })
     .from(projectKeys)
     .innerJoin(agents, eq(agents.id, projectKeys.agentId))

@@ -4,9 +4,11 @@ import { DomainError } from '../../kernel/errors.ts';
 import { hashSecret, newId, newToken } from '../../kernel/ids.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import { type AboutInput, mergeAbout } from './about.ts';
+import { changeMode } from './management.ts';
 import { isActive } from './policy.ts';
 import * as repo from './repo.ts';
 import { touchSession } from './session-repo.ts';
+import * as trepo from './token-repo.ts';
 import type { AboutYou, Agent, Caller } from './types.ts';
 
 /** How stale last_used_at may get before a request writes it again: keeps auth read-only on the hot path. */
@@ -15,12 +17,14 @@ const TOUCH_INTERVAL_MS = 60_000;
 /** Owner and agent identities, project keys, and bearer authentication. */
 export class IdentityService {
   private readonly credentialLookup: repo.CredentialLookup;
+  private readonly accessLookup: trepo.AccessLookup;
 
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
   ) {
     this.credentialLookup = repo.prepareCredentialLookup(database.db);
+    this.accessLookup = trepo.prepareAccessLookup(database.db);
   }
 
   /** Registers a human owner; the password is kept only as an argon2id hash. */
@@ -87,7 +91,7 @@ export class IdentityService {
     return this.database.transaction(async (tx) => {
       const agent = await this.requireAgent(tx, agentId);
       if (agent.status === 'REVOKED') throw new DomainError('CONFLICT', `Agent ${agentId} is revoked.`);
-      await repo.updateAgentMode(tx, agentId, mode, this.clock.now());
+      await changeMode(tx, agentId, mode, this.clock.now());
       return { agent_id: agentId, mode, active: isActive({ ...agent, mode }) };
     });
   }
@@ -113,23 +117,32 @@ export class IdentityService {
    * revoked identity) is the same UNAUTHENTICATED, so a probe learns nothing about which.
    */
   async authenticate(bearer: string, sessionId: string | null = null): Promise<Authenticated> {
-    if (!bearer.startsWith('cd_prj_')) {
-      throw new DomainError('UNAUTHENTICATED', unauthenticatedMessage(bearer));
-    }
-    const found = await repo.lookupCredential(this.credentialLookup, hashSecret(bearer), sessionId);
+    const kind = bearer.startsWith('cd_prj_')
+      ? 'project_key'
+      : bearer.startsWith('cd_acc_')
+        ? 'access_token'
+        : null;
+    if (!kind) throw new DomainError('UNAUTHENTICATED', unauthenticatedMessage(bearer));
+    const hashed = hashSecret(bearer);
+    const found =
+      kind === 'project_key'
+        ? await repo.lookupCredential(this.credentialLookup, hashed, sessionId)
+        : await trepo.lookupAccess(this.accessLookup, hashed, sessionId);
     const now = this.clock.now();
     if (!found || found.revokedAt || found.expiresAt <= now || found.agent.status === 'REVOKED') {
       throw new DomainError('UNAUTHENTICATED', 'The credential is invalid, expired or revoked.');
     }
     if (isStale(found.lastUsedAt, now)) {
-      await repo.touchProjectKey(this.database.db, found.keyId, found.agent.id, now);
+      const touch = kind === 'project_key' ? repo.touchProjectKey : trepo.touchToken;
+      await touch(this.database.db, found.keyId, found.agent.id, now);
     }
     if (found.sessionId && isStale(found.sessionSeenAt, now)) {
       await touchSession(this.database.db, found.sessionId, now);
     }
     return {
-      caller: { agent: found.agent, credential: { kind: 'project_key', id: found.keyId } },
+      caller: { agent: found.agent, credential: { kind, id: found.keyId } },
       sessionOpen: found.sessionId !== null,
+      notificationsWaiting: found.notificationsWaiting === true,
     };
   }
 
@@ -164,6 +177,8 @@ export interface Authenticated {
   caller: Caller;
   /** Whether the session id given to authenticate() is an open session of this caller. */
   sessionOpen: boolean;
+  /** Whether that session has notifications queued for it. */
+  notificationsWaiting: boolean;
 }
 
 /** Whether a last-used stamp is old enough to be written again. */

@@ -28,5 +28,5 @@ export interface AboutYou {
 /** Who is calling: the authenticated identity and the credential it used. */
 export interface Caller {
   agent: Agent;
-  credential: { kind: 'project_key'; id: string };
+  credential: { kind: 'project_key' | 'access_token'; id: string };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -9,6 +10,7 @@ import { LIMITS } from '../../kernel/limits.ts';
 import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
+import { type OAuthDeps, oauthRoutes } from './oauth-routes.ts';
 import { type PublicDeps, publicRoutes } from './public-routes.ts';
 
 export interface HttpDeps {
@@ -19,6 +21,7 @@ export interface HttpDeps {
   trustProxy: boolean | number;
   publicDeps: PublicDeps;
   mcpDeps: McpEndpointDeps;
+  oauthDeps: OAuthDeps;
 }
 
 /** An incoming x-request-id is kept when it is a plain token, so traces join up across proxies. */
@@ -46,6 +49,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   });
 
   await app.register(helmet, { global: true });
+  // OAuth clients and console forms post application/x-www-form-urlencoded.
+  await app.register(formbody, { bodyLimit: LIMITS.requestBodyBytes });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -64,6 +69,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
 
   await app.register(async (scope) => publicRoutes(scope, deps.publicDeps));
   await app.register(async (scope) => mcpRoutes(scope, deps.mcpDeps));
+  await app.register(async (scope) => oauthRoutes(scope, deps.oauthDeps));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -1,0 +1,203 @@
+import type { Clock } from '../../kernel/clock.ts';
+import { DomainError } from '../../kernel/errors.ts';
+import { hashSecret, newId, newToken } from '../../kernel/ids.ts';
+import { LIMITS } from '../../kernel/limits.ts';
+import type { Database, Executor } from '../../storage/database.ts';
+import { type AuditAction, listAudit, recordAudit } from './audit.ts';
+import * as mrepo from './management-repo.ts';
+import { enqueueToolsChanged } from './notifications.ts';
+import { isActive } from './policy.ts';
+import * as repo from './repo.ts';
+import type { Agent } from './types.ts';
+
+/**
+ * What an owner does to their own identities from the console: every action checks ownership,
+ * happens in one transaction with its audit record, and reaches connected agents at once.
+ */
+export class ManagementService {
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+  ) {}
+
+  async listIdentities(ownerId: string) {
+    const rows = await mrepo.listOwnerAgents(this.database.db, ownerId, this.clock.now());
+    return rows.map((r) => ({
+      agent_id: r.id,
+      display_name: r.displayName,
+      runtime: r.runtime,
+      kind: r.kind,
+      mode: r.mode,
+      status: r.status,
+      active: r.status === 'ACTIVE' && r.mode !== 'NONE',
+      created_at: r.createdAt.toISOString(),
+      last_seen_at: r.lastSeenAt?.toISOString() ?? null,
+      connections: { open_sessions: r.openSessions, project_keys: r.activeKeys, tokens: r.activeTokens },
+    }));
+  }
+
+  /** One identity of this owner with its project keys; NOT_FOUND for anyone else's. */
+  async getIdentity(ownerId: string, agentId: string) {
+    const agent = await this.ownedAgent(this.database.db, ownerId, agentId);
+    const keys = await mrepo.listAgentKeys(this.database.db, agentId);
+    return {
+      agent,
+      keys: keys.map((k) => ({
+        key_id: k.id,
+        created_at: k.createdAt.toISOString(),
+        expires_at: k.expiresAt.toISOString(),
+        last_used_at: k.lastUsedAt?.toISOString() ?? null,
+        revoked_at: k.revokedAt?.toISOString() ?? null,
+      })),
+    };
+  }
+
+  /** READ activates public reading; NONE deactivates. Open sessions hear about it at once. */
+  async setMode(ownerId: string, agentId: string, mode: Agent['mode']) {
+    return this.act(
+      ownerId,
+      agentId,
+      mode === 'READ' ? 'agent.activate' : 'agent.deactivate',
+      async (tx, agent) => {
+        if (agent.status === 'REVOKED') throw new DomainError('CONFLICT', 'This identity is revoked.');
+        await changeMode(tx, agentId, mode, this.clock.now());
+        return { agent_id: agentId, mode, active: isActive({ ...agent, mode }) };
+      },
+    );
+  }
+
+  async rename(ownerId: string, agentId: string, displayName: string) {
+    const name = displayName.trim();
+    if (name.length < 1 || name.length > LIMITS.displayName.maxChars) {
+      throw new DomainError(
+        'VALIDATION_FAILED',
+        `The name must be 1-${LIMITS.displayName.maxChars} characters.`,
+        {
+          detail: [{ loc: ['body', 'display_name'], msg: 'length out of range', type: 'too_big' }],
+        },
+      );
+    }
+    return this.act(ownerId, agentId, 'agent.rename', async (tx, agent) => {
+      await mrepo.renameAgent(tx, agentId, name, this.clock.now());
+      return { agent_id: agentId, display_name: name, previous: agent.displayName };
+    });
+  }
+
+  /** Every credential of the identity stops working at once: authentication checks its status. */
+  async revoke(ownerId: string, agentId: string) {
+    return this.act(ownerId, agentId, 'agent.revoke', async (tx) => {
+      await repo.updateAgentStatus(tx, agentId, 'REVOKED', this.clock.now());
+      return { agent_id: agentId, status: 'REVOKED' as const };
+    });
+  }
+
+  /** An owner-created identity and its bootstrap token, shown once. */
+  async createIdentity(
+    ownerId: string,
+    input: { displayName: string; runtime: string; bootstrapDays: number },
+  ) {
+    const now = this.clock.now();
+    const agentId = newId('agt', now);
+    const token = newToken('boot');
+    const expiresAt = new Date(now.getTime() + input.bootstrapDays * 86_400_000);
+    await this.database.transaction(async (tx) => {
+      await repo.insertAgent(tx, {
+        id: agentId,
+        ownerId,
+        displayName: input.displayName,
+        runtime: input.runtime,
+        kind: 'OWNER_CREATED',
+        createdAt: now,
+      });
+      await mrepo.insertBootstrapToken(tx, {
+        id: newId('bst', now),
+        agentId,
+        tokenHash: hashSecret(token),
+        createdAt: now,
+        expiresAt,
+      });
+      await recordAudit(tx, { ownerId, action: 'agent.create', subjectId: agentId }, now);
+    });
+    return { agent_id: agentId, bootstrap_token: token, expires_at: expiresAt.toISOString() };
+  }
+
+  async createProjectKey(ownerId: string, agentId: string, days: number) {
+    const range = LIMITS.projectKeyDays;
+    if (!Number.isInteger(days) || days < range.min || days > range.max) {
+      throw new DomainError('VALIDATION_FAILED', `Expiry must be ${range.min}-${range.max} days.`, {
+        detail: [{ loc: ['body', 'days'], msg: 'out of range', type: 'too_big' }],
+      });
+    }
+    const token = newToken('prj');
+    const now = this.clock.now();
+    const keyId = newId('key', now);
+    const expiresAt = new Date(now.getTime() + days * 86_400_000);
+    await this.act(ownerId, agentId, 'key.create', async (tx, agent) => {
+      if (agent.status === 'REVOKED') throw new DomainError('CONFLICT', 'This identity is revoked.');
+      await repo.insertProjectKey(tx, {
+        id: keyId,
+        agentId,
+        tokenHash: hashSecret(token),
+        createdAt: now,
+        expiresAt,
+      });
+      return { key_id: keyId };
+    });
+    return { key_id: keyId, project_key: token, expires_at: expiresAt.toISOString() };
+  }
+
+  async revokeProjectKey(ownerId: string, keyId: string) {
+    const agentId = await mrepo.findKeyAgent(this.database.db, keyId);
+    if (!agentId) throw new DomainError('NOT_FOUND', 'No such project key.');
+    return this.act(
+      ownerId,
+      agentId,
+      'key.revoke',
+      async (tx) => {
+        if (!(await mrepo.revokeKeyById(tx, keyId, this.clock.now()))) {
+          throw new DomainError('CONFLICT', 'This key is already revoked.');
+        }
+        return { key_id: keyId, revoked: true };
+      },
+      keyId,
+    );
+  }
+
+  async auditLog(ownerId: string, limit = 200) {
+    return listAudit(this.database.db, ownerId, Math.min(Math.max(limit, 1), 500));
+  }
+
+  /** Ownership check, the action and its audit record, in one transaction. */
+  private act<T extends Record<string, unknown>>(
+    ownerId: string,
+    agentId: string,
+    action: AuditAction,
+    fn: (tx: Executor, agent: Agent) => Promise<T>,
+    subjectId: string = agentId,
+  ): Promise<T> {
+    return this.database.transaction(async (tx) => {
+      const agent = await this.ownedAgent(tx, ownerId, agentId);
+      const result = await fn(tx, agent);
+      await recordAudit(tx, { ownerId, action, subjectId, details: result }, this.clock.now());
+      return result;
+    });
+  }
+
+  private async ownedAgent(ex: Executor, ownerId: string, agentId: string): Promise<Agent> {
+    const agent = await repo.findAgent(ex, agentId);
+    // Someone else's identity is reported exactly like a missing one.
+    if (!agent || agent.ownerId !== ownerId) throw new DomainError('NOT_FOUND', 'No such identity.');
+    return agent;
+  }
+}
+
+/** Sets the mode and tells the identity's open MCP sessions that their tool list changed. */
+export async function changeMode(
+  ex: Executor,
+  agentId: string,
+  mode: Agent['mode'],
+  now: Date,
+): Promise<void> {
+  await repo.updateAgentMode(ex, agentId, mode, now);
+  await enqueueToolsChanged(ex, agentId, now);
+}

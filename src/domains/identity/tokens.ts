@@ -1,0 +1,124 @@
+import type { Clock } from '../../kernel/clock.ts';
+import { hashSecret, newId, newToken } from '../../kernel/ids.ts';
+import { LIMITS } from '../../kernel/limits.ts';
+import { OAuthError } from '../../kernel/oauth-error.ts';
+import { sealJson, unsealJson } from '../../kernel/seal.ts';
+import type { Database, Executor } from '../../storage/database.ts';
+import * as mrepo from './management-repo.ts';
+import * as repo from './repo.ts';
+import * as trepo from './token-repo.ts';
+
+/** The token endpoint's success answer (RFC 6749 §5.1) plus Cairn's agent_id. */
+export interface TokenAnswer {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  refresh_token?: string;
+  agent_id: string;
+}
+
+const ACCESS_MS = LIMITS.accessTokenMinutes * 60_000;
+const REFRESH_MS = LIMITS.refreshTokenDays * 86_400_000;
+const RETRY_MS = LIMITS.refreshDuplicateWindowSeconds * 1000;
+
+/**
+ * Access and refresh tokens of agent identities: issued at pairing, rotated on refresh (with a
+ * short duplicate-retry window), exchanged from bootstrap tokens. Only hashes are stored.
+ */
+export class TokenService {
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly secret: string,
+  ) {}
+
+  /** A new access + refresh pair in the given family (one family per pairing). */
+  async issuePair(ex: Executor, agentId: string, family: string): Promise<TokenAnswer> {
+    const access = await this.issue(ex, 'ACCESS', agentId, family);
+    const refresh = await this.issue(ex, 'REFRESH', agentId, family);
+    return {
+      access_token: access,
+      token_type: 'Bearer',
+      expires_in: ACCESS_MS / 1000,
+      refresh_token: refresh,
+      agent_id: agentId,
+    };
+  }
+
+  /** client_credentials with a bootstrap token: an access token only; invalid_client when it is dead. */
+  async exchangeBootstrap(bootstrapToken: string): Promise<TokenAnswer> {
+    return this.database.transaction(async (tx) => {
+      const now = this.clock.now();
+      const found = await mrepo.findLiveBootstrap(tx, hashSecret(bootstrapToken), now);
+      const agent = found ? await repo.findAgent(tx, found.agentId) : null;
+      if (!found || !agent || agent.status === 'REVOKED') {
+        throw new OAuthError(
+          'invalid_client',
+          'The bootstrap token is expired or unknown, or its identity was revoked. Stop and ask your owner for a new one.',
+        );
+      }
+      await mrepo.touchBootstrap(tx, found.id, now);
+      const access = await this.issue(tx, 'ACCESS', found.agentId, found.id);
+      return {
+        access_token: access,
+        token_type: 'Bearer',
+        expires_in: ACCESS_MS / 1000,
+        agent_id: found.agentId,
+      };
+    });
+  }
+
+  /**
+   * Rotates a refresh token: it is spent and a new pair comes back. The same spent token within
+   * two seconds gets that same pair again (a client retrying a lost answer); later it is a
+   * replay, and every token of the pairing is revoked.
+   */
+  async refresh(refreshToken: string): Promise<TokenAnswer> {
+    const outcome = await this.database.transaction(async (tx): Promise<TokenAnswer | OAuthError> => {
+      const now = this.clock.now();
+      const row = await trepo.lockRefreshToken(tx, hashSecret(refreshToken));
+      if (!row || row.kind !== 'REFRESH' || row.revokedAt || row.agentStatus === 'REVOKED') {
+        return new OAuthError('invalid_grant', 'The refresh token is unknown or revoked; pair again.');
+      }
+      if (row.spentAt) {
+        if (now.getTime() - row.spentAt.getTime() <= RETRY_MS && row.retrySealed) {
+          return unsealJson<TokenAnswer>(this.secret, row.retrySealed);
+        }
+        // The revocation must commit, so it is returned, not thrown (a throw would roll it back).
+        await trepo.revokeFamily(tx, row.family, now);
+        return new OAuthError(
+          'invalid_grant',
+          'This refresh token was already used: every token of this pairing is now revoked. Pair again.',
+        );
+      }
+      if (row.expiresAt <= now)
+        return new OAuthError('invalid_grant', 'The refresh token has expired; pair again.');
+      const pair = await this.issuePair(tx, row.agentId, row.family);
+      await trepo.spendRefreshToken(tx, row.id, sealJson(this.secret, pair), now);
+      await trepo.clearOldRetries(tx, row.family, new Date(now.getTime() - RETRY_MS));
+      return pair;
+    });
+    if (outcome instanceof OAuthError) throw outcome;
+    return outcome;
+  }
+
+  private async issue(
+    ex: Executor,
+    kind: 'ACCESS' | 'REFRESH',
+    agentId: string,
+    family: string,
+  ): Promise<string> {
+    const now = this.clock.now();
+    const token = newToken(kind === 'ACCESS' ? 'acc' : 'ref');
+    await trepo.insertToken(ex, {
+      id: newId('tok', now),
+      kind,
+      agentId,
+      family,
+      tokenHash: hashSecret(token),
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + (kind === 'ACCESS' ? ACCESS_MS : REFRESH_MS)),
+    });
+    return token;
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * An OAuth 2.0 error (RFC 6749 §5.2, RFC 8628 §3.5): the token and device endpoints answer in
+ * this shape, `{error, error_description}`, not in Cairn's envelope, because OAuth clients
+ * and libraries read exactly these codes.
+ */
+export type OAuthErrorCode =
+  | 'invalid_request'
+  | 'invalid_client'
+  | 'invalid_grant'
+  | 'unsupported_grant_type'
+  | 'invalid_scope'
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'access_denied'
+  | 'expired_token';
+
+export class OAuthError extends Error {
+  constructor(
+    readonly error: OAuthErrorCode,
+    readonly description: string,
+  ) {
+    super(description);
+    this.name = 'OAuthError';
+  }
+
+  /** RFC 6749: 401 for a failed client authentication, 400 for everything else. */
+  get httpStatus(): number {
+    return this.error === 'invalid_client' ? 401 : 400;
+  }
+}

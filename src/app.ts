@@ -141,6 +141,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
       limits,
       identity,
       sessions,
+      database,
       baseUrl: config.baseUrl,
       ratePerMinute: config.mcpRateLimitPerMinute,
     },

@@ -34,6 +34,11 @@ export interface Database {
   /** True when a trivial query succeeds. */
   healthy(): Promise<boolean>;
   poolStats(): PoolStats | null;
+  /**
+   * Calls `onPayload` for every NOTIFY on `channel`, from any process using this database.
+   * Resolves to the function that stops listening.
+   */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
 
@@ -71,6 +76,10 @@ async function openPglite(opts: OpenOptions): Promise<Database> {
     transaction: (fn) => inTransaction.run(true, () => db.transaction(fn)),
     healthy: () => ping(db),
     poolStats: () => null,
+    // PGlite calls listeners while it commits the notifying transaction; they run outside its
+    // context, so what they start is ordinary work that waits for the commit to finish.
+    listen: async (channel, onPayload) =>
+      client.listen(channel, (payload) => inTransaction.exit(() => onPayload(payload))),
     close: () => client.close(),
   };
 }
@@ -114,7 +123,43 @@ async function openPostgres(opts: OpenOptions): Promise<Database> {
     transaction: (fn) => db.transaction(fn),
     healthy: () => ping(db),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    listen: (channel, onPayload) => listenPostgres(opts, channel, onPayload),
     close: () => pool.end(),
+  };
+}
+
+/**
+ * LISTEN needs a connection of its own for as long as it listens. A dropped connection is
+ * reconnected after a pause; what was notified meanwhile is picked up by the listeners' own
+ * periodic re-checks, so a notification is late at worst, never lost.
+ */
+async function listenPostgres(
+  opts: OpenOptions,
+  channel: string,
+  onPayload: (payload: string) => void,
+): Promise<() => Promise<void>> {
+  let client: pg.Client | null = null;
+  let stopped = false;
+  const reconnectSoon = (): void => {
+    if (!stopped) setTimeout(() => void connect().catch(reconnectSoon), 1_000).unref();
+  };
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: opts.databaseUrl, connectionTimeoutMillis: 5_000 });
+    c.on('notification', (n) => {
+      if (n.channel === channel) onPayload(n.payload ?? '');
+    });
+    c.on('error', (err) => {
+      opts.onPoolError?.(err);
+      reconnectSoon();
+    });
+    await c.connect();
+    await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
+    client = c;
+  };
+  await connect();
+  return async () => {
+    stopped = true;
+    await client?.end().catch(() => {});
   };
 }
 

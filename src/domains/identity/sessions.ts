@@ -2,6 +2,7 @@ import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { newOpaqueId } from '../../kernel/ids.ts';
 import type { Database } from '../../storage/database.ts';
+import { type PendingNotification, takeNotifications } from './notifications.ts';
 import * as repo from './session-repo.ts';
 
 export interface McpSession {
@@ -44,6 +45,11 @@ export class SessionService {
     const ended = await repo.endSession(this.database.db, id, agentId, this.clock.now());
     if (!ended)
       throw new DomainError('SESSION_NOT_FOUND', 'This MCP session is unknown or has already ended.');
+  }
+
+  /** Takes the notifications queued for a session: each is handed out exactly once. */
+  async takeNotifications(sessionId: string): Promise<PendingNotification[]> {
+    return takeNotifications(this.database.db, sessionId, this.clock.now());
   }
 
   async countActiveSince(since: Date): Promise<number> {

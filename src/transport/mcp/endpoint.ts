@@ -1,15 +1,18 @@
 import rateLimit from '@fastify/rate-limit';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Caller, IdentityService, SessionService } from '../../domains/identity/index.ts';
+import type { Authenticated, Caller, IdentityService, SessionService } from '../../domains/identity/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
+import type { Database } from '../../storage/database.ts';
 import { authenticateRequest } from '../http/auth.ts';
 import { codeForStatus, sendError } from '../http/error-handler.ts';
+import { asJsonRpc, NotificationHub, sseEvent } from './notification-hub.ts';
 import { createMcpServer, type McpDeps } from './server.ts';
 
 export interface McpEndpointDeps extends McpDeps {
   identity: IdentityService;
   sessions: SessionService;
+  database: Database;
   baseUrl: string;
   /** Requests per minute per identity, per server process. */
   ratePerMinute: number;
@@ -20,8 +23,7 @@ const FORWARDED_HEADERS = ['accept', 'content-type', 'mcp-protocol-version'] as 
 
 declare module 'fastify' {
   interface FastifyRequest {
-    mcpCaller?: Caller;
-    mcpSessionOpen?: boolean;
+    mcpAuth?: Authenticated;
   }
 }
 
@@ -35,16 +37,17 @@ const security = [{ bearer: [] }];
 export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Promise<void> {
   // Authenticate before the body is read: an unauthenticated caller costs one lookup, not a parse.
   app.addHook('onRequest', async (req) => {
-    if (req.method === 'GET') return;
-    const auth = await authenticateRequest(req, deps.identity, header(req, 'mcp-session-id') ?? null);
-    req.mcpCaller = auth.caller;
-    req.mcpSessionOpen = auth.sessionOpen;
+    req.mcpAuth = await authenticateRequest(req, deps.identity, header(req, 'mcp-session-id') ?? null);
   });
+  const hub = new NotificationHub(deps.database, deps.sessions);
+  await hub.start();
+  // Open streams would hold the server open; end them first.
+  app.addHook('preClose', async () => hub.stop());
   await app.register(rateLimit, {
     hook: 'preHandler',
     max: deps.ratePerMinute,
     timeWindow: 60_000,
-    keyGenerator: (req) => req.mcpCaller?.agent.id ?? req.ip,
+    keyGenerator: (req) => req.mcpAuth?.caller.agent.id ?? req.ip,
     errorResponseBuilder: (_req, ctx) =>
       Object.assign(
         new DomainError(
@@ -62,23 +65,31 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     '/mcp',
     { schema: { tags, security, summary: 'MCP JSON-RPC 2.0 (Streamable HTTP)' } },
     async (req, reply) => {
-      const caller = req.mcpCaller!;
+      const auth = req.mcpAuth!;
       const init = isInitialize(req.body);
+      const sessionId = header(req, 'mcp-session-id');
       // initialize starts a new session, so a stale id sent along with it does not matter.
-      if (!init && header(req, 'mcp-session-id') && !req.mcpSessionOpen) {
-        throw new DomainError('SESSION_NOT_FOUND', 'This MCP session is unknown or has ended.', {
-          next_step: 'Send initialize without Mcp-Session-Id to start a new session.',
-        });
-      }
-      const response = await dispatch(req, caller, deps);
+      if (!init && sessionId && !auth.sessionOpen) throw sessionNotFound();
+      const response = await dispatch(req, auth.caller, deps);
       const text = response.status === 202 ? '' : await response.text();
       if (response.status >= 400) {
         // The SDK refused the HTTP request itself (media type, Accept, framing): one envelope for all refusals.
         return sendError(reply, deps.baseUrl, codeForStatus(response.status), sdkErrorMessage(text));
       }
       if (init && response.status === 200) {
-        const opened = await openSession(deps.sessions, caller, req.body, text);
+        const opened = await openSession(deps.sessions, auth.caller, req.body, text);
         if (opened) reply.header('mcp-session-id', opened);
+      }
+      // Queued notifications ride ahead of the answer as SSE events (SPEC Authentication 8).
+      if (!init && sessionId && auth.notificationsWaiting && response.status === 200) {
+        const pending = await deps.sessions.takeNotifications(sessionId);
+        if (pending.length > 0) {
+          const events = pending.map((n) => sseEvent(asJsonRpc(n))).join('');
+          return reply
+            .type('text/event-stream')
+            .header('cache-control', 'no-cache')
+            .send(`${events}event: message\ndata: ${text}\n\n`);
+        }
       }
       reply.code(response.status);
       const type = response.headers.get('content-type');
@@ -92,22 +103,49 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     if (!sessionId) {
       return sendError(reply, deps.baseUrl, 'BAD_REQUEST', 'Send the Mcp-Session-Id of the session to end.');
     }
-    await deps.sessions.end(sessionId, req.mcpCaller!.agent.id);
+    await deps.sessions.end(sessionId, req.mcpAuth!.caller.agent.id);
     return reply.code(204).send();
   });
 
-  // The standalone notification stream arrives with notifications; until then SPEC allows 405.
   app.get(
     '/mcp',
-    { schema: { tags, summary: 'Standalone notification stream (not offered yet)' } },
-    (_req, reply) =>
-      sendError(
-        reply.header('allow', 'POST, DELETE'),
-        deps.baseUrl,
-        'METHOD_NOT_ALLOWED',
-        'This server offers no standalone notification stream; use POST.',
-      ),
+    { schema: { tags, security, summary: 'Standalone notification stream (SSE)' } },
+    async (req, reply) => {
+      const auth = req.mcpAuth!;
+      if (!(req.headers.accept ?? '').includes('text/event-stream')) {
+        return sendError(
+          reply,
+          deps.baseUrl,
+          'NOT_ACCEPTABLE',
+          'The notification stream needs Accept: text/event-stream.',
+        );
+      }
+      const sessionId = header(req, 'mcp-session-id');
+      if (!sessionId) {
+        return sendError(
+          reply,
+          deps.baseUrl,
+          'BAD_REQUEST',
+          'Send the Mcp-Session-Id of an initialized session.',
+        );
+      }
+      if (!auth.sessionOpen) throw sessionNotFound();
+      reply.hijack();
+      reply.raw.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-cache, no-transform',
+        'x-accel-buffering': 'no',
+        'x-request-id': req.id,
+      });
+      hub.open(auth.caller.agent.id, sessionId, reply);
+    },
   );
+}
+
+function sessionNotFound(): DomainError {
+  return new DomainError('SESSION_NOT_FOUND', 'This MCP session is unknown or has ended.', {
+    next_step: 'Send initialize without Mcp-Session-Id to start a new session.',
+  });
 }
 
 async function dispatch(req: FastifyRequest, caller: Caller, deps: McpEndpointDeps): Promise<Response> {

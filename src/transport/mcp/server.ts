@@ -59,8 +59,8 @@ export function createMcpServer(caller: Caller, deps: McpDeps, requestId: string
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
-      // listChanged turns true when tool-list notifications are delivered (with activation in the console).
-      capabilities: { tools: { listChanged: false }, resources: {} },
+      // Mode changes queue notifications/tools/list_changed for every open session of the identity.
+      capabilities: { tools: { listChanged: true }, resources: {} },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator,
     },

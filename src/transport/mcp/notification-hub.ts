@@ -1,0 +1,81 @@
+import type { FastifyReply } from 'fastify';
+import type { PendingNotification, SessionService } from '../../domains/identity/index.ts';
+import { NOTIFY_CHANNEL } from '../../domains/identity/index.ts';
+import type { Database } from '../../storage/database.ts';
+
+/** How often an open stream re-checks its queue and sends a keep-alive, whatever NOTIFY said. */
+const SWEEP_MS = 20_000;
+
+interface Stream {
+  agentId: string;
+  sessionId: string;
+  reply: FastifyReply;
+}
+
+/** One JSON-RPC notification as an SSE event. */
+export function sseEvent(message: unknown): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+}
+
+export function asJsonRpc(n: PendingNotification) {
+  return { jsonrpc: '2.0' as const, method: n.method, params: n.params };
+}
+
+/**
+ * The standalone notification streams (GET /mcp) this process holds. Queues live in the
+ * database; a NOTIFY from any replica wakes the streams of that agent here, and a periodic
+ * sweep catches anything a dropped LISTEN connection missed.
+ */
+export class NotificationHub {
+  private readonly streams = new Set<Stream>();
+  private stopListening: (() => Promise<void>) | null = null;
+  private sweeper: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly database: Database,
+    private readonly sessions: SessionService,
+  ) {}
+
+  async start(): Promise<void> {
+    this.stopListening = await this.database.listen(NOTIFY_CHANNEL, (agentId) => this.wake(agentId));
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_MS);
+    this.sweeper.unref();
+  }
+
+  /** Holds a stream open until the client goes away; delivers what is already queued at once. */
+  open(agentId: string, sessionId: string, reply: FastifyReply): void {
+    const stream = { agentId, sessionId, reply };
+    this.streams.add(stream);
+    reply.raw.on('close', () => this.streams.delete(stream));
+    void this.flush(stream);
+  }
+
+  async stop(): Promise<void> {
+    if (this.sweeper) clearInterval(this.sweeper);
+    for (const s of this.streams) s.reply.raw.end();
+    this.streams.clear();
+    await this.stopListening?.();
+  }
+
+  private wake(agentId: string): void {
+    for (const s of this.streams) if (s.agentId === agentId) void this.flush(s);
+  }
+
+  private sweep(): void {
+    for (const s of this.streams) {
+      s.reply.raw.write(': keep-alive\n\n');
+      void this.flush(s);
+    }
+  }
+
+  private async flush(stream: Stream): Promise<void> {
+    // Take nothing for a stream that is gone: it stays queued for the session's next request.
+    if (stream.reply.raw.destroyed || stream.reply.raw.writableEnded) return;
+    try {
+      const pending = await this.sessions.takeNotifications(stream.sessionId);
+      for (const n of pending) stream.reply.raw.write(sseEvent(asJsonRpc(n)));
+    } catch (err) {
+      stream.reply.log.warn({ err }, 'notification delivery failed; the sweep retries');
+    }
+  }
+}

@@ -1,0 +1,155 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import zlib from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type DnsFixture, startDnsFixture } from '../../test/support/dns-fixture.ts';
+import { type FetchPolicy, GuardedFetcher } from './guarded-fetch.ts';
+import type { NetRefusal } from './refusal.ts';
+import { OutboundResolver } from './resolver.ts';
+
+/** The real fetcher against a loopback fixture site and a loopback DNS server. */
+
+let site: Server;
+let port: number;
+let dns: DnsFixture;
+const seen: IncomingHttpHeaders[] = [];
+
+beforeAll(async () => {
+  site = createServer((req, res) => {
+    seen.push(req.headers);
+    const path = req.url ?? '/';
+    if (path === '/hello') return res.end('hello world');
+    if (path.startsWith('/loop')) return res.writeHead(302, { location: `/loop${path.length}` }).end();
+    if (path === '/out') return res.writeHead(302, { location: 'http://10.0.0.1/secret' }).end();
+    if (path === '/big') return res.end(Buffer.alloc(5_000, 'x'));
+    if (path === '/bomb') {
+      return res
+        .writeHead(200, { 'content-encoding': 'gzip' })
+        .end(zlib.gzipSync(Buffer.alloc(10_000_000, 0)));
+    }
+    if (path === '/gz')
+      return res.writeHead(200, { 'content-encoding': 'gzip' }).end(zlib.gzipSync('small text'));
+    if (path === '/slow') return; // never answers
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((r) => site.listen(0, '127.0.0.1', r));
+  port = (site.address() as AddressInfo).port;
+  dns = await startDnsFixture();
+  dns.records.set('fixture.test', { A: ['127.0.0.1'] });
+  dns.records.set('private.test', { A: ['10.1.2.3'] });
+  dns.records.set('mixed.test', { A: ['8.8.8.8', '127.0.0.1'] });
+});
+afterAll(async () => {
+  site.closeAllConnections();
+  await new Promise((r) => site.close(r));
+  await dns.close();
+});
+
+function fetcher(over: Partial<FetchPolicy> = {}) {
+  const policy: FetchPolicy = {
+    ports: new Set([80, 443, port]),
+    allow: new Set([`127.0.0.1:${port}`, `fixture.test:${port}`]),
+    timeoutMs: 2_000,
+    maxBytes: 1_000_000,
+    maxRedirects: 5,
+    userAgent: 'CairnTest/1',
+    ...over,
+  };
+  return new GuardedFetcher(new OutboundResolver([dns.server]), policy);
+}
+
+async function refusal(p: Promise<unknown>): Promise<NetRefusal> {
+  try {
+    await p;
+  } catch (err) {
+    return err as NetRefusal;
+  }
+  throw new Error('expected a refusal');
+}
+
+describe('GuardedFetcher', () => {
+  it('reads an allowed fixture and sends only its own headers', async () => {
+    const res = await fetcher().fetch(`http://fixture.test:${port}/hello`);
+    expect(res).toMatchObject({
+      status: 200,
+      address: '127.0.0.1',
+      hops: [`http://fixture.test:${port}/hello`],
+    });
+    expect(res.body.toString()).toBe('hello world');
+    const headers = seen.at(-1)!;
+    expect(Object.keys(headers).sort()).toEqual([
+      'accept',
+      'accept-encoding',
+      'connection',
+      'host',
+      'user-agent',
+    ]);
+    expect(headers['user-agent']).toBe('CairnTest/1');
+  });
+
+  it('refuses private and loopback addresses unless the operator allowed the host', async () => {
+    const bare = fetcher({ allow: new Set() });
+    expect((await refusal(bare.fetch(`http://127.0.0.1:${port}/hello`))).reason).toBe('ADDRESS_NOT_PUBLIC');
+    expect((await refusal(bare.fetch(`http://fixture.test:${port}/hello`))).reason).toBe(
+      'ADDRESS_NOT_PUBLIC',
+    );
+    expect((await refusal(bare.fetch('http://private.test/'))).reason).toBe('ADDRESS_NOT_PUBLIC');
+    expect((await refusal(bare.fetch('http://[::ffff:127.0.0.1]/'))).reason).toBe('ADDRESS_NOT_PUBLIC');
+    expect((await refusal(bare.fetch('http://0x7f.1/'))).reason).toBe('ADDRESS_NOT_PUBLIC');
+    expect((await refusal(bare.fetch('http://2130706433/'))).reason).toBe('ADDRESS_NOT_PUBLIC');
+    expect((await refusal(bare.fetch('http://localhost/'))).reason).toBe('HOST_BLOCKED');
+    expect((await refusal(bare.fetch('http://metadata.google.internal/'))).reason).toBe('HOST_BLOCKED');
+  });
+
+  it('refuses a name when any of its addresses is not public', async () => {
+    expect((await refusal(fetcher({ allow: new Set() }).fetch('http://mixed.test/'))).reason).toBe(
+      'ADDRESS_NOT_PUBLIC',
+    );
+  });
+
+  it('resolves once per hop and connects to the address it checked', async () => {
+    const before = dns.asked.filter((q) => q.endsWith('fixture.test')).length;
+    await fetcher().fetch(`http://fixture.test:${port}/hello`);
+    const questions = dns.asked.filter((q) => q.endsWith('fixture.test')).length - before;
+    expect(questions).toBe(2); // one A and one AAAA question, nothing at connect time
+  });
+
+  it('checks every redirect hop and stops after five', async () => {
+    const out = await refusal(fetcher().fetch(`http://127.0.0.1:${port}/out`));
+    expect(out.reason).toBe('REDIRECT_OUT_OF_SCOPE');
+    expect(out.details).toMatchObject({
+      redirect_target: 'http://10.0.0.1/secret',
+      cause: 'ADDRESS_NOT_PUBLIC',
+    });
+    const loop = await refusal(fetcher().fetch(`http://127.0.0.1:${port}/loop`));
+    expect(loop.reason).toBe('TOO_MANY_REDIRECTS');
+    expect((loop.details.hops as string[]).length).toBe(6);
+  });
+
+  it('caps size, decompression and time', async () => {
+    expect((await refusal(fetcher({ maxBytes: 1_000 }).fetch(`http://127.0.0.1:${port}/big`))).reason).toBe(
+      'RESPONSE_TOO_LARGE',
+    );
+    expect(
+      (await refusal(fetcher({ maxBytes: 100_000 }).fetch(`http://127.0.0.1:${port}/bomb`))).reason,
+    ).toBe('RESPONSE_TOO_LARGE');
+    const gz = await fetcher().fetch(`http://127.0.0.1:${port}/gz`);
+    expect(gz.body.toString()).toBe('small text');
+    expect(gz.raw.equals(gz.body)).toBe(false);
+    expect((await refusal(fetcher({ timeoutMs: 300 }).fetch(`http://127.0.0.1:${port}/slow`))).reason).toBe(
+      'TIMEOUT',
+    );
+  });
+
+  it('refuses before any request: bad schemes, ports, credentials and nested URLs', async () => {
+    const count = seen.length;
+    const f = fetcher();
+    expect((await refusal(f.fetch('ftp://fixture.test/'))).reason).toBe('SCHEME_NOT_ALLOWED');
+    expect((await refusal(f.fetch('http://fixture.test:1234/'))).reason).toBe('PORT_NOT_ALLOWED');
+    expect((await refusal(f.fetch(`http://u:p@fixture.test:${port}/`))).reason).toBe('CREDENTIALS_IN_URL');
+    expect((await refusal(f.fetch(`http://fixture.test:${port}/?u=https://x.example`))).reason).toBe(
+      'NESTED_URL',
+    );
+    expect(seen.length).toBe(count);
+  });
+});

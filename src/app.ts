@@ -3,17 +3,21 @@ import type { FastifyInstance } from 'fastify';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config } from './config/config.ts';
 import { type AppServices, OPERATIONS } from './domains/catalog.ts';
-import { buildDiscovery, type ToolDoc } from './domains/discovery/index.ts';
+import { buildDiscovery, SERVER_VERSION, type ToolDoc } from './domains/discovery/index.ts';
 import {
   DeviceService,
+  DomainVerifier,
   IdentityService,
   ManagementService,
+  OwnerService,
   SessionService,
   TokenService,
 } from './domains/identity/index.ts';
 import { OperationRunner } from './domains/operations/index.ts';
 import { type Clock, systemClock } from './kernel/clock.ts';
 import { describeLimits } from './kernel/limits.ts';
+import { GuardedFetcher } from './net/guarded-fetch.ts';
+import { OutboundResolver } from './net/resolver.ts';
 import type { Database } from './storage/database.ts';
 import { resolveSecret } from './storage/secret.ts';
 import { Metrics } from './transport/http/metrics.ts';
@@ -62,6 +66,7 @@ export interface App {
     tokens: TokenService;
     device: DeviceService;
     management: ManagementService;
+    owners: OwnerService;
   };
   runner: OperationRunner<AppServices>;
   database: Database;
@@ -71,6 +76,26 @@ export interface App {
 export interface AppOptions {
   clock?: Clock;
   logger?: Logger;
+}
+
+/** The one way out to the internet, configured once for the whole process. */
+function buildFetcher(config: Config, logger: Logger) {
+  if (config.fetch.allow.length > 0) {
+    logger.warn(
+      { allow: config.fetch.allow },
+      'CAIRN_FETCH_ALLOW lets outbound reads reach these private hosts',
+    );
+  }
+  const resolver = new OutboundResolver(config.fetch.dns);
+  const fetcher = new GuardedFetcher(resolver, {
+    ports: new Set(config.fetch.ports),
+    allow: new Set(config.fetch.allow),
+    timeoutMs: 10_000,
+    maxBytes: 10 * 1024 * 1024,
+    maxRedirects: 5,
+    userAgent: `Cairn/${SERVER_VERSION} (+${config.baseUrl}/guide)`,
+  });
+  return { resolver, fetcher };
 }
 
 /** Composition root: config → storage → services → transports. No logic lives here. */
@@ -86,7 +111,10 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   const tokens = new TokenService(database, clock, secret);
   const device = new DeviceService(database, clock, tokens, config.baseUrl);
   const management = new ManagementService(database, clock);
-  const services: AppServices = { identity, limits };
+  const owners = new OwnerService(database, clock, { openSignup: config.openSignup });
+  const fetcher = buildFetcher(config, logger);
+  const domains = new DomainVerifier(database, clock, secret, fetcher.resolver, fetcher.fetcher);
+  const services: AppServices = { identity, domains, limits };
   const metrics = new Metrics(database);
   const runner = new OperationRunner(OPERATIONS, database, clock, services, {
     onInternalError: (err, requestId, operation) =>
@@ -135,6 +163,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
       },
     },
     oauthDeps: { device, tokens, ratePerMinute: config.publicRateLimitPerMinute },
+    consoleDeps: { owners, management, device, secret, baseUrl: config.baseUrl, clock },
     mcpDeps: {
       runner,
       discovery,
@@ -146,5 +175,11 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
       ratePerMinute: config.mcpRateLimitPerMinute,
     },
   });
-  return { http, services: { ...services, sessions, tokens, device, management }, runner, database, secret };
+  return {
+    http,
+    services: { ...services, sessions, tokens, device, management, owners },
+    runner,
+    database,
+    secret,
+  };
 }

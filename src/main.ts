@@ -43,6 +43,9 @@ async function open(config: Config, logger?: Logger): Promise<Opened> {
   }
 }
 
+/** How long a stopping server lets in-flight requests finish before it cuts their connections. */
+const SHUTDOWN_GRACE_MS = 5_000;
+
 async function serve(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const { database, lock } = await open(config, logger);
@@ -52,7 +55,10 @@ async function serve(config: Config): Promise<void> {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'stopping');
+    // Finish what is in flight, but never wait forever: a client may hold a connection open.
+    const force = setTimeout(() => app.http.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
     await app.http.close();
+    clearTimeout(force);
     await database.close();
     lock?.release();
     process.exit(0);

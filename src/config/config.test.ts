@@ -35,6 +35,22 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the outbound-read settings as lists and refuses malformed items', () => {
+    const c = loadConfig({
+      CAIRN_FETCH_PORTS: '8080, 8443',
+      CAIRN_FETCH_DNS: '10.0.0.53:53,[::1]:5353',
+      CAIRN_FETCH_ALLOW: 'Docs.Intranet.example:8080,[::1]:9000',
+    });
+    expect(c.fetch).toEqual({
+      ports: [80, 443, 8080, 8443],
+      dns: ['10.0.0.53:53', '[::1]:5353'],
+      allow: ['docs.intranet.example:8080', '::1:9000'],
+    });
+    expect(loadConfig({}).fetch).toEqual({ ports: [80, 443], dns: [], allow: [] });
+    expect(() => loadConfig({ CAIRN_FETCH_PORTS: '80,99999' })).toThrow(/CAIRN_FETCH_PORTS/);
+    expect(() => loadConfig({ CAIRN_FETCH_ALLOW: 'http://x/' })).toThrow(/CAIRN_FETCH_ALLOW/);
+  });
+
   it('reads CAIRN_TRUST_PROXY as a flag or a hop count', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ CAIRN_TRUST_PROXY: 'true' }).trustProxy).toBe(true);

@@ -19,6 +19,19 @@ const url = (protocols: string[]) =>
     `must be a URL starting with ${protocols.join(' or ')}//`,
   );
 
+/** A comma-separated list whose every item matches `item`. */
+const list = (item: RegExp, message: string) =>
+  z
+    .string()
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .refine((items) => items.every((x) => item.test(x)), message);
+
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65_535).default(8080),
   HOST: z.string().min(1).max(255).default('127.0.0.1'),
@@ -34,6 +47,19 @@ const envSchema = z.object({
   CAIRN_TRUST_PROXY: z
     .union([z.enum(['true', 'false']), z.string().regex(/^\d{1,2}$/, 'must be true, false or a hop count')])
     .default('false'),
+  CAIRN_FETCH_PORTS: list(/^\d{1,5}$/, 'a comma-separated list of port numbers').refine(
+    (ports) => ports.every((p) => Number(p) >= 1 && Number(p) <= 65_535),
+    'ports must be 1-65535',
+  ),
+  CAIRN_FETCH_DNS: list(
+    /^[0-9a-fA-F.:[\]]+:\d{1,5}$|^[0-9.]+$/,
+    'a comma-separated list of DNS servers as host:port',
+  ),
+  CAIRN_FETCH_ALLOW: list(
+    /^[a-z0-9.-]+(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$/i,
+    'a comma-separated list of host or host:port',
+  ),
+  CAIRN_OPEN_SIGNUP: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
 });
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -56,6 +82,10 @@ export interface Config {
   dbPoolSize: number;
   /** Whether (or through how many hops) X-Forwarded-For is believed: rate limits count per client address. */
   trustProxy: boolean | number;
+  /** Outbound reads: extra ports, DNS servers, and hosts allowed despite a private address. */
+  fetch: { ports: number[]; dns: string[]; allow: string[] };
+  /** Whether anyone may create a console account; otherwise only the first owner may sign up. */
+  openSignup: boolean;
 }
 
 export class ConfigError extends Error {
@@ -99,6 +129,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: /^\d+$/.test(e.CAIRN_TRUST_PROXY)
       ? Number(e.CAIRN_TRUST_PROXY)
       : e.CAIRN_TRUST_PROXY === 'true',
+    openSignup: e.CAIRN_OPEN_SIGNUP === 'true',
+    fetch: {
+      ports: [80, 443, ...e.CAIRN_FETCH_PORTS.map(Number)],
+      dns: e.CAIRN_FETCH_DNS,
+      allow: e.CAIRN_FETCH_ALLOW.map((h) => h.toLowerCase().replace(/^\[|\](?=:|$)/g, '')),
+    },
   };
 }
 

@@ -1,11 +1,17 @@
 import type { PublishedLimit } from '../kernel/limits.ts';
 import { capabilityOperations } from './capabilities/index.ts';
-import { type IdentityService, identityAlwaysOperations, identityOperations } from './identity/index.ts';
+import {
+  type DomainVerifier,
+  type IdentityService,
+  identityAlwaysOperations,
+  identityOperations,
+} from './identity/index.ts';
 import type { Operation } from './operations/index.ts';
 
 /** The services operations reach through their context. */
 export interface AppServices {
   identity: IdentityService;
+  domains: DomainVerifier;
   limits: PublishedLimit[];
 }
 

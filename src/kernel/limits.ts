@@ -60,6 +60,7 @@ export const LIMITS = {
   arenaReports: { min: 1, max: 50, default: 25 },
   /** Cairn's own bounds on its foundation surface (SPEC leaves them to us). */
   projectKeyDays: { default: 30, min: 1, max: 365 },
+  bootstrapDays: { default: 7, min: 1, max: 30 },
   requestBodyBytes: 1024 * 1024,
   argumentsDepth: 32,
   idempotencyKey: { minChars: 8, maxChars: 200 },

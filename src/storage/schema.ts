@@ -247,3 +247,19 @@ export const mcpNotifications = pgTable(
   },
   (t) => [index('mcp_notifications_pending_idx').on(t.sessionId).where(sql`${t.deliveredAt} is null`)],
 );
+
+/** The latest domain-control check of each domain an agent named (identity_verify_domain). */
+export const agentDomains = pgTable(
+  'agent_domains',
+  {
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id),
+    domain: text('domain').notNull(),
+    verified: boolean('verified').notNull(),
+    method: text('method'),
+    checkedAt: ts('checked_at').notNull(),
+    verifiedAt: ts('verified_at'),
+  },
+  (t) => [primaryKey({ columns: [t.agentId, t.domain] })],
+);

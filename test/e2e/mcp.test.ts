@@ -84,6 +84,7 @@ describe('MCP endpoint with the official SDK client', () => {
     expect(tools.map((t) => t.name).sort()).toEqual([
       'capabilities_describe',
       'identity_update_about',
+      'identity_verify_domain',
       'identity_whoami',
     ]);
     const after = (await callTool(client, 'capabilities_describe')).body;
@@ -445,7 +446,10 @@ describe('sessions live in the database', () => {
 
   it('answers ping', async () => {
     const agent = await createAgent(identity());
-    const ping = await rpc({ jsonrpc: '2.0', id: 9, method: 'ping' }, { authorization: `Bearer ${agent.key}` });
+    const ping = await rpc(
+      { jsonrpc: '2.0', id: 9, method: 'ping' },
+      { authorization: `Bearer ${agent.key}` },
+    );
     expect(await ping.json()).toEqual({ jsonrpc: '2.0', id: 9, result: {} });
   });
 });

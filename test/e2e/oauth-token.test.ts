@@ -24,6 +24,7 @@ async function post(path: string, body: Record<string, unknown>, form = false) {
     headers: { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json' },
     body: form ? new URLSearchParams(body as Record<string, string>).toString() : JSON.stringify(body),
   });
+  // biome-ignore lint/suspicious/noExplicitAny: tests read into arbitrary answer shapes
   return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, any> };
 }
 

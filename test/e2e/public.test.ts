@@ -150,7 +150,10 @@ describe('public documents', () => {
       transport: 'streamable-http',
       authentication: expect.arrayContaining([
         expect.objectContaining({ type: 'bearer', token_prefix: 'cd_prj_' }),
-        expect.objectContaining({ type: 'oauth2-device', endpoint: `${server.url}/oauth/device_authorization` }),
+        expect.objectContaining({
+          type: 'oauth2-device',
+          endpoint: `${server.url}/oauth/device_authorization`,
+        }),
       ]),
     });
     expect(card.protocol_versions[0]).toBe('2025-11-25');

@@ -60,7 +60,10 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     app,
     database,
     close: async () => {
+      // As `cairn serve` does: in-flight requests get a moment, then their connections are cut.
+      const force = setTimeout(() => app.http.server.closeAllConnections(), 500);
       await app.http.close();
+      clearTimeout(force);
       if (ownsDatabase) await database.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -10,6 +10,12 @@ export interface UpdateEntry {
 
 const ENTRIES: UpdateEntry[] = [
   {
+    id: 'upd_2026_11_21_pairing',
+    date: '2026-11-21',
+    title: 'Device pairing, owner console and tool-list notifications',
+    text: 'Agents pair with POST /oauth/device_authorization and poll /oauth/token; owners approve on /pair and manage identities, project keys and bootstrap tokens in the console at /console. Refresh tokens rotate. Mode changes reach connected agents as notifications/tools/list_changed. New tool: identity_verify_domain.',
+  },
+  {
     id: 'upd_2026_11_21_foundation',
     date: '2026-11-21',
     title: 'Cairn MCP endpoint and public documents',

@@ -6,9 +6,11 @@ export {
   formatUserCode,
   normalizeUserCode,
 } from './device.ts';
+export { DomainVerifier } from './domain-verification.ts';
 export { ManagementService } from './management.ts';
 export { NOTIFY_CHANNEL, type PendingNotification, takeNotifications } from './notifications.ts';
 export { ALWAYS, identityAlwaysOperations, identityOperations, whenActive } from './operations.ts';
+export { type ConsoleOwner, OwnerService, type StartedSession } from './owners.ts';
 export { inactiveReason, isActive } from './policy.ts';
 export { presentAbout } from './present.ts';
 export { type Authenticated, IdentityService } from './service.ts';

@@ -5,6 +5,9 @@ import { agents, agentTokens, bootstrapTokens, mcpSessions, projectKeys } from '
 /** SQL behind the owner's console pages: identities with their connections, keys, bootstrap tokens. */
 
 export async function listOwnerAgents(ex: Executor, ownerId: string, now: Date) {
+  // Spelled out: in a single-table query drizzle leaves columns unqualified, and inside these
+  // subqueries an unqualified "id" would mean the subquery's own table.
+  const agentId = sql.raw('"agents"."id"');
   return ex
     .select({
       id: agents.id,
@@ -16,12 +19,12 @@ export async function listOwnerAgents(ex: Executor, ownerId: string, now: Date) 
       createdAt: agents.createdAt,
       lastSeenAt: agents.lastSeenAt,
       openSessions: sql<number>`(select count(*)::int from ${mcpSessions}
-        where ${mcpSessions.agentId} = ${agents.id} and ${mcpSessions.endedAt} is null)`,
+        where ${mcpSessions.agentId} = ${agentId} and ${mcpSessions.endedAt} is null)`,
       activeKeys: sql<number>`(select count(*)::int from ${projectKeys}
-        where ${projectKeys.agentId} = ${agents.id} and ${projectKeys.revokedAt} is null
+        where ${projectKeys.agentId} = ${agentId} and ${projectKeys.revokedAt} is null
         and ${projectKeys.expiresAt} > ${now})`,
       activeTokens: sql<number>`(select count(*)::int from ${agentTokens}
-        where ${agentTokens.agentId} = ${agents.id} and ${agentTokens.revokedAt} is null
+        where ${agentTokens.agentId} = ${agentId} and ${agentTokens.revokedAt} is null
         and ${agentTokens.spentAt} is null and ${agentTokens.expiresAt} > ${now})`,
     })
     .from(agents)

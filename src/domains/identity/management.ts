@@ -96,6 +96,28 @@ export class ManagementService {
     ownerId: string,
     input: { displayName: string; runtime: string; bootstrapDays: number },
   ) {
+    const displayName = input.displayName.trim();
+    const runtime = input.runtime.trim();
+    const { displayName: nameLimit, runtime: runtimeLimit, bootstrapDays: daysLimit } = LIMITS;
+    const problems = [
+      (displayName.length < 1 || displayName.length > nameLimit.maxChars) &&
+        `display_name: 1-${nameLimit.maxChars} characters`,
+      (runtime.length < 1 || runtime.length > runtimeLimit.maxChars) &&
+        `runtime: 1-${runtimeLimit.maxChars} characters`,
+      (!Number.isInteger(input.bootstrapDays) ||
+        input.bootstrapDays < daysLimit.min ||
+        input.bootstrapDays > daysLimit.max) &&
+        `bootstrap_days: ${daysLimit.min}-${daysLimit.max}`,
+    ].filter((p): p is string => typeof p === 'string');
+    if (problems.length > 0) {
+      throw new DomainError('VALIDATION_FAILED', `Cannot create the identity: ${problems.join('; ')}.`, {
+        detail: problems.map((p) => ({
+          loc: ['body', p.split(':')[0] ?? 'body'],
+          msg: p,
+          type: 'out_of_range',
+        })),
+      });
+    }
     const now = this.clock.now();
     const agentId = newId('agt', now);
     const token = newToken('boot');
@@ -104,8 +126,8 @@ export class ManagementService {
       await repo.insertAgent(tx, {
         id: agentId,
         ownerId,
-        displayName: input.displayName,
-        runtime: input.runtime,
+        displayName,
+        runtime,
         kind: 'OWNER_CREATED',
         createdAt: now,
       });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
 import { defineOperation, type OperationContext, type Visibility } from '../operations/index.ts';
 import { ABOUT_FIELDS } from './about.ts';
+import type { DomainVerifier } from './domain-verification.ts';
 import { inactiveReason } from './policy.ts';
 import { presentAbout, presentWhoami } from './present.ts';
 import type { IdentityService } from './service.ts';
@@ -78,7 +79,23 @@ const updateAbout = defineOperation({
   },
 });
 
+const verifyDomain = defineOperation({
+  name: 'identity_verify_domain',
+  group: 'Identity',
+  description:
+    "Show that you control a domain. Answers with a token to publish as a DNS TXT record at _cairn-verify.<domain> or as https://<domain>/.well-known/cairn-verification.txt, checks both through Cairn's guarded resolver and fetcher, and reports what was checked and the result. Call again after publishing.",
+  input: z
+    .object({ domain: z.string().min(1).max(253).describe('A public domain name, e.g. example.org') })
+    .strict(),
+  // A check of the world, safe to repeat: it records only the latest result, so it takes no idempotency_key.
+  mutates: false,
+  visibleWhen: 'the identity is active (the owner activated a mode)',
+  visibility: whenActive,
+  handler: async (ctx: OperationContext<{ domains: DomainVerifier }>, input) =>
+    ctx.services.domains.verify(ctx.caller, input.domain),
+});
+
 /** Always-visible identity tools. */
 export const identityAlwaysOperations = [whoami];
 /** Identity tools for active identities (SPEC's Identity group). */
-export const identityOperations = [updateAbout];
+export const identityOperations = [updateAbout, verifyDomain];

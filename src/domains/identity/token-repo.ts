@@ -95,7 +95,7 @@ export type AccessLookup = ReturnType<typeof prepareAccessLookup>;
 
 export async function lookupAccess(lookup: AccessLookup, tokenHash: string, sessionId: string | null) {
   const [row] = await lookup.execute({ tokenHash, sessionId: sessionId ?? '' });
-  if (!row || row.kind !== 'ACCESS') return null;
+  if (row?.kind !== 'ACCESS') return null;
   return { ...row, agent: toAgent(row.agent) };
 }
 

@@ -77,7 +77,7 @@ export class TokenService {
     const outcome = await this.database.transaction(async (tx): Promise<TokenAnswer | OAuthError> => {
       const now = this.clock.now();
       const row = await trepo.lockRefreshToken(tx, hashSecret(refreshToken));
-      if (!row || row.kind !== 'REFRESH' || row.revokedAt || row.agentStatus === 'REVOKED') {
+      if (row?.kind !== 'REFRESH' || row.revokedAt || row.agentStatus === 'REVOKED') {
         return new OAuthError('invalid_grant', 'The refresh token is unknown or revoked; pair again.');
       }
       if (row.spentAt) {

@@ -7,6 +7,7 @@ import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fast
 import type { Logger } from 'pino';
 import { SERVER_VERSION } from '../../domains/discovery/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { type ConsoleDeps, consoleRoutes } from '../console/routes.ts';
 import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
@@ -22,6 +23,7 @@ export interface HttpDeps {
   publicDeps: PublicDeps;
   mcpDeps: McpEndpointDeps;
   oauthDeps: OAuthDeps;
+  consoleDeps: ConsoleDeps;
 }
 
 /** An incoming x-request-id is kept when it is a plain token, so traces join up across proxies. */
@@ -70,6 +72,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   await app.register(async (scope) => publicRoutes(scope, deps.publicDeps));
   await app.register(async (scope) => mcpRoutes(scope, deps.mcpDeps));
   await app.register(async (scope) => oauthRoutes(scope, deps.oauthDeps));
+  await app.register(async (scope) => consoleRoutes(scope, deps.consoleDeps));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

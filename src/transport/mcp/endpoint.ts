@@ -136,6 +136,8 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
         'cache-control': 'no-cache, no-transform',
         'x-accel-buffering': 'no',
         'x-request-id': req.id,
+        // A stream's connection is never reused: when it ends, the socket goes too.
+        connection: 'close',
       });
       hub.open(auth.caller.agent.id, sessionId, reply);
     },

@@ -30,6 +30,7 @@ export class NotificationHub {
   private readonly streams = new Set<Stream>();
   private stopListening: (() => Promise<void>) | null = null;
   private sweeper: NodeJS.Timeout | null = null;
+  private stopped = false;
 
   constructor(
     private readonly database: Database,
@@ -44,6 +45,12 @@ export class NotificationHub {
 
   /** Holds a stream open until the client goes away; delivers what is already queued at once. */
   open(agentId: string, sessionId: string, reply: FastifyReply): void {
+    // A stream that arrives while the server is closing would hold the close open forever.
+    // Nor may one whose client already left while it was being authenticated.
+    if (this.stopped || reply.raw.destroyed || reply.raw.socket?.destroyed !== false) {
+      reply.raw.destroy();
+      return;
+    }
     const stream = { agentId, sessionId, reply };
     this.streams.add(stream);
     reply.raw.on('close', () => this.streams.delete(stream));
@@ -51,8 +58,10 @@ export class NotificationHub {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
     if (this.sweeper) clearInterval(this.sweeper);
-    for (const s of this.streams) s.reply.raw.end();
+    // Destroyed, not just ended: a stream's socket must not outlive the server's close.
+    for (const s of this.streams) s.reply.raw.destroy();
     this.streams.clear();
     await this.stopListening?.();
   }

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { LIMITS } from '../../kernel/limits.ts';
+
+/** Every console form, bounded; messages are written for the person who filled it in. */
+
+const csrf = z.string().max(200).optional();
+const email = z
+  .string({ message: 'Enter your email address.' })
+  .trim()
+  .min(1, 'Enter your email address.')
+  .max(LIMITS.email.maxChars, 'That email address is too long.');
+const password = z
+  .string({ message: 'Enter your password.' })
+  .min(1, 'Enter your password.')
+  .max(LIMITS.password.maxChars, 'That password is too long.');
+const next = z.string().max(512).optional();
+const displayName = z
+  .string({ message: 'Enter a name.' })
+  .trim()
+  .min(1, 'Enter a name.')
+  .max(LIMITS.displayName.maxChars, `The name must be at most ${LIMITS.displayName.maxChars} characters.`);
+const days = (min: number, max: number) =>
+  z
+    .string({ message: `Enter a number of days from ${min} to ${max}.` })
+    .trim()
+    .regex(/^\d{1,4}$/, `Enter a whole number of days from ${min} to ${max}.`)
+    .transform(Number)
+    .pipe(z.number().min(min, `At least ${min} day.`).max(max, `At most ${max} days.`));
+
+export const signInForm = z.object({ csrf, email, password, next }).strict();
+
+export const signUpForm = z
+  .object({
+    csrf,
+    email,
+    password,
+    password_repeat: z.string({ message: 'Repeat the password.' }).max(LIMITS.password.maxChars),
+  })
+  .strict()
+  .refine((f) => f.password === f.password_repeat, 'The two passwords differ.');
+
+export const tokenOnlyForm = z.object({ csrf }).strict();
+
+export const modeForm = z.object({ csrf, mode: z.enum(['READ', 'NONE'], 'Choose READ or NONE.') }).strict();
+
+export const renameForm = z.object({ csrf, display_name: displayName }).strict();
+
+export const revokeForm = z
+  .object({
+    csrf,
+    confirm: z.literal('yes', 'Tick the box to confirm that every credential of this identity should stop.'),
+  })
+  .strict();
+
+/** Bootstrap tokens can be exchanged until they expire, so their life is short. */
+export const BOOTSTRAP_DAYS = LIMITS.bootstrapDays;
+
+export const createIdentityForm = z
+  .object({
+    csrf,
+    display_name: displayName,
+    runtime: z
+      .string({ message: 'Enter the runtime.' })
+      .trim()
+      .min(1, 'Enter the runtime (the agent program, for example a coding assistant).')
+      .max(LIMITS.runtime.maxChars, `The runtime must be at most ${LIMITS.runtime.maxChars} characters.`),
+    days: days(BOOTSTRAP_DAYS.min, BOOTSTRAP_DAYS.max),
+  })
+  .strict();
+
+export const projectKeyForm = z
+  .object({ csrf, days: days(LIMITS.projectKeyDays.min, LIMITS.projectKeyDays.max) })
+  .strict();
+
+export const pairDecisionForm = z
+  .object({
+    csrf,
+    code: z.string({ message: 'The pairing code is missing.' }).max(32, 'That is not a pairing code.'),
+    decision: z.enum(['approve', 'decline'], 'Press Approve or Decline.'),
+    activate_read: z.literal('on').optional(),
+  })
+  .strict();
+
+/** Parses a posted form: the data, or one readable message naming what to fix. */
+export function parseForm<T extends z.ZodType>(
+  schema: T,
+  body: unknown,
+): { ok: true; data: z.infer<T> } | { ok: false; message: string } {
+  const parsed = schema.safeParse(body ?? {});
+  if (parsed.success) return { ok: true, data: parsed.data };
+  const messages = parsed.error.issues.map((i) =>
+    i.code === 'unrecognized_keys' ? `Unexpected form field: ${i.keys.join(', ').slice(0, 100)}.` : i.message,
+  );
+  return { ok: false, message: [...new Set(messages)].join(' ') };
+}

@@ -1,0 +1,176 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { z } from 'zod';
+import type { ConsoleOwner } from '../../domains/identity/index.ts';
+import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
+import { auditPage } from './audit-views.ts';
+import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
+import { createdIdentityPage, newIdentityPage } from './create-views.ts';
+import {
+  createIdentityForm,
+  modeForm,
+  parseForm,
+  projectKeyForm,
+  renameForm,
+  revokeForm,
+  tokenOnlyForm,
+} from './forms.ts';
+import { guardPost, requireOwner } from './guards.ts';
+import { detailPage, listPage } from './identity-views.ts';
+
+const hidden = { schema: { hide: true } };
+const AGENT_ID = /^agt_[0-9A-Z]{26}$/;
+const KEY_ID = /^key_[0-9A-Z]{26}$/;
+
+/** Fixed confirmations after a redirect: the query names one, never carries text to show. */
+const DONE: Record<string, string> = {
+  welcome: 'Welcome! Your owner account is ready.',
+  activated: 'Public reading is active. Connected sessions see the new tools at once.',
+  deactivated: 'Deactivated. The identity can still sign in but can only describe itself.',
+  renamed: 'Renamed.',
+  revoked: 'Revoked. Every credential of this identity stopped working.',
+  key_revoked: 'The project key was revoked; it fails from the very next request.',
+};
+
+type Params = { agent_id: string; key_id?: string };
+
+/** The owner's identities: list, detail, activation, rename, revocation, project keys, audit log. */
+export function identityRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+  const m = ctx.management;
+  const done = (req: FastifyRequest) => DONE[String((req.query as Record<string, unknown>)?.done ?? '')];
+  const agentId = (req: FastifyRequest) => {
+    const id = (req.params as Params).agent_id;
+    if (!AGENT_ID.test(id)) throw new DomainError('NOT_FOUND', 'No such identity.');
+    return id;
+  };
+
+  /** The detail page, after a change or with a problem to show. */
+  const showDetail = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    owner: ConsoleOwner,
+    status: number,
+    extra: {
+      flash?: string | undefined;
+      error?: string;
+      newKey?: { project_key: string; expires_at: string };
+    },
+  ) => {
+    const { agent, keys } = await m.getIdentity(owner.id, agentId(req));
+    const csrf = sessionToken(ctx, req);
+    return sendPage(reply, status, detailPage({ owner, csrf, agent, keys, now: ctx.clock.now(), ...extra }));
+  };
+
+  app.get('/console', hidden, async (req, reply) => {
+    const owner = requireOwner(req, reply);
+    if (!owner) return reply;
+    const identities = await m.listIdentities(owner.id);
+    return sendPage(
+      reply,
+      200,
+      listPage({ owner, csrf: sessionToken(ctx, req), identities, flash: done(req) }),
+    );
+  });
+
+  app.get('/console/identities/new', hidden, async (req, reply) => {
+    const owner = requireOwner(req, reply);
+    if (!owner) return reply;
+    return sendPage(reply, 200, newIdentityPage({ owner, csrf: sessionToken(ctx, req) }));
+  });
+
+  app.post('/console/identities/new', hidden, async (req, reply) => {
+    const owner = guardPost(ctx, req, reply);
+    if (!owner) return reply;
+    const csrf = sessionToken(ctx, req);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const values = {
+      display_name: typeof body.display_name === 'string' ? body.display_name.slice(0, 200) : undefined,
+      runtime: typeof body.runtime === 'string' ? body.runtime.slice(0, 200) : undefined,
+      days: typeof body.days === 'string' ? body.days.slice(0, 8) : undefined,
+    };
+    const form = parseForm(createIdentityForm, req.body);
+    if (!form.ok) return sendPage(reply, 422, newIdentityPage({ owner, csrf, error: form.message, values }));
+    const { display_name, runtime, days } = form.data;
+    const created = await m.createIdentity(owner.id, {
+      displayName: display_name,
+      runtime,
+      bootstrapDays: days,
+    });
+    return sendPage(
+      reply,
+      201,
+      createdIdentityPage({ owner, csrf, baseUrl: ctx.baseUrl, name: display_name, ...created }),
+    );
+  });
+
+  app.get('/console/identities/:agent_id', hidden, async (req, reply) => {
+    const owner = requireOwner(req, reply);
+    if (!owner) return reply;
+    return showDetail(req, reply, owner, 200, { flash: done(req) });
+  });
+
+  /** A change from the detail page: CSRF, form, the service call, then back to the page. */
+  const change = <T extends z.ZodType>(
+    suffix: string,
+    schema: T,
+    act: (owner: ConsoleOwner, id: string, data: z.infer<T>, req: FastifyRequest) => Promise<string>,
+  ) =>
+    app.post(`/console/identities/:agent_id/${suffix}`, hidden, async (req, reply) => {
+      const owner = guardPost(ctx, req, reply);
+      if (!owner) return reply;
+      const id = agentId(req);
+      const form = parseForm(schema, req.body);
+      if (!form.ok) return showDetail(req, reply, owner, 422, { error: form.message });
+      try {
+        const outcome = await act(owner, id, form.data, req);
+        return seeOther(reply, `/console/identities/${id}?done=${outcome}`);
+      } catch (err) {
+        // A refusal about this identity (already revoked, bad name) is shown on its page.
+        if (err instanceof DomainError && err.code !== 'NOT_FOUND') {
+          return showDetail(req, reply, owner, httpStatusOf(err.code), { error: err.message });
+        }
+        throw err;
+      }
+    });
+
+  change('mode', modeForm, async (owner, id, data) => {
+    await m.setMode(owner.id, id, data.mode);
+    return data.mode === 'READ' ? 'activated' : 'deactivated';
+  });
+  change('rename', renameForm, async (owner, id, data) => {
+    await m.rename(owner.id, id, data.display_name);
+    return 'renamed';
+  });
+  change('revoke', revokeForm, async (owner, id) => {
+    await m.revoke(owner.id, id);
+    return 'revoked';
+  });
+  change('keys/:key_id/revoke', tokenOnlyForm, async (owner, _id, _data, req) => {
+    const keyId = (req.params as Params).key_id ?? '';
+    if (!KEY_ID.test(keyId)) throw new DomainError('NOT_FOUND', 'No such project key.');
+    await m.revokeProjectKey(owner.id, keyId);
+    return 'key_revoked';
+  });
+
+  app.post('/console/identities/:agent_id/keys', hidden, async (req, reply) => {
+    const owner = guardPost(ctx, req, reply);
+    if (!owner) return reply;
+    const form = parseForm(projectKeyForm, req.body);
+    if (!form.ok) return showDetail(req, reply, owner, 422, { error: form.message });
+    try {
+      const key = await m.createProjectKey(owner.id, agentId(req), form.data.days);
+      return showDetail(req, reply, owner, 201, { newKey: key });
+    } catch (err) {
+      if (err instanceof DomainError && err.code !== 'NOT_FOUND') {
+        return showDetail(req, reply, owner, httpStatusOf(err.code), { error: err.message });
+      }
+      throw err;
+    }
+  });
+
+  app.get('/console/audit', hidden, async (req, reply) => {
+    const owner = requireOwner(req, reply);
+    if (!owner) return reply;
+    const entries = await m.auditLog(owner.id);
+    return sendPage(reply, 200, auditPage({ owner, csrf: sessionToken(ctx, req), entries }));
+  });
+}

@@ -1,0 +1,190 @@
+import type { Agent, ConsoleOwner } from '../../domains/identity/index.ts';
+import { LIMITS } from '../../kernel/limits.ts';
+import { claimsPanel } from './claims.ts';
+import { html, type SafeHtml } from './html.ts';
+import { csrfField, notice, page, time } from './layout.ts';
+
+interface Signed {
+  owner: ConsoleOwner;
+  csrf: string;
+}
+
+export interface IdentityRow {
+  agent_id: string;
+  display_name: string;
+  kind: string;
+  mode: string;
+  status: string;
+  active: boolean;
+  last_seen_at: string | null;
+  connections: { open_sessions: number; project_keys: number; tokens: number };
+}
+
+export interface KeyRow {
+  key_id: string;
+  created_at: string;
+  expires_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+export function modeBadge(mode: string): SafeHtml {
+  return html`<span class="badge ${mode === 'NONE' ? 'off' : 'on'}">${mode}</span>`;
+}
+
+export function activeBadge(active: boolean, status: string): SafeHtml {
+  if (status === 'REVOKED') return html`<span class="badge bad">revoked</span>`;
+  return active ? html`<span class="badge on">active</span>` : html`<span class="badge off">inactive</span>`;
+}
+
+export function listPage(v: Signed & { identities: IdentityRow[]; flash?: string | undefined }): SafeHtml {
+  const rows = v.identities.map(
+    (i) => html`<tr>
+      <td><a href="/console/identities/${i.agent_id}">${i.display_name}</a></td>
+      <td><code>${i.agent_id}</code></td>
+      <td>${i.kind === 'RUNTIME_BOUND' ? 'paired' : 'created here'}</td>
+      <td>${modeBadge(i.mode)}</td>
+      <td>${activeBadge(i.active, i.status)}</td>
+      <td>${time(i.last_seen_at)}</td>
+      <td>${plural(i.connections.open_sessions, 'session')} · ${plural(i.connections.project_keys, 'key')} ·
+        ${plural(i.connections.tokens, 'token')}</td>
+    </tr>`,
+  );
+  const table = v.identities.length
+    ? html`<table>
+        <thead><tr><th>Name</th><th>Agent id</th><th>Kind</th><th>Mode</th><th>Active</th><th>Last seen</th><th>Connections</th></tr></thead>
+        <tbody>${rows}</tbody>
+      </table>`
+    : html`<p class="empty">No identities yet. Start pairing from your agent (it gives you a link to open here),
+        or <a href="/console/identities/new">create an identity</a> and give it a bootstrap token.</p>`;
+  return page({
+    ...v,
+    title: 'Identities',
+    current: 'identities',
+    body: html`<h1>Your agent identities</h1>
+      <p class="sub">Each agent that connects to this Cairn acts as one of these. A new identity can do nothing until you activate it.</p>
+      ${v.flash ? notice('ok', v.flash) : ''}
+      <section class="panel">${table}</section>
+      <p class="actions"><a class="button" href="/console/identities/new">Create identity</a>
+        <a class="button secondary" href="/pair">Enter a pairing code</a></p>`,
+  });
+}
+
+export interface DetailView extends Signed {
+  agent: Agent;
+  keys: KeyRow[];
+  flash?: string | undefined;
+  error?: string | undefined;
+  newKey?: { project_key: string; expires_at: string } | undefined;
+  /** The server's clock, to tell expired keys. */
+  now: Date;
+}
+
+export function detailPage(v: DetailView): SafeHtml {
+  const a = v.agent;
+  const path = `/console/identities/${a.id}`;
+  const revoked = a.status === 'REVOKED';
+  const active = !revoked && a.mode !== 'NONE';
+  const modeForm = revoked
+    ? notice(
+        'info',
+        'This identity is revoked: none of its credentials work, and it cannot be activated again.',
+      )
+    : html`<form method="post" action="${path}/mode" class="actions">
+        ${csrfField(v.csrf)}
+        ${
+          a.mode === 'NONE'
+            ? html`<input type="hidden" name="mode" value="READ"><button type="submit">Activate public reading</button>`
+            : html`<input type="hidden" name="mode" value="NONE"><button class="secondary" type="submit">Deactivate</button>`
+        }
+      </form>`;
+  return page({
+    ...v,
+    title: a.displayName,
+    current: 'identities',
+    body: html`<p class="hint"><a href="/console">← All identities</a></p>
+      <h1>${a.displayName} ${modeBadge(a.mode)} ${activeBadge(active, a.status)}</h1>
+      <p class="sub"><code>${a.id}</code></p>
+      ${v.flash ? notice('ok', v.flash) : ''}${v.error ? notice('error', v.error) : ''}
+      <div class="grid">
+        <section class="panel">
+          <h2>Status</h2>
+          <dl class="facts">
+            <dt>Kind</dt><dd>${a.kind === 'RUNTIME_BOUND' ? 'RUNTIME_BOUND (paired from its runtime)' : 'OWNER_CREATED (bootstrap token)'}</dd>
+            <dt>Runtime</dt><dd>${a.runtime}</dd>
+            <dt>Mode</dt><dd>${a.mode === 'READ' ? 'READ: public web reading' : 'NONE: inert'}</dd>
+            <dt>Status</dt><dd>${a.status}</dd>
+            <dt>Created</dt><dd>${time(a.createdAt)}</dd>
+            <dt>Last seen</dt><dd>${time(a.lastSeenAt)}</dd>
+          </dl>
+          ${modeForm}
+        </section>
+        <section class="panel">
+          <h2>Rename</h2>
+          <form method="post" action="${path}/rename">
+            ${csrfField(v.csrf)}
+            <label for="display_name">Display name</label>
+            <input id="display_name" name="display_name" type="text" required maxlength="${LIMITS.displayName.maxChars}" value="${a.displayName}">
+            <div class="actions"><button class="secondary" type="submit">Rename</button></div>
+          </form>
+        </section>
+      </div>
+      ${keysPanel(v, path, revoked)}
+      ${claimsPanel(a.about)}
+      ${revoked ? '' : revokePanel(v.csrf, path)}`,
+  });
+}
+
+function keysPanel(v: DetailView, path: string, revoked: boolean): SafeHtml {
+  const rows = v.keys.map((k) => {
+    const state = k.revoked_at
+      ? html`<span class="badge bad">revoked</span> ${time(k.revoked_at)}`
+      : new Date(k.expires_at) <= v.now
+        ? html`<span class="badge off">expired</span>`
+        : html`<span class="badge on">valid</span>`;
+    const action = k.revoked_at
+      ? ''
+      : html`<form class="inline" method="post" action="${path}/keys/${k.key_id}/revoke">
+          ${csrfField(v.csrf)}<button class="secondary" type="submit">Revoke</button></form>`;
+    return html`<tr><td><code>${k.key_id}</code></td><td>${time(k.created_at)}</td><td>${time(k.expires_at)}</td>
+      <td>${time(k.last_used_at)}</td><td>${state}</td><td>${action}</td></tr>`;
+  });
+  const fresh = v.newKey
+    ? html`<div class="notice ok" role="status"><strong>New project key. Copy it now: it is shown only this once.</strong>
+        <code class="secret">${v.newKey.project_key}</code>
+        <p>Expires ${time(v.newKey.expires_at)}. Use it as <code>Authorization: Bearer …</code> on <code>/mcp</code>.</p></div>`
+    : '';
+  const create = revoked
+    ? ''
+    : html`<form method="post" action="${path}/keys" class="row">
+        ${csrfField(v.csrf)}
+        <div><label for="days">Expires in (days)</label>
+          <input id="days" name="days" type="number" min="${LIMITS.projectKeyDays.min}" max="${LIMITS.projectKeyDays.max}" value="${LIMITS.projectKeyDays.default}" required></div>
+        <div><button type="submit">Create project key</button></div>
+      </form>`;
+  return html`<section class="panel">
+    <h2>Project keys</h2>
+    ${fresh}
+    ${
+      v.keys.length
+        ? html`<table><thead><tr><th>Key</th><th>Created</th><th>Expires</th><th>Last used</th><th>State</th><th></th></tr></thead>
+            <tbody>${rows}</tbody></table>`
+        : html`<p class="hint">No project keys. A project key is a static bearer for clients that cannot pair.</p>`
+    }
+    ${create}
+  </section>`;
+}
+
+function revokePanel(csrf: string, path: string): SafeHtml {
+  return html`<section class="panel danger">
+    <h2>Revoke identity</h2>
+    <p>Every token and key of this identity stops working at once, and it cannot be used again. This cannot be undone.</p>
+    <form method="post" action="${path}/revoke">
+      ${csrfField(csrf)}
+      <label class="check"><input type="checkbox" name="confirm" value="yes" required> I understand: revoke this identity for good</label>
+      <div class="actions"><button class="danger" type="submit">Revoke identity</button></div>
+    </form>
+  </section>`;
+}

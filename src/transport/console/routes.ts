@@ -1,0 +1,99 @@
+import cookie from '@fastify/cookie';
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
+import { authRoutes } from './auth-routes.ts';
+import { buildContext, type ConsoleDeps, cookieOptions, sendPage } from './context.ts';
+import { identityRoutes } from './identity-routes.ts';
+import { messagePage } from './layout.ts';
+import { pairRoutes } from './pair-routes.ts';
+import { CONSOLE_CSS, CONSOLE_ICON } from './style.ts';
+
+export type { ConsoleDeps } from './context.ts';
+
+/** Same for everyone, needing no session. */
+const STATIC = new Set(['/console/style.css', '/console/favicon.svg']);
+
+/**
+ * Console pages may load only this origin's stylesheet, may not be framed, and may post forms
+ * only here. No `upgrade-insecure-requests`: over plain http it would break every form.
+ */
+export const CONSOLE_CSP = "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
+
+/**
+ * The owner console: server-rendered pages, no JavaScript. Routes are thin: they check the
+ * session and the CSRF token, parse the form, call one service method and render the result.
+ */
+export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
+  const ctx = buildContext(deps);
+  await app.register(cookie);
+
+  app.addHook('onRequest', async (req, reply) => {
+    // Replaces helmet's default policy for these routes; pages carry secrets shown once, so no caching.
+    reply.header('content-security-policy', CONSOLE_CSP);
+    if (!STATIC.has(req.url)) reply.header('cache-control', 'no-store');
+  });
+
+  app.addHook('preHandler', async (req, reply) => {
+    if (STATIC.has(req.url)) return;
+    const value = req.cookies[ctx.cookieName.session];
+    if (!value) return;
+    const session = await ctx.owners.resolveSession(value);
+    if (session) {
+      req.owner = session.owner;
+      req.ownerSessionId = session.sessionId;
+    } else {
+      reply.clearCookie(ctx.cookieName.session, cookieOptions(ctx));
+    }
+  });
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const owner = req.owner;
+    const csrf = req.ownerSessionId ? ctx.csrf.forSession(req.ownerSessionId) : undefined;
+    if (err instanceof DomainError) {
+      const title = err.code === 'NOT_FOUND' ? 'Not found' : 'That did not work';
+      return sendPage(
+        reply,
+        httpStatusOf(err.code),
+        messagePage({ title, message: err.message, owner, csrf }),
+      );
+    }
+    const status = err.statusCode ?? 500;
+    if (status < 500) {
+      return sendPage(
+        reply,
+        status,
+        messagePage({ title: 'Bad request', message: err.message, owner, csrf }),
+      );
+    }
+    req.log.error({ err }, 'console error');
+    return sendPage(
+      reply,
+      500,
+      messagePage({
+        title: 'Something went wrong',
+        message: `The server failed to answer. The operator can find it by request id ${req.id}.`,
+        owner,
+        csrf,
+      }),
+    );
+  });
+
+  app.get('/console/style.css', { schema: { hide: true } }, async (_req, reply) =>
+    reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(CONSOLE_CSS),
+  );
+
+  app.get('/console/favicon.svg', { schema: { hide: true } }, async (_req, reply) =>
+    reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(CONSOLE_ICON),
+  );
+
+  authRoutes(app, ctx);
+  identityRoutes(app, ctx);
+  pairRoutes(app, ctx);
+
+  // A mistyped console address gets a page a person can read, not the JSON envelope.
+  app.get('/console/*', { schema: { hide: true } }, async (req, reply) => {
+    const csrf = req.ownerSessionId ? ctx.csrf.forSession(req.ownerSessionId) : undefined;
+    const message = 'There is no console page at this address.';
+    return sendPage(reply, 404, messagePage({ title: 'Not found', message, owner: req.owner, csrf }));
+  });
+}

@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { Config } from './config/config.ts';
+import { type Config, ConfigError } from './config/config.ts';
 import { type AppServices, OPERATIONS } from './domains/catalog.ts';
 import { buildDiscovery, SERVER_VERSION, type ToolDoc } from './domains/discovery/index.ts';
 import {
@@ -78,6 +79,14 @@ export interface AppOptions {
   logger?: Logger;
 }
 
+function readCaFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError([`CAIRN_FETCH_CA_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code})`]);
+  }
+}
+
 /** The one way out to the internet, configured once for the whole process. */
 function buildFetcher(config: Config, logger: Logger) {
   if (config.fetch.allow.length > 0) {
@@ -94,6 +103,7 @@ function buildFetcher(config: Config, logger: Logger) {
     maxBytes: 10 * 1024 * 1024,
     maxRedirects: 5,
     userAgent: `Cairn/${SERVER_VERSION} (+${config.baseUrl}/guide)`,
+    ...(config.fetch.caFile ? { extraCa: readCaFile(config.fetch.caFile) } : {}),
   });
   return { resolver, fetcher };
 }

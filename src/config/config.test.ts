@@ -45,8 +45,9 @@ describe('loadConfig', () => {
       ports: [80, 443, 8080, 8443],
       dns: ['10.0.0.53:53', '[::1]:5353'],
       allow: ['docs.intranet.example:8080', '::1:9000'],
+      caFile: undefined,
     });
-    expect(loadConfig({}).fetch).toEqual({ ports: [80, 443], dns: [], allow: [] });
+    expect(loadConfig({}).fetch).toEqual({ ports: [80, 443], dns: [], allow: [], caFile: undefined });
     expect(() => loadConfig({ CAIRN_FETCH_PORTS: '80,99999' })).toThrow(/CAIRN_FETCH_PORTS/);
     expect(() => loadConfig({ CAIRN_FETCH_ALLOW: 'http://x/' })).toThrow(/CAIRN_FETCH_ALLOW/);
   });

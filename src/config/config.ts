@@ -59,6 +59,7 @@ const envSchema = z.object({
     /^[a-z0-9.-]+(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$/i,
     'a comma-separated list of host or host:port',
   ),
+  CAIRN_FETCH_CA_FILE: z.string().min(1).optional(),
   CAIRN_OPEN_SIGNUP: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
 });
 
@@ -83,7 +84,7 @@ export interface Config {
   /** Whether (or through how many hops) X-Forwarded-For is believed: rate limits count per client address. */
   trustProxy: boolean | number;
   /** Outbound reads: extra ports, DNS servers, and hosts allowed despite a private address. */
-  fetch: { ports: number[]; dns: string[]; allow: string[] };
+  fetch: { ports: number[]; dns: string[]; allow: string[]; caFile: string | undefined };
   /** Whether anyone may create a console account; otherwise only the first owner may sign up. */
   openSignup: boolean;
 }
@@ -133,6 +134,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     fetch: {
       ports: [80, 443, ...e.CAIRN_FETCH_PORTS.map(Number)],
       dns: e.CAIRN_FETCH_DNS,
+      caFile: e.CAIRN_FETCH_CA_FILE,
       allow: e.CAIRN_FETCH_ALLOW.map((h) => h.toLowerCase().replace(/^\[|\](?=:|$)/g, '')),
     },
   };

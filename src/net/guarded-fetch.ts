@@ -1,4 +1,5 @@
 import type { LookupFunction } from 'node:net';
+import tls from 'node:tls';
 import zlib from 'node:zlib';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
@@ -16,6 +17,8 @@ export interface FetchPolicy {
   maxBytes: number;
   maxRedirects: number;
   userAgent: string;
+  /** Extra trusted CA certificates (PEM), added to Node's own roots: an operator's internal CA. */
+  extraCa?: string;
 }
 
 export interface FetchResult {
@@ -122,7 +125,11 @@ export class GuardedFetcher {
       else callback(null, address, family);
     };
     const dispatcher = new Agent({
-      connect: { lookup, timeout: this.policy.timeoutMs },
+      connect: {
+        lookup,
+        timeout: this.policy.timeoutMs,
+        ...(this.policy.extraCa ? { ca: [...tls.rootCertificates, this.policy.extraCa] } : {}),
+      },
       headersTimeout: this.policy.timeoutMs,
       bodyTimeout: this.policy.timeoutMs,
     });

@@ -1,3 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DnsFixture, startDnsFixture } from '../support/dns-fixture.ts';
 import { callTool, connectClient, createAgent } from '../support/factories.ts';
@@ -104,5 +109,68 @@ describe('identity_verify_domain', () => {
     const res = await callTool(client, 'identity_verify_domain', { domain: 'example.test' });
     expect(res.body.error.code).toBe('TOOL_NOT_AVAILABLE');
     await client.close();
+  });
+
+  // The https check connects to port 443, so its fixture needs root (as CI has) to listen there.
+  it.skipIf(process.getuid?.() !== 0)('verifies by the https file, trusting an operator CA', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'cairn-tls-'));
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=site.example.test',
+        '-addext',
+        'subjectAltName=DNS:site.example.test',
+        '-keyout',
+        path.join(dir, 'key.pem'),
+        '-out',
+        path.join(dir, 'cert.pem'),
+      ],
+      { stdio: 'ignore' },
+    );
+    dns.records.set('site.example.test', { A: ['127.0.0.2'] });
+    let published = '';
+    const site = createHttpsServer(
+      { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) },
+      (req, res) => {
+        if (req.url === '/.well-known/cairn-verification.txt') res.end(`# Cairn\n${published}\n`);
+        else res.writeHead(404).end();
+      },
+    );
+    await new Promise<void>((resolve) => site.listen(443, '127.0.0.2', resolve));
+    const tlsServer = await startTestServer({
+      env: {
+        CAIRN_FETCH_DNS: dns.server,
+        CAIRN_FETCH_ALLOW: 'site.example.test',
+        CAIRN_FETCH_CA_FILE: path.join(dir, 'cert.pem'),
+      },
+    });
+    try {
+      const agent = await createAgent(tlsServer.app.services.identity, { mode: 'READ' });
+      const client = await connectClient(tlsServer.url, agent.key);
+      const before = (await callTool(client, 'identity_verify_domain', { domain: 'site.example.test' })).body;
+      expect(before.verified).toBe(false);
+      expect(before.checks[1]).toMatchObject({ method: 'HTTPS_FILE', found: false });
+      expect(before.checks[1].detail).toMatch(/does not contain the token/);
+      published = before.token;
+      const after = (await callTool(client, 'identity_verify_domain', { domain: 'site.example.test' })).body;
+      expect(after).toMatchObject({ verified: true });
+      expect(after.checks[1]).toMatchObject({ method: 'HTTPS_FILE', found: true });
+      await client.close();
+    } finally {
+      await tlsServer.close();
+      site.closeAllConnections();
+      await new Promise((r) => site.close(r));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -83,7 +83,9 @@ function readCaFile(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {
-    throw new ConfigError([`CAIRN_FETCH_CA_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code})`]);
+    throw new ConfigError([
+      `CAIRN_FETCH_CA_FILE: cannot read ${file} (${(err as NodeJS.ErrnoException).code})`,
+    ]);
   }
 }
 

@@ -21,6 +21,7 @@ beforeAll(async () => {
     if (path === '/hello') return res.end('hello world');
     if (path.startsWith('/loop')) return res.writeHead(302, { location: `/loop${path.length}` }).end();
     if (path === '/out') return res.writeHead(302, { location: 'http://10.0.0.1/secret' }).end();
+    if (path === '/badloc') return res.writeHead(302, { location: 'http://[::1' }).end();
     if (path === '/big') return res.end(Buffer.alloc(5_000, 'x'));
     if (path === '/bomb') {
       return res
@@ -121,6 +122,10 @@ describe('GuardedFetcher', () => {
       redirect_target: 'http://10.0.0.1/secret',
       cause: 'ADDRESS_NOT_PUBLIC',
     });
+    const bad = await refusal(fetcher().fetch(`http://127.0.0.1:${port}/badloc`));
+    expect(bad).toMatchObject({ reason: 'REDIRECT_OUT_OF_SCOPE', details: { cause: 'MALFORMED_LOCATION' } });
+    const none = await refusal(fetcher().fetch(`http://127.0.0.1:${port}/loop`, '*/*', 0));
+    expect(none.reason).toBe('TOO_MANY_REDIRECTS');
     const loop = await refusal(fetcher().fetch(`http://127.0.0.1:${port}/loop`));
     expect(loop.reason).toBe('TOO_MANY_REDIRECTS');
     expect((loop.details.hops as string[]).length).toBe(6);

@@ -49,18 +49,19 @@ export class GuardedFetcher {
     private readonly policy: FetchPolicy,
   ) {}
 
-  async fetch(rawUrl: string, accept = '*/*'): Promise<FetchResult> {
+  /** `maxRedirects` below the policy's is for checks that must read exactly the named place. */
+  async fetch(rawUrl: string, accept = '*/*', maxRedirects = this.policy.maxRedirects): Promise<FetchResult> {
     const hops: string[] = [];
     let current = checkTargetUrl(rawUrl, this.policy.ports);
     let address = await this.pick(current);
     const deadline = AbortSignal.timeout(this.policy.timeoutMs);
-    for (let hop = 0; hop <= this.policy.maxRedirects; hop++) {
+    for (let hop = 0; hop <= maxRedirects; hop++) {
       hops.push(current.href);
       const res = await this.get(current, address, accept, deadline);
       const location = res.headers.location;
       if (REDIRECTS.has(res.statusCode) && typeof location === 'string') {
         await res.body.dump();
-        [current, address] = await this.admitRedirect(new URL(location, current).href);
+        [current, address] = await this.admitRedirect(location, current);
         continue;
       }
       const raw = await readCapped(res.body, this.policy.maxBytes);
@@ -74,19 +75,22 @@ export class GuardedFetcher {
         address,
       };
     }
-    throw new NetRefusal('TOO_MANY_REDIRECTS', `More than ${this.policy.maxRedirects} redirects.`, { hops });
+    throw new NetRefusal('TOO_MANY_REDIRECTS', `More than ${maxRedirects} redirects.`, { hops });
   }
 
   /** A redirect target gets every check the first URL got; one that fails them is out of scope. */
-  private async admitRedirect(target: string): Promise<[URL, string]> {
+  private async admitRedirect(location: string, from: URL): Promise<[URL, string]> {
+    let target = location;
     try {
+      target = new URL(location, from).href;
       const url = checkTargetUrl(target, this.policy.ports);
       return [url, await this.pick(url)];
     } catch (err) {
-      if (!(err instanceof NetRefusal) || err.reason === 'DNS_FAILED') throw err;
-      throw new NetRefusal('REDIRECT_OUT_OF_SCOPE', `A redirect led out of scope: ${err.message}`, {
-        redirect_target: target,
-        cause: err.reason,
+      if (err instanceof NetRefusal && err.reason === 'DNS_FAILED') throw err;
+      const why = err instanceof NetRefusal ? err.message : 'the Location header is not a valid URL';
+      throw new NetRefusal('REDIRECT_OUT_OF_SCOPE', `A redirect led out of scope: ${why}`, {
+        redirect_target: target.slice(0, 2_000),
+        cause: err instanceof NetRefusal ? err.reason : 'MALFORMED_LOCATION',
       });
     }
   }

@@ -211,6 +211,7 @@ export const agentTokens = pgTable(
   (t) => [
     uniqueIndex('agent_tokens_token_hash_key').on(t.tokenHash),
     index('agent_tokens_family_idx').on(t.family),
+    index('agent_tokens_sealed_idx').on(t.spentAt).where(sql`${t.retrySealed} is not null`),
     index('agent_tokens_agent_idx').on(t.agentId),
   ],
 );

@@ -79,18 +79,82 @@ describe('notifications/tools/list_changed', () => {
   it('reaches sessions of the changed identity only', async () => {
     const changed = await createAgent(identity());
     const other = await createAgent(identity());
+    const changedSession = await openSession(changed.key);
     const otherSession = await openSession(other.key);
     await identity().setMode(changed.agentId, 'READ');
-    const res = await fetch(`${server.url}/mcp`, {
-      method: 'POST',
-      headers: headers(other.key, { 'mcp-session-id': otherSession }),
-      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
-    });
-    expect(res.headers.get('content-type')).toContain('application/json');
+    const ping = (key: string, sessionId: string) =>
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: headers(key, { 'mcp-session-id': sessionId }),
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      });
+    expect((await ping(other.key, otherSession)).headers.get('content-type')).toContain('application/json');
+    const mine = await ping(changed.key, changedSession);
+    expect(mine.headers.get('content-type')).toContain('text/event-stream');
+    expect(await mine.text()).toContain('notifications/tools/list_changed');
+  });
+
+  it('is delivered by the replica holding the stream when another replica makes the change', async () => {
+    const replica = await startTestServer({ database: server.database });
+    try {
+      const agent = await createAgent(identity());
+      const client = await connectClient(server.url, agent.key);
+      const heard = new Promise<string>((resolve) => {
+        client.setNotificationHandler(ToolListChangedNotificationSchema, (n) => resolve(n.method));
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      await replica.app.services.management.setMode(
+        (await identity().findAgent(agent.agentId))!.ownerId,
+        agent.agentId,
+        'READ',
+      );
+      await expect(
+        Promise.race([
+          heard,
+          new Promise((_, no) => setTimeout(() => no(new Error('not delivered')), 5_000)),
+        ]),
+      ).resolves.toBe('notifications/tools/list_changed');
+      await client.close();
+    } finally {
+      await replica.close();
+    }
   });
 });
 
 describe('GET /mcp', () => {
+  it('ends the stream as soon as the identity is revoked or the session is ended', async () => {
+    for (const end of ['revoke', 'delete'] as const) {
+      const agent = await createAgent(identity());
+      const sessionId = await openSession(agent.key);
+      const stream = await fetch(`${server.url}/mcp`, {
+        headers: { ...headers(agent.key, { 'mcp-session-id': sessionId }), accept: 'text/event-stream' },
+      });
+      expect(stream.status).toBe(200);
+      const reader = stream.body!.getReader();
+      await new Promise((r) => setTimeout(r, 100));
+      if (end === 'revoke') await identity().revokeAgent(agent.agentId);
+      else {
+        const res = await fetch(`${server.url}/mcp`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${agent.key}`, 'mcp-session-id': sessionId },
+        });
+        expect(res.status).toBe(204);
+      }
+      const ended = await Promise.race([
+        (async () => {
+          try {
+            while (!(await reader.read()).done) {}
+          } catch {
+            // a destroyed socket ends the read with an error: the stream is over either way
+          }
+          return 'ended';
+        })(),
+        new Promise((r) => setTimeout(() => r('still open'), 5_000)),
+      ]);
+      expect(ended, end).toBe('ended');
+    }
+  });
+
   it('needs text/event-stream, a session id, and an open session of the caller', async () => {
     const agent = await createAgent(identity());
     const base = { authorization: `Bearer ${agent.key}` };

@@ -1,5 +1,7 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/kernel/clock.ts';
+import { agentTokens } from '../../src/storage/schema.ts';
 import { callTool, connectClient, uniqueEmail } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -150,6 +152,13 @@ describe('device grant polling', () => {
     ).rejects.toThrow(/No pending pairing/);
   });
 
+  it('yields nothing for an approved code once it has expired', async () => {
+    const { device_code, user_code } = await startPairing();
+    await services().device.decide(await newOwner(), user_code, { approve: true, activateRead: true });
+    clock.advance(15 * 60_000 + 1_000);
+    expect((await poll(device_code)).body.error).toBe('expired_token');
+  });
+
   it('refuses unknown device codes and unsupported grants the OAuth way', async () => {
     expect((await poll('cd_dev_nothing')).body.error).toBe('invalid_grant');
     expect((await post('/oauth/token', { grant_type: 'password', username: 'x' })).body.error).toBe(
@@ -202,6 +211,25 @@ describe('refresh rotation', () => {
     expect(mcp.status).toBe(401);
   });
 
+  it('keeps the sealed duplicate answer no longer than its window', async () => {
+    const first = await pairedTokens();
+    await refresh(first.refresh_token);
+    const sealedOf = async (agentId: string) =>
+      (
+        await server.database.db
+          .select({ s: agentTokens.retrySealed })
+          .from(agentTokens)
+          .where(eq(agentTokens.agentId, agentId))
+      ).filter((r) => r.s).length;
+    expect(await sealedOf(first.agent_id)).toBe(1);
+    clock.advance(2_500);
+    // Any later refresh, of any pairing, sweeps answers whose window has passed.
+    const other = await pairedTokens();
+    await refresh(other.refresh_token);
+    expect(await sealedOf(first.agent_id)).toBe(0);
+    expect(await sealedOf(other.agent_id)).toBe(1);
+  });
+
   it('expires access tokens after 60 minutes and refresh tokens after 7 days', async () => {
     const tokens = await pairedTokens();
     clock.advance(61 * 60_000);
@@ -211,6 +239,7 @@ describe('refresh rotation', () => {
       body: '{}',
     });
     expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
     const renewed = await refresh(tokens.refresh_token);
     expect(renewed.status).toBe(200);
     clock.advance(7 * 86_400_000 + 1_000);

@@ -186,12 +186,13 @@ export class DeviceService {
         return new OAuthError('invalid_grant', 'This device code was already exchanged.');
       if (row.status === 'DECLINED')
         return new OAuthError('access_denied', 'The owner declined this pairing.');
+      // Expiry comes before approval: a device code that leaks later must yield nothing.
+      if (row.expiresAt <= now)
+        return new OAuthError('expired_token', 'The device code expired; start pairing again.');
       if (row.status === 'APPROVED') {
         await drepo.updateDevice(tx, row.id, { status: 'CONSUMED', lastPolledAt: now });
         return this.tokens.issuePair(tx, row.agentId!, row.id);
       }
-      if (row.expiresAt <= now)
-        return new OAuthError('expired_token', 'The device code expired; start pairing again.');
       const tooSoon =
         row.lastPolledAt && now.getTime() - row.lastPolledAt.getTime() < row.intervalSeconds * 1000;
       if (tooSoon) {

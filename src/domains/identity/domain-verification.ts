@@ -127,7 +127,8 @@ export class DomainVerifier {
 
   private async checkFile(url: string, token: string): Promise<DomainCheck> {
     try {
-      const res = await this.fetcher.fetch(url, 'text/plain');
+      // No redirects: an open redirect on the domain must not let another site vouch for it.
+      const res = await this.fetcher.fetch(url, 'text/plain', 0);
       const lines = res.body
         .toString('utf8')
         .split(/\r?\n/)

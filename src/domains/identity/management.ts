@@ -5,7 +5,7 @@ import { LIMITS } from '../../kernel/limits.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import { type AuditAction, listAudit, recordAudit } from './audit.ts';
 import * as mrepo from './management-repo.ts';
-import { enqueueToolsChanged } from './notifications.ts';
+import { enqueueToolsChanged, wakeAgent } from './notifications.ts';
 import { isActive } from './policy.ts';
 import * as repo from './repo.ts';
 import type { Agent } from './types.ts';
@@ -78,6 +78,7 @@ export class ManagementService {
       );
     }
     return this.act(ownerId, agentId, 'agent.rename', async (tx, agent) => {
+      if (agent.status === 'REVOKED') throw new DomainError('CONFLICT', 'This identity is revoked.');
       await mrepo.renameAgent(tx, agentId, name, this.clock.now());
       return { agent_id: agentId, display_name: name, previous: agent.displayName };
     });
@@ -87,6 +88,7 @@ export class ManagementService {
   async revoke(ownerId: string, agentId: string) {
     return this.act(ownerId, agentId, 'agent.revoke', async (tx) => {
       await repo.updateAgentStatus(tx, agentId, 'REVOKED', this.clock.now());
+      await wakeAgent(tx, agentId);
       return { agent_id: agentId, status: 'REVOKED' as const };
     });
   }
@@ -176,6 +178,7 @@ export class ManagementService {
       agentId,
       'key.revoke',
       async (tx) => {
+        await wakeAgent(tx, agentId);
         if (!(await mrepo.revokeKeyById(tx, keyId, this.clock.now()))) {
           throw new DomainError('CONFLICT', 'This key is already revoked.');
         }

@@ -15,6 +15,11 @@ export async function enqueueToolsChanged(ex: Executor, agentId: string, now: Da
     select ${mcpSessions.id}, 'notifications/tools/list_changed', '{}'::jsonb, ${now}
     from ${mcpSessions}
     where ${mcpSessions.agentId} = ${agentId} and ${mcpSessions.endedAt} is null`);
+  await wakeAgent(ex, agentId);
+}
+
+/** Wakes every replica's streams of an agent, e.g. so they notice a revocation at once. */
+export async function wakeAgent(ex: Executor, agentId: string): Promise<void> {
   await ex.execute(sql`select pg_notify(${NOTIFY_CHANNEL}, ${agentId})`);
 }
 

@@ -1,6 +1,13 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../storage/database.ts';
-import { agents, mcpNotifications, mcpSessions, owners, projectKeys } from '../../storage/schema.ts';
+import {
+  agents,
+  agentTokens,
+  mcpNotifications,
+  mcpSessions,
+  owners,
+  projectKeys,
+} from '../../storage/schema.ts';
 import type { AboutYou, Agent } from './types.ts';
 
 /** SQL for the identity area's own tables: owners, agents, project_keys. */
@@ -168,4 +175,35 @@ export async function countIdentities(ex: Executor) {
     })
     .from(agents);
   return row ?? { owners: 0, agents: 0, active: 0 };
+}
+
+/**
+ * Whether a held-open stream may go on: its session is open, its identity not revoked, and the
+ * credential it was opened with still valid (not revoked, not expired).
+ */
+export async function streamStillAuthorized(
+  ex: Executor,
+  credential: { kind: 'project_key' | 'access_token'; id: string },
+  sessionId: string,
+  now: Date,
+): Promise<boolean> {
+  const credentialLive =
+    credential.kind === 'project_key'
+      ? sql`exists (select 1 from ${projectKeys} where ${projectKeys.id} = ${credential.id}
+          and ${projectKeys.revokedAt} is null and ${projectKeys.expiresAt} > ${now})`
+      : sql`exists (select 1 from ${agentTokens} where ${agentTokens.id} = ${credential.id}
+          and ${agentTokens.revokedAt} is null and ${agentTokens.expiresAt} > ${now})`;
+  const rows = await ex
+    .select({ ok: sql<number>`1` })
+    .from(mcpSessions)
+    .innerJoin(agents, eq(agents.id, mcpSessions.agentId))
+    .where(
+      and(
+        eq(mcpSessions.id, sessionId),
+        isNull(mcpSessions.endedAt),
+        sql`${agents.status} <> 'REVOKED'`,
+        credentialLive,
+      ),
+    );
+  return rows.length === 1;
 }

@@ -5,6 +5,7 @@ import { hashSecret, newId, newToken } from '../../kernel/ids.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import { type AboutInput, mergeAbout } from './about.ts';
 import { changeMode } from './management.ts';
+import { wakeAgent } from './notifications.ts';
 import { isActive } from './policy.ts';
 import * as repo from './repo.ts';
 import { touchSession } from './session-repo.ts';
@@ -108,6 +109,7 @@ export class IdentityService {
   async revokeAgent(agentId: string): Promise<{ agent_id: string; status: 'REVOKED' }> {
     await this.requireAgent(this.database.db, agentId);
     await repo.updateAgentStatus(this.database.db, agentId, 'REVOKED', this.clock.now());
+    await wakeAgent(this.database.db, agentId);
     return { agent_id: agentId, status: 'REVOKED' };
   }
 

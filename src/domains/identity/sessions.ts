@@ -2,8 +2,10 @@ import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { newOpaqueId } from '../../kernel/ids.ts';
 import type { Database } from '../../storage/database.ts';
-import { type PendingNotification, takeNotifications } from './notifications.ts';
+import { type PendingNotification, takeNotifications, wakeAgent } from './notifications.ts';
+import { streamStillAuthorized } from './repo.ts';
 import * as repo from './session-repo.ts';
+import type { Caller } from './types.ts';
 
 export interface McpSession {
   id: string;
@@ -45,6 +47,13 @@ export class SessionService {
     const ended = await repo.endSession(this.database.db, id, agentId, this.clock.now());
     if (!ended)
       throw new DomainError('SESSION_NOT_FOUND', 'This MCP session is unknown or has already ended.');
+    // Its notification stream, on whichever replica holds it, closes at once.
+    await wakeAgent(this.database.db, agentId);
+  }
+
+  /** Whether a stream opened with this credential on this session may go on. */
+  async streamStillAuthorized(credential: Caller['credential'], sessionId: string): Promise<boolean> {
+    return streamStillAuthorized(this.database.db, credential, sessionId, this.clock.now());
   }
 
   /** Takes the notifications queued for a session: each is handed out exactly once. */

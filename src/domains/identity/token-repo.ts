@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../storage/database.ts';
 import { agents, agentTokens, mcpNotifications, mcpSessions, owners } from '../../storage/schema.ts';
 import { agentColumns, toAgent } from './repo.ts';
@@ -45,12 +45,12 @@ export async function spendRefreshToken(ex: Executor, id: string, retrySealed: s
   await ex.update(agentTokens).set({ spentAt: now, retrySealed }).where(eq(agentTokens.id, id));
 }
 
-/** Forgets sealed retry answers whose window has passed. */
-export async function clearOldRetries(ex: Executor, family: string, before: Date) {
+/** Forgets every sealed retry answer whose window has passed, whichever family it belongs to. */
+export async function clearOldRetries(ex: Executor, before: Date) {
   await ex
     .update(agentTokens)
     .set({ retrySealed: null })
-    .where(and(eq(agentTokens.family, family), lt(agentTokens.spentAt, before)));
+    .where(and(isNotNull(agentTokens.retrySealed), lt(agentTokens.spentAt, before)));
 }
 
 /** Revokes every token of a pairing (a refresh replay means one of them leaked). */

@@ -76,6 +76,8 @@ export class TokenService {
   async refresh(refreshToken: string): Promise<TokenAnswer> {
     const outcome = await this.database.transaction(async (tx): Promise<TokenAnswer | OAuthError> => {
       const now = this.clock.now();
+      // Sealed answers are kept for the duplicate window only; every refresh sweeps the stale ones.
+      await trepo.clearOldRetries(tx, new Date(now.getTime() - RETRY_MS));
       const row = await trepo.lockRefreshToken(tx, hashSecret(refreshToken));
       if (row?.kind !== 'REFRESH' || row.revokedAt || row.agentStatus === 'REVOKED') {
         return new OAuthError('invalid_grant', 'The refresh token is unknown or revoked; pair again.');
@@ -95,7 +97,6 @@ export class TokenService {
         return new OAuthError('invalid_grant', 'The refresh token has expired; pair again.');
       const pair = await this.issuePair(tx, row.agentId, row.family);
       await trepo.spendRefreshToken(tx, row.id, sealJson(this.secret, pair), now);
-      await trepo.clearOldRetries(tx, row.family, new Date(now.getTime() - RETRY_MS));
       return pair;
     });
     if (outcome instanceof OAuthError) throw outcome;

@@ -139,7 +139,9 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
         // A stream's connection is never reused: when it ends, the socket goes too.
         connection: 'close',
       });
-      hub.open(auth.caller.agent.id, sessionId, reply);
+      // Send the headers now: a client waits for them before it listens, and no event may come for long.
+      reply.raw.flushHeaders();
+      hub.open(auth.caller, sessionId, reply);
     },
   );
 }

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { PendingNotification, SessionService } from '../../domains/identity/index.ts';
+import type { Caller, PendingNotification, SessionService } from '../../domains/identity/index.ts';
 import { NOTIFY_CHANNEL } from '../../domains/identity/index.ts';
 import type { Database } from '../../storage/database.ts';
 
@@ -7,7 +7,7 @@ import type { Database } from '../../storage/database.ts';
 const SWEEP_MS = 20_000;
 
 interface Stream {
-  agentId: string;
+  caller: Caller;
   sessionId: string;
   reply: FastifyReply;
 }
@@ -24,7 +24,8 @@ export function asJsonRpc(n: PendingNotification) {
 /**
  * The standalone notification streams (GET /mcp) this process holds. Queues live in the
  * database; a NOTIFY from any replica wakes the streams of that agent here, and a periodic
- * sweep catches anything a dropped LISTEN connection missed.
+ * sweep catches anything a dropped LISTEN connection missed. Every wake and sweep re-checks
+ * that the stream's credential and session are still good.
  */
 export class NotificationHub {
   private readonly streams = new Set<Stream>();
@@ -44,14 +45,14 @@ export class NotificationHub {
   }
 
   /** Holds a stream open until the client goes away; delivers what is already queued at once. */
-  open(agentId: string, sessionId: string, reply: FastifyReply): void {
+  open(caller: Caller, sessionId: string, reply: FastifyReply): void {
     // A stream that arrives while the server is closing would hold the close open forever.
     // Nor may one whose client already left while it was being authenticated.
     if (this.stopped || reply.raw.destroyed || reply.raw.socket?.destroyed !== false) {
       reply.raw.destroy();
       return;
     }
-    const stream = { agentId, sessionId, reply };
+    const stream = { caller, sessionId, reply };
     this.streams.add(stream);
     reply.raw.on('close', () => this.streams.delete(stream));
     void this.flush(stream);
@@ -67,7 +68,7 @@ export class NotificationHub {
   }
 
   private wake(agentId: string): void {
-    for (const s of this.streams) if (s.agentId === agentId) void this.flush(s);
+    for (const s of this.streams) if (s.caller.agent.id === agentId) void this.flush(s);
   }
 
   private sweep(): void {
@@ -81,6 +82,12 @@ export class NotificationHub {
     // Take nothing for a stream that is gone: it stays queued for the session's next request.
     if (stream.reply.raw.destroyed || stream.reply.raw.writableEnded) return;
     try {
+      // A stream lives no longer than what let it open: revocation, expiry or DELETE ends it.
+      if (!(await this.sessions.streamStillAuthorized(stream.caller.credential, stream.sessionId))) {
+        this.streams.delete(stream);
+        stream.reply.raw.destroy();
+        return;
+      }
       const pending = await this.sessions.takeNotifications(stream.sessionId);
       for (const n of pending) stream.reply.raw.write(sseEvent(asJsonRpc(n)));
     } catch (err) {

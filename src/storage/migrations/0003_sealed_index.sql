@@ -1,0 +1,1 @@
+CREATE INDEX "agent_tokens_sealed_idx" ON "agent_tokens" USING btree ("spent_at") WHERE "agent_tokens"."retry_sealed" is not null;

@@ -214,4 +214,23 @@ describe('device pairing through the console', () => {
     expect(errorOf(unknown.text)).toMatch(/may have expired/);
     expect((await v.get('/pair')).text).toContain('Pairing code');
   });
+
+  it('throttles an owner who looks up many codes that match nothing', async () => {
+    const v = new Visitor(server.url);
+    expect((await v.signUp(uniqueEmail())).status).toBe(303);
+    const real = await startPairing({ display_name: 'Real agent', runtime: 'cursor' });
+    for (let i = 0; i < 9; i++) {
+      const miss = await v.get(`/pair?code=BBBB-BBB${'BCDFGHJKLM'[i]}`);
+      expect(miss.status, `miss ${i}`).toBe(404);
+    }
+    // The tenth miss sets the lock.
+    expect((await v.get('/pair?code=BBBB-BBBM')).status).toBe(429);
+    // Locked now, even for a code that exists: guessing is what the lock is for.
+    const locked = await v.get(`/pair?code=${real.user_code}`);
+    expect(locked.status).toBe(429);
+    expect(locked.text).toMatch(/Too many pairing codes/);
+    clock.advance(16 * 60_000);
+    const fresh = await startPairing({ display_name: 'Later agent', runtime: 'cursor' });
+    expect((await v.get(`/pair?code=${fresh.user_code}`)).status).toBe(200);
+  });
 });

@@ -10,6 +10,8 @@ import { type AboutInput, mergeAbout } from './about.ts';
 import { recordAudit } from './audit.ts';
 import * as drepo from './device-repo.ts';
 import { changeMode } from './management.ts';
+import * as orepo from './owner-repo.ts';
+import { addressKey } from './owners.ts';
 import * as repo from './repo.ts';
 import type { TokenAnswer, TokenService } from './tokens.ts';
 import type { AboutYou } from './types.ts';
@@ -20,6 +22,21 @@ const USER_CODE_LENGTH = 8;
 const EXPIRES_IN_SECONDS = 15 * 60;
 const INTERVAL_SECONDS = 5;
 const SLOW_DOWN_STEP_SECONDS = 5;
+
+/** Codes that match nothing, per owner and per address, before lookups are locked for a while. */
+export const PAIR_LOOKUP_THROTTLE = {
+  owner: { max: 10, windowMs: 15 * 60_000, lockMs: 15 * 60_000 },
+  address: { max: 30, windowMs: 15 * 60_000, lockMs: 15 * 60_000 },
+} as const;
+
+function pairingThrottled(until: Date, now: Date): DomainError {
+  const seconds = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
+  return new DomainError(
+    'RATE_LIMITED',
+    `Too many pairing codes that match nothing. Try again in ${Math.ceil(seconds / 60)} minutes.`,
+    { retry_after_seconds: seconds },
+  );
+}
 
 /** What a runtime sends to start pairing (SPEC: POST /oauth/device_authorization). */
 export const deviceRequestSchema = z
@@ -97,6 +114,27 @@ export class DeviceService {
       };
     }
     throw new Error('could not find a free user code');
+  }
+
+  /**
+   * What a signed-in owner sees for a typed code. Codes that match nothing count against the
+   * owner and the address (RFC 8628 §5.1): guessing other people's pending codes is throttled.
+   */
+  async lookUpForOwner(ownerId: string, address: string, code: string) {
+    const keys = [`pair:${ownerId}`, `pair-${addressKey(address)}`];
+    const now = this.clock.now();
+    const locked = await orepo.activeLock(this.database.db, keys, now);
+    if (locked) throw pairingThrottled(locked, now);
+    const found = await this.findForApproval(code);
+    if (!found) {
+      const lockedNow = await this.database.transaction(async (tx) => {
+        const a = await orepo.recordFailure(tx, keys[0]!, now, PAIR_LOOKUP_THROTTLE.owner);
+        const b = await orepo.recordFailure(tx, keys[1]!, now, PAIR_LOOKUP_THROTTLE.address);
+        return a ?? b;
+      });
+      if (lockedNow) throw pairingThrottled(lockedNow, now);
+    }
+    return found;
   }
 
   /** What the owner sees before deciding; null when no pending, unexpired request has this code. */

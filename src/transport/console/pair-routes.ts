@@ -22,7 +22,7 @@ export function pairRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
       void sendPage(reply, 422, codeEntryPage({ owner, csrf, error }));
       return null;
     }
-    const request = await ctx.device.findForApproval(code);
+    const request = await ctx.device.lookUpForOwner(owner.id, req.ip, code);
     if (!request) void sendPage(reply, 404, codeEntryPage({ owner, csrf, code, error: unknown(code) }));
     return request;
   };

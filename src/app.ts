@@ -8,10 +8,12 @@ import { buildDiscovery, SERVER_VERSION, type ToolDoc } from './domains/discover
 import {
   DeviceService,
   DomainVerifier,
+  Housekeeper,
   IdentityService,
   ManagementService,
   OwnerService,
   SessionService,
+  sweepIdentity,
   TokenService,
 } from './domains/identity/index.ts';
 import { OperationRunner } from './domains/operations/index.ts';
@@ -187,6 +189,16 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
       ratePerMinute: config.mcpRateLimitPerMinute,
     },
   });
+  // Ends idle sessions and deletes what is over; every replica may run it.
+  const housekeeper = new Housekeeper(
+    () => sweepIdentity(database.db, clock.now()),
+    (result) =>
+      result instanceof Error
+        ? logger.warn({ err: result }, 'housekeeping failed; it runs again in ten minutes')
+        : logger.debug({ result }, 'housekeeping done'),
+  );
+  housekeeper.start();
+  http.addHook('onClose', async () => housekeeper.stop());
   return {
     http,
     services: { ...services, sessions, tokens, device, management, owners },

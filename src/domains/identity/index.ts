@@ -7,6 +7,7 @@ export {
   normalizeUserCode,
 } from './device.ts';
 export { DomainVerifier } from './domain-verification.ts';
+export { Housekeeper, RETENTION, sweepIdentity } from './housekeeping.ts';
 export { ManagementService } from './management.ts';
 export { NOTIFY_CHANNEL, type PendingNotification, takeNotifications } from './notifications.ts';
 export { ALWAYS, identityAlwaysOperations, identityOperations, whenActive } from './operations.ts';

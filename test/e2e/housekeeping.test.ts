@@ -1,0 +1,72 @@
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepIdentity } from '../../src/domains/identity/index.ts';
+import { FakeClock } from '../../src/kernel/clock.ts';
+import { deviceAuthorizations, mcpNotifications } from '../../src/storage/schema.ts';
+import { createAgent } from '../support/factories.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+
+/**
+ * The sweep against rows made in the past (the clock starts days ago and is brought to now),
+ * so that on a shared database it never touches what other tests are using.
+ */
+
+let server: TestServer;
+const clock = new FakeClock(new Date(Date.now() - 9 * 86_400_000));
+
+beforeAll(async () => {
+  server = await startTestServer({ clock });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+const rpc = (key: string, body: unknown, sessionId?: string) =>
+  fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+      ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'old', version: '1' } },
+};
+
+describe('sweepIdentity', () => {
+  it('ends idle sessions, drops their notifications, and deletes long-expired pairing requests', async () => {
+    const agent = await createAgent(server.app.services.identity, { days: 30 });
+    const idle = (await rpc(agent.key, initialize)).headers.get('mcp-session-id')!;
+    const pairing = await server.app.services.device.authorize({ display_name: 'Old pairing', runtime: 'x' });
+    await server.app.services.identity.setMode(agent.agentId, 'READ'); // queues a notification for `idle`
+
+    clock.advance(8 * 86_400_000);
+    const fresh = (await rpc(agent.key, initialize)).headers.get('mcp-session-id')!;
+    const result = await sweepIdentity(server.database.db, clock.now());
+    expect(result.ended_mcp_sessions).toBeGreaterThanOrEqual(1);
+
+    const stale = await rpc(agent.key, { jsonrpc: '2.0', id: 2, method: 'ping' }, idle);
+    expect(stale.status).toBe(404);
+    expect((await stale.json()).error.code).toBe('SESSION_NOT_FOUND');
+    expect((await rpc(agent.key, { jsonrpc: '2.0', id: 3, method: 'ping' }, fresh)).status).toBe(200);
+
+    const left = await server.database.db
+      .select()
+      .from(mcpNotifications)
+      .where(eq(mcpNotifications.sessionId, idle));
+    expect(left).toHaveLength(0);
+    const devices = await server.database.db
+      .select()
+      .from(deviceAuthorizations)
+      .where(eq(deviceAuthorizations.displayName, 'Old pairing'));
+    expect(devices.filter((d) => d.userCode === pairing.user_code.replace('-', ''))).toHaveLength(0);
+  });
+});

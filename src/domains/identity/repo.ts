@@ -103,6 +103,26 @@ export async function insertProjectKey(
 }
 
 /**
+ * What every credential lookup selects besides the credential: the agent (with its owner's
+ * email), the session named by the `sessionId` placeholder if it is open and the agent's, and
+ * whether notifications wait for that session.
+ */
+export const callerColumns = {
+  agent: agentColumns,
+  sessionId: mcpSessions.id,
+  sessionSeenAt: mcpSessions.lastSeenAt,
+  notificationsWaiting: sql<boolean>`exists (select 1 from ${mcpNotifications}
+    where ${mcpNotifications.sessionId} = ${mcpSessions.id} and ${mcpNotifications.deliveredAt} is null)`,
+};
+
+/** The join condition for `callerColumns`' session. */
+export const openSessionOfAgent = and(
+  eq(mcpSessions.id, sql.placeholder('sessionId')),
+  eq(mcpSessions.agentId, agents.id),
+  isNull(mcpSessions.endedAt),
+);
+
+/**
  * Authentication in one round trip: the key, its agent, the agent's owner and, when a session id
  * is given, that agent's open MCP session. Prepared once per database, because it runs on every
  * MCP request.
@@ -114,23 +134,12 @@ export function prepareCredentialLookup(db: Db) {
       expiresAt: projectKeys.expiresAt,
       revokedAt: projectKeys.revokedAt,
       lastUsedAt: projectKeys.lastUsedAt,
-      agent: agentColumns,
-      sessionId: mcpSessions.id,
-      sessionSeenAt: mcpSessions.lastSeenAt,
-      notificationsWaiting: sql<boolean>`exists (select 1 from ${mcpNotifications}
-        where ${mcpNotifications.sessionId} = ${mcpSessions.id} and ${mcpNotifications.deliveredAt} is null)`,
+      ...callerColumns,
     })
     .from(projectKeys)
     .innerJoin(agents, eq(agents.id, projectKeys.agentId))
     .innerJoin(owners, eq(owners.id, agents.ownerId))
-    .leftJoin(
-      mcpSessions,
-      and(
-        eq(mcpSessions.id, sql.placeholder('sessionId')),
-        eq(mcpSessions.agentId, agents.id),
-        isNull(mcpSessions.endedAt),
-      ),
-    )
+    .leftJoin(mcpSessions, openSessionOfAgent)
     .where(eq(projectKeys.tokenHash, sql.placeholder('tokenHash')))
     .prepare('cairn_credential_lookup');
 }

@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../storage/database.ts';
-import { agents, agentTokens, mcpNotifications, mcpSessions, owners } from '../../storage/schema.ts';
-import { agentColumns, toAgent } from './repo.ts';
+import { agents, agentTokens, mcpSessions, owners } from '../../storage/schema.ts';
+import { callerColumns, openSessionOfAgent, toAgent } from './repo.ts';
 
 /** SQL for access and refresh tokens (agent_tokens). */
 
@@ -70,23 +70,12 @@ export function prepareAccessLookup(db: Db) {
       expiresAt: agentTokens.expiresAt,
       revokedAt: agentTokens.revokedAt,
       lastUsedAt: agentTokens.lastUsedAt,
-      agent: agentColumns,
-      sessionId: mcpSessions.id,
-      sessionSeenAt: mcpSessions.lastSeenAt,
-      notificationsWaiting: sql<boolean>`exists (select 1 from ${mcpNotifications}
-        where ${mcpNotifications.sessionId} = ${mcpSessions.id} and ${mcpNotifications.deliveredAt} is null)`,
+      ...callerColumns,
     })
     .from(agentTokens)
     .innerJoin(agents, eq(agents.id, agentTokens.agentId))
     .innerJoin(owners, eq(owners.id, agents.ownerId))
-    .leftJoin(
-      mcpSessions,
-      and(
-        eq(mcpSessions.id, sql.placeholder('sessionId')),
-        eq(mcpSessions.agentId, agents.id),
-        isNull(mcpSessions.endedAt),
-      ),
-    )
+    .leftJoin(mcpSessions, openSessionOfAgent)
     .where(eq(agentTokens.tokenHash, sql.placeholder('tokenHash')))
     .prepare('cairn_access_lookup');
 }

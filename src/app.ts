@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
+import { Redis } from 'ioredis';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { type Config, ConfigError } from './config/config.ts';
 import { type AppServices, OPERATIONS } from './domains/catalog.ts';
@@ -130,6 +131,18 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   const domains = new DomainVerifier(database, clock, secret, fetcher.resolver, fetcher.fetcher);
   const services: AppServices = { identity, domains, limits };
   const metrics = new Metrics(database);
+  // Settings from the rate-limit plugin's advice: fail fast, so an unreachable Redis only skips limits.
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, {
+        connectTimeout: 500,
+        maxRetriesPerRequest: 1,
+        enableOfflineQueue: false,
+        lazyConnect: true,
+      })
+    : null;
+  redis?.on('error', (err) => logger.warn({ err: err.message }, 'Redis for rate limits is unreachable'));
+  // Connected before serving, so the first requests are counted too; unreachable, it keeps retrying.
+  await redis?.connect().catch(() => {});
   const runner = new OperationRunner(OPERATIONS, database, clock, services, {
     onInternalError: (err, requestId, operation) =>
       logger.error({ err, requestId, operation }, 'operation failed'),
@@ -157,6 +170,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
       discovery,
       limits,
       ratePerMinute: config.publicRateLimitPerMinute,
+      redis,
       status: async () => ({
         databaseKind: database.kind === 'pglite' ? 'embedded (PGlite)' : 'PostgreSQL',
         databaseHealthy: await database.healthy(),
@@ -176,7 +190,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
         };
       },
     },
-    oauthDeps: { device, tokens, ratePerMinute: config.publicRateLimitPerMinute },
+    oauthDeps: { device, tokens, ratePerMinute: config.publicRateLimitPerMinute, redis },
     consoleDeps: { owners, management, device, secret, baseUrl: config.baseUrl, clock },
     mcpDeps: {
       runner,
@@ -187,6 +201,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
       database,
       baseUrl: config.baseUrl,
       ratePerMinute: config.mcpRateLimitPerMinute,
+      redis,
     },
   });
   // Ends idle sessions and deletes what is over; every replica may run it.
@@ -198,7 +213,10 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
         : logger.debug({ result }, 'housekeeping done'),
   );
   housekeeper.start();
-  http.addHook('onClose', async () => housekeeper.stop());
+  http.addHook('onClose', async () => {
+    housekeeper.stop();
+    await redis?.quit().catch(() => redis.disconnect());
+  });
   return {
     http,
     services: { ...services, sessions, tokens, device, management, owners },

@@ -60,6 +60,7 @@ const envSchema = z.object({
     'a comma-separated list of host or host:port',
   ),
   CAIRN_FETCH_CA_FILE: z.string().min(1).optional(),
+  CAIRN_REDIS_URL: url(['redis:', 'rediss:']).optional(),
   CAIRN_OPEN_SIGNUP: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
 });
 
@@ -85,6 +86,8 @@ export interface Config {
   trustProxy: boolean | number;
   /** Outbound reads: extra ports, DNS servers, and hosts allowed despite a private address. */
   fetch: { ports: number[]; dns: string[]; allow: string[]; caFile: string | undefined };
+  /** Shared rate-limit counters for all replicas; each process counts alone when unset. */
+  redisUrl: string | undefined;
   /** Whether anyone may create a console account; otherwise only the first owner may sign up. */
   openSignup: boolean;
 }
@@ -131,6 +134,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? Number(e.CAIRN_TRUST_PROXY)
       : e.CAIRN_TRUST_PROXY === 'true',
     openSignup: e.CAIRN_OPEN_SIGNUP === 'true',
+    redisUrl: e.CAIRN_REDIS_URL,
     fetch: {
       ports: [80, 443, ...e.CAIRN_FETCH_PORTS.map(Number)],
       dns: e.CAIRN_FETCH_DNS,
@@ -142,7 +146,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
-const SECRET_VARS = new Set(['CAIRN_SECRET', 'CAIRN_METRICS_TOKEN', 'DATABASE_URL']);
+const SECRET_VARS = new Set(['CAIRN_SECRET', 'CAIRN_METRICS_TOKEN', 'DATABASE_URL', 'CAIRN_REDIS_URL']);
 
 function show(env: Record<string, string | undefined>, path: PropertyKey[]): string {
   const key = String(path[0]);

@@ -1,13 +1,15 @@
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { type DeviceService, deviceRequestSchema, type TokenService } from '../../domains/identity/index.ts';
 import { OAuthError } from '../../kernel/oauth-error.ts';
+import { registerRateLimit } from './rate-limit.ts';
 
 export interface OAuthDeps {
   device: DeviceService;
   tokens: TokenService;
   ratePerMinute: number;
+  redis: Redis | null;
 }
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -53,7 +55,12 @@ function invalidRequest(reply: FastifyReply, issues: z.core.$ZodIssue[]) {
  * answers and errors (RFC 6749, RFC 8628), rate limited per client address.
  */
 export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promise<void> {
-  await app.register(rateLimit, { max: deps.ratePerMinute, timeWindow: 60_000 });
+  await registerRateLimit(app, {
+    perMinute: deps.ratePerMinute,
+    name: 'oauth',
+    redis: deps.redis,
+    who: 'from this address',
+  });
 
   app.post(
     '/oauth/device_authorization',

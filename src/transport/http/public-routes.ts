@@ -1,15 +1,17 @@
-import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Discovery } from '../../domains/discovery/index.ts';
-import { DomainError, describeErrorCatalog } from '../../kernel/errors.ts';
+import { describeErrorCatalog } from '../../kernel/errors.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
+import { registerRateLimit } from './rate-limit.ts';
 
 export interface PublicDeps {
   discovery: Discovery;
   limits: PublishedLimit[];
   ratePerMinute: number;
+  redis: Redis | null;
   status(): Promise<{
     databaseKind: string;
     databaseHealthy: boolean;
@@ -23,16 +25,11 @@ const tags = ['public'];
 
 /** SPEC "Public (no token)": documents and status, rate limited per client address. */
 export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Promise<void> {
-  await app.register(rateLimit, {
-    max: deps.ratePerMinute,
-    timeWindow: 60_000,
-    errorResponseBuilder: (_req, ctx) =>
-      Object.assign(
-        new DomainError('RATE_LIMITED', `Too many requests; try again in ${Math.ceil(ctx.ttl / 1000)} s.`, {
-          retry_after_seconds: Math.ceil(ctx.ttl / 1000),
-        }),
-        { statusCode: 429 },
-      ),
+  await registerRateLimit(app, {
+    perMinute: deps.ratePerMinute,
+    name: 'public',
+    redis: deps.redis,
+    who: 'from this address',
   });
   const r = app.withTypeProvider<ZodTypeProvider>();
 

@@ -1,11 +1,12 @@
-import rateLimit from '@fastify/rate-limit';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Authenticated, Caller, IdentityService, SessionService } from '../../domains/identity/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import type { Database } from '../../storage/database.ts';
 import { authenticateRequest } from '../http/auth.ts';
 import { codeForStatus, sendError } from '../http/error-handler.ts';
+import { registerRateLimit } from '../http/rate-limit.ts';
 import { asJsonRpc, NotificationHub, sseEvent } from './notification-hub.ts';
 import { createMcpServer, type McpDeps } from './server.ts';
 
@@ -14,8 +15,9 @@ export interface McpEndpointDeps extends McpDeps {
   sessions: SessionService;
   database: Database;
   baseUrl: string;
-  /** Requests per minute per identity, per server process. */
+  /** Requests per minute per identity. */
   ratePerMinute: number;
+  redis: Redis | null;
 }
 
 /** Headers the SDK transport reads; nothing else of the request reaches it. */
@@ -43,22 +45,13 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
   await hub.start();
   // Open streams would hold the server open; end them first.
   app.addHook('preClose', async () => hub.stop());
-  await app.register(rateLimit, {
+  await registerRateLimit(app, {
+    perMinute: deps.ratePerMinute,
+    name: 'mcp',
+    redis: deps.redis,
     hook: 'preHandler',
-    max: deps.ratePerMinute,
-    timeWindow: 60_000,
     keyGenerator: (req) => req.mcpAuth?.caller.agent.id ?? req.ip,
-    errorResponseBuilder: (_req, ctx) =>
-      Object.assign(
-        new DomainError(
-          'RATE_LIMITED',
-          `Too many requests for this identity; try again in ${Math.ceil(ctx.ttl / 1000)} s.`,
-          {
-            retry_after_seconds: Math.ceil(ctx.ttl / 1000),
-          },
-        ),
-        { statusCode: 429 },
-      ),
+    who: 'for this identity',
   });
 
   app.post(

@@ -74,7 +74,6 @@ export interface App {
   };
   runner: OperationRunner<AppServices>;
   database: Database;
-  secret: string;
 }
 
 export interface AppOptions {
@@ -222,6 +221,5 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     services: { ...services, sessions, tokens, device, management, owners },
     runner,
     database,
-    secret,
   };
 }

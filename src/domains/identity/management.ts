@@ -7,6 +7,7 @@ import { type AuditAction, listAudit, recordAudit } from './audit.ts';
 import * as mrepo from './management-repo.ts';
 import { enqueueToolsChanged, wakeAgent } from './notifications.ts';
 import { isActive } from './policy.ts';
+import { issueProjectKey } from './project-keys.ts';
 import * as repo from './repo.ts';
 import type { Agent } from './types.ts';
 
@@ -146,28 +147,13 @@ export class ManagementService {
   }
 
   async createProjectKey(ownerId: string, agentId: string, days: number) {
-    const range = LIMITS.projectKeyDays;
-    if (!Number.isInteger(days) || days < range.min || days > range.max) {
-      throw new DomainError('VALIDATION_FAILED', `Expiry must be ${range.min}-${range.max} days.`, {
-        detail: [{ loc: ['body', 'days'], msg: 'out of range', type: 'too_big' }],
-      });
-    }
-    const token = newToken('prj');
-    const now = this.clock.now();
-    const keyId = newId('key', now);
-    const expiresAt = new Date(now.getTime() + days * 86_400_000);
+    let issued: Awaited<ReturnType<typeof issueProjectKey>> | undefined;
     await this.act(ownerId, agentId, 'key.create', async (tx, agent) => {
-      if (agent.status === 'REVOKED') throw new DomainError('CONFLICT', 'This identity is revoked.');
-      await repo.insertProjectKey(tx, {
-        id: keyId,
-        agentId,
-        tokenHash: hashSecret(token),
-        createdAt: now,
-        expiresAt,
-      });
-      return { key_id: keyId };
+      issued = await issueProjectKey(tx, agent, days, this.clock.now());
+      // The audit record names the key, never its value.
+      return { key_id: issued.key_id, expires_at: issued.expires_at };
     });
-    return { key_id: keyId, project_key: token, expires_at: expiresAt.toISOString() };
+    return issued!;
   }
 
   async revokeProjectKey(ownerId: string, keyId: string) {

@@ -1,12 +1,13 @@
 import { hash } from '@node-rs/argon2';
 import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
-import { hashSecret, newId, newToken } from '../../kernel/ids.ts';
+import { hashSecret, newId } from '../../kernel/ids.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import { type AboutInput, mergeAbout } from './about.ts';
 import { changeMode } from './management.ts';
 import { wakeAgent } from './notifications.ts';
 import { isActive } from './policy.ts';
+import { issueProjectKey } from './project-keys.ts';
 import * as repo from './repo.ts';
 import { touchSession } from './session-repo.ts';
 import * as trepo from './token-repo.ts';
@@ -68,20 +69,13 @@ export class IdentityService {
   /** Issues a project key (cd_prj_) for an agent. The key is returned once; only its hash is kept. */
   async addProjectKey(agentId: string, days: number): Promise<{ project_key: string; expires_at: string }> {
     const agent = await this.requireAgent(this.database.db, agentId);
-    if (agent.status === 'REVOKED') {
-      throw new DomainError('CONFLICT', `Agent ${agentId} is revoked; it can have no new keys.`);
-    }
-    const now = this.clock.now();
-    const token = newToken('prj');
-    const expiresAt = new Date(now.getTime() + days * 86_400_000);
-    await repo.insertProjectKey(this.database.db, {
-      id: newId('key', now),
-      agentId,
-      tokenHash: hashSecret(token),
-      createdAt: now,
-      expiresAt,
-    });
-    return { project_key: token, expires_at: expiresAt.toISOString() };
+    const { project_key, expires_at } = await issueProjectKey(
+      this.database.db,
+      agent,
+      days,
+      this.clock.now(),
+    );
+    return { project_key, expires_at };
   }
 
   /** Sets an agent's mode (READ activates public reading; NONE makes it inert again). */

@@ -7,14 +7,6 @@ import { streamStillAuthorized } from './repo.ts';
 import * as repo from './session-repo.ts';
 import type { Caller } from './types.ts';
 
-export interface McpSession {
-  id: string;
-  agentId: string;
-  protocolVersion: string;
-  clientName: string | null;
-  clientVersion: string | null;
-}
-
 /**
  * MCP sessions, kept in the database so that any server process can serve any request
  * of any session. A session belongs to the identity that opened it; authentication checks it

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DnsFixture, startDnsFixture } from '../../test/support/dns-fixture.ts';
 import { type FetchPolicy, GuardedFetcher } from './guarded-fetch.ts';
 import type { NetRefusal } from './refusal.ts';
-import { OutboundResolver } from './resolver.ts';
+import { OutboundResolver, type Resolver } from './resolver.ts';
 
 /** The real fetcher against a loopback fixture site and a loopback DNS server. */
 
@@ -21,6 +21,7 @@ beforeAll(async () => {
     if (path === '/hello') return res.end('hello world');
     if (path.startsWith('/loop')) return res.writeHead(302, { location: `/loop${path.length}` }).end();
     if (path === '/out') return res.writeHead(302, { location: 'http://10.0.0.1/secret' }).end();
+    if (path === '/to-name') return res.writeHead(302, { location: 'http://rebind.test/x' }).end();
     if (path === '/badloc') return res.writeHead(302, { location: 'http://[::1' }).end();
     if (path === '/big') return res.end(Buffer.alloc(5_000, 'x'));
     if (path === '/bomb') {
@@ -30,6 +31,21 @@ beforeAll(async () => {
     }
     if (path === '/gz')
       return res.writeHead(200, { 'content-encoding': 'gzip' }).end(zlib.gzipSync('small text'));
+    if (path === '/gzgz') {
+      return res
+        .writeHead(200, { 'content-encoding': 'gzip, gzip' })
+        .end(zlib.gzipSync(zlib.gzipSync('twice packed')));
+    }
+    if (path === '/gz3') {
+      return res
+        .writeHead(200, { 'content-encoding': 'gzip, gzip, gzip' })
+        .end(zlib.gzipSync(zlib.gzipSync(zlib.gzipSync('thrice'))));
+    }
+    if (path === '/stackbomb') {
+      return res
+        .writeHead(200, { 'content-encoding': 'gzip, gzip' })
+        .end(zlib.gzipSync(zlib.gzipSync(Buffer.alloc(10_000_000, 0))));
+    }
     if (path === '/slow') return; // never answers
     res.writeHead(404).end();
   });
@@ -102,6 +118,11 @@ describe('GuardedFetcher', () => {
     expect((await refusal(bare.fetch('http://metadata.google.internal/'))).reason).toBe('HOST_BLOCKED');
   });
 
+  it('keeps operator exceptions exact: another port, or a name below an allowed one, is checked', async () => {
+    const f = fetcher({ allow: new Set(['fixture.test:443', 'test']) });
+    expect((await refusal(f.fetch(`http://fixture.test:${port}/hello`))).reason).toBe('ADDRESS_NOT_PUBLIC');
+  });
+
   it('refuses a name when any of its addresses is not public', async () => {
     expect((await refusal(fetcher({ allow: new Set() }).fetch('http://mixed.test/'))).reason).toBe(
       'ADDRESS_NOT_PUBLIC',
@@ -115,13 +136,68 @@ describe('GuardedFetcher', () => {
     expect(questions).toBe(2); // one A and one AAAA question, nothing at connect time
   });
 
+  it('connects to the first answer even when the name rebinds to a private address', async () => {
+    // A rebinding DNS server: a usable answer when checked, a private one at any later lookup.
+    // The operator allow-lists the name here (the fixture lives on loopback), so the address
+    // check cannot be what stops the rebinding: only the pinned connection can.
+    const calls: string[] = [];
+    const rebinding: Resolver = {
+      addresses: async (host) => {
+        calls.push(host);
+        return calls.length === 1 ? ['127.0.0.1'] : ['10.255.255.1'];
+      },
+      txt: async () => [],
+    };
+    const policy: FetchPolicy = {
+      ports: new Set([80, 443, port]),
+      allow: new Set([`rebind.test:${port}`]),
+      timeoutMs: 2_000,
+      maxBytes: 1_000_000,
+      maxRedirects: 5,
+      userAgent: 'CairnTest/1',
+    };
+    const res = await new GuardedFetcher(rebinding, policy).fetch(`http://rebind.test:${port}/hello`);
+    expect(res.body.toString()).toBe('hello world');
+    expect(res.address).toBe('127.0.0.1');
+    expect(calls).toEqual(['rebind.test']);
+    expect(seen.at(-1)!.host).toBe(`rebind.test:${port}`);
+  });
+
+  it('resolves each hop once and refuses a hop whose name answers privately', async () => {
+    const calls: string[] = [];
+    const resolver: Resolver = {
+      addresses: async (host) => {
+        calls.push(host);
+        return ['10.0.0.7'];
+      },
+      txt: async () => [],
+    };
+    const policy: FetchPolicy = {
+      ports: new Set([80, 443, port]),
+      allow: new Set([`127.0.0.1:${port}`]),
+      timeoutMs: 2_000,
+      maxBytes: 1_000_000,
+      maxRedirects: 5,
+      userAgent: 'CairnTest/1',
+    };
+    const out = await refusal(new GuardedFetcher(resolver, policy).fetch(`http://127.0.0.1:${port}/to-name`));
+    expect(out).toMatchObject({
+      reason: 'REDIRECT_OUT_OF_SCOPE',
+      details: { redirect_target: 'http://rebind.test/x', cause: 'ADDRESS_NOT_PUBLIC' },
+    });
+    expect(calls).toEqual(['rebind.test']);
+  });
+
   it('checks every redirect hop and stops after five', async () => {
     const out = await refusal(fetcher().fetch(`http://127.0.0.1:${port}/out`));
     expect(out.reason).toBe('REDIRECT_OUT_OF_SCOPE');
     expect(out.details).toMatchObject({
       redirect_target: 'http://10.0.0.1/secret',
       cause: 'ADDRESS_NOT_PUBLIC',
+      host: '10.0.0.1',
+      range: 'IPv4 private address',
     });
+    expect(out.details).not.toHaveProperty('reason');
     const bad = await refusal(fetcher().fetch(`http://127.0.0.1:${port}/badloc`));
     expect(bad).toMatchObject({ reason: 'REDIRECT_OUT_OF_SCOPE', details: { cause: 'MALFORMED_LOCATION' } });
     const none = await refusal(fetcher().fetch(`http://127.0.0.1:${port}/loop`, '*/*', 0));
@@ -138,6 +214,13 @@ describe('GuardedFetcher', () => {
     expect(
       (await refusal(fetcher({ maxBytes: 100_000 }).fetch(`http://127.0.0.1:${port}/bomb`))).reason,
     ).toBe('RESPONSE_TOO_LARGE');
+    expect(
+      (await refusal(fetcher({ maxBytes: 100_000 }).fetch(`http://127.0.0.1:${port}/stackbomb`))).reason,
+    ).toBe('RESPONSE_TOO_LARGE');
+    expect((await fetcher().fetch(`http://127.0.0.1:${port}/gzgz`)).body.toString()).toBe('twice packed');
+    expect((await refusal(fetcher().fetch(`http://127.0.0.1:${port}/gz3`))).reason).toBe(
+      'UNSUPPORTED_ENCODING',
+    );
     const gz = await fetcher().fetch(`http://127.0.0.1:${port}/gz`);
     expect(gz.body.toString()).toBe('small text');
     expect(gz.raw.equals(gz.body)).toBe(false);

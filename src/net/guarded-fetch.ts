@@ -1,41 +1,24 @@
-import type { LookupFunction } from 'node:net';
-import tls from 'node:tls';
-import zlib from 'node:zlib';
-import ipaddr from 'ipaddr.js';
-import { Agent, request } from 'undici';
-import { checkAddress, isBlockedHostName } from './address-policy.ts';
+import { checkAddress, isBlockedHostName, literalAddress } from './address-policy.ts';
+import { decodeLayers, flattenHeaders, readCapped } from './body.ts';
+import type { FetchOptions, FetchPolicy, FetchResult } from './fetch-types.ts';
+import { pinnedGet } from './pinned-request.ts';
 import { NetRefusal } from './refusal.ts';
-import type { OutboundResolver } from './resolver.ts';
+import type { Resolver } from './resolver.ts';
+import { RobotsCache, type RobotsCacheOptions } from './robots.ts';
+import { isSignInSurface } from './sign-in.ts';
 import { checkTargetUrl, portOf } from './url-policy.ts';
 
-export interface FetchPolicy {
-  /** Ports reads may use: 80 and 443, plus CAIRN_FETCH_PORTS. */
-  ports: ReadonlySet<number>;
-  /** Operator's exceptions (CAIRN_FETCH_ALLOW): `host` or `host:port` allowed despite a private address. */
-  allow: ReadonlySet<string>;
-  timeoutMs: number;
-  maxBytes: number;
-  maxRedirects: number;
-  userAgent: string;
-  /** Extra trusted CA certificates (PEM), added to Node's own roots: an operator's internal CA. */
-  extraCa?: string;
-}
-
-export interface FetchResult {
-  url: string;
-  status: number;
-  headers: Record<string, string>;
-  /** The exact bytes received (what body hashes are taken of). */
-  raw: Buffer;
-  /** The body after content decoding. */
-  body: Buffer;
-  /** Every URL visited, the first included. */
-  hops: string[];
-  /** The address the final request connected to. */
-  address: string;
-}
+export type { FetchOptions, FetchPolicy, FetchResult } from './fetch-types.ts';
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Extra checks a page read makes of each hop after the URL and address checks. */
+type HopGate = (url: URL, deadline: AbortSignal) => Promise<void>;
+
+export interface GuardedFetcherOptions {
+  /** Tuning for the robots.txt cache page reads consult (sizes, lifetimes, clock). */
+  robots?: RobotsCacheOptions;
+}
 
 /**
  * The only way out to the internet (DESIGN.md convention 10): checks the URL, resolves once,
@@ -44,33 +27,105 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
  * credentials or referrer.
  */
 export class GuardedFetcher {
-  constructor(
-    private readonly resolver: OutboundResolver,
-    private readonly policy: FetchPolicy,
-  ) {}
+  /** robots.txt per origin, read through this fetcher's low-level `fetch`. */
+  readonly robots: RobotsCache;
 
-  /** `maxRedirects` below the policy's is for checks that must read exactly the named place. */
-  async fetch(rawUrl: string, accept = '*/*', maxRedirects = this.policy.maxRedirects): Promise<FetchResult> {
-    const hops: string[] = [];
-    let current = checkTargetUrl(rawUrl, this.policy.ports);
-    let address = await this.pick(current);
+  constructor(
+    private readonly resolver: Resolver,
+    private readonly policy: FetchPolicy,
+    options: GuardedFetcherOptions = {},
+  ) {
+    this.robots = new RobotsCache(this, policy.userAgent, options.robots);
+  }
+
+  /**
+   * The low-level read (domain verification, robots.txt): URL, address and redirect checks,
+   * caps and deadline, but no sign-in or robots.txt checks. `maxRedirects` below the policy's
+   * is for checks that must read exactly the named place.
+   */
+  async fetch(
+    rawUrl: string,
+    accept = '*/*',
+    maxRedirects = this.policy.maxRedirects,
+    options: FetchOptions = {},
+  ): Promise<FetchResult> {
+    return this.follow(checkTargetUrl(rawUrl, this.policy.ports), accept, maxRedirects, options, null);
+  }
+
+  /**
+   * Reads a public web page for a person who asked for it: everything `fetch` checks, and
+   * besides, for the first URL and every redirect hop, that it is no sign-in surface and that
+   * the origin's robots.txt allows Cairn's user agent there. Refuses with SIGN_IN_SURFACE or
+   * ROBOTS_DISALLOWED (details.robots_url) for the first URL, REDIRECT_OUT_OF_SCOPE (with
+   * details.cause) for a later hop.
+   */
+  async readPage(rawUrl: string, accept: string): Promise<FetchResult> {
+    const url = checkTargetUrl(rawUrl, this.policy.ports);
+    refuseSignIn(url);
+    return this.follow(url, accept, this.policy.maxRedirects, {}, (hop, deadline) =>
+      this.checkRobots(hop, deadline),
+    );
+  }
+
+  /**
+   * A GET of an operator-configured service (web search providers): every check `fetch` makes,
+   * plus the service's own `x-*` headers, such as an API key, and no redirects. Only names
+   * starting with `x-` are accepted, so no cookie, Authorization or Referer can ride along.
+   */
+  async fetchService(rawUrl: string, headers: Record<string, string>): Promise<FetchResult> {
+    const { accept = 'application/json', ...rest } = headers;
+    for (const name of Object.keys(rest)) {
+      if (!/^x-[a-z0-9-]{1,60}$/i.test(name)) throw new Error(`service header ${name} is not an x- header`);
+    }
+    // No redirects: the operator named the exact endpoint, and a key must not follow a hop elsewhere.
+    return this.fetch(rawUrl, accept, 0, { serviceHeaders: rest });
+  }
+
+  private async follow(
+    first: URL,
+    accept: string,
+    maxRedirects: number,
+    options: FetchOptions,
+    gate: HopGate | null,
+  ): Promise<FetchResult> {
     const deadline = AbortSignal.timeout(this.policy.timeoutMs);
+    const hops: string[] = [];
+    let current = first;
+    let address = await this.withinDeadline(this.pick(current), deadline);
+    if (gate) await gate(current, deadline);
     for (let hop = 0; hop <= maxRedirects; hop++) {
       hops.push(current.href);
-      const res = await this.get(current, address, accept, deadline);
+      const res = await pinnedGet({
+        url: current,
+        address,
+        accept,
+        userAgent: this.policy.userAgent,
+        signal: deadline,
+        timeoutMs: this.policy.timeoutMs,
+        extraCa: this.policy.extraCa,
+        serviceHeaders: options.serviceHeaders,
+      });
       const location = res.headers.location;
       if (REDIRECTS.has(res.statusCode) && typeof location === 'string') {
         await res.body.dump();
-        [current, address] = await this.admitRedirect(location, current);
+        [current, address] = await this.admitRedirect(location, current, gate, deadline);
         continue;
       }
-      const raw = await readCapped(res.body, this.policy.maxBytes);
+      const cap = options.truncateAt ?? this.policy.maxBytes;
+      const raw = await this.receive(
+        () => readCapped(res.body, cap, options.truncateAt !== undefined),
+        deadline,
+      );
+      const encoding = flattenHeaders(res.headers)['content-encoding'];
+      const body = options.truncateAt
+        ? decodeLayers(raw, encoding, this.policy.maxBytes, true).subarray(0, options.truncateAt)
+        : decodeLayers(raw, encoding, this.policy.maxBytes, false);
       return {
         url: current.href,
         status: res.statusCode,
-        headers: flatten(res.headers),
+        headers: flattenHeaders(res.headers),
         raw,
-        body: decode(raw, res.headers['content-encoding'], this.policy.maxBytes),
+        body,
         hops,
         address,
       };
@@ -79,16 +134,26 @@ export class GuardedFetcher {
   }
 
   /** A redirect target gets every check the first URL got; one that fails them is out of scope. */
-  private async admitRedirect(location: string, from: URL): Promise<[URL, string]> {
+  private async admitRedirect(
+    location: string,
+    from: URL,
+    gate: HopGate | null,
+    deadline: AbortSignal,
+  ): Promise<[URL, string]> {
     let target = location;
     try {
       target = new URL(location, from).href;
       const url = checkTargetUrl(target, this.policy.ports);
-      return [url, await this.pick(url)];
+      if (gate) refuseSignIn(url);
+      const address = await this.withinDeadline(this.pick(url), deadline);
+      if (gate) await gate(url, deadline);
+      return [url, address];
     } catch (err) {
-      if (err instanceof NetRefusal && err.reason === 'DNS_FAILED') throw err;
+      // Not knowing where a hop leads, or running out of time, is no verdict on the target.
+      if (err instanceof NetRefusal && (err.reason === 'DNS_FAILED' || err.reason === 'TIMEOUT')) throw err;
       const why = err instanceof NetRefusal ? err.message : 'the Location header is not a valid URL';
       throw new NetRefusal('REDIRECT_OUT_OF_SCOPE', `A redirect led out of scope: ${why}`, {
+        ...(err instanceof NetRefusal ? err.details : {}),
         redirect_target: target.slice(0, 2_000),
         cause: err instanceof NetRefusal ? err.reason : 'MALFORMED_LOCATION',
       });
@@ -101,7 +166,9 @@ export class GuardedFetcher {
     const allowed = this.policy.allow.has(host) || this.policy.allow.has(`${host}:${portOf(url)}`);
     if (!allowed && isBlockedHostName(host))
       throw new NetRefusal('HOST_BLOCKED', `${host} is an internal name.`, { host });
-    const addresses = ipaddr.isValid(host) ? [host] : await this.resolver.addresses(host);
+    const literal = literalAddress(host);
+    const addresses = literal ? [literal] : await this.resolver.addresses(host);
+    if (addresses.length === 0) throw new NetRefusal('DNS_FAILED', `${host} has no address.`, { host });
     if (!allowed) {
       for (const address of addresses) {
         const verdict = checkAddress(address);
@@ -111,7 +178,7 @@ export class GuardedFetcher {
             `${host} leads to a non-public address (${verdict.reason}).`,
             {
               host,
-              reason: verdict.reason,
+              range: verdict.reason,
             },
           );
         }
@@ -120,85 +187,59 @@ export class GuardedFetcher {
     return addresses[0]!;
   }
 
-  private async get(url: URL, address: string, accept: string, signal: AbortSignal) {
-    const family = ipaddr.parse(address).kind() === 'ipv6' ? 6 : 4;
-    // Pin the connection to the checked address whatever the name resolves to by now.
-    const lookup: LookupFunction = (_host, options, callback) => {
-      if ((options as { all?: boolean }).all)
-        (callback as (e: null, a: object[]) => void)(null, [{ address, family }]);
-      else callback(null, address, family);
-    };
-    const dispatcher = new Agent({
-      connect: {
-        lookup,
-        timeout: this.policy.timeoutMs,
-        ...(this.policy.extraCa ? { ca: [...tls.rootCertificates, this.policy.extraCa] } : {}),
-      },
-      headersTimeout: this.policy.timeoutMs,
-      bodyTimeout: this.policy.timeoutMs,
+  private async checkRobots(url: URL, deadline: AbortSignal): Promise<void> {
+    const verdict = await this.withinDeadline(this.robots.check(url), deadline);
+    if (verdict.allowed) return;
+    const why =
+      verdict.basis === 'RULES'
+        ? 'its robots.txt disallows Cairn there'
+        : 'its robots.txt could not be read, which counts as disallowing everything for now';
+    throw new NetRefusal('ROBOTS_DISALLOWED', `${url.origin} is not read: ${why}.`, {
+      robots_url: verdict.robotsUrl,
+      robots_basis: verdict.basis,
     });
+  }
+
+  /** Body reads fail as TIMEOUT past the deadline and CONNECTION_FAILED when the stream breaks. */
+  private async receive(read: () => Promise<Buffer>, deadline: AbortSignal): Promise<Buffer> {
     try {
-      const res = await request(url, {
-        method: 'GET',
-        dispatcher,
-        signal,
-        // Only these headers, ever: no cookies, no Authorization, no Referer.
-        headers: { 'user-agent': this.policy.userAgent, accept, 'accept-encoding': 'gzip, deflate, br' },
-      });
-      res.body.once('end', () => void dispatcher.close());
-      res.body.once('error', () => void dispatcher.destroy());
-      return res;
+      return await read();
     } catch (err) {
-      void dispatcher.destroy();
-      if (signal.aborted) throw new NetRefusal('TIMEOUT', `No answer within ${this.policy.timeoutMs} ms.`);
-      throw new NetRefusal('CONNECTION_FAILED', `Could not connect to ${url.host}.`, {
-        cause: (err as Error).message,
-      });
+      if (err instanceof NetRefusal) throw err;
+      if (deadline.aborted) throw this.timeout();
+      throw new NetRefusal('CONNECTION_FAILED', 'The response broke off.', { cause: (err as Error).message });
     }
+  }
+
+  /** Waits for `work` no longer than the whole read's deadline (DNS and robots.txt have their own, longer, clocks). */
+  private withinDeadline<T>(work: Promise<T>, deadline: AbortSignal): Promise<T> {
+    if (deadline.aborted) return Promise.reject(this.timeout());
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => reject(this.timeout());
+      deadline.addEventListener('abort', onAbort, { once: true });
+      work.then(
+        (value) => {
+          deadline.removeEventListener('abort', onAbort);
+          resolve(value);
+        },
+        (err: unknown) => {
+          deadline.removeEventListener('abort', onAbort);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  private timeout(): NetRefusal {
+    return new NetRefusal('TIMEOUT', `No answer within ${this.policy.timeoutMs} ms.`);
   }
 }
 
-async function readCapped(
-  body: AsyncIterable<Buffer> & { destroy(): void },
-  maxBytes: number,
-): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > maxBytes) {
-      body.destroy();
-      throw new NetRefusal('RESPONSE_TOO_LARGE', `The response is larger than ${maxBytes} bytes.`, {
-        max_bytes: maxBytes,
-      });
-    }
-    chunks.push(chunk);
+function refuseSignIn(url: URL): void {
+  if (isSignInSurface(url)) {
+    throw new NetRefusal(
+      'SIGN_IN_SURFACE',
+      `${url.origin}${url.pathname} is a sign-in page; Cairn reads only public pages.`,
+    );
   }
-  return Buffer.concat(chunks);
-}
-
-/** Content decoding with the same cap on the output: a small bomb cannot expand past it. */
-function decode(raw: Buffer, encoding: string | string[] | undefined, maxBytes: number): Buffer {
-  const enc = String(encoding ?? '')
-    .trim()
-    .toLowerCase();
-  const opts = { maxOutputLength: maxBytes };
-  try {
-    if (enc === 'gzip' || enc === 'x-gzip') return zlib.gunzipSync(raw, opts);
-    if (enc === 'deflate') return zlib.inflateSync(raw, opts);
-    if (enc === 'br') return zlib.brotliDecompressSync(raw, opts);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new NetRefusal('RESPONSE_TOO_LARGE', `The decoded response is larger than ${maxBytes} bytes.`);
-    }
-    throw new NetRefusal('CONNECTION_FAILED', `The ${enc} body could not be decoded.`);
-  }
-  return raw;
-}
-
-function flatten(headers: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers))
-    if (v !== undefined) out[k] = Array.isArray(v) ? v.join(', ') : v;
-  return out;
 }

@@ -1,12 +1,20 @@
 import { promises as dns } from 'node:dns';
 import { NetRefusal } from './refusal.ts';
 
+/** Name resolution for outbound reads; injectable so tests can play a rebinding DNS server. */
+export interface Resolver {
+  /** Every A and AAAA address of a host name; throws NetRefusal DNS_FAILED when there is none. */
+  addresses(host: string): Promise<string[]>;
+  /** TXT records of a name, each joined into one string; empty when there are none. */
+  txt(name: string): Promise<string[]>;
+}
+
 /**
  * DNS for outbound reads: the operator's resolvers (CAIRN_FETCH_DNS, `host:port`, e.g. a
  * filtering resolver) when set, the system's otherwise. Each lookup is made once; the caller
  * checks every answer and connects to the one it checked.
  */
-export class OutboundResolver {
+export class OutboundResolver implements Resolver {
   private readonly resolver: dns.Resolver | null;
 
   constructor(servers: string[] = [], timeoutMs = 5_000) {

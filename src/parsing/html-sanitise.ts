@@ -1,0 +1,81 @@
+/**
+ * Removes what a human reader of the page would not see (scripts, styles, hidden elements,
+ * comments) before any text is taken from it, and remembers what was hidden so the
+ * instruction detector can look at it.
+ */
+
+/** linkedom's document and nodes are DOM-shaped; these are the only members we rely on. */
+export type HtmlDocument = Document;
+
+/** Non-text elements removed without a transformation name: they carry no readable text. */
+const NON_TEXT = new Set(['svg', 'canvas', 'iframe', 'object', 'embed', 'audio', 'video', 'math']);
+
+const HIDDEN_STYLE =
+  /(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|font-size\s*:\s*0+(?:\.0+)?(?:px|em|rem|pt|%)?|opacity\s*:\s*0+(?:\.0+)?)\s*(?:!important\s*)?(?:;|$)/i;
+
+const MAX_HIDDEN_TEXTS = 200;
+const MAX_HIDDEN_CHARS = 2_000;
+
+export interface SanitiseResult {
+  /** SCRIPTS_REMOVED, STYLES_REMOVED, HIDDEN_REMOVED, COMMENTS_REMOVED — only those that happened. */
+  transformations: string[];
+  /** Text of elements removed as hidden (trimmed, bounded), for the instruction detector. */
+  hiddenTexts: string[];
+}
+
+function isHidden(element: Element): boolean {
+  const tag = element.tagName.toLowerCase();
+  if (tag === 'template' || tag === 'noscript') return true;
+  if (element.hasAttribute('hidden')) return true;
+  if ((element.getAttribute('aria-hidden') ?? '').trim().toLowerCase() === 'true') return true;
+  const style = element.getAttribute('style');
+  return style !== null && HIDDEN_STYLE.test(style);
+}
+
+/** Removes every comment node under `root`; returns whether any was found. */
+function removeComments(root: Node): boolean {
+  const comments: Node[] = [];
+  const stack: Node[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    for (const child of Array.from(node.childNodes)) {
+      if (child.nodeType === 8) comments.push(child);
+      else if (child.nodeType === 1) stack.push(child);
+    }
+  }
+  for (const comment of comments) comment.parentNode?.removeChild(comment);
+  return comments.length > 0;
+}
+
+/** Mutates `document` in place; the order of the returned transformations is stable. */
+export function sanitiseDocument(document: HtmlDocument): SanitiseResult {
+  let scripts = false;
+  let styles = false;
+  let hidden = false;
+  const hiddenTexts: string[] = [];
+  for (const element of Array.from(document.querySelectorAll('*'))) {
+    if (!element.parentNode) continue;
+    const tag = element.tagName.toLowerCase();
+    if (tag === 'script') {
+      scripts = true;
+      element.remove();
+    } else if (tag === 'style' || (tag === 'link' && /stylesheet/i.test(element.getAttribute('rel') ?? ''))) {
+      styles = true;
+      element.remove();
+    } else if (NON_TEXT.has(tag)) {
+      element.remove();
+    } else if (tag !== 'html' && tag !== 'body' && tag !== 'head' && isHidden(element)) {
+      hidden = true;
+      const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim();
+      if (text && hiddenTexts.length < MAX_HIDDEN_TEXTS) hiddenTexts.push(text.slice(0, MAX_HIDDEN_CHARS));
+      element.remove();
+    }
+  }
+  const comments = removeComments(document);
+  const transformations: string[] = [];
+  if (scripts) transformations.push('SCRIPTS_REMOVED');
+  if (styles) transformations.push('STYLES_REMOVED');
+  if (hidden) transformations.push('HIDDEN_REMOVED');
+  if (comments) transformations.push('COMMENTS_REMOVED');
+  return { transformations, hiddenTexts };
+}

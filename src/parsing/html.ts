@@ -1,0 +1,119 @@
+/**
+ * HTML → sanitised readable text: decode, remove what a reader would not see, take the main
+ * content (Readability) or else the body, render it with navigable structure, then strip
+ * invisible characters and annotate instruction-like content.
+ */
+import { Readability } from '@mozilla/readability';
+import { parseHTML } from 'linkedom';
+import { decodeText } from './content-type.ts';
+import { type HtmlDocument, sanitiseDocument } from './html-sanitise.ts';
+import { HEADING_LEVEL_ATTRIBUTE, renderText } from './html-text.ts';
+import { detectInstructions } from './instructions.ts';
+import { stripInvisible } from './invisible.ts';
+import { classifySurface, readSurfaceSignals } from './surface.ts';
+import type { ParsedDocument } from './types.ts';
+
+/** Readability's main content is used only when it holds at least this much text… */
+const MAIN_CONTENT_MIN_CHARS = 200;
+/** …and at least this share of the body's text, so a data page is not cut down to a caption. */
+const MAIN_CONTENT_MIN_SHARE = 0.25;
+const MAX_TITLE_CHARS = 500;
+const MAX_READABILITY_ELEMENTS = 50_000;
+
+/** Puts `<body>` where a browser would imply it, at the first place a body could start. */
+function withBody(html: string): string {
+  if (/<body[\s>]/i.test(html)) return html;
+  const source = /<html[\s>]/i.test(html) ? html : `<html>${html.replace(/^\s*<!doctype[^>]*>/i, '')}</html>`;
+  const anchor = /<\/head\s*>/i.exec(source) ?? /<html[^>]*>/i.exec(source);
+  const start = anchor ? anchor.index + anchor[0].length : 0;
+  const end = source.search(/<\/html\s*>/i);
+  const close = end >= start ? end : source.length;
+  return `${source.slice(0, start)}<body>${source.slice(start, close)}</body>${source.slice(close)}`;
+}
+
+/**
+ * Parses decoded HTML into a linkedom document. linkedom does not imply missing `<html>`/`<body>`
+ * as browsers do (a bare fragment would have no body), so they are supplied first.
+ */
+export function parseHtmlDocument(html: string): HtmlDocument {
+  return parseHTML(withBody(html)).document as unknown as HtmlDocument;
+}
+
+/** Decodes HTML bytes (BOM, then the Content-Type charset, then `<meta charset>`, else UTF-8). */
+export function decodeHtml(bytes: Uint8Array, charset: string | null): string {
+  return decodeText(bytes, charset, true);
+}
+
+function readTitle(document: HtmlDocument): string | null {
+  // An inline <svg> has <title> elements of its own; only the document's title names the page.
+  const element = Array.from(document.querySelectorAll('title')).find(
+    (candidate) => !candidate.closest('svg'),
+  );
+  const title = element?.textContent ?? '';
+  const og = document.querySelector('meta[property="og:title"]')?.getAttribute('content') ?? '';
+  const chosen = (title.trim() ? title : og).replace(/\s+/g, ' ').trim();
+  return chosen ? chosen.slice(0, MAX_TITLE_CHARS) : null;
+}
+
+/** Readability rewrites h1 as h2; remember each heading's real level so the text keeps it. */
+function markHeadingLevels(document: HtmlDocument): void {
+  for (const heading of Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6'))) {
+    heading.setAttribute(HEADING_LEVEL_ATTRIBUTE, heading.tagName.slice(1));
+  }
+}
+
+/** The main content's text, or null when Readability finds none worth preferring to the body. */
+function readMainContent(document: HtmlDocument, bodyChars: number): string | null {
+  try {
+    const article = new Readability(document, {
+      serializer: (node: Node) => node,
+      // Past this, Readability throws and the body is used: its scoring is too costly on huge trees.
+      maxElemsToParse: MAX_READABILITY_ELEMENTS,
+    }).parse();
+    if (!article?.content) return null;
+    const text = renderText(article.content);
+    if (text.length < MAIN_CONTENT_MIN_CHARS || text.length < bodyChars * MAIN_CONTENT_MIN_SHARE) return null;
+    return text;
+  } catch {
+    // Readability gives up on some malformed trees; the body text is still a faithful reading.
+    return null;
+  }
+}
+
+/** Keeps the page's first h1 visible: Readability drops a heading that repeats the title. */
+function withLeadingHeading(text: string, document: HtmlDocument): string {
+  if (/^# /m.test(text)) return text;
+  const h1 = (document.querySelector('h1')?.textContent ?? '').replace(/\s+/g, ' ').trim();
+  return h1 ? `# ${h1}\n\n${text}` : text;
+}
+
+/** Parses an HTML body into a ParsedDocument (kind 'html'). */
+export function parseHtml(bytes: Uint8Array, charset: string | null): ParsedDocument {
+  const html = decodeHtml(bytes, charset);
+  const document = parseHtmlDocument(html);
+  const title = readTitle(document);
+  const signals = readSurfaceSignals(document);
+  const sanitised = sanitiseDocument(document);
+  markHeadingLevels(document);
+  const bodyText = renderText(document.body ?? document);
+  const mainText = readMainContent(parseHtmlDocument(document.toString()), bodyText.length);
+  const transformations = [...sanitised.transformations];
+  let text = bodyText;
+  if (mainText !== null) {
+    text = withLeadingHeading(mainText, document);
+    transformations.push('HTML_MAIN_CONTENT');
+  }
+  const cleaned = stripInvisible(text);
+  transformations.push(...cleaned.transformations);
+  const instructions = detectInstructions(cleaned.text, sanitised.hiddenTexts);
+  return {
+    kind: 'html',
+    text: cleaned.text,
+    title,
+    pages: [],
+    transformations,
+    flags: instructions.flags,
+    instructionSpans: instructions.spans,
+    surface: classifySurface(signals, bodyText.length),
+  };
+}

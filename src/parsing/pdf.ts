@@ -1,0 +1,124 @@
+/**
+ * PDF → text, page by page, with pdf.js. Every feature that could reach outside the job (eval,
+ * font loading, network, range requests) is off; only the bundled CMaps and standard fonts are
+ * read, from node_modules.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { getDocument, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
+import { LIMITS } from '../kernel/limits.ts';
+import { detectInstructions } from './instructions.ts';
+import { stripInvisible } from './invisible.ts';
+import { tidyLines } from './lines.ts';
+import { type ParsedDocument, ParseRefusal } from './types.ts';
+
+const PDFJS_ROOT = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
+const MAX_TITLE_CHARS = 500;
+
+async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
+  try {
+    return await getDocument({
+      // pdf.js may detach the buffer it is given; hand it a copy so the caller's bytes survive.
+      data: new Uint8Array(bytes),
+      isEvalSupported: false,
+      useSystemFonts: false,
+      disableFontFace: true,
+      disableAutoFetch: true,
+      disableStream: true,
+      disableRange: true,
+      enableXfa: false,
+      isOffscreenCanvasSupported: false,
+      cMapUrl: `${path.join(PDFJS_ROOT, 'cmaps')}/`,
+      cMapPacked: true,
+      standardFontDataUrl: `${path.join(PDFJS_ROOT, 'standard_fonts')}/`,
+      verbosity: 0,
+    }).promise;
+  } catch (error) {
+    const name = error instanceof Error ? error.name : 'Error';
+    const encrypted = name === 'PasswordException';
+    throw new ParseRefusal(
+      'UNREADABLE_CONTENT',
+      encrypted ? 'The PDF is encrypted.' : 'The PDF could not be read.',
+      { format: 'pdf', encrypted },
+    );
+  }
+}
+
+/** The text of one page: pdf.js items in reading order, a newline wherever pdf.js saw a line end. */
+async function readPageText(document: PDFDocumentProxy, pageNumber: number): Promise<string> {
+  const page = await document.getPage(pageNumber);
+  const { width, height } = page.getViewport({ scale: 1 });
+  const pixels = Math.round(width * height);
+  if (pixels > LIMITS.researchImports.pagePixels) {
+    throw new ParseRefusal('TOO_MANY_PIXELS', `Page ${pageNumber} is larger than Cairn reads.`, {
+      page: pageNumber,
+      pixels,
+      limit: LIMITS.researchImports.pagePixels,
+    });
+  }
+  const content = await page.getTextContent();
+  let text = '';
+  for (const item of content.items) {
+    if (!('str' in item)) continue;
+    text += item.str;
+    if (item.hasEOL) text += '\n';
+  }
+  page.cleanup();
+  return tidyLines(text);
+}
+
+async function readTitle(document: PDFDocumentProxy): Promise<string | null> {
+  const { info } = await document.getMetadata().catch(() => ({ info: {} }));
+  const title = (info as { Title?: unknown }).Title;
+  return typeof title === 'string' && title.trim() ? title.trim().slice(0, MAX_TITLE_CHARS) : null;
+}
+
+/**
+ * Parses a PDF into `[page N]`-marked text with page offsets.
+ * @throws ParseRefusal TOO_MANY_PAGES over LIMITS.researchImports.pdfPages, TOO_MANY_PIXELS for a
+ *   page over LIMITS.researchImports.pagePixels at 72 dpi, UNREADABLE_CONTENT when encrypted or corrupt.
+ */
+export async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
+  const document = await openPdf(bytes);
+  try {
+    const limit = LIMITS.researchImports.pdfPages;
+    if (document.numPages > limit) {
+      throw new ParseRefusal(
+        'TOO_MANY_PAGES',
+        `The PDF has ${document.numPages} pages; Cairn reads up to ${limit}.`,
+        {
+          pages: document.numPages,
+          limit,
+        },
+      );
+    }
+    const transformations = new Set<string>(['PDF_TEXT_BY_PAGE']);
+    const pages: ParsedDocument['pages'] = [];
+    let text = '';
+    for (let number = 1; number <= document.numPages; number++) {
+      const cleaned = stripInvisible(await readPageText(document, number).catch(rethrowAsUnreadable));
+      for (const name of cleaned.transformations) transformations.add(name);
+      if (text) text += '\n\n';
+      pages.push({ page: number, offset: text.length });
+      text += `[page ${number}]\n${cleaned.text}`;
+    }
+    const instructions = detectInstructions(text);
+    return {
+      kind: 'pdf',
+      text,
+      title: await readTitle(document),
+      pages,
+      transformations: [...transformations],
+      flags: instructions.flags,
+      instructionSpans: instructions.spans,
+      surface: null,
+    };
+  } finally {
+    await document.destroy();
+  }
+}
+
+function rethrowAsUnreadable(error: unknown): never {
+  if (error instanceof ParseRefusal) throw error;
+  throw new ParseRefusal('UNREADABLE_CONTENT', 'A page of the PDF could not be read.', { format: 'pdf' });
+}

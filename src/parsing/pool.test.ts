@@ -1,0 +1,132 @@
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ParserPool } from './pool.ts';
+import { type ParseInput, ParseRefusal, ParserBusy } from './types.ts';
+
+const fixture = (name: string): Uint8Array =>
+  new Uint8Array(readFileSync(new URL(`../../test/fixtures/reading/${name}`, import.meta.url)));
+const input = (bytes: Uint8Array | string, contentType: string): ParseInput => ({
+  bytes: typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes,
+  contentType,
+  url: 'https://example.test/doc',
+});
+
+async function failure(promise: Promise<unknown>): Promise<unknown> {
+  return promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+}
+
+// One pool for the file: starting threads and tesseract is the slow part.
+const pool = new ParserPool();
+afterAll(() => pool.close());
+
+describe('ParserPool', () => {
+  it('reads the OCR fixture back from a PNG', async () => {
+    const doc = await pool.parse(input(fixture('text.png'), 'image/png'));
+    expect(doc.kind).toBe('image');
+    expect(doc.text.startsWith('[page 1]\n')).toBe(true);
+    expect(doc.text.toUpperCase()).toContain('CAIRN OCR FIXTURE 42');
+    expect(doc.pages).toEqual([{ page: 1, offset: 0 }]);
+    expect(doc.transformations).toEqual(['OCR']);
+  });
+
+  it('reads a JPEG by its magic bytes even without a Content-Type', async () => {
+    const doc = await pool.parse(input(fixture('photo.jpg'), ''));
+    expect(doc.kind).toBe('image');
+    expect(doc.text.toUpperCase()).toContain('MOORLAND TRAIL');
+  });
+
+  it('refuses an image over the pixel limit, as a ParseRefusal rebuilt across the thread boundary', async () => {
+    const error = await failure(pool.parse(input(fixture('huge.png'), 'image/png')));
+    expect(error).toBeInstanceOf(ParseRefusal);
+    expect(error).toMatchObject({
+      reason: 'TOO_MANY_PIXELS',
+      details: { pixels: 25_000_000, limit: 20_000_000 },
+    });
+  });
+
+  it('parses a PDF served as application/octet-stream', async () => {
+    const doc = await pool.parse(input(fixture('two-pages.pdf'), 'application/octet-stream'));
+    expect(doc.kind).toBe('pdf');
+    expect(doc.text).toContain('[page 2]\nSecond page states that cairns mark trails across open moorland.');
+  });
+
+  it('refuses unsupported content with its type named', async () => {
+    const error = await failure(
+      pool.parse(input(Uint8Array.from([0, 0, 0, 0x18, ...Buffer.from('ftypmp42')]), 'video/mp4')),
+    );
+    expect(error).toBeInstanceOf(ParseRefusal);
+    expect(error).toMatchObject({
+      reason: 'UNSUPPORTED_CONTENT_TYPE',
+      details: { content_type: 'video/mp4' },
+    });
+  });
+
+  it('extracts tables and JSON', async () => {
+    const html =
+      '<script type="application/ld+json">{"a":1}</script><table><tr><th>h</th></tr><tr><td>c</td></tr></table>';
+    expect(await pool.extractTables(input(html, 'text/html'))).toEqual([
+      { index: 0, caption: null, headers: ['h'], rows: [['c']] },
+    ]);
+    expect(await pool.extractJson(input(html, 'text/html'))).toEqual([
+      { source: 'JSON_LD', index: 0, value: { a: 1 } },
+    ]);
+  });
+
+  it('refuses a third job at once with ParserBusy while two are running', async () => {
+    const first = pool.parse(input('<p>one</p>', 'text/html'));
+    const second = pool.parse(input('<p>two</p>', 'text/html'));
+    expect(pool.activeJobs).toBe(2);
+    const third = await failure(pool.parse(input('<p>three</p>', 'text/html')));
+    expect(third).toBeInstanceOf(ParserBusy);
+    expect((third as ParserBusy).retryAfterSeconds).toBe(5);
+    expect((await first).text).toBe('one');
+    expect((await second).text).toBe('two');
+    expect(pool.activeJobs).toBe(0);
+  });
+
+  it('lets a bounded line of jobs wait for a thread, and refuses past it', async () => {
+    const lined = new ParserPool({ maxJobs: 1, maxWaiting: 2 });
+    try {
+      const jobs = ['a', 'b', 'c'].map((t) => lined.parse(input(`<p>${t}</p>`, 'text/html')));
+      expect(lined.activeJobs).toBe(1);
+      expect(lined.waitingJobs).toBe(2);
+      expect(await failure(lined.parse(input('<p>d</p>', 'text/html')))).toBeInstanceOf(ParserBusy);
+      expect((await Promise.all(jobs)).map((d) => d.text)).toEqual(['a', 'b', 'c']);
+      expect(lined.activeJobs).toBe(0);
+      expect(lined.waitingJobs).toBe(0);
+    } finally {
+      await lined.close();
+    }
+  });
+});
+
+describe('ParserPool limits', () => {
+  it('fails a job over its time limit with PARSE_TIMEOUT and frees its slot', async () => {
+    // First OCR in a fresh thread starts tesseract (hundreds of ms): far over 50 ms.
+    const slow = new ParserPool({ timeoutMs: 50 });
+    try {
+      const error = await failure(slow.parse(input(fixture('text.png'), 'image/png')));
+      expect(error).toBeInstanceOf(ParseRefusal);
+      expect(error).toMatchObject({ reason: 'PARSE_TIMEOUT', details: { timeout_ms: 50 } });
+      expect(slow.activeJobs).toBe(0);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('fails a job whose thread runs out of memory with UNREADABLE_CONTENT, and keeps serving', async () => {
+    const small = new ParserPool({ maxJobs: 1, maxMemoryMb: 64 });
+    try {
+      const hostile = `<html><body>${'<span>word</span>'.repeat(700_000)}</body></html>`;
+      const error = await failure(small.parse(input(hostile, 'text/html')));
+      expect(error).toBeInstanceOf(ParseRefusal);
+      expect(error).toMatchObject({ reason: 'UNREADABLE_CONTENT' });
+      expect((await small.parse(input('still here', 'text/plain'))).text).toBe('still here');
+    } finally {
+      await small.close();
+    }
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * The contract between the reading domain and the parsers. Parsers turn untrusted bytes into
+ * sanitised text; they run in the bounded worker pool (DESIGN.md convention 11) and never touch
+ * the network or the database.
+ */
+
+/** What a fetched or stored body is, as far as parsing is concerned. */
+export interface ParseInput {
+  /** The decoded body (content-encoding already undone). */
+  bytes: Uint8Array;
+  /** The Content-Type header as received (may carry a charset), or '' when absent. */
+  contentType: string;
+  /** The URL the body came from, to resolve relative links and name the source. */
+  url: string;
+}
+
+/** One run of text the instruction-like detector matched, as offsets into `text`. */
+export interface InstructionSpan {
+  /** Offset into the returned text; -1 when the match was in content removed as hidden. */
+  offset: number;
+  length: number;
+  /** Which pattern family matched, e.g. IGNORE_PREVIOUS, ROLE_PROMPT, TOOL_CALL_LURE, HIDDEN_TEXT. */
+  kind: string;
+  /** The matched text, at most 200 characters. */
+  excerpt: string;
+}
+
+/** Why a page could not be served as text even though it was fetched. */
+export type PageSurface = 'SIGN_IN' | 'APP_SHELL';
+
+export interface ParsedDocument {
+  kind: 'html' | 'text' | 'json' | 'pdf' | 'image';
+  /**
+   * Sanitised text. HTML headings are lines starting with `#`…`######` and a space; PDF pages
+   * and OCR'd images start with a marker line `[page N]`.
+   */
+  text: string;
+  title: string | null;
+  /** Start offset in `text` of each page (PDF; a single page 1 for images), else empty. */
+  pages: Array<{ page: number; offset: number }>;
+  /** Each kind of change made to the content, e.g. SCRIPTS_REMOVED, ZERO_WIDTH_REMOVED, OCR. */
+  transformations: string[];
+  /** e.g. INSTRUCTION_LIKE_CONTENT. */
+  flags: string[];
+  instructionSpans: InstructionSpan[];
+  /** Set when the page is a sign-in form or an empty script-rendered app shell. */
+  surface: PageSurface | null;
+}
+
+/** One HTML table as rows of cell text. */
+export interface ExtractedTable {
+  index: number;
+  caption: string | null;
+  /** Header cells (from <th> in the first row or <thead>), empty when the table has none. */
+  headers: string[];
+  rows: string[][];
+}
+
+/** One JSON value found in a body. */
+export interface ExtractedJson {
+  /** DOCUMENT (the body is JSON), JSON_LD (script type application/ld+json), EMBEDDED (script type application/json). */
+  source: 'DOCUMENT' | 'JSON_LD' | 'EMBEDDED';
+  index: number;
+  value: unknown;
+}
+
+/** Reasons a body is refused by the parsers. */
+export type ParseRefusalReason =
+  | 'UNSUPPORTED_CONTENT_TYPE'
+  | 'TOO_MANY_PAGES'
+  | 'TOO_MANY_PIXELS'
+  | 'UNREADABLE_CONTENT'
+  | 'PARSE_TIMEOUT';
+
+export class ParseRefusal extends Error {
+  constructor(
+    readonly reason: ParseRefusalReason,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'ParseRefusal';
+  }
+}
+
+/** The pool is at capacity: the caller should retry after `retryAfterSeconds`. */
+export class ParserBusy extends Error {
+  readonly retryAfterSeconds = 5;
+  constructor() {
+    super('The parser pool is at capacity.');
+    this.name = 'ParserBusy';
+  }
+}
+
+/** What the reading domain calls; implemented by the worker pool. */
+export interface Parser {
+  parse(input: ParseInput): Promise<ParsedDocument>;
+  extractTables(input: ParseInput): Promise<ExtractedTable[]>;
+  extractJson(input: ParseInput): Promise<ExtractedJson[]>;
+  close(): Promise<void>;
+}

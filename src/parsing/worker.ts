@@ -1,0 +1,65 @@
+/**
+ * The code that runs inside a parser thread. Results and failures both come back as plain
+ * data: errors do not keep their class across a thread boundary, so a ParseRefusal is sent as
+ * its fields and rebuilt by the pool.
+ */
+import { extractBodyJson, extractBodyTables, parseBody } from './dispatch.ts';
+import {
+  type ExtractedJson,
+  type ExtractedTable,
+  type ParsedDocument,
+  type ParseInput,
+  ParseRefusal,
+  type ParseRefusalReason,
+} from './types.ts';
+
+export type ParserTask =
+  | { op: 'parse'; input: ParseInput }
+  | { op: 'tables'; input: ParseInput }
+  | { op: 'json'; input: ParseInput };
+
+export type TaskValue = ParsedDocument | ExtractedTable[] | ExtractedJson[];
+
+export type TaskOutcome =
+  | { ok: true; value: TaskValue }
+  | {
+      ok: false;
+      reason: ParseRefusalReason;
+      message: string;
+      details: Record<string, unknown>;
+      /** The unexpected error behind an UNREADABLE_CONTENT, for the caller's log only. */
+      cause?: string;
+    };
+
+async function runTask(task: ParserTask): Promise<TaskValue> {
+  switch (task.op) {
+    case 'parse':
+      return parseBody(task.input);
+    case 'tables':
+      return extractBodyTables(task.input);
+    case 'json':
+      return extractBodyJson(task.input);
+  }
+}
+
+/** Runs one task; never throws, so every failure reaches the pool with its reason intact. */
+export default async function handleTask(task: ParserTask): Promise<TaskOutcome> {
+  try {
+    return { ok: true, value: await runTask(task) };
+  } catch (error) {
+    if (error instanceof ParseRefusal) {
+      return { ok: false, reason: error.reason, message: error.message, details: error.details };
+    }
+    // Anything else is a parser library choking on hostile or broken input.
+    return {
+      ok: false,
+      reason: 'UNREADABLE_CONTENT',
+      message: 'The content could not be parsed.',
+      details: {},
+      cause:
+        error instanceof Error
+          ? `${error.name}: ${error.message}`.slice(0, 500)
+          : String(error).slice(0, 500),
+    };
+  }
+}

@@ -13,6 +13,8 @@ export interface LoadOptions {
   /** Extra request headers (the bearer credential for Cairn). */
   headers: Record<string, string>;
   tool: string;
+  /** The tool's arguments (none when omitted). */
+  args?: Record<string, unknown>;
   clients: number;
   warmupSeconds: number;
   seconds: number;
@@ -60,7 +62,12 @@ async function disconnect({ client, transport }: Connected): Promise<void> {
 /** One call: null when it succeeded, else a short description of what went wrong. */
 async function callOnce(client: Client, o: LoadOptions): Promise<string | null> {
   try {
-    const result = await client.callTool({ name: o.tool, arguments: {} });
+    const result = await client.callTool(
+      { name: o.tool, arguments: o.args ?? {} },
+      undefined,
+      // Reads can take longer than the SDK's default of 60 s under heavy load.
+      { timeout: 120_000 },
+    );
     if (result.isError) return `isError: ${JSON.stringify(result.content).slice(0, 300)}`;
     return o.check(result.structuredContent);
   } catch (err) {

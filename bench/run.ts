@@ -1,4 +1,5 @@
 import { runMcpBenchmark } from './mcp.ts';
+import { runReadBenchmark } from './read.ts';
 
 /** `npm run bench -- <name>`: runs one benchmark by name; prints usage for a missing or unknown name. */
 
@@ -13,6 +14,10 @@ const BENCHMARKS: Record<string, Benchmark> = {
     summary: 'tools/call identity_whoami from concurrent MCP clients, Cairn vs a minimal SDK server',
     run: runMcpBenchmark,
   },
+  read: {
+    summary: 'fetch_text of a ~500 KB article, 16 concurrent, Cairn vs plain undici + linkedom + Readability',
+    run: runReadBenchmark,
+  },
 };
 
 const USAGE = `Usage: npm run bench -- <name>
@@ -24,7 +29,7 @@ ${Object.entries(BENCHMARKS)
 
 Environment:
   BENCH_SECONDS   measured seconds per server (default 10; below 10 is a smoke run only)
-  BENCH_CLIENTS   concurrent MCP clients (default 64)
+  BENCH_CLIENTS   concurrent MCP clients (mcp only; default 64)
   DATABASE_URL    run Cairn on this PostgreSQL database instead of the embedded one`;
 
 const name = process.argv[2];

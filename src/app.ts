@@ -18,10 +18,19 @@ import {
   TokenService,
 } from './domains/identity/index.ts';
 import { OperationRunner } from './domains/operations/index.ts';
+import {
+  BraveProvider,
+  noCampaigns,
+  ReadingService,
+  type SearchProvider,
+  SearxngProvider,
+} from './domains/reading/index.ts';
 import { type Clock, systemClock } from './kernel/clock.ts';
-import { describeLimits } from './kernel/limits.ts';
+import { describeLimits, LIMITS } from './kernel/limits.ts';
+import { decodeBody } from './net/body.ts';
 import { GuardedFetcher } from './net/guarded-fetch.ts';
 import { OutboundResolver } from './net/resolver.ts';
+import { ParserPool } from './parsing/index.ts';
 import type { Database } from './storage/database.ts';
 import { resolveSecret } from './storage/secret.ts';
 import { Metrics } from './transport/http/metrics.ts';
@@ -103,13 +112,22 @@ function buildFetcher(config: Config, logger: Logger) {
   const fetcher = new GuardedFetcher(resolver, {
     ports: new Set(config.fetch.ports),
     allow: new Set(config.fetch.allow),
-    timeoutMs: 10_000,
-    maxBytes: 10 * 1024 * 1024,
-    maxRedirects: 5,
+    timeoutMs: config.fetch.timeoutSeconds * 1000,
+    maxBytes: LIMITS.read.responseBytes,
+    maxRedirects: LIMITS.read.redirects,
     userAgent: `Cairn/${SERVER_VERSION} (+${config.baseUrl}/guide)`,
     ...(config.fetch.caFile ? { extraCa: readCaFile(config.fetch.caFile) } : {}),
   });
   return { resolver, fetcher };
+}
+
+/** The configured web_search provider, if any: SearXNG first, then Brave. */
+function buildSearch(config: Config, fetcher: GuardedFetcher): SearchProvider | null {
+  if (config.search.searxngUrl) return new SearxngProvider(fetcher, config.search.searxngUrl);
+  if (config.search.braveApiKey) {
+    return new BraveProvider(fetcher, config.search.braveApiKey, config.search.braveUrl);
+  }
+  return null;
 }
 
 /** Composition root: config → storage → services → transports. No logic lives here. */
@@ -128,7 +146,13 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   const owners = new OwnerService(database, clock, { openSignup: config.openSignup });
   const fetcher = buildFetcher(config, logger);
   const domains = new DomainVerifier(database, clock, secret, fetcher.resolver, fetcher.fetcher);
-  const services: AppServices = { identity, domains, limits };
+  const parser = new ParserPool({ maxJobs: config.parserJobs, maxWaiting: config.parserQueue });
+  const reading = new ReadingService(database, clock, fetcher.fetcher, parser, noCampaigns, (raw, encoding) =>
+    decodeBody(raw, encoding ?? undefined, LIMITS.read.responseBytes),
+  );
+  const search = buildSearch(config, fetcher.fetcher);
+  if (search) logger.info({ provider: search.name }, 'web_search provider configured');
+  const services: AppServices = { identity, domains, limits, reading, search };
   const metrics = new Metrics(database);
   // Settings from the rate-limit plugin's advice: fail fast, so an unreachable Redis only skips limits.
   const redis = config.redisUrl
@@ -214,6 +238,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   housekeeper.start();
   http.addHook('onClose', async () => {
     housekeeper.stop();
+    await parser.close();
     await redis?.quit().catch(() => redis.disconnect());
   });
   return {

@@ -46,8 +46,15 @@ describe('loadConfig', () => {
       dns: ['10.0.0.53:53', '[::1]:5353'],
       allow: ['docs.intranet.example:8080', '::1:9000'],
       caFile: undefined,
+      timeoutSeconds: 20,
     });
-    expect(loadConfig({}).fetch).toEqual({ ports: [80, 443], dns: [], allow: [], caFile: undefined });
+    expect(loadConfig({}).fetch).toEqual({
+      ports: [80, 443],
+      dns: [],
+      allow: [],
+      caFile: undefined,
+      timeoutSeconds: 20,
+    });
     expect(() => loadConfig({ CAIRN_FETCH_PORTS: '80,99999' })).toThrow(/CAIRN_FETCH_PORTS/);
     expect(() => loadConfig({ CAIRN_FETCH_ALLOW: 'http://x/' })).toThrow(/CAIRN_FETCH_ALLOW/);
   });

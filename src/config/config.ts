@@ -60,8 +60,14 @@ const envSchema = z.object({
     'a comma-separated list of host or host:port',
   ),
   CAIRN_FETCH_CA_FILE: z.string().min(1).optional(),
+  CAIRN_FETCH_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(20),
   CAIRN_REDIS_URL: url(['redis:', 'rediss:']).optional(),
   CAIRN_OPEN_SIGNUP: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
+  CAIRN_PARSER_JOBS: z.coerce.number().int().min(1).max(16).default(2),
+  CAIRN_PARSER_QUEUE: z.coerce.number().int().min(0).max(1_000).default(32),
+  CAIRN_SEARCH_SEARXNG_URL: url(['http:', 'https:']).optional(),
+  CAIRN_SEARCH_BRAVE_API_KEY: z.string().min(8, 'must be at least 8 characters').max(500).optional(),
+  CAIRN_SEARCH_BRAVE_URL: url(['https:', 'http:']).default('https://api.search.brave.com/res/v1/web/search'),
 });
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -85,11 +91,28 @@ export interface Config {
   /** Whether (or through how many hops) X-Forwarded-For is believed: rate limits count per client address. */
   trustProxy: boolean | number;
   /** Outbound reads: extra ports, DNS servers, and hosts allowed despite a private address. */
-  fetch: { ports: number[]; dns: string[]; allow: string[]; caFile: string | undefined };
+  fetch: {
+    ports: number[];
+    dns: string[];
+    allow: string[];
+    caFile: string | undefined;
+    /** Whole-read deadline, redirects included. */
+    timeoutSeconds: number;
+  };
   /** Shared rate-limit counters for all replicas; each process counts alone when unset. */
   redisUrl: string | undefined;
   /** Whether anyone may create a console account; otherwise only the first owner may sign up. */
   openSignup: boolean;
+  /** Parser and OCR jobs run at once per process (SPEC: two per web worker). */
+  parserJobs: number;
+  /** Jobs that may wait for a parser thread; past them reads get DEGRADED_MODE. */
+  parserQueue: number;
+  /** web_search providers; SearXNG wins when both are set. */
+  search: {
+    searxngUrl: string | undefined;
+    braveApiKey: string | undefined;
+    braveUrl: string;
+  };
 }
 
 export class ConfigError extends Error {
@@ -135,10 +158,18 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       : e.CAIRN_TRUST_PROXY === 'true',
     openSignup: e.CAIRN_OPEN_SIGNUP === 'true',
     redisUrl: e.CAIRN_REDIS_URL,
+    parserJobs: e.CAIRN_PARSER_JOBS,
+    parserQueue: e.CAIRN_PARSER_QUEUE,
+    search: {
+      searxngUrl: e.CAIRN_SEARCH_SEARXNG_URL,
+      braveApiKey: e.CAIRN_SEARCH_BRAVE_API_KEY,
+      braveUrl: e.CAIRN_SEARCH_BRAVE_URL,
+    },
     fetch: {
       ports: [80, 443, ...e.CAIRN_FETCH_PORTS.map(Number)],
       dns: e.CAIRN_FETCH_DNS,
       caFile: e.CAIRN_FETCH_CA_FILE,
+      timeoutSeconds: e.CAIRN_FETCH_TIMEOUT_SECONDS,
       allow: e.CAIRN_FETCH_ALLOW.map((h) => h.toLowerCase().replace(/^\[|\](?=:|$)/g, '')),
     },
   };
@@ -146,7 +177,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
-const SECRET_VARS = new Set(['CAIRN_SECRET', 'CAIRN_METRICS_TOKEN', 'DATABASE_URL', 'CAIRN_REDIS_URL']);
+const SECRET_VARS = new Set([
+  'CAIRN_SECRET',
+  'CAIRN_METRICS_TOKEN',
+  'DATABASE_URL',
+  'CAIRN_REDIS_URL',
+  'CAIRN_SEARCH_BRAVE_API_KEY',
+]);
 
 function show(env: Record<string, string | undefined>, path: PropertyKey[]): string {
   const key = String(path[0]);

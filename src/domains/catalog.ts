@@ -7,17 +7,28 @@ import {
   identityOperations,
 } from './identity/index.ts';
 import type { Operation } from './operations/index.ts';
+import {
+  evidenceOperations,
+  type ReadingService,
+  readingOperations,
+  type SearchProvider,
+} from './reading/index.ts';
 
 /** The services operations reach through their context. */
 export interface AppServices {
   identity: IdentityService;
   domains: DomainVerifier;
   limits: PublishedLimit[];
+  reading: ReadingService;
+  /** The configured web_search provider; null when the operator configured none. */
+  search: SearchProvider | null;
 }
 
 /** Every operation Cairn offers, in SPEC's group order. Areas append theirs as they land. */
 export const OPERATIONS: Array<Operation<AppServices>> = [
   ...identityAlwaysOperations,
   ...capabilityOperations,
+  ...readingOperations,
+  ...evidenceOperations,
   ...identityOperations,
 ] as Array<Operation<AppServices>>;

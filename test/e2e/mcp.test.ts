@@ -83,9 +83,20 @@ describe('MCP endpoint with the official SDK client', () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([
       'capabilities_describe',
+      'citation_get',
+      'diff_since',
+      'evidence_get',
+      'evidence_locate',
+      'evidence_view',
+      'extract_json',
+      'extract_table',
+      'fetch_snapshot',
+      'fetch_text',
       'identity_update_about',
       'identity_verify_domain',
       'identity_whoami',
+      'policy_explain',
+      'web_search',
     ]);
     const after = (await callTool(client, 'capabilities_describe')).body;
     expect(after).toMatchObject({ mode: 'READ', active: true, inactive_reason: null });

@@ -50,7 +50,7 @@ describe('notifications/tools/list_changed', () => {
     const events = (await first.text())
       .split('\n\n')
       .filter((e) => e.startsWith('event: message'))
-      .map((e) => JSON.parse(e.split('data: ')[1] ?? ''));
+      .map((e) => JSON.parse(e.slice(e.indexOf('\ndata: ') + 7)));
     expect(events[0]).toEqual({ jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: {} });
     expect(events[1].result.tools.map((t: { name: string }) => t.name)).toContain('identity_update_about');
     const second = await list();

@@ -157,7 +157,12 @@ describe('public documents', () => {
       ]),
     });
     expect(card.protocol_versions[0]).toBe('2025-11-25');
-    expect(card.tool_groups.map((g: { group: string }) => g.group)).toEqual(['Always', 'Identity']);
+    expect(card.tool_groups.map((g: { group: string }) => g.group)).toEqual([
+      'Always',
+      'Read',
+      'Campaigns',
+      'Identity',
+    ]);
   });
 
   it('/v1/public/stats counts live records', async () => {

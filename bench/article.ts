@@ -1,0 +1,45 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A long article page (~500 KB of HTML) and a loopback server for it, for the reading benchmark. */
+
+export function longArticle(targetBytes = 500_000): string {
+  const sections: string[] = [];
+  let size = 0;
+  for (let i = 0; size < targetBytes; i++) {
+    const section = `<h2>Section ${i}</h2><p>Section ${i} describes the cairns of valley ${i}, their stones, the walkers who built them and the weather that shaped them over many winters on the high ground.</p><p>${'Moss and lichen cover the older stones, and the newer ones sit on top. '.repeat(8)}</p><ul><li>Height: ${i % 7} m</li><li>Built: ${1800 + (i % 200)}</li></ul>`;
+    sections.push(section);
+    size += section.length;
+  }
+  return `<!doctype html><html><head><meta charset="utf-8"><title>The long guide</title><script>var x = 1;</script></head><body><nav><a href="/">Home</a></nav><article><h1>The long guide</h1>${sections.join('\n')}</article><footer>Footer</footer></body></html>`;
+}
+
+export interface ArticleSite {
+  url: string;
+  port: number;
+  bytes: number;
+  close(): Promise<void>;
+}
+
+/** Serves the article at /article; everything else (robots.txt included) is 404, which allows all. */
+export async function serveArticle(): Promise<ArticleSite> {
+  const page = Buffer.from(longArticle());
+  const server: Server = createServer((req, res) => {
+    if (req.url === '/article') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': page.length });
+      return res.end(page);
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/article`,
+    port,
+    bytes: page.length,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import type { ReceiptRow } from './repo.ts';
+import type { EvidenceRecord } from './types.ts';
+import { pageAt, type TextWindow } from './window.ts';
+
+/** Row → wire shapes of the Read tools (SPEC, Evidence and citation; Policy receipt). */
+
+export function presentCitation(e: EvidenceRecord) {
+  return {
+    canonical_url: e.canonicalUrl,
+    retrieved_at: e.retrievedAt.toISOString(),
+    http_status: e.httpStatus,
+    body_hash: e.bodyHash,
+    transformations: e.transformations,
+  };
+}
+
+export function presentPolicy(r: Pick<ReceiptRow, 'id' | 'decision' | 'reasonCode'>) {
+  return { decision: r.decision, reason_code: r.reasonCode, receipt_id: r.id };
+}
+
+/** The range part of an observation: where this window sits and how to read the next one. */
+export function presentRange(e: EvidenceRecord, w: TextWindow, maxChars: number) {
+  return {
+    offset: w.offset,
+    next_offset: w.next_offset,
+    total_chars: w.total_chars,
+    page: pageAt(e.pages, w.offset),
+    // Reads the next window from the stored copy: the site is never contacted again.
+    continue_with:
+      w.next_offset === null
+        ? null
+        : {
+            tool: 'evidence_view',
+            arguments: { evidence_id: e.id, offset: w.next_offset, max_chars: maxChars },
+          },
+    ...(w.find ? { find: w.find } : {}),
+  };
+}
+
+/** What an agent sees of stored text: always data, always labelled untrusted. */
+export function presentObservation(e: EvidenceRecord, w: TextWindow, maxChars: number) {
+  return {
+    text: w.text,
+    trust_label: e.trustLabel,
+    flags: e.flags,
+    ...(e.instructionSpans.length > 0 ? { instruction_spans: e.instructionSpans } : {}),
+    title: e.title,
+    content_kind: e.kind,
+    citation: presentCitation(e),
+    text_range: presentRange(e, w, maxChars),
+  };
+}
+
+/** The success shape of a read (SPEC Errors 3): status, policy, observation, evidence_id, verified_outcome. */
+export function presentRead(e: EvidenceRecord, receipt: ReceiptRow, w: TextWindow, maxChars: number) {
+  return {
+    status: 'COMPLETED' as const,
+    policy: presentPolicy(receipt),
+    observation: presentObservation(e, w, maxChars),
+    evidence_id: e.id,
+    verified_outcome: 'NOT_EVALUATED' as const,
+  };
+}
+
+/** An evidence record without its text. */
+export function presentEvidence(e: EvidenceRecord) {
+  return {
+    evidence_id: e.id,
+    provenance: e.provenance,
+    trust_label: e.trustLabel,
+    flags: e.flags,
+    instruction_spans: e.instructionSpans,
+    verified_outcome: 'NOT_EVALUATED' as const,
+    citation: presentCitation(e),
+    requested_url: e.requestedUrl,
+    redirects: e.hops,
+    content_type: e.contentType,
+    content_kind: e.kind,
+    title: e.title,
+    total_chars: e.text.length,
+    pages: e.pages.length,
+    reader_agent_id: e.agentId,
+    declared_purpose: e.declaredPurpose,
+    task_id: e.taskId,
+    campaign_id: e.campaignId,
+    policy_receipt_id: e.receiptId,
+  };
+}
+
+export function presentReceipt(r: ReceiptRow) {
+  return {
+    receipt_id: r.id,
+    decision: r.decision,
+    reason_code: r.reasonCode,
+    rule: r.rule,
+    tool: r.tool,
+    inputs: r.inputs,
+    evidence_id: r.evidenceId,
+    agent_id: r.agentId,
+    decided_at: r.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,192 @@
+import type { Alternative, ErrorCode } from '../../kernel/errors.ts';
+import { LIMITS } from '../../kernel/limits.ts';
+import { NetRefusal } from '../../net/refusal.ts';
+import { ParseRefusal, ParserBusy } from '../../parsing/types.ts';
+
+/** A read that will not be served, with everything its receipt and its error need. */
+export interface ReadRefusal {
+  code: ErrorCode;
+  /** The rule that decided, in words (kept on the receipt; policy_explain shows it). */
+  rule: string;
+  message: string;
+  details: Record<string, unknown>;
+  retryable?: boolean;
+}
+
+const SEARCH: Alternative = {
+  tool: 'web_search',
+  action: 'Find another public source for the same information.',
+};
+const ASK_PERSON: Alternative = {
+  action: 'Ask your user to open the page in a browser and share the public text with you.',
+};
+const SNAPSHOT: Alternative = {
+  tool: 'fetch_snapshot',
+  action: 'Read a stored copy of this URL, if one was read before.',
+};
+const RETRY: Alternative = { tool: 'fetch_text', action: 'Retry the read later.' };
+
+/** What a refused caller may do instead, per code. */
+export function alternativesFor(code: ErrorCode): Alternative[] {
+  switch (code) {
+    case 'NESTED_UNWRAP':
+      return [{ tool: 'fetch_text', action: 'Read the embedded URL directly, if it is the page you want.' }];
+    case 'CREDENTIAL_IN_INPUT':
+      return [
+        {
+          tool: 'fetch_text',
+          action: 'Read the URL without credentials; Cairn reads only anonymous public pages.',
+        },
+      ];
+    case 'SIGN_IN_SURFACE':
+    case 'APP_SHELL':
+    case 'ROBOTS_DISALLOWED':
+      return [SEARCH, ASK_PERSON];
+    case 'UNSUPPORTED_CONTENT':
+    case 'CONTENT_TOO_LARGE':
+      return [{ tool: 'web_search', action: 'Look for the content as HTML, plain text, PDF or an image.' }];
+    case 'UPSTREAM_UNAVAILABLE':
+    case 'UPSTREAM_HTTP_ERROR':
+    case 'TOO_MANY_REDIRECTS':
+      return [RETRY, SNAPSHOT, SEARCH];
+    case 'DEGRADED_MODE':
+      return [{ tool: 'fetch_text', action: 'Retry in five seconds.' }, SNAPSHOT];
+    case 'SEARCH_NOT_CONFIGURED':
+      return [
+        { tool: 'fetch_text', action: 'Read a URL you already know.' },
+        { action: 'Ask the operator to configure a search provider (SearXNG or Brave Search).' },
+      ];
+    default:
+      return [SEARCH];
+  }
+}
+
+type NetMapping = { code: ErrorCode; rule: string; retryable?: boolean };
+
+const NET_RULES: Record<string, NetMapping> = {
+  SCHEME_NOT_ALLOWED: { code: 'URL_NOT_ALLOWED', rule: 'Only absolute http and https URLs are read.' },
+  PORT_NOT_ALLOWED: {
+    code: 'URL_NOT_ALLOWED',
+    rule: 'Only ports 80 and 443 are read, plus those the operator lists in CAIRN_FETCH_PORTS.',
+  },
+  CREDENTIALS_IN_URL: {
+    code: 'CREDENTIAL_IN_INPUT',
+    rule: 'Reads are anonymous: a URL carrying user credentials, a token-like query parameter or a Cairn token is never requested.',
+  },
+  NESTED_URL: {
+    code: 'NESTED_UNWRAP',
+    rule: 'A URL that embeds another URL is refused before any request: Cairn is not a proxy or redirector.',
+  },
+  HOST_BLOCKED: {
+    code: 'ADDRESS_NOT_PUBLIC',
+    rule: 'Internal host names (localhost, *.internal, *.local, cloud metadata names) are never read.',
+  },
+  ADDRESS_NOT_PUBLIC: {
+    code: 'ADDRESS_NOT_PUBLIC',
+    rule: 'Every address a host resolves to must be public unicast; private, loopback, link-local, CGNAT, unique-local, multicast and reserved addresses, and IPv6 forms carrying them, are refused.',
+  },
+  SIGN_IN_SURFACE: {
+    code: 'SIGN_IN_SURFACE',
+    rule: 'Sign-in surfaces are never read: Cairn reads only anonymous public content.',
+  },
+  ROBOTS_DISALLOWED: {
+    code: 'ROBOTS_DISALLOWED',
+    rule: "robots.txt is honoured for Cairn's user agent (RFC 9309); a server error on robots.txt means disallow.",
+  },
+  REDIRECT_OUT_OF_SCOPE: {
+    code: 'REDIRECT_OUT_OF_SCOPE',
+    rule: 'Every redirect hop gets every check the first URL got; a hop that fails one ends the read.',
+  },
+  TOO_MANY_REDIRECTS: { code: 'TOO_MANY_REDIRECTS', rule: `At most ${LIMITS.read.redirects} redirects.` },
+  RESPONSE_TOO_LARGE: {
+    code: 'CONTENT_TOO_LARGE',
+    rule: `Responses (and their decoded bodies) are capped at ${LIMITS.read.responseBytes} bytes.`,
+  },
+  UNSUPPORTED_ENCODING: {
+    code: 'UNSUPPORTED_CONTENT',
+    rule: 'Bodies are decoded from gzip, deflate or br, at most two layers deep.',
+  },
+  DNS_FAILED: { code: 'UPSTREAM_UNAVAILABLE', rule: 'The host name must resolve.', retryable: true },
+  TIMEOUT: {
+    code: 'UPSTREAM_UNAVAILABLE',
+    rule: `A read must finish within ${LIMITS.read.timeoutSeconds} seconds.`,
+    retryable: true,
+  },
+  CONNECTION_FAILED: { code: 'UPSTREAM_UNAVAILABLE', rule: 'The site must accept a connection.' },
+};
+
+const PARSE_RULES: Record<string, NetMapping> = {
+  UNSUPPORTED_CONTENT_TYPE: {
+    code: 'UNSUPPORTED_CONTENT',
+    rule: 'Only HTML, plain text, JSON, PDF, PNG and JPEG are read.',
+  },
+  UNREADABLE_CONTENT: { code: 'UNSUPPORTED_CONTENT', rule: 'The content must parse as its type.' },
+  TOO_MANY_PAGES: {
+    code: 'CONTENT_TOO_LARGE',
+    rule: `PDFs are read up to ${LIMITS.researchImports.pdfPages} pages.`,
+  },
+  TOO_MANY_PIXELS: {
+    code: 'CONTENT_TOO_LARGE',
+    rule: `Images are read up to ${LIMITS.researchImports.embeddedImagePixels} pixels.`,
+  },
+  PARSE_TIMEOUT: {
+    code: 'CONTENT_TOO_LARGE',
+    rule: 'Parsing one document must finish within its time limit.',
+  },
+};
+
+/** Maps a failure of the fetcher or the parsers to the refusal the caller sees; null for anything else. */
+export function refusalOf(err: unknown): ReadRefusal | null {
+  if (err instanceof ParserBusy) {
+    return {
+      code: 'DEGRADED_MODE',
+      rule: `At most ${LIMITS.researchImports.parserProcessesPerWorker} parser or OCR jobs run per process; at capacity reads are refused, not queued.`,
+      message: `The parser and OCR capacity is busy; retry in ${err.retryAfterSeconds} seconds.`,
+      details: { retry_after_seconds: err.retryAfterSeconds },
+    };
+  }
+  const mapped =
+    err instanceof NetRefusal
+      ? NET_RULES[err.reason]
+      : err instanceof ParseRefusal
+        ? PARSE_RULES[err.reason]
+        : null;
+  if (!mapped || !(err instanceof NetRefusal || err instanceof ParseRefusal)) return null;
+  const details: Record<string, unknown> = { reason: err.reason, ...err.details };
+  if (details.cause === 'CREDENTIALS_IN_URL' && typeof details.redirect_target === 'string') {
+    details.redirect_target = redactUrl(details.redirect_target);
+  }
+  return {
+    code: mapped.code,
+    rule: mapped.rule,
+    message: err.message,
+    details,
+    ...(mapped.retryable !== undefined ? { retryable: mapped.retryable } : {}),
+  };
+}
+
+/** A response with an error status is not evidence of the page: refused, retryable for 429 and 5xx. */
+export function upstreamStatusRefusal(status: number, url: string): ReadRefusal {
+  return {
+    code: 'UPSTREAM_HTTP_ERROR',
+    rule: 'Only successful (2xx) responses become evidence.',
+    message: `The site answered ${status} for ${url.slice(0, 300)}.`,
+    details: { http_status: status },
+    retryable: status === 429 || status >= 500,
+  };
+}
+
+/** The text a receipt keeps of a URL: without query values or user info when it carried a credential. */
+export function receiptUrl(url: string, code: ErrorCode | null): string {
+  if (code !== 'CREDENTIAL_IN_INPUT') return url;
+  return redactUrl(url);
+}
+
+/** Only the origin of a URL that carried a credential is kept: path and query may hold it. */
+function redactUrl(url: string): string {
+  try {
+    return `${new URL(url).origin}/[redacted]`;
+  } catch {
+    return '[redacted]';
+  }
+}

@@ -1,0 +1,94 @@
+import { and, desc, eq, lt, or, sql } from 'drizzle-orm';
+import type { Executor } from '../../storage/database.ts';
+import { evidence, evidenceBlobs, policyReceipts } from '../../storage/schema.ts';
+import type { EvidenceRecord } from './types.ts';
+
+/** SQL of the reading area: evidence, its raw bytes, and policy receipts. */
+
+export interface ReceiptRow {
+  id: string;
+  agentId: string;
+  tool: string;
+  decision: 'ALLOW_ONCE' | 'DENY';
+  reasonCode: string;
+  rule: string;
+  inputs: Record<string, unknown>;
+  evidenceId: string | null;
+  createdAt: Date;
+}
+
+export async function insertReceipt(ex: Executor, row: ReceiptRow): Promise<void> {
+  await ex.insert(policyReceipts).values(row);
+}
+
+export async function findReceipt(ex: Executor, id: string): Promise<ReceiptRow | null> {
+  const [row] = await ex.select().from(policyReceipts).where(eq(policyReceipts.id, id));
+  return row ?? null;
+}
+
+/** Stores raw bytes once per hash; a second read of identical bytes reuses the first copy. */
+export async function storeBlob(ex: Executor, hash: string, bytes: Buffer, now: Date): Promise<void> {
+  await ex
+    .insert(evidenceBlobs)
+    .values({ hash, bytes, size: bytes.length, createdAt: now })
+    .onConflictDoNothing({ target: evidenceBlobs.hash });
+}
+
+export async function loadBlob(ex: Executor, hash: string): Promise<Buffer | null> {
+  const [row] = await ex
+    .select({ bytes: evidenceBlobs.bytes })
+    .from(evidenceBlobs)
+    .where(eq(evidenceBlobs.hash, hash));
+  return row?.bytes ?? null;
+}
+
+export async function insertEvidence(ex: Executor, row: EvidenceRecord, now: Date): Promise<void> {
+  await ex.insert(evidence).values({ ...row, createdAt: now });
+}
+
+/**
+ * The visibility rule of evidence, in one place: an identity sees what it read itself.
+ * Campaign sharing widens this when campaigns land.
+ */
+function visibleTo(agentId: string) {
+  return eq(evidence.agentId, agentId);
+}
+
+export async function findVisibleEvidence(
+  ex: Executor,
+  agentId: string,
+  id: string,
+): Promise<EvidenceRecord | null> {
+  const [row] = await ex
+    .select()
+    .from(evidence)
+    .where(and(eq(evidence.id, id), visibleTo(agentId)));
+  return row ? toRecord(row) : null;
+}
+
+/** The latest visible copy of a URL (requested or final), optionally read before `earlierThan`. */
+export async function findLatestCopy(
+  ex: Executor,
+  agentId: string,
+  url: string,
+  earlierThan?: Date,
+): Promise<EvidenceRecord | null> {
+  const [row] = await ex
+    .select()
+    .from(evidence)
+    .where(
+      and(
+        visibleTo(agentId),
+        or(eq(evidence.canonicalUrl, url), eq(evidence.requestedUrl, url)),
+        earlierThan ? lt(evidence.retrievedAt, earlierThan) : sql`true`,
+      ),
+    )
+    .orderBy(desc(evidence.retrievedAt), desc(evidence.id))
+    .limit(1);
+  return row ? toRecord(row) : null;
+}
+
+function toRecord(row: typeof evidence.$inferSelect): EvidenceRecord {
+  const { createdAt: _createdAt, ...rest } = row;
+  return { ...rest, provenance: rest.provenance as EvidenceRecord['provenance'] };
+}

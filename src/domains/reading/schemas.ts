@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { DomainError } from '../../kernel/errors.ts';
+import { LIMITS } from '../../kernel/limits.ts';
+
+/** Argument schemas shared by the Read tools (SPEC, Known tool arguments; issue 4 item 10). */
+
+export const urlArg = z
+  .string()
+  .min(1)
+  .max(LIMITS.read.urlChars)
+  .describe('One public http(s) URL, read anonymously with GET.');
+export const purposeArg = z
+  .string()
+  .trim()
+  .min(1)
+  .max(LIMITS.read.purposeChars)
+  .describe('Why you are reading this, in a sentence; kept on the evidence and the receipt.');
+export const taskIdArg = z
+  .string()
+  .min(1)
+  .max(96)
+  .describe('The campaign task this read is for; needed inside a campaign.');
+export const offsetArg = z
+  .number()
+  .int()
+  .min(0)
+  .max(1_000_000_000)
+  .describe('Character offset to start the window at.');
+export const maxCharsArg = z
+  .number()
+  .int()
+  .min(LIMITS.readWindow.minChars)
+  .max(LIMITS.readWindow.maxChars)
+  .describe(`Window size in characters (default ${LIMITS.readWindow.defaultChars}).`);
+export const findArg = z
+  .string()
+  .min(1)
+  .max(300)
+  .describe('A heading to jump to (falls back to the first occurrence of the text).');
+export const evidenceIdArg = z
+  .string()
+  .regex(/^evd_[0-9A-Za-z]{1,64}$/, 'an evidence id starts with evd_')
+  .describe('An evidence id (evd_…).');
+export const timestampArg = z.iso.datetime({ offset: true }).describe('An ISO 8601 date-time.');
+
+/** Exactly one of url or evidence_id, for tools that read stored evidence or a fresh copy. */
+export function sourceOf(input: {
+  url?: string | undefined;
+  evidence_id?: string | undefined;
+}): { url: string } | { evidenceId: string } {
+  if (input.url !== undefined && input.evidence_id === undefined) return { url: input.url };
+  if (input.evidence_id !== undefined && input.url === undefined) return { evidenceId: input.evidence_id };
+  throw new DomainError('VALIDATION_FAILED', 'Give exactly one of url or evidence_id.', {
+    detail: [{ loc: ['arguments'], msg: 'exactly one of url or evidence_id is required', type: 'one_of' }],
+  });
+}

@@ -21,13 +21,18 @@ export interface ArticleSite {
   close(): Promise<void>;
 }
 
-/** Serves the article at /article; everything else (robots.txt included) is 404, which allows all. */
-export async function serveArticle(): Promise<ArticleSite> {
+/**
+ * Serves the article at /article; everything else (robots.txt included) is 404, which allows all.
+ * With `unique`, every answer ends in a different comment, so no two reads store the same bytes.
+ */
+export async function serveArticle(unique = false): Promise<ArticleSite> {
   const page = Buffer.from(longArticle());
+  let served = 0;
   const server: Server = createServer((req, res) => {
     if (req.url === '/article') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': page.length });
-      return res.end(page);
+      const body = unique ? Buffer.concat([page, Buffer.from(`<!-- ${++served} -->`)]) : page;
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'content-length': body.length });
+      return res.end(body);
     }
     res.writeHead(404).end();
   });

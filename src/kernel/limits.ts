@@ -200,7 +200,7 @@ export function describeLimits(
     },
     {
       area: 'Reading (fetch_text and other fresh reads)',
-      limit: `responses up to 12 MiB, ${L.read.timeoutSeconds} seconds per read, at most ${L.read.redirects} redirects; url up to ${L.read.urlChars} characters; declared_purpose up to ${L.read.purposeChars}; quotes to locate up to ${L.read.quoteChars}; diffs and extractions return up to 60,000 characters (tables up to ${L.read.tableRows} rows)`,
+      limit: `responses up to 12 MiB, ${L.read.timeoutSeconds} seconds per read by default, at most ${L.read.redirects} redirects; url up to ${L.read.urlChars} characters; declared_purpose up to ${L.read.purposeChars}; quotes to locate up to ${L.read.quoteChars}; diffs and extractions return up to 60,000 characters (tables up to ${L.read.tableRows} rows)`,
       values: {
         response_bytes: L.read.responseBytes,
         timeout_seconds: L.read.timeoutSeconds,

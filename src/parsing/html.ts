@@ -80,28 +80,40 @@ function readMainContent(document: HtmlDocument, bodyChars: number): string | nu
   }
 }
 
-/** Keeps the page's first h1 visible: Readability drops a heading that repeats the title. */
-function withLeadingHeading(text: string, document: HtmlDocument): string {
-  if (/^# /m.test(text)) return text;
-  const h1 = (document.querySelector('h1')?.textContent ?? '').replace(/\s+/g, ' ').trim();
-  return h1 ? `# ${h1}\n\n${text}` : text;
-}
-
-/** Parses an HTML body into a ParsedDocument (kind 'html'). */
-export function parseHtml(bytes: Uint8Array, charset: string | null): ParsedDocument {
-  const html = decodeHtml(bytes, charset);
+/** The document as a reader sees it: parsed, sanitised, headings marked. */
+function prepare(html: string) {
   const document = parseHtmlDocument(html);
   const title = readTitle(document);
   const signals = readSurfaceSignals(document);
   const sanitised = sanitiseDocument(document);
   markHeadingLevels(document);
-  const bodyText = renderText(document.body ?? document);
-  const mainText = readMainContent(parseHtmlDocument(document.toString()), bodyText.length);
+  return { document, title, signals, sanitised };
+}
+
+/** Visible characters of the body, whitespace runs counted once: cheap enough to take before Readability. */
+function visibleChars(document: HtmlDocument): number {
+  return ((document.body ?? document).textContent ?? '').replace(/\s+/g, ' ').trim().length;
+}
+
+/**
+ * Parses an HTML body into a ParsedDocument (kind 'html'). Readability rewrites the tree it reads,
+ * so it runs on the prepared document itself, and the body is rendered from a fresh parse only
+ * when its main content is not preferred: one parse on the common path, two on the rare one.
+ */
+export function parseHtml(bytes: Uint8Array, charset: string | null): ParsedDocument {
+  const html = decodeHtml(bytes, charset);
+  const { document, title, signals, sanitised } = prepare(html);
+  const bodyChars = visibleChars(document);
+  const firstHeading = (document.querySelector('h1')?.textContent ?? '').replace(/\s+/g, ' ').trim();
+  const mainText = readMainContent(document, bodyChars);
   const transformations = [...sanitised.transformations];
-  let text = bodyText;
+  let text: string;
   if (mainText !== null) {
-    text = withLeadingHeading(mainText, document);
+    text = /^# /m.test(mainText) || !firstHeading ? mainText : `# ${firstHeading}\n\n${mainText}`;
     transformations.push('HTML_MAIN_CONTENT');
+  } else {
+    const fresh = prepare(html).document;
+    text = renderText(fresh.body ?? fresh);
   }
   const cleaned = stripInvisible(text);
   transformations.push(...cleaned.transformations);
@@ -114,6 +126,6 @@ export function parseHtml(bytes: Uint8Array, charset: string | null): ParsedDocu
     transformations,
     flags: instructions.flags,
     instructionSpans: instructions.spans,
-    surface: classifySurface(signals, bodyText.length),
+    surface: classifySurface(signals, bodyChars),
   };
 }

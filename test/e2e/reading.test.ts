@@ -136,6 +136,9 @@ describe('fetch_text', () => {
     const r = await read('/article.gz');
     expect(r.body.observation.citation.body_hash).toBe(sha256(zlib.gzipSync(articleHtml())));
     expect(r.body.observation.text).toContain(ARTICLE_QUOTE);
+    // The stored bytes are the compressed ones; reading them again decodes them the same way.
+    const tables = await callTool(reader, 'extract_table', { evidence_id: r.body.evidence_id });
+    expect(tables.body.tables[0].caption).toBe('Famous cairns');
   });
 
   it('reads in windows; continue_with reads the stored copy and never the site', async () => {
@@ -297,6 +300,35 @@ describe('refusals', () => {
     expect(missing.error).toMatchObject({ retryable: false, details: { http_status: 404 } });
     const broken = await refused(`${site.origin}/broken`, 'UPSTREAM_HTTP_ERROR');
     expect(broken.error.retryable).toBe(true);
+  });
+});
+
+describe('parser capacity', () => {
+  it('refuses reads past the parser pool with DEGRADED_MODE and a five-second retry hint', async () => {
+    const busy = await startTestServer({
+      env: { ...site.env, CAIRN_PARSER_JOBS: '1', CAIRN_PARSER_QUEUE: '0' },
+      database: server.database,
+    });
+    const agent = await createAgent(busy.app.services.identity, { mode: 'READ' });
+    const client = await connectClient(busy.url, agent.key);
+    try {
+      // OCR in a cold thread takes far longer than four loopback fetches: one holds the only slot.
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          callTool(client, 'fetch_text', { url: `${site.origin}/scan.png`, declared_purpose: purpose }),
+        ),
+      );
+      const degraded = results.filter((r) => r.body.error?.code === 'DEGRADED_MODE');
+      expect(degraded.length).toBeGreaterThan(0);
+      expect(results.some((r) => r.body.status === 'COMPLETED')).toBe(true);
+      expect(degraded[0]!.body.error).toMatchObject({
+        retryable: true,
+        details: { retry_after_seconds: 5, policy_receipt_id: expect.stringMatching(/^pol_/) },
+      });
+    } finally {
+      await client.close();
+      await busy.close();
+    }
   });
 });
 

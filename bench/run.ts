@@ -30,7 +30,7 @@ ${Object.entries(BENCHMARKS)
 Environment:
   BENCH_SECONDS   measured seconds per server (default 10; below 10 is a smoke run only)
   BENCH_CLIENTS   concurrent MCP clients (mcp only; default 64)
-  BENCH_READ_UNIQUE  read only: 1 serves different bytes on every read (no deduplication)
+  BENCH_READ_UNIQUE  read only: 0 re-serves identical bytes (deduplicated); default: different bytes on every read
   DATABASE_URL    run Cairn on this PostgreSQL database instead of the embedded one`;
 
 const name = process.argv[2];

@@ -72,6 +72,25 @@ export function createLogger(level: Config['logLevel'], destination?: Destinatio
   return destination ? pino(options, destination) : pino(options);
 }
 
+const MAX_LOGGED_CHARS = 2_000;
+
+/**
+ * What the log keeps of an unexpected error. A failed query's own message and stack repeat every
+ * parameter (a page's text, a caller's argument), so for an error with a cause only the cause is
+ * kept, and every text is cut short.
+ */
+export function loggableError(err: unknown): Record<string, unknown> {
+  if (!(err instanceof Error)) return { message: String(err).slice(0, MAX_LOGGED_CHARS) };
+  const inner = err.cause instanceof Error ? err.cause : null;
+  const shown = inner ?? err;
+  return {
+    type: err.name,
+    ...(inner ? { cause_type: inner.name } : {}),
+    message: shown.message.slice(0, MAX_LOGGED_CHARS),
+    stack: shown.stack?.slice(0, MAX_LOGGED_CHARS),
+  };
+}
+
 export interface App {
   http: FastifyInstance;
   services: AppServices & {
@@ -147,8 +166,14 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   const fetcher = buildFetcher(config, logger);
   const domains = new DomainVerifier(database, clock, secret, fetcher.resolver, fetcher.fetcher);
   const parser = new ParserPool({ maxJobs: config.parserJobs, maxWaiting: config.parserQueue });
-  const reading = new ReadingService(database, clock, fetcher.fetcher, parser, noCampaigns, (raw, encoding) =>
-    decodeBody(raw, encoding ?? undefined, LIMITS.read.responseBytes),
+  const reading = new ReadingService(
+    database,
+    clock,
+    fetcher.fetcher,
+    parser,
+    noCampaigns,
+    (raw, encoding) => decodeBody(raw, encoding ?? undefined, LIMITS.read.responseBytes),
+    { maxConcurrentReads: config.readConcurrency },
   );
   const search = buildSearch(config, fetcher.fetcher);
   if (search) logger.info({ provider: search.name }, 'web_search provider configured');
@@ -168,7 +193,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   await redis?.connect().catch(() => {});
   const runner = new OperationRunner(OPERATIONS, database, clock, services, {
     onInternalError: (err, requestId, operation) =>
-      logger.error({ err, requestId, operation }, 'operation failed'),
+      logger.error({ err: loggableError(err), requestId, operation }, 'operation failed'),
     onFinished: (operation, outcome, seconds) => metrics.observeTool(operation, outcome, seconds),
   });
 

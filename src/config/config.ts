@@ -67,7 +67,14 @@ const envSchema = z.object({
   CAIRN_PARSER_QUEUE: z.coerce.number().int().min(0).max(1_000).default(32),
   CAIRN_SEARCH_SEARXNG_URL: url(['http:', 'https:']).optional(),
   CAIRN_SEARCH_BRAVE_API_KEY: z.string().min(8, 'must be at least 8 characters').max(500).optional(),
-  CAIRN_SEARCH_BRAVE_URL: url(['https:', 'http:']).default('https://api.search.brave.com/res/v1/web/search'),
+  CAIRN_SEARCH_BRAVE_URL: url(['https:', 'http:'])
+    .refine(
+      (v) =>
+        v.startsWith('https:') || /^http:\/\/(?:127\.\d+\.\d+\.\d+|localhost|\[::1\])(?::\d+)?\//.test(v),
+      'must be https (http only on loopback), since the API key travels with every request',
+    )
+    .default('https://api.search.brave.com/res/v1/web/search'),
+  CAIRN_READ_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
 });
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -107,6 +114,8 @@ export interface Config {
   parserJobs: number;
   /** Jobs that may wait for a parser thread; past them reads get DEGRADED_MODE. */
   parserQueue: number;
+  /** Fresh reads in flight per process; past them reads get DEGRADED_MODE. */
+  readConcurrency: number;
   /** web_search providers; SearXNG wins when both are set. */
   search: {
     searxngUrl: string | undefined;
@@ -160,6 +169,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.CAIRN_REDIS_URL,
     parserJobs: e.CAIRN_PARSER_JOBS,
     parserQueue: e.CAIRN_PARSER_QUEUE,
+    readConcurrency: e.CAIRN_READ_CONCURRENCY,
     search: {
       searxngUrl: e.CAIRN_SEARCH_SEARXNG_URL,
       braveApiKey: e.CAIRN_SEARCH_BRAVE_API_KEY,

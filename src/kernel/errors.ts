@@ -337,6 +337,11 @@ export function toErrorEnvelope(err: unknown, requestId: string): ErrorEnvelope 
   });
 }
 
+/** Whether a stored string is one of the catalog's codes. */
+export function isErrorCode(value: string): value is ErrorCode {
+  return Object.hasOwn(ERROR_CATALOG, value);
+}
+
 export function httpStatusOf(code: ErrorCode): number {
   return ERROR_CATALOG[code].httpStatus;
 }

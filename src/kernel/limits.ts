@@ -23,6 +23,7 @@ export const LIMITS = {
     diffChars: 60_000,
     extractChars: 60_000,
     tableRows: 500,
+    storedTextChars: 2_000_000,
   },
   search: { queryChars: 400, defaultResults: 10, maxResults: 20 },
   quoteMinChars: 20,
@@ -200,7 +201,7 @@ export function describeLimits(
     },
     {
       area: 'Reading (fetch_text and other fresh reads)',
-      limit: `responses up to 12 MiB, ${L.read.timeoutSeconds} seconds per read by default, at most ${L.read.redirects} redirects; url up to ${L.read.urlChars} characters; declared_purpose up to ${L.read.purposeChars}; quotes to locate up to ${L.read.quoteChars}; diffs and extractions return up to 60,000 characters (tables up to ${L.read.tableRows} rows)`,
+      limit: `responses up to 12 MiB, ${L.read.timeoutSeconds} seconds per read by default, at most ${L.read.redirects} redirects; url up to ${L.read.urlChars} characters; declared_purpose up to ${L.read.purposeChars}; quotes to locate up to ${L.read.quoteChars}; diffs and extractions return up to 60,000 characters (tables up to ${L.read.tableRows} rows); stored text up to 2,000,000 characters per read (cut beyond, with TEXT_TRUNCATED)`,
       values: {
         response_bytes: L.read.responseBytes,
         timeout_seconds: L.read.timeoutSeconds,
@@ -211,6 +212,7 @@ export function describeLimits(
         diff_chars: L.read.diffChars,
         extract_chars: L.read.extractChars,
         table_rows: L.read.tableRows,
+        stored_text_chars: L.read.storedTextChars,
       },
     },
     {

@@ -48,16 +48,18 @@ describe('decodeBody', () => {
     expect(refusal(() => decodeBody(text, 'zstd', 1_000)).reason).toBe('UNSUPPORTED_ENCODING');
   });
 
-  it('calls a corrupt body undecodable', () => {
-    expect(refusal(() => decodeBody(Buffer.from('not gzip'), 'gzip', 1_000)).reason).toBe(
-      'CONNECTION_FAILED',
-    );
+  it('calls a corrupt body undecodable, not a connection failure', () => {
+    for (const encoding of ['gzip', 'deflate', 'br', 'gzip, gzip']) {
+      const out = refusal(() => decodeBody(Buffer.from('not compressed at all'), encoding, 1_000));
+      expect(out.reason, encoding).toBe('UNDECODABLE_BODY');
+      expect(out.details).toEqual({ content_encoding: encoding });
+    }
   });
 
   it('decodes the readable start of a body cut short on purpose', () => {
     const whole = zlib.gzipSync(Buffer.from('x'.repeat(50_000)));
     const cut = whole.subarray(0, Math.floor(whole.length / 2));
     expect(decodeLayers(cut, 'gzip', 100_000, true).length).toBeGreaterThan(0);
-    expect(refusal(() => decodeLayers(cut, 'gzip', 100_000, false)).reason).toBe('CONNECTION_FAILED');
+    expect(refusal(() => decodeLayers(cut, 'gzip', 100_000, false)).reason).toBe('UNDECODABLE_BODY');
   });
 });

@@ -94,7 +94,10 @@ export function decodeLayers(
           max_bytes: maxBytes,
         });
       }
-      throw new NetRefusal('CONNECTION_FAILED', `The ${layer} body could not be decoded.`);
+      // The bytes arrived; they are just not valid `layer` data. Asking again will not help.
+      throw new NetRefusal('UNDECODABLE_BODY', `The ${layer} body could not be decoded.`, {
+        content_encoding: contentEncoding,
+      });
     }
   }
   return body;
@@ -103,7 +106,8 @@ export function decodeLayers(
 /**
  * Decodes a complete body by its Content-Encoding header value (`gzip`, `br`, `gzip, gzip`…),
  * never producing more than `maxBytes` at any layer. Throws NetRefusal RESPONSE_TOO_LARGE past
- * the cap and UNSUPPORTED_ENCODING for unknown or too many layers.
+ * the cap, UNSUPPORTED_ENCODING for unknown or too many layers and UNDECODABLE_BODY for a body
+ * that is not valid data of its encoding.
  */
 export function decodeBody(raw: Buffer, contentEncoding: string | undefined, maxBytes: number): Buffer {
   return decodeLayers(raw, contentEncoding, maxBytes, false);

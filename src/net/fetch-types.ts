@@ -43,6 +43,12 @@ export interface FetchOptions {
    * URLs an agent chose; cookies, Authorization and Referer stay impossible either way.
    */
   serviceHeaders?: Record<string, string>;
+  /**
+   * Set only by `fetchService`, for a URL Cairn built from operator configuration (plus, say, a
+   * search query): only its scheme is checked (any port, any query content), and its host counts
+   * as operator-allowed for the address check. Other callers' `fetch` options never carry it.
+   */
+  trustedService?: boolean;
 }
 
 /** What the robots.txt cache needs from a fetcher: the low-level read, without robots checks. */

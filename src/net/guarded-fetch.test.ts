@@ -46,6 +46,15 @@ beforeAll(async () => {
         .writeHead(200, { 'content-encoding': 'gzip, gzip' })
         .end(zlib.gzipSync(zlib.gzipSync(Buffer.alloc(10_000_000, 0))));
     }
+    if (path === '/corrupt')
+      return res
+        .writeHead(200, { 'content-encoding': 'gzip' })
+        .end(Buffer.from('this is not gzip data at all'));
+    if (path.startsWith('/search?')) {
+      const q = new URL(path, 'http://x').searchParams.get('q');
+      return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ q }));
+    }
+    if (path === '/service-redirect') return res.writeHead(302, { location: '/hello' }).end();
     if (path === '/slow') return; // never answers
     res.writeHead(404).end();
   });
@@ -55,6 +64,7 @@ beforeAll(async () => {
   dns.records.set('fixture.test', { A: ['127.0.0.1'] });
   dns.records.set('private.test', { A: ['10.1.2.3'] });
   dns.records.set('mixed.test', { A: ['8.8.8.8', '127.0.0.1'] });
+  dns.records.set('search.test', { A: ['127.0.0.1'] });
 });
 afterAll(async () => {
   site.closeAllConnections();
@@ -239,5 +249,59 @@ describe('GuardedFetcher', () => {
       'NESTED_URL',
     );
     expect(seen.length).toBe(count);
+  });
+
+  it('calls a body that does not decode undecodable, not a connection failure', async () => {
+    expect((await refusal(fetcher().fetch(`http://127.0.0.1:${port}/corrupt`))).reason).toBe(
+      'UNDECODABLE_BODY',
+    );
+  });
+});
+
+describe('GuardedFetcher.fetchService', () => {
+  // No operator exceptions and only the standard ports: the service needs neither.
+  const strict = () => fetcher({ allow: new Set(), ports: new Set([80, 443]) });
+
+  it('sends a query that names a URL to the configured service', async () => {
+    const url = new URL(`http://127.0.0.1:${port}/search`);
+    url.searchParams.set('q', 'site:https://example.org');
+    url.searchParams.set('format', 'json');
+    const res = await strict().fetchService(url.href, { accept: 'application/json', 'x-api-key': 'k' });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.body.toString())).toEqual({ q: 'site:https://example.org' });
+    expect(seen.at(-1)!['x-api-key']).toBe('k');
+  });
+
+  it('reaches a loopback or private service host by name without CAIRN_FETCH_ALLOW', async () => {
+    const res = await strict().fetchService(`http://search.test:${port}/search?q=x`, {});
+    expect(JSON.parse(res.body.toString())).toEqual({ q: 'x' });
+    expect(res.address).toBe('127.0.0.1');
+  });
+
+  it('still checks the scheme and headers, follows no redirects and keeps the caps', async () => {
+    const f = strict();
+    expect((await refusal(f.fetchService('ftp://search.test/', {}))).reason).toBe('SCHEME_NOT_ALLOWED');
+    await expect(f.fetchService(`http://search.test:${port}/search?q=x`, { cookie: 'a' })).rejects.toThrow(
+      /not an x- header/,
+    );
+    expect((await refusal(f.fetchService(`http://search.test:${port}/service-redirect`, {}))).reason).toBe(
+      'TOO_MANY_REDIRECTS',
+    );
+    const small = fetcher({ allow: new Set(), maxBytes: 1_000 });
+    expect((await refusal(small.fetchService(`http://search.test:${port}/big`, {}))).reason).toBe(
+      'RESPONSE_TOO_LARGE',
+    );
+  });
+
+  it('is no way around the checks for fetch callers', async () => {
+    const f = strict();
+    const options = { trustedService: true };
+    expect((await refusal(f.fetch(`http://search.test:${port}/hello`, '*/*', 0, options))).reason).toBe(
+      'PORT_NOT_ALLOWED',
+    );
+    const open = fetcher({ allow: new Set() });
+    expect((await refusal(open.fetch(`http://search.test:${port}/hello`, '*/*', 0, options))).reason).toBe(
+      'ADDRESS_NOT_PUBLIC',
+    );
   });
 });

@@ -6,7 +6,7 @@ import { NetRefusal } from './refusal.ts';
 import type { Resolver } from './resolver.ts';
 import { RobotsCache, type RobotsCacheOptions } from './robots.ts';
 import { isSignInSurface } from './sign-in.ts';
-import { checkTargetUrl, portOf } from './url-policy.ts';
+import { checkServiceUrl, checkTargetUrl, portOf } from './url-policy.ts';
 
 export type { FetchOptions, FetchPolicy, FetchResult } from './fetch-types.ts';
 
@@ -49,7 +49,9 @@ export class GuardedFetcher {
     maxRedirects = this.policy.maxRedirects,
     options: FetchOptions = {},
   ): Promise<FetchResult> {
-    return this.follow(checkTargetUrl(rawUrl, this.policy.ports), accept, maxRedirects, options, null);
+    // Only fetchService may call a URL trusted; no caller of `fetch` can ask for it.
+    const { trustedService: _, ...checked } = options;
+    return this.follow(checkTargetUrl(rawUrl, this.policy.ports), accept, maxRedirects, checked, null);
   }
 
   /**
@@ -68,9 +70,13 @@ export class GuardedFetcher {
   }
 
   /**
-   * A GET of an operator-configured service (web search providers): every check `fetch` makes,
-   * plus the service's own `x-*` headers, such as an API key, and no redirects. Only names
-   * starting with `x-` are accepted, so no cookie, Authorization or Referer can ride along.
+   * A GET of an operator-configured service (web search providers) at a URL Cairn built from
+   * configuration and, say, an agent's search query. Only its scheme is checked: the operator
+   * chose the endpoint, its port and its host (which counts as allowed, so a SearXNG on a
+   * private address needs no CAIRN_FETCH_ALLOW), and a query may well name a URL. It sends the
+   * service's own `x-*` headers, such as an API key, follows no redirects, and keeps the size
+   * and time caps. Only names starting with `x-` are accepted, so no cookie, Authorization or
+   * Referer can ride along.
    */
   async fetchService(rawUrl: string, headers: Record<string, string>): Promise<FetchResult> {
     const { accept = 'application/json', ...rest } = headers;
@@ -78,7 +84,13 @@ export class GuardedFetcher {
       if (!/^x-[a-z0-9-]{1,60}$/i.test(name)) throw new Error(`service header ${name} is not an x- header`);
     }
     // No redirects: the operator named the exact endpoint, and a key must not follow a hop elsewhere.
-    return this.fetch(rawUrl, accept, 0, { serviceHeaders: rest });
+    return this.follow(
+      checkServiceUrl(rawUrl),
+      accept,
+      0,
+      { serviceHeaders: rest, trustedService: true },
+      null,
+    );
   }
 
   private async follow(
@@ -91,7 +103,7 @@ export class GuardedFetcher {
     const deadline = AbortSignal.timeout(this.policy.timeoutMs);
     const hops: string[] = [];
     let current = first;
-    let address = await this.withinDeadline(this.pick(current), deadline);
+    let address = await this.withinDeadline(this.pick(current, options.trustedService === true), deadline);
     if (gate) await gate(current, deadline);
     for (let hop = 0; hop <= maxRedirects; hop++) {
       hops.push(current.href);
@@ -108,6 +120,8 @@ export class GuardedFetcher {
       const location = res.headers.location;
       if (REDIRECTS.has(res.statusCode) && typeof location === 'string') {
         await res.body.dump();
+        // A hop that will not be followed is not checked either (nor its name resolved).
+        if (hop === maxRedirects) break;
         [current, address] = await this.admitRedirect(location, current, gate, deadline);
         continue;
       }
@@ -160,10 +174,14 @@ export class GuardedFetcher {
     }
   }
 
-  /** The address to connect to: resolved once, every answer checked, unless the operator allowed the host. */
-  private async pick(url: URL): Promise<string> {
+  /**
+   * The address to connect to: resolved once, every answer checked, unless the operator allowed
+   * the host (in CAIRN_FETCH_ALLOW, or by configuring it as a service: `operatorHost`).
+   */
+  private async pick(url: URL, operatorHost = false): Promise<string> {
     const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    const allowed = this.policy.allow.has(host) || this.policy.allow.has(`${host}:${portOf(url)}`);
+    const allowed =
+      operatorHost || this.policy.allow.has(host) || this.policy.allow.has(`${host}:${portOf(url)}`);
     if (!allowed && isBlockedHostName(host))
       throw new NetRefusal('HOST_BLOCKED', `${host} is an internal name.`, { host });
     const literal = literalAddress(host);

@@ -1,3 +1,5 @@
+import { decodeRepeatedly as decodePercent } from './percent.ts';
+
 /**
  * Finds a URL folded inside another URL. A reader that fetched `?next=https://elsewhere` or
  * `/proxy/https%3A%2F%2Felsewhere` on request would be an open proxy or redirector, so such a
@@ -19,17 +21,7 @@ const SCHEME_SEGMENT = /^(?:(?:https?|ftps?|wss?|gopher):|file:$)/i;
 const IGNORED_BY_PARSERS = /[\t\n\r]/g;
 
 function decodeRepeatedly(value: string, plusIsSpace: boolean): string {
-  let current = value;
-  for (let i = 0; i < MAX_DECODE_ROUNDS; i++) {
-    try {
-      const next = decodeURIComponent(plusIsSpace ? current.replace(/\+/g, ' ') : current);
-      if (next === current) break;
-      current = next;
-    } catch {
-      break;
-    }
-  }
-  return current.replace(IGNORED_BY_PARSERS, '');
+  return decodePercent(value, MAX_DECODE_ROUNDS, plusIsSpace).replace(IGNORED_BY_PARSERS, '');
 }
 
 function holdsUrl(decoded: string): boolean {

@@ -53,11 +53,21 @@ export async function pinnedGet(req: PinnedRequest): Promise<Dispatcher.Response
         'accept-encoding': 'gzip, deflate, br',
       },
     });
-    res.body.once('end', () => void dispatcher.close());
-    res.body.once('error', () => void dispatcher.destroy());
+    // The connection goes with the body however the body ends: read to the end ('end'), broken
+    // off ('error'; undici 7 also reports a body destroyed unread so), or any way that emits
+    // only 'close', such as a stream destroyed without an error. Released once, whichever comes first.
+    let released = false;
+    const release = (broken: boolean) => {
+      if (released) return;
+      released = true;
+      void (broken ? dispatcher.destroy() : dispatcher.close()).catch(() => {});
+    };
+    res.body.once('end', () => release(false));
+    res.body.once('error', () => release(true));
+    res.body.once('close', () => release(!res.body.readableEnded));
     return res;
   } catch (err) {
-    void dispatcher.destroy();
+    void dispatcher.destroy().catch(() => {});
     if (req.signal.aborted) throw new NetRefusal('TIMEOUT', `No answer within ${req.timeoutMs} ms.`);
     throw new NetRefusal('CONNECTION_FAILED', `Could not connect to ${req.url.host}.`, {
       address,

@@ -26,9 +26,11 @@ export type NetRefusalReason =
   | 'RESPONSE_TOO_LARGE'
   /** A content encoding Cairn does not decode, or more layers of encoding than it will unwrap. */
   | 'UNSUPPORTED_ENCODING'
+  /** The body arrived whole but is not valid data of its gzip, deflate or br encoding: not retryable. */
+  | 'UNDECODABLE_BODY'
   /** The whole read took longer than its deadline. */
   | 'TIMEOUT'
-  /** The connection failed, or the body could not be received or decoded. */
+  /** The connection failed, or the body broke off before it was received. */
   | 'CONNECTION_FAILED';
 
 /** A refusal to read (before any request) or a failure while reading; `details` are safe to show. */

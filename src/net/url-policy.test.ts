@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NetRefusal, NetRefusalReason } from './refusal.ts';
-import { checkTargetUrl } from './url-policy.ts';
+import { checkServiceUrl, checkTargetUrl, urlCarriesCredential } from './url-policy.ts';
 
 const ports = new Set([80, 443]);
 const reasonOf = (url: string) => {
@@ -94,6 +94,9 @@ describe('checkTargetUrl', () => {
     ['https://proxy.example/proxy/file:///etc/passwd', 'NESTED_URL'],
     ['https://proxy.example/go/%2F%2Fevil.example', 'NESTED_URL'],
     ['https://proxy.example/a%2Fhttp:%2Fx.example', 'NESTED_URL'],
+    // A stray `%` does not stop the rest of the value from being decoded.
+    ['https://proxy.example/?u=%25%20https%253A%252F%252Fevil.example', 'NESTED_URL'],
+    ['https://proxy.example/go/%25%20https%253A%252F%252Fevil.example', 'NESTED_URL'],
   ];
   for (const [url, reason] of refused) {
     it(`refuses ${url} as ${reason}`, () => expect(reasonOf(url)).toBe(reason));
@@ -106,5 +109,73 @@ describe('checkTargetUrl', () => {
     } catch (err) {
       expect((err as NetRefusal).details).toMatchObject({ parameter: 'next' });
     }
+  });
+
+  const base32 = 'abcdefghijklmnopqrstuvwxyz234567';
+  const ghp = `ghp_${'A1b2'.repeat(9)}`;
+  const secretFirst: string[] = [
+    'http://u:pw@example.org:8080/',
+    'ftp://u:pw@x/',
+    'gopher://u@example.org/',
+    `https://x.org:8443/?q=cd%5Facc%5F${base32}`,
+    `https://x.org:22/?u=https://y.example/&q=${ghp}`,
+    `https://proxy.example/?u=https%3A%2F%2Fy.example%2F%3Ft%3D${encodeURIComponent(ghp)}`,
+    `https://proxy.example/?u=${encodeURIComponent(`https://y.example/?t=${encodeURIComponent(ghp)}`)}`,
+    'https://proxy.example:9999/?access_token=x&u=https://y.example/',
+    'https://proxy.example:9999/a;jsessionid=ABC/https://y.example/',
+    `javascript:fetch('${ghp}')`,
+    // A malformed escape elsewhere does not stop the rest from being decoded.
+    `https://example.org/?a=%&q=cd%5Facc%5F${base32}`,
+    `https://example.org/?a=%E0%A4&q=cd%255Facc%255F${base32}`,
+    // The host is lower-cased by parsing; the text as given still shows the key.
+    'https://AKIAABCDEFGHIJKLMNOP.example.org/',
+    // A server reads `+` in a query as a space.
+    `https://example.org/?q=Bearer+${'x'.repeat(24)}`,
+  ];
+  for (const url of secretFirst) {
+    it(`refuses ${url} as CREDENTIALS_IN_URL before any other check`, () => {
+      expect(reasonOf(url)).toBe('CREDENTIALS_IN_URL');
+      expect(urlCarriesCredential(url)).toBe(true);
+    });
+  }
+
+  it('agrees with urlCarriesCredential on every refused example', () => {
+    for (const [url, reason] of refused) {
+      expect(urlCarriesCredential(url), url).toBe(reason === 'CREDENTIALS_IN_URL');
+    }
+  });
+
+  it('keeps an unparsable URL a scheme refusal', () => {
+    expect(reasonOf(`http://u:pw@[::1/${ghp}`)).toBe('SCHEME_NOT_ALLOWED');
+  });
+});
+
+describe('urlCarriesCredential', () => {
+  it('is false for URLs without credentials, whatever else is wrong with them', () => {
+    for (const u of [
+      'https://example.org/?q=climate',
+      'ftp://example.org/',
+      'http://example.org:8080/',
+      'https://proxy.example/?u=https://internal.example/',
+      'not a url',
+      'https://example.org/?pageToken=abc',
+    ]) {
+      expect(urlCarriesCredential(u), u).toBe(false);
+    }
+  });
+
+  it('scans text that does not parse as a URL once decoded', () => {
+    expect(urlCarriesCredential(`http://[::1/?t=cd%5Fref%5F${'a'.repeat(20)}`)).toBe(true);
+    expect(urlCarriesCredential(`not a url ${'ghp_'}${'a'.repeat(36)}`)).toBe(true);
+  });
+});
+
+describe('checkServiceUrl', () => {
+  it('checks only the scheme: any port, and a query naming a URL, pass', () => {
+    expect(checkServiceUrl('http://10.0.0.5:8888/search?q=site%3Ahttps%3A%2F%2Fexample.org').port).toBe(
+      '8888',
+    );
+    expect(() => checkServiceUrl('ftp://x/')).toThrow(/Only http and https/);
+    expect(() => checkServiceUrl('nope')).toThrow(/valid absolute URL/);
   });
 });

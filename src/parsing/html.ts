@@ -9,7 +9,7 @@ import { decodeText } from './content-type.ts';
 import { type HtmlDocument, sanitiseDocument } from './html-sanitise.ts';
 import { HEADING_LEVEL_ATTRIBUTE, renderText } from './html-text.ts';
 import { detectInstructions } from './instructions.ts';
-import { stripInvisible } from './invisible.ts';
+import { cleanTitle, stripInvisible } from './invisible.ts';
 import { classifySurface, readSurfaceSignals } from './surface.ts';
 import type { ParsedDocument } from './types.ts';
 
@@ -44,15 +44,27 @@ export function decodeHtml(bytes: Uint8Array, charset: string | null): string {
   return decodeText(bytes, charset, true);
 }
 
-function readTitle(document: HtmlDocument): string | null {
+/** The document's <title> and og:title as written; the caller cleans them. */
+function readTitles(document: HtmlDocument): { title: string; og: string } {
   // An inline <svg> has <title> elements of its own; only the document's title names the page.
   const element = Array.from(document.querySelectorAll('title')).find(
     (candidate) => !candidate.closest('svg'),
   );
   const title = element?.textContent ?? '';
   const og = document.querySelector('meta[property="og:title"]')?.getAttribute('content') ?? '';
-  const chosen = (title.trim() ? title : og).replace(/\s+/g, ' ').trim();
-  return chosen ? chosen.slice(0, MAX_TITLE_CHARS) : null;
+  return { title, og };
+}
+
+/** The page title without invisible characters: <title>, else og:title, else null. */
+function chooseTitle(
+  titles: { title: string; og: string },
+  transformations: string[],
+  hiddenTexts: string[],
+): string | null {
+  return (
+    cleanTitle(titles.title, MAX_TITLE_CHARS, transformations, hiddenTexts) ??
+    cleanTitle(titles.og, MAX_TITLE_CHARS, transformations, hiddenTexts)
+  );
 }
 
 /** Readability rewrites h1 as h2; remember each heading's real level so the text keeps it. */
@@ -83,11 +95,11 @@ function readMainContent(document: HtmlDocument, bodyChars: number): string | nu
 /** The document as a reader sees it: parsed, sanitised, headings marked. */
 function prepare(html: string) {
   const document = parseHtmlDocument(html);
-  const title = readTitle(document);
+  const titles = readTitles(document);
   const signals = readSurfaceSignals(document);
   const sanitised = sanitiseDocument(document);
   markHeadingLevels(document);
-  return { document, title, signals, sanitised };
+  return { document, titles, signals, sanitised };
 }
 
 /** Visible characters of the body, whitespace runs counted once: cheap enough to take before Readability. */
@@ -102,7 +114,7 @@ function visibleChars(document: HtmlDocument): number {
  */
 export function parseHtml(bytes: Uint8Array, charset: string | null): ParsedDocument {
   const html = decodeHtml(bytes, charset);
-  const { document, title, signals, sanitised } = prepare(html);
+  const { document, titles, signals, sanitised } = prepare(html);
   const bodyChars = visibleChars(document);
   const firstHeading = (document.querySelector('h1')?.textContent ?? '').replace(/\s+/g, ' ').trim();
   const mainText = readMainContent(document, bodyChars);
@@ -117,7 +129,15 @@ export function parseHtml(bytes: Uint8Array, charset: string | null): ParsedDocu
   }
   const cleaned = stripInvisible(text);
   transformations.push(...cleaned.transformations);
-  const instructions = detectInstructions(cleaned.text, sanitised.hiddenTexts);
+  // Hidden elements and tag characters (here and in the title) are read for instructions too.
+  const hiddenTexts: string[] = [];
+  for (const hidden of sanitised.hiddenTexts) {
+    const stripped = stripInvisible(hidden);
+    hiddenTexts.push(stripped.text, ...stripped.hiddenTexts);
+  }
+  hiddenTexts.push(...cleaned.hiddenTexts);
+  const title = chooseTitle(titles, transformations, hiddenTexts);
+  const instructions = detectInstructions(cleaned.text, hiddenTexts);
   return {
     kind: 'html',
     text: cleaned.text,

@@ -80,10 +80,9 @@ export async function parseImage(bytes: Uint8Array, format: 'png' | 'jpeg'): Pro
     );
   }
   const image = await normalise(bytes, width, height, format);
-  const recognised = tidyLines(await recogniseText(image));
-  const cleaned = stripInvisible(recognised);
-  const text = `[page 1]\n${cleaned.text}`;
-  const instructions = detectInstructions(text);
+  const cleaned = stripInvisible(await recogniseText(image));
+  const text = `[page 1]\n${tidyLines(cleaned.text)}`;
+  const instructions = detectInstructions(text, cleaned.hiddenTexts);
   return {
     kind: 'image',
     text,

@@ -1,3 +1,5 @@
-/** The parsing layer's public surface: the pool and the contract types. */
+/** The parsing layer's public surface: the pool, the contract types, and the text tools for direct use. */
 export { ParserPool, type ParserPoolOptions } from './pool.ts';
+export { locateQuote } from './quote-locate.ts';
+export { diffTexts } from './text-diff.ts';
 export * from './types.ts';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { getDocument, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { LIMITS } from '../kernel/limits.ts';
 import { detectInstructions } from './instructions.ts';
-import { stripInvisible } from './invisible.ts';
+import { cleanTitle, stripInvisible } from './invisible.ts';
 import { tidyLines } from './lines.ts';
 import { type ParsedDocument, ParseRefusal } from './types.ts';
 
@@ -44,7 +44,7 @@ async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
   }
 }
 
-/** The text of one page: pdf.js items in reading order, a newline wherever pdf.js saw a line end. */
+/** The raw text of one page: pdf.js items in reading order, a newline wherever pdf.js saw a line end. */
 async function readPageText(document: PDFDocumentProxy, pageNumber: number): Promise<string> {
   const page = await document.getPage(pageNumber);
   const { width, height } = page.getViewport({ scale: 1 });
@@ -64,13 +64,14 @@ async function readPageText(document: PDFDocumentProxy, pageNumber: number): Pro
     if (item.hasEOL) text += '\n';
   }
   page.cleanup();
-  return tidyLines(text);
+  return text;
 }
 
+/** The Title of the PDF's information dictionary, as written; the caller cleans it. */
 async function readTitle(document: PDFDocumentProxy): Promise<string | null> {
   const { info } = await document.getMetadata().catch(() => ({ info: {} }));
   const title = (info as { Title?: unknown }).Title;
-  return typeof title === 'string' && title.trim() ? title.trim().slice(0, MAX_TITLE_CHARS) : null;
+  return typeof title === 'string' ? title : null;
 }
 
 /**
@@ -94,19 +95,23 @@ export async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
     }
     const transformations = new Set<string>(['PDF_TEXT_BY_PAGE']);
     const pages: ParsedDocument['pages'] = [];
+    const hiddenTexts: string[] = [];
     let text = '';
     for (let number = 1; number <= document.numPages; number++) {
+      // Stripped before tidying, so a removed character leaves no doubled space behind.
       const cleaned = stripInvisible(await readPageText(document, number).catch(rethrowAsUnreadable));
       for (const name of cleaned.transformations) transformations.add(name);
+      hiddenTexts.push(...cleaned.hiddenTexts);
       if (text) text += '\n\n';
       pages.push({ page: number, offset: text.length });
-      text += `[page ${number}]\n${cleaned.text}`;
+      text += `[page ${number}]\n${tidyLines(cleaned.text)}`;
     }
-    const instructions = detectInstructions(text);
+    const title = cleanTitle(await readTitle(document), MAX_TITLE_CHARS, transformations, hiddenTexts);
+    const instructions = detectInstructions(text, hiddenTexts);
     return {
       kind: 'pdf',
       text,
-      title: await readTitle(document),
+      title,
       pages,
       transformations: [...transformations],
       flags: instructions.flags,

@@ -87,6 +87,71 @@ describe('ParserPool', () => {
     expect(pool.activeJobs).toBe(0);
   });
 
+  it('locates quotes and diffs texts in a thread, with the same results as the plain functions', async () => {
+    const text = '[page 1]\nLe caf\u00e9 \u201cdu\u201d   coin.\n\n[page 2]\nSecond page.';
+    const pages = [
+      { page: 1, offset: 0 },
+      { page: 2, offset: text.indexOf('[page 2]') },
+    ];
+    expect(await pool.locate({ text, quote: 'Second page', pages })).toEqual({
+      match: 'EXACT',
+      offset: text.indexOf('Second page'),
+      length: 11,
+      page: 2,
+    });
+    expect(await pool.locate({ text, quote: 'cafe\u0301 "du" coin', pages, page: 1 })).toEqual({
+      match: 'NORMALISED',
+      offset: text.indexOf('caf'),
+      length: 'caf\u00e9 \u201cdu\u201d   coin'.length,
+      page: 1,
+    });
+    expect(await pool.locate({ text, quote: 'Second page', pages, page: 1 })).toBeNull();
+    expect(await pool.diff({ oldName: 'a', newName: 'b', oldText: 'same\n', newText: 'same\n' })).toEqual({
+      changed: false,
+      unified: '',
+      added_lines: 0,
+      removed_lines: 0,
+      truncated: false,
+    });
+    const diff = await pool.diff({
+      oldName: 'a',
+      newName: 'b',
+      oldText: 'one\ntwo\n',
+      newText: 'one\nthree\n',
+    });
+    expect(diff).toMatchObject({ changed: true, added_lines: 1, removed_lines: 1, truncated: false });
+    expect(diff.unified).toContain('+three');
+  });
+
+  it('refuses locate and diff with ParserBusy at capacity, like parsing', async () => {
+    const first = pool.parse(input('<p>one</p>', 'text/html'));
+    const second = pool.parse(input('<p>two</p>', 'text/html'));
+    expect(await failure(pool.locate({ text: 'abc', quote: 'b', pages: [] }))).toBeInstanceOf(ParserBusy);
+    expect(
+      await failure(pool.diff({ oldName: 'a', newName: 'b', oldText: 'x', newText: 'y' })),
+    ).toBeInstanceOf(ParserBusy);
+    await Promise.all([first, second]);
+    expect(pool.activeJobs).toBe(0);
+  });
+
+  it('refuses a value too deeply nested to send back from the thread as UNREADABLE_CONTENT, never a raw error', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const fromHtml = await failure(
+      pool.extractJson(input(`<script type="application/ld+json">${deep}</script><p>x</p>`, 'text/html')),
+    );
+    expect(fromHtml).toBeInstanceOf(ParseRefusal);
+    expect(fromHtml).toMatchObject({ reason: 'UNREADABLE_CONTENT' });
+    expect((fromHtml as ParseRefusal).cause).toBeInstanceOf(Error);
+    const fromJson = await failure(pool.extractJson(input(deep, 'application/json')));
+    expect(fromJson).toBeInstanceOf(ParseRefusal);
+    expect(fromJson).toMatchObject({ reason: 'UNREADABLE_CONTENT' });
+    const parsed = await failure(pool.parse(input(deep, 'application/json')));
+    expect(parsed).toBeInstanceOf(ParseRefusal);
+    expect(parsed).toMatchObject({ reason: 'UNREADABLE_CONTENT' });
+    expect(pool.activeJobs).toBe(0);
+    expect((await pool.parse(input('{"still":"here"}', 'application/json'))).kind).toBe('json');
+  });
+
   it('lets a bounded line of jobs wait for a thread, and refuses past it', async () => {
     const lined = new ParserPool({ maxJobs: 1, maxWaiting: 2 });
     try {
@@ -104,6 +169,51 @@ describe('ParserPool', () => {
 });
 
 describe('ParserPool limits', () => {
+  it('refuses a job that waited maxWaitMs for a thread with ParserBusy, without ever starting it', async () => {
+    const lined = new ParserPool({ maxJobs: 1, maxWaiting: 1, maxWaitMs: 100 });
+    try {
+      // Folding a million CJK characters for a quote that is not there takes about a second.
+      const slow = lined.locate({ text: '\u4e2d\u6587\u5b57'.repeat(400_000), quote: 'absent', pages: [] });
+      const started = Date.now();
+      const waiter = await failure(lined.diff({ oldName: 'a', newName: 'b', oldText: 'x', newText: 'y' }));
+      expect(waiter).toBeInstanceOf(ParserBusy);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+      expect(lined.waitingJobs).toBe(0);
+      expect(lined.activeJobs).toBe(1);
+      expect(await slow).toBeNull();
+      expect(lined.activeJobs).toBe(0);
+      expect(await lined.locate({ text: 'abc', quote: 'b', pages: [] })).toMatchObject({ offset: 1 });
+      expect(lined.activeJobs).toBe(0);
+    } finally {
+      await lined.close();
+    }
+  });
+
+  it('lets a running job finish when the pool closes, and refuses waiting and later jobs', async () => {
+    const lined = new ParserPool({ maxJobs: 1, maxWaiting: 2 });
+    const running = lined.parse(input('<p>a</p>', 'text/html'));
+    const waiting = failure(lined.parse(input('<p>b</p>', 'text/html')));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const closing = lined.close();
+    expect(await waiting).toMatchObject({ message: 'The parser pool is closed.' });
+    expect((await running).text).toBe('a');
+    await closing;
+    expect(await failure(lined.locate({ text: 'a', quote: 'a', pages: [] }))).toMatchObject({
+      message: 'The parser pool is closed.',
+    });
+    expect(lined.activeJobs).toBe(0);
+    expect(lined.waitingJobs).toBe(0);
+  });
+
+  it('refuses a job admitted in the same tick as close as closed, not as unreadable', async () => {
+    const lined = new ParserPool({ maxJobs: 1 });
+    const admitted = failure(lined.parse(input('<p>a</p>', 'text/html')));
+    await lined.close();
+    expect(await admitted).toMatchObject({ message: 'The parser pool is closed.' });
+    expect(await admitted).not.toBeInstanceOf(ParseRefusal);
+    expect(lined.activeJobs).toBe(0);
+  });
+
   it('fails a job over its time limit with PARSE_TIMEOUT and frees its slot', async () => {
     // First OCR in a fresh thread starts tesseract (hundreds of ms): far over 50 ms.
     const slow = new ParserPool({ timeoutMs: 50 });

@@ -1,8 +1,9 @@
 /**
- * The bounded parser pool (DESIGN.md convention 11). Each job runs in a worker thread with a
- * heap limit and a time limit, so a hostile body fails its own job and never the process. A short,
- * bounded line of waiting jobs absorbs bursts; past it the caller is told at once (ParserBusy)
- * and can retry, which keeps latency honest under load.
+ * The bounded parser pool (DESIGN.md convention 11). Each job (parsing a body, locating a quote,
+ * diffing two texts) runs in a worker thread with a heap limit and a time limit, so hostile input
+ * fails its own job and never the process. A short, bounded line of waiting jobs absorbs bursts;
+ * past it, or after waiting too long, the caller is told (ParserBusy) and can retry, which keeps
+ * latency honest under load.
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -10,13 +11,17 @@ import { Piscina } from 'piscina';
 // libraries would otherwise be unloaded when the first thread that used them exits.
 import 'sharp';
 import {
+  type DiffInput,
   type ExtractedJson,
   type ExtractedTable,
+  type LocateInput,
   type ParsedDocument,
   type ParseInput,
   ParseRefusal,
   type Parser,
   ParserBusy,
+  type QuoteMatch,
+  type TextDiff,
 } from './types.ts';
 import type { ParserTask, TaskOutcome, TaskValue } from './worker.ts';
 
@@ -28,6 +33,8 @@ export interface ParserPoolOptions {
    * with ParserBusy. Default 0: no waiting at all.
    */
   maxWaiting?: number;
+  /** How long a job may wait for a thread before it is refused with ParserBusy, never started. Default 5 000. */
+  maxWaitMs?: number;
   /** Wall-clock limit per job, including thread start-up; over it the job fails with PARSE_TIMEOUT. Default 30 000. */
   timeoutMs?: number;
   /** Heap limit of each parser thread (V8 old generation), in MB; at least 64, below which a thread cannot start. Default 512. */
@@ -45,20 +52,36 @@ const isWorkerDeath = (error: unknown): boolean =>
   (/^ERR_WORKER_/.test(String((error as { code?: unknown }).code ?? '')) ||
     /worker.*(exit|terminat)/i.test(error.message));
 
+/** Piscina's errors for a job refused or cut off because the pool is closing. */
+const isShutdown = (error: unknown): boolean =>
+  error instanceof Error && (error.name === 'AbortError' || error.message === 'Terminating worker thread');
+
+const closedError = (): Error => new Error('The parser pool is closed.');
+
+/** A job waiting in line for a thread. */
+interface Waiter {
+  /** Hands the waiter the slot of a job that just finished. */
+  start(): void;
+  /** Refuses the waiter without a slot (the pool closed). */
+  fail(error: Error): void;
+}
+
 export class ParserPool implements Parser {
   private readonly pool: Piscina<ParserTask, TaskOutcome>;
   private readonly maxJobs: number;
   private readonly timeoutMs: number;
   private readonly maxWaiting: number;
+  private readonly maxWaitMs: number;
   private running = 0;
   /** Jobs waiting for a thread, first come first served; each is started by the job it follows. */
-  private readonly waiting: Array<() => void> = [];
+  private readonly waiting: Waiter[] = [];
   private closed = false;
 
   constructor(options: ParserPoolOptions = {}) {
     this.maxJobs = Math.max(1, Math.floor(options.maxJobs ?? 2));
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.maxWaiting = Math.max(0, Math.floor(options.maxWaiting ?? 0));
+    this.maxWaitMs = Math.max(0, options.maxWaitMs ?? 5_000);
     this.pool = new Piscina<ParserTask, TaskOutcome>({
       filename: WORKER_ENTRY,
       minThreads: 1,
@@ -97,24 +120,67 @@ export class ParserPool implements Parser {
     return this.run({ op: 'json', input }) as Promise<ExtractedJson[]>;
   }
 
-  /** Stops the threads once running jobs end; later calls are refused. */
+  /** Finds a quote in a stored text (see locateQuote); null when absent. @throws ParserBusy; ParseRefusal PARSE_TIMEOUT or UNREADABLE_CONTENT. */
+  locate(input: LocateInput): Promise<QuoteMatch | null> {
+    return this.run({ op: 'locate', input }) as Promise<QuoteMatch | null>;
+  }
+
+  /** A line diff of two stored texts (see diffTexts). @throws as locate. */
+  diff(input: DiffInput): Promise<TextDiff> {
+    return this.run({ op: 'diff', input }) as Promise<TextDiff>;
+  }
+
+  /** Stops the threads once running jobs end; waiting and later calls are refused. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const release of this.waiting.splice(0)) release();
+    for (const waiter of this.waiting.splice(0)) waiter.fail(closedError());
     await this.pool.close();
   }
 
-  private async run(task: ParserTask): Promise<TaskValue> {
-    if (this.closed) throw new Error('The parser pool is closed.');
+  /** Resolves once the job holds a slot; the caller must then release it. */
+  private async acquire(): Promise<void> {
+    if (this.closed) throw closedError();
     // Counted synchronously, so a burst of calls can never put more than maxJobs in flight.
-    if (this.running >= this.maxJobs) {
-      if (this.waiting.length >= this.maxWaiting) throw new ParserBusy();
-      // The finishing job hands its slot over directly, so `running` never dips below the line.
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
-      if (this.closed) throw new Error('The parser pool is closed.');
-    } else {
+    if (this.running < this.maxJobs) {
       this.running++;
+      return;
     }
+    if (this.waiting.length >= this.maxWaiting) throw new ParserBusy();
+    // The finishing job hands its slot over directly, so `running` never dips below the line.
+    await new Promise<void>((resolve, reject) => {
+      const waiter: Waiter = {
+        start: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        fail: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      const timer = setTimeout(() => {
+        const index = this.waiting.indexOf(waiter);
+        if (index >= 0) this.waiting.splice(index, 1);
+        reject(new ParserBusy());
+      }, this.maxWaitMs);
+      this.waiting.push(waiter);
+    });
+  }
+
+  /** Hands the slot to the first waiting job, or frees it. */
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next.start();
+    else this.running--;
+  }
+
+  private async run(task: ParserTask): Promise<TaskValue> {
+    await this.acquire();
+    if (this.closed) {
+      this.release();
+      throw closedError();
+    }
+    // The job's time limit starts once it holds a slot, not while it waits.
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.timeoutMs);
     try {
@@ -124,27 +190,38 @@ export class ParserPool implements Parser {
       if (outcome.cause) refusal.cause = outcome.cause;
       throw refusal;
     } catch (error) {
-      if (error instanceof ParseRefusal) throw error;
-      if (abort.signal.aborted) {
-        throw new ParseRefusal('PARSE_TIMEOUT', `Parsing took longer than ${this.timeoutMs} ms.`, {
-          timeout_ms: this.timeoutMs,
-        });
-      }
-      if (isWorkerDeath(error)) {
-        const refusal = new ParseRefusal(
-          'UNREADABLE_CONTENT',
-          'The parser stopped while reading the content.',
-          {},
-        );
-        refusal.cause = error;
-        throw refusal;
-      }
-      throw error;
+      throw this.asRefusal(error, abort.signal.aborted);
     } finally {
       clearTimeout(timer);
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running--;
+      this.release();
     }
+  }
+
+  /**
+   * What a failed job is reported as: a ParseRefusal, except when the pool itself was closed.
+   * Anything unexpected (a thread that died, a result too deeply nested to send back between
+   * threads) is UNREADABLE_CONTENT with the original as `cause`, never a raw error.
+   */
+  private asRefusal(error: unknown, timedOut: boolean): Error {
+    if (error instanceof ParseRefusal) return error;
+    if (timedOut) {
+      return new ParseRefusal('PARSE_TIMEOUT', `Parsing took longer than ${this.timeoutMs} ms.`, {
+        timeout_ms: this.timeoutMs,
+      });
+    }
+    if (this.closed && isShutdown(error)) {
+      const closed = closedError();
+      closed.cause = error;
+      return closed;
+    }
+    const refusal = new ParseRefusal(
+      'UNREADABLE_CONTENT',
+      isWorkerDeath(error)
+        ? 'The parser stopped while reading the content.'
+        : 'The content could not be parsed.',
+      {},
+    );
+    refusal.cause = error;
+    return refusal;
   }
 }

@@ -9,7 +9,7 @@ const normaliseNewlines = (text: string): string => text.replace(/\r\n?/g, '\n')
 
 function finishText(kind: 'text' | 'json', raw: string, transformations: string[] = []): ParsedDocument {
   const cleaned = stripInvisible(raw);
-  const instructions = detectInstructions(cleaned.text);
+  const instructions = detectInstructions(cleaned.text, cleaned.hiddenTexts);
   return {
     kind,
     text: cleaned.text,

@@ -64,6 +64,50 @@ export interface ExtractedJson {
   value: unknown;
 }
 
+/** A page's start offset in a document's text, as in ParsedDocument.pages. */
+export interface PageOffset {
+  page: number;
+  offset: number;
+}
+
+/** What `locate` searches: a quote in a stored text, optionally on one page only. */
+export interface LocateInput {
+  text: string;
+  quote: string;
+  pages: PageOffset[];
+  /** Restricts the search to this page (when the text has pages); an unknown page finds nothing. */
+  page?: number;
+}
+
+/** Where a quote was found in a stored text, in the original text's offsets (UTF-16 code units). */
+export interface QuoteMatch {
+  /** EXACT: the quote as given; NORMALISED: after folding whitespace, quotes, dashes, invisible characters and Unicode forms. */
+  match: 'EXACT' | 'NORMALISED';
+  offset: number;
+  length: number;
+  /** The page the match starts on; null when the text has no pages. */
+  page: number | null;
+}
+
+/** What `diff` compares: two stored texts and the names for the patch's file headers. */
+export interface DiffInput {
+  oldName: string;
+  newName: string;
+  oldText: string;
+  newText: string;
+}
+
+/** A line diff of two texts. */
+export interface TextDiff {
+  changed: boolean;
+  /** Unified diff of the two texts (line based, two lines of context); null when too costly to compute. */
+  unified: string | null;
+  added_lines: number;
+  removed_lines: number;
+  /** True when the unified diff was cut at LIMITS.read.diffChars. */
+  truncated: boolean;
+}
+
 /** Reasons a body is refused by the parsers. */
 export type ParseRefusalReason =
   | 'UNSUPPORTED_CONTENT_TYPE'
@@ -92,10 +136,18 @@ export class ParserBusy extends Error {
   }
 }
 
-/** What the reading domain calls; implemented by the worker pool. */
+/**
+ * What the reading domain calls; implemented by the worker pool. Every operation can fail with
+ * ParserBusy (at capacity) and ParseRefusal (PARSE_TIMEOUT, UNREADABLE_CONTENT, and for bodies
+ * the other reasons).
+ */
 export interface Parser {
   parse(input: ParseInput): Promise<ParsedDocument>;
   extractTables(input: ParseInput): Promise<ExtractedTable[]>;
   extractJson(input: ParseInput): Promise<ExtractedJson[]>;
+  /** Finds a quote in a stored text: exactly first, then folded; null when it is not there. */
+  locate(input: LocateInput): Promise<QuoteMatch | null>;
+  /** A unified line diff of two stored texts, bounded in time and size. */
+  diff(input: DiffInput): Promise<TextDiff>;
   close(): Promise<void>;
 }

@@ -4,21 +4,29 @@
  * its fields and rebuilt by the pool.
  */
 import { extractBodyJson, extractBodyTables, parseBody } from './dispatch.ts';
+import { locateQuote } from './quote-locate.ts';
+import { diffTexts } from './text-diff.ts';
 import {
+  type DiffInput,
   type ExtractedJson,
   type ExtractedTable,
+  type LocateInput,
   type ParsedDocument,
   type ParseInput,
   ParseRefusal,
   type ParseRefusalReason,
+  type QuoteMatch,
+  type TextDiff,
 } from './types.ts';
 
 export type ParserTask =
   | { op: 'parse'; input: ParseInput }
   | { op: 'tables'; input: ParseInput }
-  | { op: 'json'; input: ParseInput };
+  | { op: 'json'; input: ParseInput }
+  | { op: 'locate'; input: LocateInput }
+  | { op: 'diff'; input: DiffInput };
 
-export type TaskValue = ParsedDocument | ExtractedTable[] | ExtractedJson[];
+export type TaskValue = ParsedDocument | ExtractedTable[] | ExtractedJson[] | QuoteMatch | null | TextDiff;
 
 export type TaskOutcome =
   | { ok: true; value: TaskValue }
@@ -39,6 +47,14 @@ async function runTask(task: ParserTask): Promise<TaskValue> {
       return extractBodyTables(task.input);
     case 'json':
       return extractBodyJson(task.input);
+    case 'locate': {
+      const { text, quote, pages, page } = task.input;
+      return locateQuote(text, quote, pages, page);
+    }
+    case 'diff': {
+      const { oldName, newName, oldText, newText } = task.input;
+      return diffTexts(oldName, newName, oldText, newText);
+    }
   }
 }
 

@@ -243,9 +243,20 @@ describe('refusals', () => {
     );
     expect(nested.error).toMatchObject({ retryable: false, other_readers: 'DO_NOT_BYPASS' });
     await refused(`${site.origin}/go/http://evil.example/`, 'NESTED_UNWRAP');
-    const cred = await refused(`${site.origin}/article?token=abcdef123456`, 'CREDENTIAL_IN_INPUT');
-    expect(JSON.stringify(cred.receipt)).not.toContain('abcdef123456');
-    await refused(`http://walker:hunter2@127.0.0.1:${site.port}/article`, 'CREDENTIAL_IN_INPUT');
+    // A credential is refused as such, whatever else is wrong, and no receipt keeps it.
+    const token = `cd_prj_${'a'.repeat(52)}`;
+    const cases: Array<[string, string]> = [
+      [`${site.origin}/article?token=abcdef123456`, 'abcdef123456'],
+      [`http://walker:hunter2@127.0.0.1:${site.port}/article`, 'hunter2'],
+      ['http://walker:hunter2@example.org:8080/', 'hunter2'],
+      ['ftp://walker:hunter2@example.org/', 'hunter2'],
+      [`${site.origin}/article?q=${token}`, token],
+      [`https://example.org:8443/?q=${encodeURIComponent(token).replace(/_/g, '%5F')}`, 'aaaaaaaaaaaa'],
+    ];
+    for (const [url, secret] of cases) {
+      const cred = await refused(url, 'CREDENTIAL_IN_INPUT');
+      expect(JSON.stringify(cred), url).not.toContain(secret);
+    }
     await refused('http://10.1.2.3/', 'ADDRESS_NOT_PUBLIC');
     await refused('http://localhost/', 'ADDRESS_NOT_PUBLIC');
     await refused('http://169.254.169.254/latest/meta-data/', 'ADDRESS_NOT_PUBLIC');
@@ -284,6 +295,22 @@ describe('refusals', () => {
     expect(site.hits('/robots.txt')).toBe(1);
   });
 
+  it('refuses control characters in arguments and strips them from pages', async () => {
+    for (const args of [
+      { url: `${site.origin}/article\u0000`, declared_purpose: purpose },
+      { url: `${site.origin}/article`, declared_purpose: 'why\u0000not' },
+    ]) {
+      expect((await callTool(reader, 'fetch_text', args)).body.error.code).toBe('VALIDATION_FAILED');
+    }
+    const r = await read('/controls.txt');
+    expect(r.isError, JSON.stringify(r.body)).toBe(false);
+    expect(r.body.observation.text).toBe('Nullbyte and tag characters.\n');
+    expect(r.body.observation.citation.transformations).toEqual(
+      expect.arrayContaining(['CONTROL_CHARACTERS_REMOVED', 'TAG_CHARACTERS_REMOVED']),
+    );
+    expect(r.body.observation.flags).toContain('INSTRUCTION_LIKE_CONTENT');
+  });
+
   it('refuses pages that cannot be served as text', async () => {
     const signIn = await refused(`${site.origin}/members`, 'SIGN_IN_SURFACE');
     expect(signIn.error.other_readers).toBe('ALLOWED');
@@ -303,7 +330,34 @@ describe('refusals', () => {
   });
 });
 
-describe('parser capacity', () => {
+describe('capacity', () => {
+  it('refuses fresh reads past the per-process limit with DEGRADED_MODE', async () => {
+    const busy = await startTestServer({
+      env: { ...site.env, CAIRN_READ_CONCURRENCY: '1' },
+      database: server.database,
+    });
+    const agent = await createAgent(busy.app.services.identity, { mode: 'READ' });
+    const client = await connectClient(busy.url, agent.key);
+    try {
+      // /slow holds the only read slot until the two-second deadline.
+      const slow = callTool(client, 'fetch_text', { url: `${site.origin}/slow`, declared_purpose: purpose });
+      while (site.hits('/slow') === 0) await new Promise((r) => setTimeout(r, 10));
+      const second = await callTool(client, 'fetch_text', {
+        url: `${site.origin}/plain.txt`,
+        declared_purpose: purpose,
+      });
+      expect(second.body.error).toMatchObject({
+        code: 'DEGRADED_MODE',
+        retryable: true,
+        details: { retry_after_seconds: 5, policy_receipt_id: expect.stringMatching(/^pol_/) },
+      });
+      expect((await slow).body.error.code).toBe('UPSTREAM_UNAVAILABLE');
+    } finally {
+      await client.close();
+      await busy.close();
+    }
+  });
+
   it('refuses reads past the parser pool with DEGRADED_MODE and a five-second retry hint', async () => {
     const busy = await startTestServer({
       env: { ...site.env, CAIRN_PARSER_JOBS: '1', CAIRN_PARSER_QUEUE: '0' },
@@ -404,6 +458,10 @@ describe('stored evidence', () => {
       ['fetch_snapshot', { evidence_id: r.body.evidence_id }],
       ['fetch_snapshot', { url: `${site.origin}/article` }],
       ['policy_explain', { receipt_id: r.body.policy.receipt_id }],
+      ['evidence_locate', { evidence_id: r.body.evidence_id, quote: ARTICLE_QUOTE }],
+      ['extract_table', { evidence_id: r.body.evidence_id }],
+      ['extract_json', { evidence_id: r.body.evidence_id }],
+      ['diff_since', { evidence_id: r.body.evidence_id, declared_purpose: purpose }],
     ] as const) {
       expect((await callTool(client, tool, args)).body.error.code, tool).toBe('NOT_FOUND');
     }
@@ -444,7 +502,10 @@ describe('stored evidence', () => {
 
   it('diffs the latest copy against a fresh read, or against the copy as of a time', async () => {
     const first = await read('/changing');
-    const fresh = await callTool(reader, 'diff_since', { url: `${site.origin}/changing` });
+    const fresh = await callTool(reader, 'diff_since', {
+      url: `${site.origin}/changing`,
+      declared_purpose: purpose,
+    });
     expect(fresh.isError, JSON.stringify(fresh.body)).toBe(false);
     expect(fresh.body).toMatchObject({
       status: 'COMPLETED',
@@ -458,8 +519,26 @@ describe('stored evidence', () => {
       url: `${site.origin}/changing`,
       since: fresh.body.newer.retrieved_at,
     });
-    expect(since.body.older.evidence_id).toBe(first.body.evidence_id);
+    expect(since.body.older.evidence_id).toBe(fresh.body.newer.evidence_id);
     expect(since.body.newer.evidence_id).toBe(fresh.body.newer.evidence_id);
+    expect(since.body.diff.changed).toBe(false);
+    const before = await callTool(reader, 'diff_since', {
+      url: `${site.origin}/changing`,
+      since: first.body.observation.citation.retrieved_at,
+    });
+    expect(before.body.older.evidence_id).toBe(first.body.evidence_id);
+    expect(before.body.diff.changed).toBe(true);
+    const byId = await callTool(reader, 'diff_since', {
+      evidence_id: first.body.evidence_id,
+      declared_purpose: purpose,
+    });
+    expect(byId.body.older.evidence_id).toBe(first.body.evidence_id);
+    expect(byId.body.policy.decision).toBe('ALLOW_ONCE');
+    const both = await callTool(reader, 'diff_since', {
+      evidence_id: first.body.evidence_id,
+      since: first.body.observation.citation.retrieved_at,
+    });
+    expect(both.body.error.code).toBe('VALIDATION_FAILED');
   });
 });
 
@@ -488,7 +567,8 @@ describe('web_search', () => {
       const s = await startTestServer({ env: { ...site.env, ...env }, database: server.database });
       const agent = await createAgent(s.app.services.identity, { mode: 'READ' });
       const client = await connectClient(s.url, agent.key);
-      const r = await callTool(client, 'web_search', { query: 'cairns', limit: 5 });
+      // A query may name a URL: it is search text, not a page to read.
+      const r = await callTool(client, 'web_search', { query: 'cairns site:https://example.org', limit: 5 });
       expect(r.isError, JSON.stringify(r.body)).toBe(false);
       expect(r.body.provider).toBe(provider);
       expect(r.body.results[0]).toEqual({

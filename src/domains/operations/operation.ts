@@ -56,6 +56,11 @@ export interface Operation<S, I extends z.ZodObject = z.ZodObject, O = unknown> 
   input: I;
   /** Mutating operations run in a transaction and require idempotency_key. */
   mutates: boolean;
+  /**
+   * Top-level string arguments this operation checks for credentials itself, so that it can
+   * record the refusal (fetch_text's url gets a policy receipt). The runner scans all others.
+   */
+  checksOwnCredentials?: readonly string[];
   /** Public wording of the visibility rule, for the tool reference. */
   visibleWhen: string;
   visibility(caller: Caller): Visibility;

@@ -118,7 +118,7 @@ export class OperationRunner<S> {
         ],
       });
     }
-    const secret = findCredential(args);
+    const secret = findCredential(withoutOwnChecks(args, entry.op.checksOwnCredentials));
     if (secret) {
       return fail(
         'CREDENTIAL_IN_INPUT',
@@ -184,6 +184,14 @@ export class OperationRunner<S> {
       availability: () => this.availability(caller),
     };
   }
+}
+
+/** The arguments the runner scans: all but the string ones the operation checks itself. */
+function withoutOwnChecks(args: unknown, own: readonly string[] | undefined): unknown {
+  if (!own || args === null || typeof args !== 'object' || Array.isArray(args)) return args;
+  const rest: Record<string, unknown> = { ...(args as Record<string, unknown>) };
+  for (const name of own) if (typeof rest[name] === 'string') delete rest[name];
+  return rest;
 }
 
 function fail(code: Parameters<typeof errorEnvelope>[0], message: string, details: Record<string, unknown>) {

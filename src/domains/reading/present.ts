@@ -1,10 +1,10 @@
 import type { ReceiptRow } from './repo.ts';
-import type { EvidenceRecord } from './types.ts';
+import type { EvidenceMeta, EvidenceRecord } from './types.ts';
 import { pageAt, type TextWindow } from './window.ts';
 
 /** Row → wire shapes of the Read tools (SPEC, Evidence and citation; Policy receipt). */
 
-export function presentCitation(e: EvidenceRecord) {
+export function presentCitation(e: EvidenceMeta | EvidenceRecord) {
   return {
     canonical_url: e.canonicalUrl,
     retrieved_at: e.retrievedAt.toISOString(),
@@ -63,7 +63,7 @@ export function presentRead(e: EvidenceRecord, receipt: ReceiptRow, w: TextWindo
 }
 
 /** An evidence record without its text. */
-export function presentEvidence(e: EvidenceRecord) {
+export function presentEvidence(e: EvidenceMeta) {
   return {
     evidence_id: e.id,
     provenance: e.provenance,
@@ -77,7 +77,7 @@ export function presentEvidence(e: EvidenceRecord) {
     content_type: e.contentType,
     content_kind: e.kind,
     title: e.title,
-    total_chars: e.text.length,
+    total_chars: e.textLength,
     pages: e.pages.length,
     reader_agent_id: e.agentId,
     declared_purpose: e.declaredPurpose,

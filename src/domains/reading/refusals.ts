@@ -1,7 +1,8 @@
 import type { Alternative, ErrorCode } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { NetRefusal } from '../../net/refusal.ts';
-import { ParseRefusal, ParserBusy } from '../../parsing/types.ts';
+import { NetRefusal, type NetRefusalReason } from '../../net/refusal.ts';
+import { urlCarriesCredential } from '../../net/url-policy.ts';
+import { ParseRefusal, type ParseRefusalReason, ParserBusy } from '../../parsing/types.ts';
 
 /** A read that will not be served, with everything its receipt and its error need. */
 export interface ReadRefusal {
@@ -63,7 +64,8 @@ export function alternativesFor(code: ErrorCode): Alternative[] {
 
 type NetMapping = { code: ErrorCode; rule: string; retryable?: boolean };
 
-const NET_RULES: Record<string, NetMapping> = {
+// Typed by reason, so a reason added to net/ or parsing/ without a mapping fails to compile.
+const NET_RULES: Record<NetRefusalReason, NetMapping> = {
   SCHEME_NOT_ALLOWED: { code: 'URL_NOT_ALLOWED', rule: 'Only absolute http and https URLs are read.' },
   PORT_NOT_ALLOWED: {
     code: 'URL_NOT_ALLOWED',
@@ -102,6 +104,10 @@ const NET_RULES: Record<string, NetMapping> = {
     code: 'CONTENT_TOO_LARGE',
     rule: `Responses (and their decoded bodies) are capped at ${LIMITS.read.responseBytes} bytes.`,
   },
+  UNDECODABLE_BODY: {
+    code: 'UNSUPPORTED_CONTENT',
+    rule: 'A compressed body must decode as the encoding the site named.',
+  },
   UNSUPPORTED_ENCODING: {
     code: 'UNSUPPORTED_CONTENT',
     rule: 'Bodies are decoded from gzip, deflate or br, at most two layers deep.',
@@ -115,7 +121,7 @@ const NET_RULES: Record<string, NetMapping> = {
   CONNECTION_FAILED: { code: 'UPSTREAM_UNAVAILABLE', rule: 'The site must accept a connection.' },
 };
 
-const PARSE_RULES: Record<string, NetMapping> = {
+const PARSE_RULES: Record<ParseRefusalReason, NetMapping> = {
   UNSUPPORTED_CONTENT_TYPE: {
     code: 'UNSUPPORTED_CONTENT',
     rule: 'Only HTML, plain text, JSON, PDF, PNG and JPEG are read.',
@@ -140,7 +146,7 @@ export function refusalOf(err: unknown): ReadRefusal | null {
   if (err instanceof ParserBusy) {
     return {
       code: 'DEGRADED_MODE',
-      rule: `At most ${LIMITS.researchImports.parserProcessesPerWorker} parser or OCR jobs run per process; at capacity reads are refused, not queued.`,
+      rule: 'At most CAIRN_PARSER_JOBS parser or OCR jobs (default two) run per process, and a short line waits at most five seconds for one; past that the work is refused, not queued.',
       message: `The parser and OCR capacity is busy; retry in ${err.retryAfterSeconds} seconds.`,
       details: { retry_after_seconds: err.retryAfterSeconds },
     };
@@ -152,16 +158,19 @@ export function refusalOf(err: unknown): ReadRefusal | null {
         ? PARSE_RULES[err.reason]
         : null;
   if (!mapped || !(err instanceof NetRefusal || err instanceof ParseRefusal)) return null;
-  const details: Record<string, unknown> = { reason: err.reason, ...err.details };
-  if (details.cause === 'CREDENTIALS_IN_URL' && typeof details.redirect_target === 'string') {
-    details.redirect_target = redactUrl(details.redirect_target);
-  }
+  // The reason code last, so no detail of the same name can replace it.
+  const details: Record<string, unknown> = { ...err.details, reason: err.reason };
+  if (typeof details.redirect_target === 'string')
+    details.redirect_target = receiptUrl(details.redirect_target);
+  // robots.txt that could not be read is a passing condition (rechecked after a minute), not a rule.
+  const retryable =
+    err.reason === 'ROBOTS_DISALLOWED' && details.robots_basis !== 'RULES' ? true : mapped.retryable;
   return {
     code: mapped.code,
     rule: mapped.rule,
     message: err.message,
     details,
-    ...(mapped.retryable !== undefined ? { retryable: mapped.retryable } : {}),
+    ...(retryable !== undefined ? { retryable } : {}),
   };
 }
 
@@ -176,14 +185,12 @@ export function upstreamStatusRefusal(status: number, url: string): ReadRefusal 
   };
 }
 
-/** The text a receipt keeps of a URL: without query values or user info when it carried a credential. */
-export function receiptUrl(url: string, code: ErrorCode | null): string {
-  if (code !== 'CREDENTIAL_IN_INPUT') return url;
-  return redactUrl(url);
-}
-
-/** Only the origin of a URL that carried a credential is kept: path and query may hold it. */
-function redactUrl(url: string): string {
+/**
+ * The text a receipt (or a refusal's details) keeps of a URL: only its origin when it carries a
+ * credential anywhere, whatever else made the read fail, since path and query may hold it.
+ */
+export function receiptUrl(url: string): string {
+  if (!urlCarriesCredential(url)) return url;
   try {
     return `${new URL(url).origin}/[redacted]`;
   } catch {

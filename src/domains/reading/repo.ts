@@ -1,7 +1,7 @@
-import { and, desc, eq, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, lt, lte, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../storage/database.ts';
 import { evidence, evidenceBlobs, policyReceipts } from '../../storage/schema.ts';
-import type { EvidenceRecord } from './types.ts';
+import type { EvidenceMeta, EvidenceRecord } from './types.ts';
 
 /** SQL of the reading area: evidence, its raw bytes, and policy receipts. */
 
@@ -81,12 +81,26 @@ export async function findVisibleEvidence(
   return row ? toRecord(row) : null;
 }
 
-/** The latest visible copy of a URL (requested or final), optionally read before `earlierThan`. */
+/** A visible evidence record without its text (which may run to millions of characters). */
+export async function findVisibleEvidenceMeta(
+  ex: Executor,
+  agentId: string,
+  id: string,
+): Promise<EvidenceMeta | null> {
+  const { text: _text, createdAt: _createdAt, ...columns } = getTableColumns(evidence);
+  const [row] = await ex
+    .select({ ...columns, textLength: sql<number>`length(${evidence.text})::int` })
+    .from(evidence)
+    .where(and(eq(evidence.id, id), visibleTo(agentId)));
+  return row ? { ...row, provenance: row.provenance as EvidenceMeta['provenance'] } : null;
+}
+
+/** The latest visible copy of a URL (requested or final), optionally read before (or at) a time. */
 export async function findLatestCopy(
   ex: Executor,
   agentId: string,
   url: string,
-  earlierThan?: Date,
+  before?: { at: Date; inclusive: boolean },
 ): Promise<EvidenceRecord | null> {
   const [row] = await ex
     .select()
@@ -95,7 +109,11 @@ export async function findLatestCopy(
       and(
         visibleTo(agentId),
         or(eq(evidence.canonicalUrl, url), eq(evidence.requestedUrl, url)),
-        earlierThan ? lt(evidence.retrievedAt, earlierThan) : sql`true`,
+        before
+          ? before.inclusive
+            ? lte(evidence.retrievedAt, before.at)
+            : lt(evidence.retrievedAt, before.at)
+          : sql`true`,
       ),
     )
     .orderBy(desc(evidence.retrievedAt), desc(evidence.id))

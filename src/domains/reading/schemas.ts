@@ -4,22 +4,24 @@ import { LIMITS } from '../../kernel/limits.ts';
 
 /** Argument schemas shared by the Read tools (SPEC, Known tool arguments; issue 4 item 10). */
 
-export const urlArg = z
-  .string()
-  .min(1)
-  .max(LIMITS.read.urlChars)
-  .describe('One public http(s) URL, read anonymously with GET.');
-export const purposeArg = z
-  .string()
+// Control characters have no place in these arguments, and PostgreSQL text cannot hold NUL.
+const NO_CONTROLS = /^\P{Cc}*$/u;
+const NO_CONTROLS_BUT_WHITESPACE = /^(?:[\t\n\r]|\P{Cc})*$/u;
+export const plainLine = (min: number, max: number) =>
+  z.string().min(min).max(max).regex(NO_CONTROLS, 'must not contain control characters');
+export const plainText = (min: number, max: number) =>
+  z.string().min(min).max(max).regex(NO_CONTROLS_BUT_WHITESPACE, 'must not contain control characters');
+
+export const urlArg = plainLine(1, LIMITS.read.urlChars).describe(
+  'One public http(s) URL, read anonymously with GET.',
+);
+export const purposeArg = plainText(1, LIMITS.read.purposeChars)
   .trim()
   .min(1)
-  .max(LIMITS.read.purposeChars)
   .describe('Why you are reading this, in a sentence; kept on the evidence and the receipt.');
-export const taskIdArg = z
-  .string()
-  .min(1)
-  .max(96)
-  .describe('The campaign task this read is for; needed inside a campaign.');
+export const taskIdArg = plainLine(1, 96).describe(
+  'The campaign task this read is for; needed inside a campaign.',
+);
 export const offsetArg = z
   .number()
   .int()
@@ -32,16 +34,22 @@ export const maxCharsArg = z
   .min(LIMITS.readWindow.minChars)
   .max(LIMITS.readWindow.maxChars)
   .describe(`Window size in characters (default ${LIMITS.readWindow.defaultChars}).`);
-export const findArg = z
-  .string()
-  .min(1)
-  .max(300)
-  .describe('A heading to jump to (falls back to the first occurrence of the text).');
+export const findArg = plainLine(1, 300).describe(
+  'A heading to jump to (falls back to the first occurrence of the text).',
+);
 export const evidenceIdArg = z
   .string()
   .regex(/^evd_[0-9A-Za-z]{1,64}$/, 'an evidence id starts with evd_')
   .describe('An evidence id (evd_…).');
 export const timestampArg = z.iso.datetime({ offset: true }).describe('An ISO 8601 date-time.');
+
+/** A required declared_purpose for a fresh read by a tool where it is optional otherwise. */
+export function purposeFor(declared: string | undefined): string {
+  if (declared !== undefined) return declared;
+  throw new DomainError('VALIDATION_FAILED', 'A fresh read of a url needs declared_purpose.', {
+    detail: [{ loc: ['arguments', 'declared_purpose'], msg: 'required with url', type: 'missing' }],
+  });
+}
 
 /** Exactly one of url or evidence_id, for tools that read stored evidence or a fresh copy. */
 export function sourceOf(input: {

@@ -19,9 +19,22 @@ export interface SearchProvider {
   search(query: string, limit: number): Promise<SearchHit[]>;
 }
 
-/** Provider text as plain text: Brave marks matches with <strong>; a snippet is never markup. */
-const clip = (value: unknown, max: number) =>
-  typeof value === 'string' ? value.replace(/<[^>]*>/g, '').slice(0, max) : '';
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", nbsp: ' ' };
+
+/** Provider text as plain text: Brave marks matches with <strong> and escapes entities; a snippet is never markup. */
+function clip(value: unknown, max: number): string {
+  if (typeof value !== 'string') return '';
+  return value
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#x[0-9a-f]{1,6}|#[0-9]{1,7}|[a-z]{2,6});/gi, (whole, name: string) => {
+      if (name[0] !== '#') return ENTITIES[name.toLowerCase()] ?? whole;
+      const code =
+        name[1] === 'x' || name[1] === 'X' ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1));
+      return code > 0x1f && code <= 0x10ffff ? String.fromCodePoint(code) : '';
+    })
+    .replace(/[\p{Cc}\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/gu, '')
+    .slice(0, max);
+}
 
 /** Keeps only http(s) URLs of sane length: a provider is trusted for ranking, not for content. */
 function hit(provider: string, title: unknown, url: unknown, snippet: unknown): SearchHit | null {
@@ -44,11 +57,9 @@ async function getJson(
   let res: { status: number; body: Buffer };
   try {
     res = await fetcher.fetchService(url, headers);
-  } catch (err) {
-    throw new DomainError('SEARCH_FAILED', `${provider} could not be reached.`, {
-      provider,
-      cause: (err as Error).message.slice(0, 300),
-    });
+  } catch {
+    // The cause stays out: it would show agents the operator's provider address.
+    throw new DomainError('SEARCH_FAILED', `${provider} could not be reached.`, { provider });
   }
   if (res.status !== 200) {
     throw new DomainError('SEARCH_FAILED', `${provider} answered HTTP ${res.status}.`, {

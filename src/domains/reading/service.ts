@@ -2,8 +2,16 @@ import { createHash } from 'node:crypto';
 import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
+import { LIMITS } from '../../kernel/limits.ts';
 import type { FetchResult } from '../../net/guarded-fetch.ts';
-import type { ExtractedJson, ExtractedTable, ParsedDocument, Parser } from '../../parsing/types.ts';
+import type {
+  ExtractedJson,
+  ExtractedTable,
+  ParsedDocument,
+  Parser,
+  QuoteMatch,
+  TextDiff,
+} from '../../parsing/types.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Caller } from '../identity/types.ts';
 import {
@@ -15,7 +23,7 @@ import {
 } from './refusals.ts';
 import type { ReceiptRow } from './repo.ts';
 import * as repo from './repo.ts';
-import type { Coverage, EvidenceRecord, ReadCoverage } from './types.ts';
+import type { Coverage, EvidenceMeta, EvidenceRecord, ReadCoverage } from './types.ts';
 
 /** The guarded fetcher as reading uses it: one page read with every network-safety check. */
 export interface PageReader {
@@ -51,7 +59,14 @@ const PUBLIC_READ_RULE =
  * bounded parsers, stored as evidence with its raw bytes and an ALLOW_ONCE receipt; every
  * refusal stores a DENY receipt. Also the lookups of stored evidence and receipts.
  */
+export interface ReadingOptions {
+  /** Fresh reads in flight per process; past it reads are refused with DEGRADED_MODE. */
+  maxConcurrentReads: number;
+}
+
 export class ReadingService {
+  private inFlight = 0;
+
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
@@ -59,13 +74,37 @@ export class ReadingService {
     private readonly parser: Parser,
     private readonly coverage: ReadCoverage,
     private readonly decode: BodyDecoder,
+    private readonly options: ReadingOptions,
   ) {}
 
   /** Reads a URL now and stores what was read. Throws a DomainError carrying a DENY receipt when refused. */
   async read(caller: Caller, req: ReadRequest): Promise<CompletedRead> {
+    // Each read may hold a few copies of a 12 MiB body: the number in flight is what bounds memory.
+    if (this.inFlight >= this.options.maxConcurrentReads) {
+      throw await this.refuse(
+        caller,
+        req.tool,
+        { url: receiptUrl(req.url) },
+        {
+          code: 'DEGRADED_MODE',
+          rule: `At most ${this.options.maxConcurrentReads} fresh reads are in flight per server process (CAIRN_READ_CONCURRENCY).`,
+          message: 'This server is reading as many pages as it may at once; retry in five seconds.',
+          details: { retry_after_seconds: 5 },
+        },
+      );
+    }
+    this.inFlight++;
+    try {
+      return await this.readNow(caller, req);
+    } finally {
+      this.inFlight--;
+    }
+  }
+
+  private async readNow(caller: Caller, req: ReadRequest): Promise<CompletedRead> {
     const coverage = await this.coverage.coverRead(this.database.db, caller, req.taskId);
-    const inputs = (code: ReadRefusal['code'] | null): Record<string, unknown> => ({
-      url: receiptUrl(req.url, code),
+    const inputs = (): Record<string, unknown> => ({
+      url: receiptUrl(req.url),
       declared_purpose: req.declaredPurpose,
       task_id: coverage.taskId,
       campaign_id: coverage.campaignId,
@@ -79,7 +118,7 @@ export class ReadingService {
         throw await this.refuse(
           caller,
           req.tool,
-          inputs(null),
+          inputs(),
           upstreamStatusRefusal(fetched.status, fetched.url),
           fetched.hops,
         );
@@ -93,7 +132,7 @@ export class ReadingService {
       if (err instanceof DomainError) throw err;
       const refusal = refusalOf(err);
       if (!refusal) throw err;
-      throw await this.refuse(caller, req.tool, inputs(refusal.code), refusal);
+      throw await this.refuse(caller, req.tool, inputs(), refusal);
     }
     if (parsed.surface) {
       const refusal: ReadRefusal =
@@ -110,9 +149,9 @@ export class ReadingService {
               message: `${fetched.url.slice(0, 300)} is an application shell with no readable text.`,
               details: { final_url: fetched.url },
             };
-      throw await this.refuse(caller, req.tool, inputs(refusal.code), refusal, fetched.hops);
+      throw await this.refuse(caller, req.tool, inputs(), refusal, fetched.hops);
     }
-    return this.record(caller, req, coverage, fetched, parsed, inputs(null));
+    return this.record(caller, req, coverage, fetched, parsed, inputs());
   }
 
   private async record(
@@ -125,6 +164,7 @@ export class ReadingService {
   ): Promise<CompletedRead> {
     const now = this.clock.now();
     const bodyHash = `sha256:${createHash('sha256').update(fetched.raw).digest('hex')}`;
+    const kept = capText(parsed);
     const evidenceId = newId('evd', now);
     const receipt: ReceiptRow = {
       id: newId('pol', now),
@@ -142,7 +182,8 @@ export class ReadingService {
       agentId: caller.agent.id,
       provenance: 'SERVER_FETCH',
       trustLabel: 'UNTRUSTED_TOOL_OBSERVATION',
-      requestedUrl: req.url,
+      // As parsed, so the same page asked for in another spelling is found as one URL.
+      requestedUrl: new URL(req.url).href,
       canonicalUrl: fetched.url,
       retrievedAt: now,
       httpStatus: fetched.status,
@@ -151,11 +192,11 @@ export class ReadingService {
       contentEncoding: fetched.headers['content-encoding']?.slice(0, 100) ?? null,
       kind: parsed.kind,
       title: parsed.title?.slice(0, 500) ?? null,
-      text: parsed.text,
-      pages: parsed.pages,
-      transformations: parsed.transformations,
+      text: kept.text,
+      pages: parsed.pages.filter((p) => p.offset <= kept.text.length),
+      transformations: kept.transformations,
       flags: parsed.flags,
-      instructionSpans: parsed.instructionSpans.slice(0, 100),
+      instructionSpans: kept.spans.slice(0, 100),
       hops: fetched.hops,
       declaredPurpose: req.declaredPurpose,
       taskId: coverage.taskId,
@@ -217,9 +258,28 @@ export class ReadingService {
     return found;
   }
 
-  /** The latest stored copy of a URL the caller may see (read before `earlierThan` when given), or NOT_FOUND. */
-  async latestCopy(caller: Caller, url: string, earlierThan?: Date): Promise<EvidenceRecord> {
-    const found = await repo.findLatestCopy(this.database.db, caller.agent.id, url, earlierThan);
+  /** A stored read the caller may see, without its text (cheap for citations and records), or NOT_FOUND. */
+  async evidenceMeta(caller: Caller, evidenceId: string): Promise<EvidenceMeta> {
+    const found = await repo.findVisibleEvidenceMeta(this.database.db, caller.agent.id, evidenceId);
+    if (!found) {
+      throw new DomainError('NOT_FOUND', `No evidence ${evidenceId} is visible to this identity.`, {
+        evidence_id: evidenceId,
+      });
+    }
+    return found;
+  }
+
+  /**
+   * The latest stored copy of a URL the caller may see, or NOT_FOUND. With `before`, only copies
+   * read before it (or at it, when `inclusive`).
+   */
+  async latestCopy(
+    caller: Caller,
+    url: string,
+    before?: { at: Date; inclusive: boolean },
+  ): Promise<EvidenceRecord> {
+    const found = await repo.findLatestCopy(this.database.db, caller.agent.id, normaliseUrl(url), before);
+    const earlierThan = before?.at;
     if (!found) {
       throw new DomainError(
         'NOT_FOUND',
@@ -231,6 +291,53 @@ export class ReadingService {
       );
     }
     return found;
+  }
+
+  /** The receipt of the read that stored a piece of evidence the caller may see. */
+  async receiptOf(evidence: Pick<EvidenceMeta, 'id' | 'receiptId'>): Promise<ReceiptRow> {
+    const found = await repo.findReceipt(this.database.db, evidence.receiptId);
+    if (!found) throw new Error(`evidence ${evidence.id} has no receipt`);
+    return found;
+  }
+
+  /** Finds a quote in stored evidence, in the bounded pool (folding a long text is real work). */
+  async locate(
+    caller: Caller,
+    evidence: EvidenceRecord,
+    quote: string,
+    page?: number,
+  ): Promise<QuoteMatch | null> {
+    return this.bounded(caller, 'evidence_locate', { evidence_id: evidence.id }, () =>
+      this.parser.locate({
+        text: evidence.text,
+        quote,
+        pages: evidence.pages,
+        ...(page !== undefined ? { page } : {}),
+      }),
+    );
+  }
+
+  /** A line diff of two stored texts, in the bounded pool. */
+  async diff(caller: Caller, older: EvidenceRecord, newer: EvidenceRecord): Promise<TextDiff> {
+    return this.bounded(caller, 'diff_since', { older: older.id, newer: newer.id }, () =>
+      this.parser.diff({ oldName: older.id, newName: newer.id, oldText: older.text, newText: newer.text }),
+    );
+  }
+
+  /** Runs pool work; a busy pool or a refused job becomes a refusal with its receipt. */
+  private async bounded<T>(
+    caller: Caller,
+    tool: string,
+    inputs: Record<string, unknown>,
+    work: () => Promise<T>,
+  ): Promise<T> {
+    try {
+      return await work();
+    } catch (err) {
+      const refusal = refusalOf(err);
+      if (!refusal) throw err;
+      throw await this.refuse(caller, tool, inputs, refusal);
+    }
   }
 
   /** A receipt of the caller's own, or NOT_FOUND. */
@@ -262,16 +369,40 @@ export class ReadingService {
   ): Promise<T> {
     const raw = await repo.loadBlob(this.database.db, record.bodyHash);
     if (!raw) throw new Error(`evidence ${record.id} has no stored body`);
-    try {
-      return await run({
+    return this.bounded(caller, tool, { evidence_id: record.id }, () =>
+      run({
         bytes: this.decode(raw, record.contentEncoding),
         contentType: record.contentType,
         url: record.canonicalUrl,
-      });
-    } catch (err) {
-      const refusal = refusalOf(err);
-      if (!refusal) throw err;
-      throw await this.refuse(caller, tool, { evidence_id: record.id }, refusal);
-    }
+      }),
+    );
   }
+}
+
+/** The URL as the WHATWG parser spells it, so lookups match what reads stored; raw text otherwise. */
+function normaliseUrl(url: string): string {
+  try {
+    return new URL(url).href;
+  } catch {
+    return url;
+  }
+}
+
+/** Stored text is capped (SPEC leaves it open): beyond the cap it is cut and the cut is named. */
+function capText(parsed: ParsedDocument): {
+  text: string;
+  transformations: string[];
+  spans: ParsedDocument['instructionSpans'];
+} {
+  const max = LIMITS.read.storedTextChars;
+  if (parsed.text.length <= max) {
+    return { text: parsed.text, transformations: parsed.transformations, spans: parsed.instructionSpans };
+  }
+  const code = parsed.text.charCodeAt(max - 1);
+  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+  return {
+    text: parsed.text.slice(0, end),
+    transformations: [...parsed.transformations, 'TEXT_TRUNCATED'],
+    spans: parsed.instructionSpans.filter((s) => s.offset + s.length <= end),
+  };
 }

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { resolvePointer } from './json-pointer.ts';
-import { locateQuote } from './quote-locate.ts';
-import { diffTexts } from './text-diff.ts';
 import { findInText, pageAt, windowOf } from './window.ts';
 
 describe('windowOf', () => {
@@ -43,33 +41,6 @@ describe('windowOf', () => {
   });
 });
 
-describe('locateQuote', () => {
-  const text =
-    '[page 1]\nThe cairn \u201cstood\u201d   for a\ncentury \u2014 at least.\n[page 2]\nSecond page text here.';
-  const pages = [
-    { page: 1, offset: 0 },
-    { page: 2, offset: text.indexOf('[page 2]') },
-  ];
-
-  it('finds exact quotes first', () => {
-    expect(locateQuote(text, 'Second page text', pages)).toMatchObject({ match: 'EXACT', page: 2 });
-  });
-
-  it('folds whitespace, quotes, dashes and invisible characters, reporting original offsets', () => {
-    const m = locateQuote(text, 'cairn "stood" for a century - at\u200b least', pages);
-    expect(m).toMatchObject({ match: 'NORMALISED', page: 1 });
-    expect(text.slice(m!.offset, m!.offset + m!.length)).toBe(
-      'cairn \u201cstood\u201d   for a\ncentury \u2014 at least',
-    );
-  });
-
-  it('limits the search to a page and reports absence', () => {
-    expect(locateQuote(text, 'Second page', pages, 1)).toBeNull();
-    expect(locateQuote(text, 'Second page', pages, 3)).toBeNull();
-    expect(locateQuote(text, 'nowhere to be found', pages)).toBeNull();
-  });
-});
-
 describe('resolvePointer', () => {
   const doc = { a: [{ 'b/c': 1, '~d': 2 }], e: null };
   it('follows RFC 6901', () => {
@@ -80,14 +51,5 @@ describe('resolvePointer', () => {
     for (const bad of ['/a/1', '/a/01', '/a/-', '/x', 'a', '/e/f', '/a/0/__proto__']) {
       expect(resolvePointer(doc, bad).found, bad).toBe(false);
     }
-  });
-});
-
-describe('diffTexts', () => {
-  it('reports unchanged and changed texts', () => {
-    expect(diffTexts('a', 'b', 'same\n', 'same\n')).toMatchObject({ changed: false, added_lines: 0 });
-    const d = diffTexts('a', 'b', 'one\ntwo\n', 'one\nthree\n');
-    expect(d).toMatchObject({ changed: true, added_lines: 1, removed_lines: 1, truncated: false });
-    expect(d.unified).toContain('+three');
   });
 });

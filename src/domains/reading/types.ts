@@ -49,3 +49,6 @@ export interface EvidenceRecord {
   campaignId: string | null;
   receiptId: string;
 }
+
+/** A stored read without its text: what citations and records need. */
+export type EvidenceMeta = Omit<EvidenceRecord, 'text'> & { textLength: number };

@@ -8,6 +8,8 @@ export interface FixtureSite {
   requests: Array<{ path: string; headers: IncomingHttpHeaders }>;
   /** How many requests asked for exactly this path. */
   count(path: string): number;
+  /** How many client connections are open right now. */
+  openConnections(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -25,6 +27,8 @@ export async function startFixtureSite(
     port: (server.address() as AddressInfo).port,
     requests,
     count: (path) => requests.filter((r) => r.path === path).length,
+    openConnections: () =>
+      new Promise((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

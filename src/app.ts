@@ -12,6 +12,8 @@ import {
   Housekeeper,
   IdentityService,
   ManagementService,
+  OAuthClientService,
+  OAuthConsentService,
   OwnerService,
   SessionService,
   sweepIdentity,
@@ -99,6 +101,7 @@ export interface App {
     device: DeviceService;
     management: ManagementService;
     owners: OwnerService;
+    oauth: OAuthConsentService;
   };
   runner: OperationRunner<AppServices>;
   database: Database;
@@ -163,6 +166,8 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   const device = new DeviceService(database, clock, tokens, config.baseUrl);
   const management = new ManagementService(database, clock);
   const owners = new OwnerService(database, clock, { openSignup: config.openSignup });
+  const oauthClients = new OAuthClientService(database, clock);
+  const oauth = new OAuthConsentService(database, clock, tokens, config.baseUrl);
   const fetcher = buildFetcher(config, logger);
   const domains = new DomainVerifier(database, clock, secret, fetcher.resolver, fetcher.fetcher);
   const parser = new ParserPool({ maxJobs: config.parserJobs, maxWaiting: config.parserQueue });
@@ -205,7 +210,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     mutates: op.mutates,
     visible_when: op.visibleWhen,
   }));
-  const methods = { projectKey: true, devicePairing: true, nativeOAuth: false };
+  const methods = { projectKey: true, devicePairing: true, nativeOAuth: true };
   const discovery = buildDiscovery(config.baseUrl, methods, tools, [...SUPPORTED_PROTOCOL_VERSIONS]);
 
   const http = await buildHttpServer({
@@ -238,8 +243,16 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
         };
       },
     },
-    oauthDeps: { device, tokens, ratePerMinute: config.publicRateLimitPerMinute, redis },
-    consoleDeps: { owners, management, device, secret, baseUrl: config.baseUrl, clock },
+    oauthDeps: {
+      device,
+      tokens,
+      clients: oauthClients,
+      consent: oauth,
+      baseUrl: config.baseUrl,
+      ratePerMinute: config.publicRateLimitPerMinute,
+      redis,
+    },
+    consoleDeps: { owners, management, device, oauth, secret, baseUrl: config.baseUrl, clock },
     mcpDeps: {
       runner,
       discovery,
@@ -250,6 +263,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
       baseUrl: config.baseUrl,
       ratePerMinute: config.mcpRateLimitPerMinute,
       redis,
+      noStreamClients: config.noStreamClients,
     },
   });
   // Ends idle sessions and deletes what is over; every replica may run it.
@@ -268,7 +282,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   });
   return {
     http,
-    services: { ...services, sessions, tokens, device, management, owners },
+    services: { ...services, sessions, tokens, device, management, owners, oauth },
     runner,
     database,
   };

@@ -74,6 +74,20 @@ const envSchema = z.object({
       'must be https (http only on loopback), since the API key travels with every request',
     )
     .default('https://api.search.brave.com/res/v1/web/search'),
+  CAIRN_MCP_NO_STREAM_CLIENTS: z
+    .string()
+    .max(4_000)
+    .default('')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
+    .refine(
+      (items) => items.every((x) => x.lastIndexOf('@') > 0 && x.lastIndexOf('@') < x.length - 1),
+      'a comma-separated list of name@version (version * for any)',
+    ),
   CAIRN_READ_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
 });
 
@@ -116,6 +130,8 @@ export interface Config {
   parserQueue: number;
   /** Fresh reads in flight per process; past them reads get DEGRADED_MODE. */
   readConcurrency: number;
+  /** MCP clients (clientInfo name and version, version * for any) whose GET /mcp is answered 405. */
+  noStreamClients: Array<{ name: string; version: string }>;
   /** web_search providers; SearXNG wins when both are set. */
   search: {
     searxngUrl: string | undefined;
@@ -170,6 +186,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     parserJobs: e.CAIRN_PARSER_JOBS,
     parserQueue: e.CAIRN_PARSER_QUEUE,
     readConcurrency: e.CAIRN_READ_CONCURRENCY,
+    noStreamClients: e.CAIRN_MCP_NO_STREAM_CLIENTS.map((item) => ({
+      name: item.slice(0, item.lastIndexOf('@')),
+      version: item.slice(item.lastIndexOf('@') + 1),
+    })),
     search: {
       searxngUrl: e.CAIRN_SEARCH_SEARXNG_URL,
       braveApiKey: e.CAIRN_SEARCH_BRAVE_API_KEY,

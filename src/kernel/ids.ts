@@ -2,7 +2,22 @@ import { createHash, randomBytes } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 /** Id prefixes: SPEC's (agt_, task_, evd_, pol_) and ours for the rest. */
-export type IdPrefix = 'own' | 'agt' | 'key' | 'ses' | 'aud' | 'dva' | 'tok' | 'bst' | 'osn' | 'evd' | 'pol';
+export type IdPrefix =
+  | 'own'
+  | 'agt'
+  | 'key'
+  | 'ses'
+  | 'aud'
+  | 'dva'
+  | 'tok'
+  | 'bst'
+  | 'osn'
+  | 'evd'
+  | 'pol'
+  | 'cli'
+  | 'orq'
+  | 'grt'
+  | 'omg';
 
 const nextUlid = monotonicFactory();
 

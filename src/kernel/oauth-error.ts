@@ -12,7 +12,11 @@ export type OAuthErrorCode =
   | 'authorization_pending'
   | 'slow_down'
   | 'access_denied'
-  | 'expired_token';
+  | 'expired_token'
+  | 'invalid_client_metadata'
+  | 'invalid_redirect_uri'
+  | 'unsupported_response_type'
+  | 'invalid_target';
 
 export class OAuthError extends Error {
   constructor(

@@ -343,3 +343,104 @@ export const evidence = pgTable(
     index('evidence_task_idx').on(t.taskId),
   ],
 );
+
+/** OAuth clients registered by MCP clients themselves (RFC 7591). Secrets of confidential clients are hashed. */
+export const oauthClients = pgTable('oauth_clients', {
+  id: text('id').primaryKey(),
+  secretHash: text('secret_hash'),
+  clientName: text('client_name').notNull(),
+  redirectUris: jsonb('redirect_uris').$type<string[]>().notNull(),
+  tokenEndpointAuthMethod: text('token_endpoint_auth_method', {
+    enum: ['none', 'client_secret_post', 'client_secret_basic'],
+  }).notNull(),
+  grantTypes: jsonb('grant_types').$type<string[]>().notNull(),
+  /** Other registered metadata kept as given (client_uri, software_id, …), for display only. */
+  metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull(),
+  createdAt: ts('created_at').notNull(),
+  lastUsedAt: ts('last_used_at'),
+});
+
+/** Authorization requests waiting for (or decided by) an owner on the consent page. */
+export const oauthRequests = pgTable(
+  'oauth_requests',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oauthClients.id),
+    redirectUri: text('redirect_uri').notNull(),
+    state: text('state'),
+    codeChallenge: text('code_challenge').notNull(),
+    scope: text('scope').notNull(),
+    resource: text('resource').notNull(),
+    status: text('status', { enum: ['PENDING', 'APPROVED', 'DECLINED'] }).notNull(),
+    ownerId: text('owner_id').references(() => owners.id),
+    grantId: text('grant_id'),
+    createdAt: ts('created_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+    decidedAt: ts('decided_at'),
+  },
+  (t) => [index('oauth_requests_expires_idx').on(t.expiresAt)],
+);
+
+/**
+ * Connections: an owner's approval of one client, with the identity it created. Tokens issued
+ * under it carry its id as their family; it ends 7 days after approval whatever refreshes happen.
+ */
+export const oauthGrants = pgTable(
+  'oauth_grants',
+  {
+    id: text('id').primaryKey(),
+    clientId: text('client_id')
+      .notNull()
+      .references(() => oauthClients.id),
+    ownerId: text('owner_id')
+      .notNull()
+      .references(() => owners.id),
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id),
+    scope: text('scope').notNull(),
+    resource: text('resource').notNull(),
+    approvedAt: ts('approved_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+    revokedAt: ts('revoked_at'),
+    lastUsedAt: ts('last_used_at'),
+  },
+  (t) => [index('oauth_grants_owner_idx').on(t.ownerId, t.approvedAt)],
+);
+
+/** Authorization codes: single use, one minute, bound to client, redirect URI, PKCE challenge and resource. */
+export const oauthCodes = pgTable('oauth_codes', {
+  codeHash: text('code_hash').primaryKey(),
+  grantId: text('grant_id')
+    .notNull()
+    .references(() => oauthGrants.id),
+  clientId: text('client_id').notNull(),
+  redirectUri: text('redirect_uri').notNull(),
+  codeChallenge: text('code_challenge').notNull(),
+  resource: text('resource').notNull(),
+  expiresAt: ts('expires_at').notNull(),
+  usedAt: ts('used_at'),
+});
+
+/**
+ * Messages from an owner to one of their agents (SPEC Events 2): handed out once, in the result
+ * of the agent's next tool call, and announced to its open sessions as a notification.
+ */
+export const ownerMessages = pgTable(
+  'owner_messages',
+  {
+    id: text('id').primaryKey(),
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id),
+    ownerId: text('owner_id')
+      .notNull()
+      .references(() => owners.id),
+    text: text('text').notNull(),
+    createdAt: ts('created_at').notNull(),
+    deliveredAt: ts('delivered_at'),
+  },
+  (t) => [index('owner_messages_pending_idx').on(t.agentId).where(sql`${t.deliveredAt} is null`)],
+);

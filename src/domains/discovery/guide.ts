@@ -54,8 +54,12 @@ returned interval until the owner approves.`
 
 ${
   methods.nativeOAuth
-    ? `An OAuth-capable MCP client adds \`${mcp}\` with no header, discovers the authorization server,
-registers itself, and sends the owner to a consent page. Consent activates anonymous public reading.`
+    ? `An OAuth-capable MCP client adds \`${mcp}\` with no header. On the first 401 it reads
+${baseUrl}/.well-known/oauth-protected-resource/mcp and ${baseUrl}/.well-known/oauth-authorization-server,
+registers itself at ${baseUrl}/oauth/register, and opens ${baseUrl}/oauth/authorize (S256 PKCE, scope \`mcp\`,
+resource \`${mcp}\`) in the browser. The owner signs in, checks the application and its return address, and
+allows or declines. Consent creates a new identity of its own with anonymous public reading only; the
+connection lasts up to 7 days from approval (refresh never extends it), then sign in again.`
     : 'Not offered by this server yet. Use a project key from your owner.'
 }
 

@@ -1,6 +1,7 @@
 import type { ConnectMethods } from './connect-methods.ts';
 import { buildGuide } from './guide.ts';
 import { buildLlmsTxt } from './llms-txt.ts';
+import { authorizationServerMetadata, protectedResourceMetadata } from './oauth-metadata.ts';
 import { buildServerCard } from './server-card.ts';
 import { buildTerms } from './terms.ts';
 import { catalogueFingerprint, type ToolDoc, toolsAsText } from './tool-docs.ts';
@@ -8,6 +9,7 @@ import { buildUpdates } from './updates.ts';
 
 export type { ConnectMethods } from './connect-methods.ts';
 export { SERVER_NAME, SERVER_VERSION } from './connect-methods.ts';
+export { DEVICE_GRANT } from './oauth-metadata.ts';
 export type { ToolDoc } from './tool-docs.ts';
 
 /** Every public document, built once at start: they depend only on configuration and the catalogue. */
@@ -26,6 +28,8 @@ export function buildDiscovery(
     serverCard: buildServerCard(baseUrl, methods, tools, protocols),
     terms: buildTerms(baseUrl),
     updates: buildUpdates(fingerprint),
+    protectedResource: protectedResourceMetadata(baseUrl),
+    authorizationServer: authorizationServerMetadata(baseUrl),
   };
 }
 

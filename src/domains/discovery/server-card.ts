@@ -15,6 +15,8 @@ export function buildServerCard(
     methods.nativeOAuth && {
       type: 'oauth2',
       metadata: `${baseUrl}/.well-known/oauth-authorization-server`,
+      resource_metadata: `${baseUrl}/.well-known/oauth-protected-resource/mcp`,
+      scopes: ['mcp'],
     },
   ].filter(Boolean);
   return {

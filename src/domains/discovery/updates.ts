@@ -10,6 +10,18 @@ export interface UpdateEntry {
 
 const ENTRIES: UpdateEntry[] = [
   {
+    id: 'upd_2026_11_21_native_oauth',
+    date: '2026-11-21',
+    title: 'Native OAuth for MCP clients',
+    text: 'OAuth-capable MCP clients can add /mcp with no header: discovery (/.well-known/oauth-protected-resource, /.well-known/oauth-authorization-server), dynamic registration at /oauth/register, S256 PKCE at /oauth/authorize with an owner review page, refresh within a 7-day connection, /oauth/revoke. Owners see and revoke connections at /console/connections.',
+  },
+  {
+    id: 'upd_2026_11_21_reading',
+    date: '2026-11-21',
+    title: 'Permissioned reading',
+    text: 'With public reading active: web_search, fetch_text (HTML, text, JSON, PDF, PNG/JPEG by OCR), fetch_snapshot, extract_table, extract_json, citation_get, diff_since, policy_explain, evidence_locate, evidence_view and evidence_get. Every read stores evidence and a policy receipt; refusals carry other_readers and allowed_alternatives.',
+  },
+  {
     id: 'upd_2026_11_21_pairing',
     date: '2026-11-21',
     title: 'Device pairing, owner console and tool-list notifications',

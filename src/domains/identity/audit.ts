@@ -13,7 +13,11 @@ export type AuditAction =
   | 'agent.rename'
   | 'agent.revoke'
   | 'key.create'
-  | 'key.revoke';
+  | 'key.revoke'
+  | 'agent.message'
+  | 'oauth.allow'
+  | 'oauth.decline'
+  | 'oauth.revoke';
 
 export async function recordAudit(
   ex: Executor,

@@ -10,7 +10,22 @@ export { DomainVerifier } from './domain-verification.ts';
 export { Housekeeper, RETENTION, sweepIdentity } from './housekeeping.ts';
 export { ManagementService } from './management.ts';
 export { NOTIFY_CHANNEL, type PendingNotification, takeNotifications } from './notifications.ts';
+export {
+  OAuthClientService,
+  type RegisteredClient,
+  type Registration,
+  redirectUriProblem,
+  registrationSchema,
+} from './oauth-clients.ts';
+export {
+  type AuthorizeOutcome,
+  type AuthorizeQuery,
+  type ConsentRequest,
+  OAuthConsentService,
+  returnHost,
+} from './oauth-consent.ts';
 export { ALWAYS, identityAlwaysOperations, identityOperations, whenActive } from './operations.ts';
+export type { InboxMessage } from './owner-messages.ts';
 export { type ConsoleOwner, OwnerService, type StartedSession } from './owners.ts';
 export { inactiveReason, isActive } from './policy.ts';
 export { presentAbout } from './present.ts';

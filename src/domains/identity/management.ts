@@ -6,6 +6,7 @@ import type { Database, Executor } from '../../storage/database.ts';
 import { type AuditAction, listAudit, recordAudit } from './audit.ts';
 import * as mrepo from './management-repo.ts';
 import { enqueueToolsChanged, wakeAgent } from './notifications.ts';
+import { sendOwnerMessage } from './owner-messages.ts';
 import { isActive } from './policy.ts';
 import { issueProjectKey } from './project-keys.ts';
 import * as repo from './repo.ts';
@@ -82,6 +83,27 @@ export class ManagementService {
       if (agent.status === 'REVOKED') throw new DomainError('CONFLICT', 'This identity is revoked.');
       await mrepo.renameAgent(tx, agentId, name, this.clock.now());
       return { agent_id: agentId, display_name: name, previous: agent.displayName };
+    });
+  }
+
+  /**
+   * A message to one of the owner's agents (SPEC Events 2), at most the size of a campaign
+   * message: it reaches the agent with its next tool call, and open sessions hear of it now.
+   */
+  async messageAgent(ownerId: string, agentId: string, text: string) {
+    const body = text.trim();
+    const bytes = Buffer.byteLength(body, 'utf8');
+    if (!body || body.length > LIMITS.messageContent.maxChars || bytes > LIMITS.messageContent.maxBytes) {
+      throw new DomainError(
+        'VALIDATION_FAILED',
+        `A message is 1-${LIMITS.messageContent.maxChars} characters and at most ${LIMITS.messageContent.maxBytes / 1024} KiB.`,
+        { detail: [{ loc: ['body', 'text'], msg: 'length out of range', type: 'too_big' }] },
+      );
+    }
+    return this.act(ownerId, agentId, 'agent.message', async (tx, agent) => {
+      if (agent.status === 'REVOKED') throw new DomainError('CONFLICT', 'This identity is revoked.');
+      const message = await sendOwnerMessage(tx, { ownerId, agentId, text: body, now: this.clock.now() });
+      return { agent_id: agentId, message_id: message.message_id };
     });
   }
 

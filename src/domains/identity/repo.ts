@@ -5,6 +5,7 @@ import {
   agentTokens,
   mcpNotifications,
   mcpSessions,
+  ownerMessages,
   owners,
   projectKeys,
 } from '../../storage/schema.ts';
@@ -113,6 +114,9 @@ export const callerColumns = {
   sessionSeenAt: mcpSessions.lastSeenAt,
   notificationsWaiting: sql<boolean>`exists (select 1 from ${mcpNotifications}
     where ${mcpNotifications.sessionId} = ${mcpSessions.id} and ${mcpNotifications.deliveredAt} is null)`,
+  // Named in full: inside this subquery a bare "agent_id" would be owner_messages' own column.
+  ownerMessagesWaiting: sql<boolean>`exists (select 1 from ${ownerMessages}
+    where ${ownerMessages.agentId} = ${sql.raw('"agents"."id"')} and ${ownerMessages.deliveredAt} is null)`,
 };
 
 /** The join condition for `callerColumns`' session. */

@@ -6,6 +6,7 @@ import type { Database, Executor } from '../../storage/database.ts';
 import { type AboutInput, mergeAbout } from './about.ts';
 import { changeMode } from './management.ts';
 import { wakeAgent } from './notifications.ts';
+import { type InboxMessage, takeOwnerMessages } from './owner-messages.ts';
 import { isActive } from './policy.ts';
 import { issueProjectKey } from './project-keys.ts';
 import * as repo from './repo.ts';
@@ -139,7 +140,13 @@ export class IdentityService {
       caller: { agent: found.agent, credential: { kind, id: found.keyId } },
       sessionOpen: found.sessionId !== null,
       notificationsWaiting: found.notificationsWaiting === true,
+      ownerMessagesWaiting: found.ownerMessagesWaiting === true,
     };
+  }
+
+  /** The agent's inbox: owner messages not yet handed out, each handed out once. */
+  async takeInbox(agentId: string): Promise<InboxMessage[]> {
+    return takeOwnerMessages(this.database.db, agentId, this.clock.now());
   }
 
   /**
@@ -175,6 +182,8 @@ export interface Authenticated {
   sessionOpen: boolean;
   /** Whether that session has notifications queued for it. */
   notificationsWaiting: boolean;
+  /** Whether owner messages wait in the agent's inbox (checked in the same query, so free). */
+  ownerMessagesWaiting: boolean;
 }
 
 /** Whether a last-used stamp is old enough to be written again. */

@@ -37,3 +37,12 @@ export async function countRecentSessions(ex: Executor, since: Date): Promise<nu
     .where(sql`${mcpSessions.lastSeenAt} >= ${since}`);
   return row?.n ?? 0;
 }
+
+/** The client an open session said it was at initialize (name and version from clientInfo). */
+export async function findSessionClient(ex: Executor, id: string, agentId: string) {
+  const [row] = await ex
+    .select({ name: mcpSessions.clientName, version: mcpSessions.clientVersion })
+    .from(mcpSessions)
+    .where(and(eq(mcpSessions.id, id), eq(mcpSessions.agentId, agentId)));
+  return row ?? null;
+}

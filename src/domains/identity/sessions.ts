@@ -43,6 +43,14 @@ export class SessionService {
     await wakeAgent(this.database.db, agentId);
   }
 
+  /** The client name and version a session gave at initialize; null for an unknown session. */
+  async clientOf(
+    id: string,
+    agentId: string,
+  ): Promise<{ name: string | null; version: string | null } | null> {
+    return repo.findSessionClient(this.database.db, id, agentId);
+  }
+
   /** Whether a stream opened with this credential on this session may go on. */
   async streamStillAuthorized(credential: Caller['credential'], sessionId: string): Promise<boolean> {
     return streamStillAuthorized(this.database.db, credential, sessionId, this.clock.now());

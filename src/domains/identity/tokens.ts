@@ -5,6 +5,7 @@ import { OAuthError } from '../../kernel/oauth-error.ts';
 import { sealJson, unsealJson } from '../../kernel/seal.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import * as mrepo from './management-repo.ts';
+import * as orepo from './oauth-repo.ts';
 import * as repo from './repo.ts';
 import * as trepo from './token-repo.ts';
 
@@ -32,15 +33,18 @@ export class TokenService {
     private readonly secret: string,
   ) {}
 
-  /** A new access + refresh pair in the given family (one family per pairing). */
-  async issuePair(ex: Executor, agentId: string, family: string): Promise<TokenAnswer> {
-    const access = await this.issue(ex, 'ACCESS', agentId, family);
-    const refresh = await this.issue(ex, 'REFRESH', agentId, family);
+  /**
+   * A new access + refresh pair in the given family (one family per pairing or OAuth
+   * connection). `endsAt` caps both lifetimes: an OAuth connection never outlives its 7 days.
+   */
+  async issuePair(ex: Executor, agentId: string, family: string, endsAt?: Date): Promise<TokenAnswer> {
+    const access = await this.issue(ex, 'ACCESS', agentId, family, endsAt);
+    const refresh = await this.issue(ex, 'REFRESH', agentId, family, endsAt);
     return {
-      access_token: access,
+      access_token: access.token,
       token_type: 'Bearer',
-      expires_in: ACCESS_MS / 1000,
-      refresh_token: refresh,
+      expires_in: Math.max(1, Math.floor((access.expiresAt.getTime() - this.clock.now().getTime()) / 1000)),
+      refresh_token: refresh.token,
       agent_id: agentId,
     };
   }
@@ -60,7 +64,7 @@ export class TokenService {
       await mrepo.touchBootstrap(tx, found.id, now);
       const access = await this.issue(tx, 'ACCESS', found.agentId, found.id);
       return {
-        access_token: access,
+        access_token: access.token,
         token_type: 'Bearer',
         expires_in: ACCESS_MS / 1000,
         agent_id: found.agentId,
@@ -73,7 +77,7 @@ export class TokenService {
    * two seconds gets that same pair again (a client retrying a lost answer); later it is a
    * replay, and every token of the pairing is revoked.
    */
-  async refresh(refreshToken: string): Promise<TokenAnswer> {
+  async refresh(refreshToken: string, client: { id: string } | null = null): Promise<TokenAnswer> {
     const outcome = await this.database.transaction(async (tx): Promise<TokenAnswer | OAuthError> => {
       const now = this.clock.now();
       // Sealed answers are kept for the duplicate window only; every refresh sweeps the stale ones.
@@ -82,20 +86,40 @@ export class TokenService {
       if (row?.kind !== 'REFRESH' || row.revokedAt || row.agentStatus === 'REVOKED') {
         return new OAuthError('invalid_grant', 'The refresh token is unknown or revoked; pair again.');
       }
+      // Tokens of an OAuth connection are bound to its client and end with it.
+      const grant = await orepo.findGrant(tx, row.family);
+      if (grant && grant.clientId !== client?.id) {
+        return new OAuthError('invalid_grant', 'This refresh token was issued to another client.');
+      }
+      if (!grant && client) {
+        return new OAuthError('invalid_grant', 'This refresh token was not issued to an OAuth client.');
+      }
+      if (grant?.revokedAt)
+        return new OAuthError('invalid_grant', 'The connection was revoked; sign in again.');
       if (row.spentAt) {
         if (now.getTime() - row.spentAt.getTime() <= RETRY_MS && row.retrySealed) {
           return unsealJson<TokenAnswer>(this.secret, row.retrySealed);
         }
         // The revocation must commit, so it is returned, not thrown (a throw would roll it back).
-        await trepo.revokeFamily(tx, row.family, now);
+        if (grant) await orepo.revokeGrant(tx, grant, now);
+        else await trepo.revokeFamily(tx, row.family, now);
         return new OAuthError(
           'invalid_grant',
-          'This refresh token was already used: every token of this pairing is now revoked. Pair again.',
+          grant
+            ? 'This refresh token was already used: the connection is now revoked. Sign in again.'
+            : 'This refresh token was already used: every token of this pairing is now revoked. Pair again.',
+        );
+      }
+      if (grant && grant.expiresAt <= now) {
+        return new OAuthError(
+          'invalid_grant',
+          'The connection has ended (connections last 7 days from approval); sign in again.',
         );
       }
       if (row.expiresAt <= now)
         return new OAuthError('invalid_grant', 'The refresh token has expired; pair again.');
-      const pair = await this.issuePair(tx, row.agentId, row.family);
+      if (grant) await orepo.touchGrant(tx, grant.id, now);
+      const pair = await this.issuePair(tx, row.agentId, row.family, grant?.expiresAt);
       await trepo.spendRefreshToken(tx, row.id, sealJson(this.secret, pair), now);
       return pair;
     });
@@ -108,9 +132,12 @@ export class TokenService {
     kind: 'ACCESS' | 'REFRESH',
     agentId: string,
     family: string,
-  ): Promise<string> {
+    endsAt?: Date,
+  ): Promise<{ token: string; expiresAt: Date }> {
     const now = this.clock.now();
     const token = newToken(kind === 'ACCESS' ? 'acc' : 'ref');
+    const natural = now.getTime() + (kind === 'ACCESS' ? ACCESS_MS : REFRESH_MS);
+    const expiresAt = new Date(Math.min(natural, endsAt?.getTime() ?? natural));
     await trepo.insertToken(ex, {
       id: newId('tok', now),
       kind,
@@ -118,8 +145,8 @@ export class TokenService {
       family,
       tokenHash: hashSecret(token),
       createdAt: now,
-      expiresAt: new Date(now.getTime() + (kind === 'ACCESS' ? ACCESS_MS : REFRESH_MS)),
+      expiresAt,
     });
-    return token;
+    return { token, expiresAt };
   }
 }

@@ -61,6 +61,8 @@ export interface Operation<S, I extends z.ZodObject = z.ZodObject, O = unknown> 
    * record the refusal (fetch_text's url gets a policy receipt). The runner scans all others.
    */
   checksOwnCredentials?: readonly string[];
+  /** Reaches outside Cairn (the web, a search provider): announced to clients as openWorldHint. */
+  openWorld?: boolean;
   /** Public wording of the visibility rule, for the tool reference. */
   visibleWhen: string;
   visibility(caller: Caller): Visibility;

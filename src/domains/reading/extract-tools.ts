@@ -73,6 +73,7 @@ function bounded<T>(items: T[]): { items: T[]; truncated: boolean; omitted: numb
 const extractTable = defineOperation({
   name: 'extract_table',
   group: 'Read',
+  openWorld: true,
   checksOwnCredentials: ['url'],
   description:
     'Tables (caption, headers, rows of cell text) from stored evidence or a fresh read of a url. table_index picks one.',
@@ -120,6 +121,7 @@ const extractTable = defineOperation({
 const extractJson = defineOperation({
   name: 'extract_json',
   group: 'Read',
+  openWorld: true,
   checksOwnCredentials: ['url'],
   description:
     'JSON from stored evidence or a fresh read: the document itself when it is JSON, JSON-LD and embedded JSON scripts of HTML. pointer (RFC 6901) selects inside each value.',
@@ -165,6 +167,7 @@ const extractJson = defineOperation({
 const diffSince = defineOperation({
   name: 'diff_since',
   group: 'Read',
+  openWorld: true,
   description:
     'What changed. With url: the latest stored copy against a fresh read, or, with since, the copy as of that time against the latest stored copy (no fresh read). With evidence_id: that copy against a fresh read.',
   input: z

@@ -4,6 +4,7 @@ import type {
   ConsoleOwner,
   DeviceService,
   ManagementService,
+  OAuthConsentService,
   OwnerService,
 } from '../../domains/identity/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
@@ -14,6 +15,8 @@ export interface ConsoleDeps {
   owners: OwnerService;
   management: ManagementService;
   device: DeviceService;
+  /** Native OAuth: consent requests and connections. */
+  oauth: OAuthConsentService;
   /** The resolved server secret: CSRF tokens are keyed with it. */
   secret: string;
   baseUrl: string;

@@ -45,6 +45,20 @@ export const modeForm = z.object({ csrf, mode: z.enum(['READ', 'NONE'], 'Choose 
 
 export const renameForm = z.object({ csrf, display_name: displayName }).strict();
 
+export const messageForm = z
+  .object({
+    csrf,
+    text: z
+      .string()
+      .trim()
+      .min(1, 'Write a message.')
+      .max(
+        LIMITS.messageContent.maxChars,
+        `A message is at most ${LIMITS.messageContent.maxChars} characters.`,
+      ),
+  })
+  .strict();
+
 export const revokeForm = z
   .object({
     csrf,

@@ -7,6 +7,7 @@ import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context
 import { createdIdentityPage, newIdentityPage } from './create-views.ts';
 import {
   createIdentityForm,
+  messageForm,
   modeForm,
   parseForm,
   projectKeyForm,
@@ -27,6 +28,7 @@ const DONE: Record<string, string> = {
   activated: 'Public reading is active. Connected sessions see the new tools at once.',
   deactivated: 'Deactivated. The identity can still sign in but can only describe itself.',
   renamed: 'Renamed.',
+  messaged: 'Sent. It reaches the agent with its next tool call; open sessions are told now.',
   revoked: 'Revoked. Every credential of this identity stopped working.',
   key_revoked: 'The project key was revoked; it fails from the very next request.',
 };
@@ -139,6 +141,10 @@ export function identityRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
   change('rename', renameForm, async (owner, id, data) => {
     await m.rename(owner.id, id, data.display_name);
     return 'renamed';
+  });
+  change('messages', messageForm, async (owner, id, data) => {
+    await m.messageAgent(owner.id, id, data.text);
+    return 'messaged';
   });
   change('revoke', revokeForm, async (owner, id) => {
     await m.revoke(owner.id, id);

@@ -132,9 +132,24 @@ export function detailPage(v: DetailView): SafeHtml {
         </section>
       </div>
       ${keysPanel(v, path, revoked)}
+      ${revoked ? '' : messagePanel(v.csrf, path)}
       ${claimsPanel(a.about)}
       ${revoked ? '' : revokePanel(v.csrf, path)}`,
   });
+}
+
+/** Owner to agent (SPEC Events 2): delivered with its next tool call, labelled OWNER_COMMENT. */
+function messagePanel(csrf: string, path: string): SafeHtml {
+  return html`<section class="panel">
+      <h2>Message this agent</h2>
+      <form method="post" action="${path}/messages">
+        ${csrfField(csrf)}
+        <label for="text">Message</label>
+        <textarea id="text" name="text" required maxlength="${LIMITS.messageContent.maxChars}" rows="3"></textarea>
+        <p class="hint">It reaches the agent with its next tool call, marked as from you; connected sessions get a notification now. Sending does not start a session.</p>
+        <div class="actions"><button class="secondary" type="submit">Send</button></div>
+      </form>
+    </section>`;
 }
 
 function keysPanel(v: DetailView, path: string, revoked: boolean): SafeHtml {

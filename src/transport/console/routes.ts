@@ -3,21 +3,19 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
 import { authRoutes } from './auth-routes.ts';
 import { buildContext, type ConsoleDeps, cookieOptions, sendPage } from './context.ts';
+import { CONSOLE_CSP } from './csp.ts';
 import { identityRoutes } from './identity-routes.ts';
 import { messagePage } from './layout.ts';
+import { oauthConsoleRoutes } from './oauth-routes.ts';
+import { ownerApiRoutes } from './owner-api-routes.ts';
 import { pairRoutes } from './pair-routes.ts';
 import { CONSOLE_CSS, CONSOLE_ICON } from './style.ts';
 
 export type { ConsoleDeps } from './context.ts';
+export { CONSOLE_CSP } from './csp.ts';
 
 /** Same for everyone, needing no session. */
 const STATIC = new Set(['/console/style.css', '/console/favicon.svg']);
-
-/**
- * Console pages may load only this origin's stylesheet, may not be framed, and may post forms
- * only here. No `upgrade-insecure-requests`: over plain http it would break every form.
- */
-export const CONSOLE_CSP = "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'";
 
 /**
  * The owner console: server-rendered pages, no JavaScript. Routes are thin: they check the
@@ -26,6 +24,10 @@ export const CONSOLE_CSP = "default-src 'self'; frame-ancestors 'none'; form-act
 export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
   const ctx = buildContext(deps);
   await app.register(cookie);
+  // The JSON operations for a signed-in person. Registered before the page hooks and error
+  // handler below: a child plugin gets a copy of its parent's hooks when it is created, so it
+  // inherits the cookie parser but none of the HTML handling.
+  await app.register(async (api) => ownerApiRoutes(api, ctx));
 
   app.addHook('onRequest', async (req, reply) => {
     // Replaces helmet's default policy for these routes; pages carry secrets shown once, so no caching.
@@ -89,6 +91,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   authRoutes(app, ctx);
   identityRoutes(app, ctx);
   pairRoutes(app, ctx);
+  oauthConsoleRoutes(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.
   app.get('/console/*', { schema: { hide: true } }, async (req, reply) => {

@@ -103,6 +103,21 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
     async () => deps.discovery.serverCard,
   );
 
+  // RFC 9728 §3.1: the metadata of resource {base}/mcp lives at the path-suffixed address; the
+  // bare one is served too for clients that look there first.
+  for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
+    r.get(
+      path,
+      { schema: { tags, summary: 'OAuth protected resource metadata (RFC 9728)' } },
+      async () => deps.discovery.protectedResource,
+    );
+  }
+  r.get(
+    '/.well-known/oauth-authorization-server',
+    { schema: { tags, summary: 'OAuth authorization server metadata (RFC 8414)' } },
+    async () => deps.discovery.authorizationServer,
+  );
+
   const updatesEtag = `"${deps.discovery.updates.revision}"`;
   r.get(
     '/updates.json',

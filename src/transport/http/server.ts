@@ -11,7 +11,7 @@ import { type ConsoleDeps, consoleRoutes } from '../console/routes.ts';
 import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
-import { type OAuthDeps, oauthRoutes } from './oauth-routes.ts';
+import { nativeOAuthRoutes, type OAuthDeps, oauthRoutes } from './oauth-routes.ts';
 import { type PublicDeps, publicRoutes } from './public-routes.ts';
 
 export interface HttpDeps {
@@ -72,6 +72,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   await app.register(async (scope) => publicRoutes(scope, deps.publicDeps));
   await app.register(async (scope) => mcpRoutes(scope, deps.mcpDeps));
   await app.register(async (scope) => oauthRoutes(scope, deps.oauthDeps));
+  await app.register(async (scope) => nativeOAuthRoutes(scope, deps.oauthDeps));
   await app.register(async (scope) => consoleRoutes(scope, deps.consoleDeps));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;

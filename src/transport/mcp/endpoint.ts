@@ -18,6 +18,11 @@ export interface McpEndpointDeps extends McpDeps {
   /** Requests per minute per identity. */
   ratePerMinute: number;
   redis: Redis | null;
+  /**
+   * Clients (clientInfo name and version; version * for any) whose GET /mcp gets 405: their
+   * notifications ride in POST answers instead (SPEC Authentication 8).
+   */
+  noStreamClients: ReadonlyArray<{ name: string; version: string }>;
 }
 
 /** Headers the SDK transport reads; nothing else of the request reaches it. */
@@ -63,7 +68,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
       const sessionId = header(req, 'mcp-session-id');
       // initialize starts a new session, so a stale id sent along with it does not matter.
       if (!init && sessionId && !auth.sessionOpen) throw sessionNotFound();
-      const response = await dispatch(req, auth.caller, deps);
+      const response = await dispatch(req, auth, deps);
       const text = response.status === 202 ? '' : await response.text();
       if (response.status >= 400) {
         // The SDK refused the HTTP request itself (media type, Accept, framing): one envelope for all refusals.
@@ -123,6 +128,20 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
         );
       }
       if (!auth.sessionOpen) throw sessionNotFound();
+      const client = await deps.sessions.clientOf(sessionId, auth.caller.agent.id);
+      const declined = deps.noStreamClients.some(
+        (c) => c.name === client?.name && (c.version === '*' || c.version === client?.version),
+      );
+      if (declined) {
+        reply.header('allow', 'POST, DELETE');
+        return sendError(
+          reply,
+          deps.baseUrl,
+          'METHOD_NOT_ALLOWED',
+          'This client does not get a standalone stream: its notifications arrive with the answers to its POST requests.',
+          { next_step: 'Keep sending POST /mcp; queued notifications come ahead of the next answer.' },
+        );
+      }
       reply.hijack();
       reply.raw.writeHead(200, {
         'content-type': 'text/event-stream',
@@ -145,13 +164,15 @@ function sessionNotFound(): DomainError {
   });
 }
 
-async function dispatch(req: FastifyRequest, caller: Caller, deps: McpEndpointDeps): Promise<Response> {
+async function dispatch(req: FastifyRequest, auth: Authenticated, deps: McpEndpointDeps): Promise<Response> {
+  const caller = auth.caller;
   const headers = new Headers();
   for (const name of FORWARDED_HEADERS) {
     const value = header(req, name);
     if (value) headers.set(name, value);
   }
-  const server = createMcpServer(caller, deps, req.id);
+  const takeInbox = auth.ownerMessagesWaiting ? () => deps.identity.takeInbox(caller.agent.id) : null;
+  const server = createMcpServer(caller, deps, req.id, takeInbox);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

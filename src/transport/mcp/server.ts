@@ -11,7 +11,7 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { AppServices } from '../../domains/catalog.ts';
 import type { Discovery } from '../../domains/discovery/index.ts';
 import { SERVER_NAME, SERVER_VERSION } from '../../domains/discovery/index.ts';
-import type { Caller } from '../../domains/identity/index.ts';
+import type { Caller, InboxMessage } from '../../domains/identity/index.ts';
 import type { OperationRunner } from '../../domains/operations/index.ts';
 import { errorEnvelope } from '../../kernel/errors.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
@@ -55,12 +55,19 @@ function resources(deps: McpDeps) {
  * An SDK server for one request of one caller. It holds no state of its own: sessions live in
  * the database, so building it per request is what lets any replica serve any request.
  */
-export function createMcpServer(caller: Caller, deps: McpDeps, requestId: string): Server {
+export function createMcpServer(
+  caller: Caller,
+  deps: McpDeps,
+  requestId: string,
+  /** Takes the agent's waiting owner messages; null when none wait (known from authentication). */
+  takeInbox: (() => Promise<InboxMessage[]>) | null = null,
+): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
       // Mode changes queue notifications/tools/list_changed for every open session of the identity.
-      capabilities: { tools: { listChanged: true }, resources: {} },
+      // logging: owner messages are announced as notifications/message (SPEC Events 2).
+      capabilities: { tools: { listChanged: true }, resources: {}, logging: {} },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator,
     },
@@ -71,16 +78,25 @@ export function createMcpServer(caller: Caller, deps: McpDeps, requestId: string
       name: op.name,
       description: op.description,
       inputSchema: jsonSchema as { type: 'object' },
-      annotations: { readOnlyHint: !op.mutates, idempotentHint: true, openWorldHint: false },
+      annotations: { readOnlyHint: !op.mutates, idempotentHint: true, openWorldHint: op.openWorld === true },
     })),
   }));
 
   server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
     const outcome = await deps.runner.run(request.params.name, request.params.arguments, caller, requestId);
     const body = (outcome.ok ? outcome.result : outcome.error) as Record<string, unknown>;
+    // The agent inbox: owner messages ride with the next tool result, once, beside (never inside) it.
+    const inbox = takeInbox ? await takeInbox() : [];
     return {
-      content: [{ type: 'text', text: JSON.stringify(body) }],
+      content: [
+        { type: 'text', text: JSON.stringify(body) },
+        ...inbox.map((m) => ({
+          type: 'text' as const,
+          text: `Message from your owner (${m.label}, ${m.sent_at}): ${m.text}`,
+        })),
+      ],
       structuredContent: body,
+      ...(inbox.length > 0 ? { _meta: { 'cairn/owner_messages': inbox } } : {}),
       ...(outcome.ok ? {} : { isError: true }),
     };
   });

@@ -1,0 +1,367 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../kernel/clock.ts';
+import { DomainError } from '../../kernel/errors.ts';
+import { hashSecret, newId, newOpaqueId } from '../../kernel/ids.ts';
+import { LIMITS } from '../../kernel/limits.ts';
+import { OAuthError } from '../../kernel/oauth-error.ts';
+import type { Database } from '../../storage/database.ts';
+import { recordAudit } from './audit.ts';
+import { changeMode } from './management.ts';
+import { wakeAgent } from './notifications.ts';
+import * as orepo from './oauth-repo.ts';
+import * as repo from './repo.ts';
+import { revokeFamily } from './token-repo.ts';
+import type { TokenAnswer, TokenService } from './tokens.ts';
+
+const REQUEST_MS = 10 * 60_000;
+const CODE_MS = 60_000;
+const CONNECTION_MS = LIMITS.oauthConnectionDays * 86_400_000;
+const MAX_STATE_CHARS = 1_000;
+
+/** The query of GET /oauth/authorize, as received. */
+export interface AuthorizeQuery {
+  response_type?: string;
+  client_id?: string;
+  redirect_uri?: string;
+  code_challenge?: string;
+  code_challenge_method?: string;
+  state?: string;
+  scope?: string;
+  resource?: string;
+}
+
+/**
+ * What to do with an authorization request: show an error on the page (the client or its
+ * redirect URI cannot be trusted with one), send an error back to the client, or review it.
+ */
+export type AuthorizeOutcome =
+  | { kind: 'page_error'; message: string }
+  | { kind: 'redirect'; location: string }
+  | { kind: 'review'; requestId: string };
+
+/** A consent request as the review page and `GET /v1/oauth/requests/{id}` show it. */
+export interface ConsentRequest {
+  request_id: string;
+  status: 'PENDING' | 'APPROVED' | 'DECLINED' | 'EXPIRED';
+  client: { client_id: string; client_name: string; name_is_verified: false };
+  redirect_uri: string;
+  /** The host (or private-use scheme) the browser will be sent back to, for the owner to check. */
+  return_host: string;
+  scope: string;
+  grants: string[];
+  expires_at: string;
+}
+
+/** A redirect URI with OAuth parameters added to its query (RFC 6749 §4.1.2). */
+function withParams(uri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(uri);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+  return url.href;
+}
+
+/** What the owner is shown as the return address: the host, or the private-use scheme. */
+export function returnHost(uri: string): string {
+  const url = new URL(uri);
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url.host : `${url.protocol}//`;
+}
+
+const S256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+
+/**
+ * Native OAuth for MCP clients (SPEC Authentication 7): authorization requests, the owner's
+ * consent, authorization codes with S256 PKCE, and connections. Each approval creates an identity
+ * of its own with public reading (READ) active, and nothing else.
+ */
+export class OAuthConsentService {
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly tokens: TokenService,
+    private readonly baseUrl: string,
+  ) {}
+
+  /** The protected resource every token is bound to. */
+  get resource(): string {
+    return `${this.baseUrl}/mcp`;
+  }
+
+  /** Checks an authorization request (RFC 6749 §4.1.1, RFC 7636, RFC 8707) and files it for review. */
+  async startAuthorization(q: AuthorizeQuery): Promise<AuthorizeOutcome> {
+    const client = q.client_id ? await orepo.findClient(this.database.db, q.client_id.slice(0, 100)) : null;
+    if (!client) {
+      return { kind: 'page_error', message: 'This application is not registered here (unknown client_id).' };
+    }
+    // Without a redirect URI the client registered, errors must not leave this page (§4.1.2.1).
+    const redirectUri =
+      q.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+    if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
+      return {
+        kind: 'page_error',
+        message: 'The return address does not exactly match one the application registered.',
+      };
+    }
+    const fail = (error: string, description: string): AuthorizeOutcome => ({
+      kind: 'redirect',
+      location: withParams(redirectUri, {
+        error,
+        error_description: description,
+        state: q.state?.slice(0, MAX_STATE_CHARS),
+        iss: this.baseUrl,
+      }),
+    });
+    if (q.response_type !== 'code') return fail('unsupported_response_type', 'response_type must be code.');
+    if (!q.code_challenge || !/^[A-Za-z0-9_-]{43}$/.test(q.code_challenge)) {
+      return fail('invalid_request', 'PKCE is required: send code_challenge (S256, 43 characters).');
+    }
+    if (q.code_challenge_method !== 'S256') {
+      return fail('invalid_request', 'code_challenge_method must be S256; plain is refused.');
+    }
+    const scopes = (q.scope ?? 'mcp').split(' ').filter(Boolean);
+    if (scopes.some((s) => s !== 'mcp')) return fail('invalid_scope', 'The only scope is mcp.');
+    if (q.resource !== undefined && q.resource !== this.resource) {
+      return fail('invalid_target', `The only resource is ${this.resource}.`);
+    }
+    if (q.state !== undefined && q.state.length > MAX_STATE_CHARS) {
+      return fail('invalid_request', `state is longer than ${MAX_STATE_CHARS} characters.`);
+    }
+    const now = this.clock.now();
+    const requestId = newId('orq', now);
+    await orepo.insertRequest(this.database.db, {
+      id: requestId,
+      clientId: client.id,
+      redirectUri,
+      state: q.state ?? null,
+      codeChallenge: q.code_challenge,
+      scope: 'mcp',
+      resource: this.resource,
+      status: 'PENDING',
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + REQUEST_MS),
+    });
+    return { kind: 'review', requestId };
+  }
+
+  /**
+   * A consent request for a signed-in owner to review. A pending request may be reviewed by any
+   * signed-in owner (it belongs to nobody until decided); a decided one only by the owner who
+   * decided it. NOT_FOUND otherwise.
+   */
+  async review(ownerId: string, requestId: string): Promise<ConsentRequest> {
+    const found = await orepo.findRequest(this.database.db, requestId);
+    const hidden = found && found.request.status !== 'PENDING' && found.request.ownerId !== ownerId;
+    if (!found || hidden)
+      throw new DomainError('NOT_FOUND', 'No such authorization request.', { request_id: requestId });
+    const { request: r, client } = found;
+    const expired = r.status === 'PENDING' && r.expiresAt <= this.clock.now();
+    return {
+      request_id: r.id,
+      status: expired ? 'EXPIRED' : r.status,
+      client: { client_id: client.id, client_name: client.clientName, name_is_verified: false },
+      redirect_uri: r.redirectUri,
+      return_host: returnHost(r.redirectUri),
+      scope: r.scope,
+      grants: [
+        'A new agent identity of its own, owned by you, with anonymous public reading (mode READ) active.',
+        'Nothing else: campaigns, mail, payments and other access stay separate decisions of yours.',
+        `The connection lasts up to ${LIMITS.oauthConnectionDays} days from now; you can revoke it at any time.`,
+      ],
+      expires_at: r.expiresAt.toISOString(),
+    };
+  }
+
+  /**
+   * The owner's decision. Allow creates the identity (READ active), the connection and a
+   * one-minute code; either way the browser goes back to the client with the answer.
+   */
+  async decide(ownerId: string, requestId: string, allow: boolean): Promise<{ redirect_to: string }> {
+    return this.database.transaction(async (tx) => {
+      const now = this.clock.now();
+      const found = await orepo.findRequest(tx, requestId, true);
+      if (!found)
+        throw new DomainError('NOT_FOUND', 'No such authorization request.', { request_id: requestId });
+      const { request: r, client } = found;
+      if (r.status !== 'PENDING') {
+        // Someone else's decision is none of this owner's business: as if it never existed.
+        if (r.ownerId !== ownerId) {
+          throw new DomainError('NOT_FOUND', 'No such authorization request.', { request_id: requestId });
+        }
+        throw new DomainError('CONFLICT', 'This authorization request was already decided.', {
+          status: r.status,
+        });
+      }
+      if (r.expiresAt <= now) {
+        throw new DomainError(
+          'NOT_FOUND',
+          'This authorization request expired; start again from the application.',
+        );
+      }
+      const back = (params: Record<string, string | undefined>) =>
+        withParams(r.redirectUri, { ...params, state: r.state ?? undefined, iss: this.baseUrl });
+      if (!allow) {
+        await orepo.decideRequest(tx, r.id, { status: 'DECLINED', ownerId, grantId: null, decidedAt: now });
+        await recordAudit(
+          tx,
+          { ownerId, action: 'oauth.decline', subjectId: r.id, details: { client_id: client.id } },
+          now,
+        );
+        return { redirect_to: back({ error: 'access_denied', error_description: 'The owner declined.' }) };
+      }
+      const agentId = newId('agt', now);
+      await repo.insertAgent(tx, {
+        id: agentId,
+        ownerId,
+        displayName: client.clientName,
+        runtime: `oauth:${client.clientName}`.slice(0, 120),
+        kind: 'RUNTIME_BOUND',
+        createdAt: now,
+      });
+      await changeMode(tx, agentId, 'READ', now);
+      const grantId = newId('grt', now);
+      await orepo.insertGrant(tx, {
+        id: grantId,
+        clientId: client.id,
+        ownerId,
+        agentId,
+        scope: r.scope,
+        resource: r.resource,
+        approvedAt: now,
+        expiresAt: new Date(now.getTime() + CONNECTION_MS),
+      });
+      const code = newOpaqueId();
+      await orepo.insertCode(tx, {
+        codeHash: hashSecret(code),
+        grantId,
+        clientId: client.id,
+        redirectUri: r.redirectUri,
+        codeChallenge: r.codeChallenge,
+        resource: r.resource,
+        expiresAt: new Date(now.getTime() + CODE_MS),
+      });
+      await orepo.decideRequest(tx, r.id, { status: 'APPROVED', ownerId, grantId, decidedAt: now });
+      await recordAudit(
+        tx,
+        {
+          ownerId,
+          action: 'oauth.allow',
+          subjectId: agentId,
+          details: { client_id: client.id, grant_id: grantId },
+        },
+        now,
+      );
+      return { redirect_to: back({ code }) };
+    });
+  }
+
+  /**
+   * authorization_code at the token endpoint: PKCE checked, the code spent once. A second use
+   * of a code means it leaked, so the connection it made is revoked (RFC 6749 §4.1.2).
+   */
+  async exchangeCode(
+    client: orepo.ClientRow,
+    input: {
+      code: string;
+      redirect_uri?: string | undefined;
+      code_verifier?: string | undefined;
+      resource?: string | undefined;
+    },
+  ): Promise<TokenAnswer> {
+    const outcome = await this.database.transaction(async (tx): Promise<TokenAnswer | OAuthError> => {
+      const now = this.clock.now();
+      const row = await orepo.lockCode(tx, hashSecret(input.code));
+      if (!row || row.clientId !== client.id)
+        return new OAuthError('invalid_grant', 'Unknown authorization code.');
+      const grant = await orepo.findGrant(tx, row.grantId);
+      if (!grant) return new OAuthError('invalid_grant', 'Unknown authorization code.');
+      if (row.usedAt) {
+        await orepo.revokeGrant(tx, grant, now);
+        await wakeAgent(tx, grant.agentId);
+        return new OAuthError(
+          'invalid_grant',
+          'This code was already used; the connection it made is now revoked.',
+        );
+      }
+      if (row.expiresAt <= now)
+        return new OAuthError('invalid_grant', 'The authorization code expired; start again.');
+      // Omitted only by a client with a single registered address, which is then the one used.
+      const redirectUri =
+        input.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+      if (redirectUri !== row.redirectUri) {
+        return new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request.');
+      }
+      if (!input.code_verifier || !/^[A-Za-z0-9._~-]{43,128}$/.test(input.code_verifier)) {
+        return new OAuthError('invalid_request', 'code_verifier (43-128 characters) is required.');
+      }
+      if (S256(input.code_verifier) !== row.codeChallenge) {
+        return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
+      }
+      if (input.resource !== undefined && input.resource !== row.resource) {
+        return new OAuthError('invalid_target', `The only resource is ${row.resource}.`);
+      }
+      if (grant.revokedAt) return new OAuthError('invalid_grant', 'The connection was revoked.');
+      await orepo.spendCode(tx, row.codeHash, now);
+      await orepo.touchClient(tx, client.id, now);
+      await orepo.touchGrant(tx, grant.id, now);
+      return this.tokens.issuePair(tx, grant.agentId, grant.id, grant.expiresAt);
+    });
+    if (outcome instanceof OAuthError) throw outcome;
+    return outcome;
+  }
+
+  /** An owner's connections (SPEC: client, identity, approved, expires, last used). */
+  async connections(ownerId: string) {
+    const now = this.clock.now();
+    const rows = await orepo.listGrants(this.database.db, ownerId);
+    return rows.map(({ grant: g, clientName, agentName, agentLastSeenAt }) => ({
+      grant_id: g.id,
+      client: { client_id: g.clientId, client_name: clientName },
+      agent_id: g.agentId,
+      agent_name: agentName,
+      scope: g.scope,
+      approved_at: g.approvedAt.toISOString(),
+      expires_at: g.expiresAt.toISOString(),
+      last_used_at: (agentLastSeenAt ?? g.lastUsedAt)?.toISOString() ?? null,
+      status: g.revokedAt ? 'REVOKED' : g.expiresAt <= now ? 'EXPIRED' : 'ACTIVE',
+      revoked_at: g.revokedAt?.toISOString() ?? null,
+    }));
+  }
+
+  /** Ends one of the owner's connections: its tokens and its identity. NOT_FOUND for anyone else's. */
+  async revokeConnection(ownerId: string, grantId: string): Promise<{ grant_id: string; status: 'REVOKED' }> {
+    await this.database.transaction(async (tx) => {
+      const now = this.clock.now();
+      const grant = await orepo.findGrant(tx, grantId);
+      if (!grant || grant.ownerId !== ownerId) {
+        throw new DomainError('NOT_FOUND', 'No such connection of yours.', { grant_id: grantId });
+      }
+      await orepo.revokeGrant(tx, grant, now);
+      await wakeAgent(tx, grant.agentId);
+      await recordAudit(
+        tx,
+        { ownerId, action: 'oauth.revoke', subjectId: grant.agentId, details: { grant_id: grant.id } },
+        now,
+      );
+    });
+    return { grant_id: grantId, status: 'REVOKED' };
+  }
+
+  /**
+   * RFC 7009 revocation: a refresh token ends its whole connection (or pairing); an access
+   * token ends itself. Unknown tokens, and tokens of another client's connection, change nothing.
+   */
+  async revokeToken(token: string, client: orepo.ClientRow | null): Promise<void> {
+    await this.database.transaction(async (tx) => {
+      const now = this.clock.now();
+      const row = await orepo.findTokenByHash(tx, hashSecret(token));
+      if (!row) return;
+      const grant = await orepo.findGrant(tx, row.family);
+      if (grant && client && grant.clientId !== client.id) return;
+      if (row.kind === 'ACCESS') return orepo.revokeToken(tx, row.id, now);
+      if (grant) {
+        await orepo.revokeGrant(tx, grant, now);
+        await wakeAgent(tx, grant.agentId);
+      } else {
+        await revokeFamily(tx, row.family, now);
+      }
+    });
+  }
+}

@@ -1,0 +1,141 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { DomainError, type ErrorCode, errorEnvelope, httpStatusOf } from '../../kernel/errors.ts';
+import { codeForStatus } from '../http/error-handler.ts';
+import type { ConsoleContext } from './context.ts';
+
+const tags = ['oauth'];
+const id = z.string().min(1).max(100);
+
+/** Sends a catalog error as the Cairn envelope. */
+function sendError(
+  reply: FastifyReply,
+  code: ErrorCode,
+  message: string,
+  details: Record<string, unknown> = {},
+) {
+  return reply
+    .code(httpStatusOf(code))
+    .type('application/json')
+    .send(errorEnvelope(code, message, details));
+}
+
+/** Whether a Content-Type header names application/json (parameters such as charset allowed). */
+function isJson(contentType: string | undefined): boolean {
+  return (contentType ?? '').split(';')[0]?.trim().toLowerCase() === 'application/json';
+}
+
+/**
+ * The native-OAuth operations for a person signed in to the console (SPEC Authentication 3):
+ * `/v1/oauth/requests/{id}`, its decision, and the owner's connections. They answer JSON with
+ * the Cairn error envelope, never the console's HTML pages, so this is a plugin of its own with
+ * its own hooks and error handler; it reads the same session cookie the console does.
+ *
+ * No CSRF token here, and none is needed: the session cookie is SameSite=Lax, so browsers do
+ * not send it on cross-site POSTs at all; and every POST must be `Content-Type:
+ * application/json`, which no HTML form can send and which a script on another origin can send
+ * only after a CORS preflight that this server never grants (no CORS is enabled). A same-site
+ * page (another port or subdomain) therefore cannot forge a decision either.
+ */
+export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext): Promise<void> {
+  api.addHook('onRequest', async (req, reply) => {
+    reply.header('cache-control', 'no-store');
+    const value = req.cookies[ctx.cookieName.session];
+    const session = value ? await ctx.owners.resolveSession(value) : null;
+    if (!session) {
+      return sendError(
+        reply,
+        'UNAUTHENTICATED',
+        'Sign in to the console first: this needs a console session.',
+      );
+    }
+    req.owner = session.owner;
+    req.ownerSessionId = session.sessionId;
+    // Checked before the body is parsed: only JSON is accepted, which is what keeps these POSTs safe.
+    if (req.method === 'POST' && !isJson(req.headers['content-type'])) {
+      return sendError(
+        reply,
+        'UNSUPPORTED_MEDIA_TYPE',
+        'Send the body as JSON with Content-Type: application/json.',
+      );
+    }
+  });
+
+  api.setErrorHandler((err: FastifyError, req, reply) => {
+    if (hasZodFastifySchemaValidationErrors(err)) {
+      const where = err.validationContext ?? 'body';
+      const detail = err.validation.map((v) => ({
+        loc: [where, ...v.instancePath.split('/').filter(Boolean)],
+        msg: v.message ?? 'invalid',
+        type: v.keyword,
+      }));
+      return reply
+        .code(422)
+        .send({ detail, ...errorEnvelope('VALIDATION_FAILED', 'The request is not valid.', { detail }) });
+    }
+    if (err instanceof DomainError) return sendError(reply, err.code, err.message, err.details);
+    const status = err.statusCode ?? 500;
+    if (status < 500) return sendError(reply, codeForStatus(status), err.message);
+    req.log.error({ err }, 'owner api error');
+    return sendError(reply, 'INTERNAL', 'Internal error; the operator can find it by request_id.', {
+      request_id: req.id,
+    });
+  });
+
+  const r = api.withTypeProvider<ZodTypeProvider>();
+  const owner = (req: { owner?: { id: string } | undefined }) => {
+    if (!req.owner) throw new DomainError('UNAUTHENTICATED', 'Sign in to the console first.');
+    return req.owner.id;
+  };
+
+  r.get(
+    '/v1/oauth/requests/:request_id',
+    {
+      schema: {
+        tags,
+        summary: 'Inspect a consent request (signed-in person)',
+        params: z.object({ request_id: id }).strict(),
+      },
+    },
+    async (req) => {
+      return ctx.oauth.review(owner(req), req.params.request_id);
+    },
+  );
+
+  r.post(
+    '/v1/oauth/requests/:request_id/decision',
+    {
+      schema: {
+        tags,
+        summary: 'Allow or decline a consent request (signed-in person)',
+        params: z.object({ request_id: id }).strict(),
+        body: z.object({ action: z.enum(['allow', 'decline']) }).strict(),
+      },
+    },
+    async (req) => {
+      const allow = req.body.action === 'allow';
+      const { redirect_to } = await ctx.oauth.decide(owner(req), req.params.request_id, allow);
+      return { status: allow ? 'APPROVED' : 'DECLINED', redirect_to };
+    },
+  );
+
+  r.get(
+    '/v1/oauth/connections',
+    { schema: { tags, summary: "The signed-in person's OAuth connections" } },
+    async (req) => ({ connections: await ctx.oauth.connections(owner(req)) }),
+  );
+
+  r.post(
+    '/v1/oauth/connections/:grant_id/revoke',
+    {
+      schema: {
+        tags,
+        summary: 'Revoke an OAuth connection (signed-in person); the JSON body may be {}',
+        params: z.object({ grant_id: id }).strict(),
+        body: z.object({}).strict().optional(),
+      },
+    },
+    async (req) => ctx.oauth.revokeConnection(owner(req), req.params.grant_id),
+  );
+}

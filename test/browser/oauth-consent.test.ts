@@ -1,0 +1,158 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/kernel/clock.ts';
+import { startConsent } from '../support/consent.ts';
+import { uniqueEmail } from '../support/factories.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+
+/** Debian's Chromium: never a browser downloaded by playwright. */
+const CHROMIUM = '/usr/bin/chromium';
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const installed = existsSync(CHROMIUM);
+if (!installed)
+  console.log(`skipped: chromium not installed (${CHROMIUM}); apt-get install chromium to run it`);
+
+/** Set CAIRN_SCREENSHOTS to a directory to keep PNGs of the pages the browser saw. */
+const SHOTS = process.env.CAIRN_SCREENSHOTS;
+const PASSWORD = 'correct horse battery staple';
+
+describe.skipIf(!installed)('OAuth consent in Chromium', () => {
+  const clock = new FakeClock(new Date());
+  let server: TestServer;
+  let context: BrowserContext;
+  let profile: string;
+  /** The application's loopback listener (RFC 8252 §7.3): where the browser brings the answer. */
+  let listener: Server;
+  let callbackBase: string;
+  let received: URLSearchParams[];
+
+  beforeAll(async () => {
+    server = await startTestServer({ clock });
+    listener = createServer((req, res) => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (url.pathname === '/cb') received.push(url.searchParams);
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><title>Connected</title><h1>You can close this window</h1>');
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    callbackBase = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
+    profile = mkdtempSync(path.join(os.tmpdir(), 'cairn-chromium-'));
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS });
+    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await context?.close();
+    await server?.close();
+    await new Promise((resolve) => (listener ? listener.close(resolve) : resolve(undefined)));
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+  beforeEach(async () => {
+    received = [];
+    await context.clearCookies();
+  });
+
+  it('signs in from the review link, shows the return host, and Allow brings code and state to the application', async () => {
+    const email = uniqueEmail();
+    await server.app.services.identity.addOwner(email, PASSWORD);
+    const { requestId } = await startConsent(server, clock, {
+      redirectUri: `${callbackBase}/cb`,
+      clientName: 'Browser editor',
+      state: 'browser-state-1',
+    });
+
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    try {
+      await page.goto(`${server.url}/console/authorize/${requestId}`);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL((url) => url.pathname === `/console/authorize/${requestId}`);
+
+      await page.getByRole('heading', { name: 'An application asks to connect' }).waitFor();
+      await expect(page.getByText('Browser editor', { exact: true }).isVisible()).resolves.toBe(true);
+      await expect(
+        page.getByRole('heading', { name: /self-described, not verified/ }).isVisible(),
+      ).resolves.toBe(true);
+      await expect(page.locator('#return-host').textContent()).resolves.toBe(
+        callbackBase.slice('http://'.length),
+      );
+      // The return host is set large by the same-origin stylesheet (no inline styles under the CSP).
+      const size = await page.locator('#return-host').evaluate((el) => getComputedStyle(el).fontSize);
+      expect(size).toBe('32px');
+      if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'oauth-consent.png'), fullPage: true });
+
+      await page.getByRole('button', { name: 'Allow', exact: true }).click();
+      // A form-action CSP that left out the return address would stop the browser here.
+      await page.waitForURL((url) => url.origin === callbackBase && url.pathname === '/cb', {
+        timeout: 10_000,
+      });
+      await page.getByRole('heading', { name: 'You can close this window' }).waitFor();
+
+      expect(received).toHaveLength(1);
+      const answer = received[0]!;
+      expect(answer.get('code')).toMatch(/.{20,}/);
+      expect(answer.get('state')).toBe('browser-state-1');
+      expect(answer.get('iss')).toBe(server.url);
+      expect(answer.get('error')).toBeNull();
+      expect(problems).toEqual([]);
+
+      // The connection is listed in the console, with its identity.
+      await page.goto(`${server.url}/console/connections`);
+      await expect(page.getByRole('cell', { name: 'Browser editor', exact: true }).isVisible()).resolves.toBe(
+        true,
+      );
+      await expect(page.getByRole('button', { name: 'Revoke Browser editor' }).isVisible()).resolves.toBe(
+        true,
+      );
+    } finally {
+      await page.close();
+    }
+  });
+
+  it('Decline brings access_denied and the state to the application', async () => {
+    const email = uniqueEmail();
+    await server.app.services.identity.addOwner(email, PASSWORD);
+    const { requestId } = await startConsent(server, clock, {
+      redirectUri: `${callbackBase}/cb`,
+      state: 'browser-state-2',
+    });
+    const page = await context.newPage();
+    try {
+      await page.goto(`${server.url}/console/signin`);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL((url) => url.pathname === '/console');
+      await page.goto(`${server.url}/console/authorize/${requestId}`);
+      await page.getByRole('button', { name: 'Decline', exact: true }).click();
+      // A form-action CSP that left out the return address would stop the browser here.
+      await page.waitForURL((url) => url.origin === callbackBase && url.pathname === '/cb', {
+        timeout: 10_000,
+      });
+      expect(received).toHaveLength(1);
+      expect(received[0]!.get('error')).toBe('access_denied');
+      expect(received[0]!.get('state')).toBe('browser-state-2');
+      expect(received[0]!.get('code')).toBeNull();
+    } finally {
+      await page.close();
+    }
+  });
+});

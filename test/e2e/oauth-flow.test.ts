@@ -1,0 +1,423 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock } from '../../src/kernel/clock.ts';
+import { csrfOf, Visitor } from '../support/console-visitor.ts';
+import { uniqueEmail } from '../support/factories.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+
+/** Native OAuth end to end: the official SDK client's own flow, and oauth4webapi checking the answers. */
+
+let server: TestServer;
+let owner: Visitor;
+const clock = new FakeClock(new Date('2026-11-21T09:00:00Z'));
+const REDIRECT = 'http://127.0.0.1:53682/callback';
+
+beforeAll(async () => {
+  server = await startTestServer({ clock, env: { CAIRN_TRUST_PROXY: 'true' } });
+  owner = new Visitor(server.url);
+  const email = uniqueEmail();
+  await server.app.services.identity.addOwner(email, 'correct horse battery staple');
+  const signedIn = await owner.signIn(email);
+  expect(signedIn.status).toBe(303);
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+/** The owner's browser: follows the authorization URL to the review page and presses a button. */
+async function consent(authorizationUrl: string, decision: 'allow' | 'decline'): Promise<URL> {
+  const start = await owner.get(authorizationUrl.replace(server.url, ''));
+  expect(start.status).toBe(302);
+  const review = start.location!;
+  expect(review).toMatch(/^\/console\/authorize\/orq_/);
+  const page = await owner.get(review);
+  expect(page.status).toBe(200);
+  const decided = await owner.post(review, { csrf: csrfOf(page.text), decision });
+  expect(decided.status).toBe(303);
+  return new URL(decided.location!);
+}
+
+/** An in-memory OAuth client as an MCP host application would keep one. */
+class MemoryProvider implements OAuthClientProvider {
+  info: OAuthClientInformationMixed | undefined;
+  saved: OAuthTokens | undefined;
+  verifier = '';
+  authorizationUrl: URL | undefined;
+  get redirectUrl() {
+    return REDIRECT;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'Vitest MCP host',
+      redirect_uris: [REDIRECT],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+describe('the official SDK client', () => {
+  it('discovers, registers, gets consent, finishes auth and lists tools', async () => {
+    const provider = new MemoryProvider();
+    const url = new URL(`${server.url}/mcp`);
+    const first = new StreamableHTTPClientTransport(url, { authProvider: provider });
+    const client = new Client({ name: 'vitest-oauth', version: '1.0.0' });
+    await expect(client.connect(first)).rejects.toThrow(/unauthorized/i);
+    expect(provider.info?.client_id).toMatch(/^cli_/);
+    const authUrl = provider.authorizationUrl!;
+    expect(authUrl.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(authUrl.searchParams.get('resource')).toBe(`${server.url}/mcp`);
+
+    const back = await consent(authUrl.href, 'allow');
+    expect(back.origin + back.pathname).toBe(REDIRECT);
+    expect(back.searchParams.get('iss')).toBe(server.url);
+    await first.finishAuth(back.searchParams.get('code')!);
+    expect(provider.saved?.access_token).toMatch(/^cd_acc_/);
+
+    const connected = new Client({ name: 'vitest-oauth', version: '1.0.0' });
+    await connected.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
+    const names = (await connected.listTools()).tools.map((t) => t.name);
+    // Consent activates public reading for the new identity, and nothing else.
+    expect(names).toContain('fetch_text');
+    expect(names).not.toContain('campaign_create');
+    const whoami = await connected.callTool({ name: 'identity_whoami', arguments: {} });
+    expect(whoami.structuredContent).toMatchObject({ mode: 'READ', display_name: 'Vitest MCP host' });
+    await connected.close();
+  });
+});
+
+describe('protocol checks with oauth4webapi', () => {
+  const issuer = () => new URL(server.url);
+
+  async function discover() {
+    const response = await oauth.discoveryRequest(issuer(), {
+      algorithm: 'oauth2',
+      [oauth.allowInsecureRequests]: true,
+    });
+    return oauth.processDiscoveryResponse(issuer(), response);
+  }
+
+  async function register(as: oauth.AuthorizationServer, metadata: Record<string, unknown> = {}) {
+    const res = await fetch(as.registration_endpoint!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'oauth4webapi test',
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        ...metadata,
+      }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, string> };
+  }
+
+  async function authorize(
+    as: oauth.AuthorizationServer,
+    clientId: string,
+    extra: Record<string, string> = {},
+  ) {
+    const verifier = oauth.generateRandomCodeVerifier();
+    const url = new URL(as.authorization_endpoint!);
+    const params = {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      state: 'st-1',
+      scope: 'mcp',
+      resource: `${server.url}/mcp`,
+      ...extra,
+    };
+    for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
+    return { url, verifier };
+  }
+
+  async function codeGrant(as: oauth.AuthorizationServer, clientId: string, code: string, verifier: string) {
+    const client: oauth.Client = { client_id: clientId, token_endpoint_auth_method: 'none' };
+    const params = new URLSearchParams({ code, state: 'st-1', iss: server.url });
+    const callback = oauth.validateAuthResponse(as, client, params, 'st-1');
+    const res = await oauth.authorizationCodeGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      callback,
+      REDIRECT,
+      verifier,
+      {
+        [oauth.allowInsecureRequests]: true,
+      },
+    );
+    return { res, client };
+  }
+
+  it('serves metadata that a strict client accepts, and 401s that point to it', async () => {
+    const as = await discover();
+    expect(as).toMatchObject({
+      issuer: server.url,
+      code_challenge_methods_supported: ['S256'],
+      response_types_supported: ['code'],
+      scopes_supported: ['mcp'],
+    });
+    expect(as.grant_types_supported).toEqual(
+      expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials']),
+    );
+    for (const path of [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+    ]) {
+      const prm = await (await fetch(`${server.url}${path}`)).json();
+      expect(prm).toEqual(
+        expect.objectContaining({
+          resource: `${server.url}/mcp`,
+          authorization_servers: [server.url],
+          scopes_supported: ['mcp'],
+          bearer_methods_supported: ['header'],
+        }),
+      );
+    }
+    const unauth = await fetch(`${server.url}/mcp`, { method: 'POST' });
+    expect(unauth.status).toBe(401);
+    expect(unauth.headers.get('www-authenticate')).toContain(
+      `resource_metadata="${server.url}/.well-known/oauth-protected-resource/mcp"`,
+    );
+  });
+
+  it('issues tokens for a code once, refreshes within the connection, and revokes on replay', async () => {
+    const as = await discover();
+    const reg = await register(as);
+    expect(reg.status).toBe(201);
+    expect(reg.body.client_secret).toBeUndefined();
+    const { url, verifier } = await authorize(as, reg.body.client_id!);
+    const back = await consent(url.href, 'allow');
+    const code = back.searchParams.get('code')!;
+    const { res, client } = await codeGrant(as, reg.body.client_id!, code, verifier);
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
+    expect(tokens).toMatchObject({ token_type: 'bearer', expires_in: 3600 });
+    expect(tokens.access_token).toMatch(/^cd_acc_/);
+
+    // The same code again: refused, and what it issued is revoked.
+    const again = await codeGrant(as, reg.body.client_id!, code, verifier);
+    expect(again.res.status).toBe(400);
+    expect(await again.res.json()).toMatchObject({ error: 'invalid_grant' });
+    const mcp = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(mcp.status).toBe(401);
+  });
+
+  it('keeps refresh inside the 7 days and revokes the connection on a replayed refresh token', async () => {
+    const as = await discover();
+    const reg = await register(as);
+    const { url, verifier } = await authorize(as, reg.body.client_id!);
+    const back = await consent(url.href, 'allow');
+    const { res, client } = await codeGrant(
+      as,
+      reg.body.client_id!,
+      back.searchParams.get('code')!,
+      verifier,
+    );
+    const first = await oauth.processAuthorizationCodeResponse(as, client, res);
+    const refresh = (token: string) =>
+      oauth.refreshTokenGrantRequest(as, client, oauth.None(), token, {
+        [oauth.allowInsecureRequests]: true,
+      });
+
+    clock.advance(6 * 86_400_000 + 23 * 3_600_000); // 30 minutes before the connection ends
+    const second = await oauth.processRefreshTokenResponse(as, client, await refresh(first.refresh_token!));
+    expect(second.expires_in).toBeLessThanOrEqual(3600);
+    expect(second.expires_in).toBeGreaterThan(0);
+    // Another client cannot use it.
+    const other = await register(as);
+    const stolen = await fetch(as.token_endpoint!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: second.refresh_token!,
+        client_id: other.body.client_id!,
+      }),
+    });
+    expect(await stolen.json()).toMatchObject({ error: 'invalid_grant' });
+    clock.advance(3_600_000); // past the 7 days: a new login is needed
+    const ended = await refresh(second.refresh_token!);
+    expect(ended.status).toBe(400);
+    expect(await ended.json()).toMatchObject({ error: 'invalid_grant' });
+    clock.advance(-(7 * 86_400_000)); // back in time for the tests that follow
+
+    // A refresh token used twice outside the retry window revokes the connection.
+    const again = await register(as);
+    const a = await authorize(as, again.body.client_id!);
+    const b = await consent(a.url.href, 'allow');
+    const g = await codeGrant(as, again.body.client_id!, b.searchParams.get('code')!, a.verifier);
+    const t1 = await oauth.processAuthorizationCodeResponse(as, g.client, g.res);
+    const r1 = await oauth.refreshTokenGrantRequest(as, g.client, oauth.None(), t1.refresh_token!, {
+      [oauth.allowInsecureRequests]: true,
+    });
+    const t2 = await oauth.processRefreshTokenResponse(as, g.client, r1);
+    clock.advance(3_000);
+    const replay = await oauth.refreshTokenGrantRequest(as, g.client, oauth.None(), t1.refresh_token!, {
+      [oauth.allowInsecureRequests]: true,
+    });
+    expect(await replay.json()).toMatchObject({ error: 'invalid_grant' });
+    const afterReplay = await oauth.refreshTokenGrantRequest(as, g.client, oauth.None(), t2.refresh_token!, {
+      [oauth.allowInsecureRequests]: true,
+    });
+    expect(await afterReplay.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('refuses bad registrations, authorization requests and token requests', async () => {
+    const as = await discover();
+    for (const [metadata, error] of [
+      [{ redirect_uris: ['http://evil.example/cb'] }, 'invalid_redirect_uri'],
+      [{ redirect_uris: ['https://app.example/cb#frag'] }, 'invalid_redirect_uri'],
+      [{ redirect_uris: ['javascript:alert(1)'] }, 'invalid_redirect_uri'],
+      [{ redirect_uris: [] }, 'invalid_redirect_uri'],
+      [{ grant_types: ['password'] }, 'invalid_client_metadata'],
+      [{ token_endpoint_auth_method: 'private_key_jwt' }, 'invalid_client_metadata'],
+      [{ response_types: ['token'] }, 'invalid_client_metadata'],
+      [{ scope: 'admin' }, 'invalid_client_metadata'],
+    ] as const) {
+      const r = await register(as, metadata);
+      expect(r.status, JSON.stringify(metadata)).toBe(400);
+      expect(r.body.error).toBe(error);
+    }
+    const ok = await register(as, {
+      redirect_uris: [REDIRECT, 'com.example.app:/callback', 'https://app.example/cb'],
+    });
+    expect(ok.status).toBe(201);
+    const confidential = await register(as, { token_endpoint_auth_method: 'client_secret_basic' });
+    expect(confidential.body.client_secret).toBeTruthy();
+
+    const id = ok.body.client_id!;
+    // Unknown client or unregistered return address: shown on the page, never redirected.
+    const untrusted: Array<Record<string, string>> = [
+      { client_id: 'cli_unknown' },
+      { redirect_uri: 'http://127.0.0.1:9/other' },
+    ];
+    for (const extra of untrusted) {
+      const { url } = await authorize(as, id, extra);
+      const page = await fetch(url, { redirect: 'manual' });
+      expect(page.status).toBe(400);
+      expect(page.headers.get('location')).toBeNull();
+    }
+    // Everything else goes back to the client with the error and the state.
+    for (const [extra, error] of [
+      [{ code_challenge_method: 'plain' }, 'invalid_request'],
+      [{ response_type: 'token' }, 'unsupported_response_type'],
+      [{ scope: 'mcp admin' }, 'invalid_scope'],
+      [{ resource: 'https://elsewhere.example/mcp' }, 'invalid_target'],
+      [{ code_challenge: 'short' }, 'invalid_request'],
+    ] as const) {
+      const { url } = await authorize(as, id, extra);
+      const res = await fetch(url, { redirect: 'manual' });
+      expect(res.status).toBe(302);
+      const location = new URL(res.headers.get('location')!);
+      expect(location.searchParams.get('error'), JSON.stringify(extra)).toBe(error);
+      expect(location.searchParams.get('state')).toBe('st-1');
+    }
+    // Decline goes back as access_denied.
+    const declined = await consent((await authorize(as, id)).url.href, 'decline');
+    expect(declined.searchParams.get('error')).toBe('access_denied');
+
+    // A wrong PKCE verifier, or another client presenting the code, gets invalid_grant.
+    const { url, verifier } = await authorize(as, id);
+    const code = (await consent(url.href, 'allow')).searchParams.get('code')!;
+    const wrong = await codeGrant(as, id, code, `${verifier.slice(0, -1)}x`);
+    expect(await wrong.res.json()).toMatchObject({ error: 'invalid_grant' });
+    const { url: url2, verifier: verifier2 } = await authorize(as, id);
+    const code2 = (await consent(url2.href, 'allow')).searchParams.get('code')!;
+    const thief = await fetch(as.token_endpoint!, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${confidential.body.client_id}:${confidential.body.client_secret}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: code2,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier2,
+      }),
+    });
+    expect(await thief.json()).toMatchObject({ error: 'invalid_grant' });
+    const noSecret = await fetch(as.token_endpoint!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: code2,
+        redirect_uri: REDIRECT,
+        code_verifier: verifier2,
+        client_id: confidential.body.client_id!,
+      }),
+    });
+    expect(noSecret.status).toBe(401);
+    expect(await noSecret.json()).toMatchObject({ error: 'invalid_client' });
+  });
+
+  it('revokes by RFC 7009: 200 for anything, and a refresh token ends the connection', async () => {
+    const as = await discover();
+    const reg = await register(as);
+    const { url, verifier } = await authorize(as, reg.body.client_id!);
+    const back = await consent(url.href, 'allow');
+    const { res, client } = await codeGrant(
+      as,
+      reg.body.client_id!,
+      back.searchParams.get('code')!,
+      verifier,
+    );
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
+    const revoke = (token: string) =>
+      fetch(as.revocation_endpoint!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ token, client_id: reg.body.client_id! }),
+      });
+    expect((await revoke('cd_ref_doesnotexist')).status).toBe(200);
+    expect((await revoke(tokens.refresh_token!)).status).toBe(200);
+    const mcp = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tokens.access_token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(mcp.status).toBe(401);
+    const connections = await server.app.services.oauth.connections(
+      (await server.app.services.identity.findAgent(tokens.agent_id as string))!.ownerId,
+    );
+    expect(connections.find((c) => c.agent_id === tokens.agent_id)?.status).toBe('REVOKED');
+  });
+});

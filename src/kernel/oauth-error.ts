@@ -16,7 +16,8 @@ export type OAuthErrorCode =
   | 'invalid_client_metadata'
   | 'invalid_redirect_uri'
   | 'unsupported_response_type'
-  | 'invalid_target';
+  | 'invalid_target'
+  | 'unauthorized_client';
 
 export class OAuthError extends Error {
   constructor(

@@ -164,10 +164,10 @@ describe('protocol checks with oauth4webapi', () => {
     return { url, verifier };
   }
 
-  async function codeGrant(as: oauth.AuthorizationServer, clientId: string, code: string, verifier: string) {
+  /** The code grant for the redirect the owner's browser was sent to, checked by oauth4webapi (state, iss). */
+  async function codeGrant(as: oauth.AuthorizationServer, clientId: string, back: URL, verifier: string) {
     const client: oauth.Client = { client_id: clientId, token_endpoint_auth_method: 'none' };
-    const params = new URLSearchParams({ code, state: 'st-1', iss: server.url });
-    const callback = oauth.validateAuthResponse(as, client, params, 'st-1');
+    const callback = oauth.validateAuthResponse(as, client, back.searchParams, 'st-1');
     const res = await oauth.authorizationCodeGrantRequest(
       as,
       client,
@@ -221,14 +221,13 @@ describe('protocol checks with oauth4webapi', () => {
     expect(reg.body.client_secret).toBeUndefined();
     const { url, verifier } = await authorize(as, reg.body.client_id!);
     const back = await consent(url.href, 'allow');
-    const code = back.searchParams.get('code')!;
-    const { res, client } = await codeGrant(as, reg.body.client_id!, code, verifier);
+    const { res, client } = await codeGrant(as, reg.body.client_id!, back, verifier);
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
     expect(tokens).toMatchObject({ token_type: 'bearer', expires_in: 3600 });
     expect(tokens.access_token).toMatch(/^cd_acc_/);
 
     // The same code again: refused, and what it issued is revoked.
-    const again = await codeGrant(as, reg.body.client_id!, code, verifier);
+    const again = await codeGrant(as, reg.body.client_id!, back, verifier);
     expect(again.res.status).toBe(400);
     expect(await again.res.json()).toMatchObject({ error: 'invalid_grant' });
     const mcp = await fetch(`${server.url}/mcp`, {
@@ -244,22 +243,17 @@ describe('protocol checks with oauth4webapi', () => {
     const reg = await register(as);
     const { url, verifier } = await authorize(as, reg.body.client_id!);
     const back = await consent(url.href, 'allow');
-    const { res, client } = await codeGrant(
-      as,
-      reg.body.client_id!,
-      back.searchParams.get('code')!,
-      verifier,
-    );
+    const { res, client } = await codeGrant(as, reg.body.client_id!, back, verifier);
     const first = await oauth.processAuthorizationCodeResponse(as, client, res);
     const refresh = (token: string) =>
       oauth.refreshTokenGrantRequest(as, client, oauth.None(), token, {
         [oauth.allowInsecureRequests]: true,
       });
 
-    clock.advance(6 * 86_400_000 + 23 * 3_600_000); // 30 minutes before the connection ends
+    clock.advance(7 * 86_400_000 - 30 * 60_000); // 30 minutes before the connection ends
     const second = await oauth.processRefreshTokenResponse(as, client, await refresh(first.refresh_token!));
-    expect(second.expires_in).toBeLessThanOrEqual(3600);
-    expect(second.expires_in).toBeGreaterThan(0);
+    // Capped at the end of the connection, not the usual 60 minutes.
+    expect(second.expires_in).toBe(1800);
     // Another client cannot use it.
     const other = await register(as);
     const stolen = await fetch(as.token_endpoint!, {
@@ -272,17 +266,23 @@ describe('protocol checks with oauth4webapi', () => {
       }),
     });
     expect(await stolen.json()).toMatchObject({ error: 'invalid_grant' });
-    clock.advance(3_600_000); // past the 7 days: a new login is needed
+    clock.advance(31 * 60_000); // past the 7 days: the token is dead and a new login is needed
+    const late = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${second.access_token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(late.status).toBe(401);
     const ended = await refresh(second.refresh_token!);
     expect(ended.status).toBe(400);
     expect(await ended.json()).toMatchObject({ error: 'invalid_grant' });
-    clock.advance(-(7 * 86_400_000)); // back in time for the tests that follow
+    clock.advance(-(7 * 86_400_000 + 60_000)); // back in time for the tests that follow
 
     // A refresh token used twice outside the retry window revokes the connection.
     const again = await register(as);
     const a = await authorize(as, again.body.client_id!);
     const b = await consent(a.url.href, 'allow');
-    const g = await codeGrant(as, again.body.client_id!, b.searchParams.get('code')!, a.verifier);
+    const g = await codeGrant(as, again.body.client_id!, b, a.verifier);
     const t1 = await oauth.processAuthorizationCodeResponse(as, g.client, g.res);
     const r1 = await oauth.refreshTokenGrantRequest(as, g.client, oauth.None(), t1.refresh_token!, {
       [oauth.allowInsecureRequests]: true,
@@ -315,6 +315,16 @@ describe('protocol checks with oauth4webapi', () => {
       expect(r.status, JSON.stringify(metadata)).toBe(400);
       expect(r.body.error).toBe(error);
     }
+    // An unreadable body still gets an OAuth-shaped answer.
+    for (const path of ['/oauth/register', '/oauth/token', '/oauth/revoke']) {
+      const bad = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{not json',
+      });
+      expect(bad.status, path).toBe(400);
+      expect(await bad.json()).toMatchObject({ error: 'invalid_request' });
+    }
     const ok = await register(as, {
       redirect_uris: [REDIRECT, 'com.example.app:/callback', 'https://app.example/cb'],
     });
@@ -333,8 +343,17 @@ describe('protocol checks with oauth4webapi', () => {
       const page = await fetch(url, { redirect: 'manual' });
       expect(page.status).toBe(400);
       expect(page.headers.get('location')).toBeNull();
+      expect(await page.text()).not.toContain('Return to');
     }
-    // Everything else goes back to the client with the error and the state.
+    {
+      const { url } = await authorize(as, id);
+      url.searchParams.delete('redirect_uri');
+      const page = await fetch(url, { redirect: 'manual' });
+      expect(page.status).toBe(400);
+      expect(page.headers.get('location')).toBeNull();
+    }
+    // Everything else is shown with a link back to the client carrying the error and the state:
+    // an openly registered client's address gets no automatic redirect.
     for (const [extra, error] of [
       [{ code_challenge_method: 'plain' }, 'invalid_request'],
       [{ response_type: 'token' }, 'unsupported_response_type'],
@@ -344,8 +363,12 @@ describe('protocol checks with oauth4webapi', () => {
     ] as const) {
       const { url } = await authorize(as, id, extra);
       const res = await fetch(url, { redirect: 'manual' });
-      expect(res.status).toBe(302);
-      const location = new URL(res.headers.get('location')!);
+      expect(res.status).toBe(400);
+      expect(res.headers.get('location')).toBeNull();
+      const href = /<a class="button" href="([^"]+)">Return to 127\.0\.0\.1:53682<\/a>/.exec(
+        await res.text(),
+      )?.[1];
+      const location = new URL(href!.replace(/&#38;/g, '&'));
       expect(location.searchParams.get('error'), JSON.stringify(extra)).toBe(error);
       expect(location.searchParams.get('state')).toBe('st-1');
     }
@@ -355,9 +378,14 @@ describe('protocol checks with oauth4webapi', () => {
 
     // A wrong PKCE verifier, or another client presenting the code, gets invalid_grant.
     const { url, verifier } = await authorize(as, id);
-    const code = (await consent(url.href, 'allow')).searchParams.get('code')!;
-    const wrong = await codeGrant(as, id, code, `${verifier.slice(0, -1)}x`);
+    const back = await consent(url.href, 'allow');
+    const wrong = await codeGrant(as, id, back, `${verifier.slice(0, -1)}x`);
     expect(await wrong.res.json()).toMatchObject({ error: 'invalid_grant' });
+    // Two exchanges of one code at once: exactly one gets tokens.
+    const both = await Promise.all([codeGrant(as, id, back, verifier), codeGrant(as, id, back, verifier)]);
+    expect(both.map((b) => b.res.status).sort()).toEqual([200, 400]);
+    const winner = both.find((b) => b.res.status === 200)!;
+    expect(winner.res.headers.get('cache-control')).toBe('no-store');
     const { url: url2, verifier: verifier2 } = await authorize(as, id);
     const code2 = (await consent(url2.href, 'allow')).searchParams.get('code')!;
     const thief = await fetch(as.token_endpoint!, {
@@ -394,12 +422,7 @@ describe('protocol checks with oauth4webapi', () => {
     const reg = await register(as);
     const { url, verifier } = await authorize(as, reg.body.client_id!);
     const back = await consent(url.href, 'allow');
-    const { res, client } = await codeGrant(
-      as,
-      reg.body.client_id!,
-      back.searchParams.get('code')!,
-      verifier,
-    );
+    const { res, client } = await codeGrant(as, reg.body.client_id!, back, verifier);
     const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
     const revoke = (token: string) =>
       fetch(as.revocation_endpoint!, {
@@ -419,5 +442,28 @@ describe('protocol checks with oauth4webapi', () => {
       (await server.app.services.identity.findAgent(tokens.agent_id as string))!.ownerId,
     );
     expect(connections.find((c) => c.agent_id === tokens.agent_id)?.status).toBe('REVOKED');
+  });
+
+  it("leaves another client's tokens alone, and shows a connection revoked with its identity", async () => {
+    const as = await discover();
+    const reg = await register(as);
+    const { url, verifier } = await authorize(as, reg.body.client_id!);
+    const back = await consent(url.href, 'allow');
+    const { res, client } = await codeGrant(as, reg.body.client_id!, back, verifier);
+    const tokens = await oauth.processAuthorizationCodeResponse(as, client, res);
+    const other = await register(as);
+    const attempt = await fetch(as.revocation_endpoint!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.refresh_token!, client_id: other.body.client_id! }),
+    });
+    expect(attempt.status).toBe(200);
+    const ownerId = (await server.app.services.identity.findAgent(tokens.agent_id as string))!.ownerId;
+    const status = async () =>
+      (await server.app.services.oauth.connections(ownerId)).find((c) => c.agent_id === tokens.agent_id)
+        ?.status;
+    expect(await status()).toBe('ACTIVE');
+    await server.app.services.management.revoke(ownerId, tokens.agent_id as string);
+    expect(await status()).toBe('REVOKED');
   });
 });

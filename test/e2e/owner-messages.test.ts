@@ -32,7 +32,6 @@ describe('owner messages', () => {
         resolve(n.params.data as Record<string, unknown>),
       );
     });
-    await new Promise((r) => setTimeout(r, 200)); // let the SDK open its GET stream
     const path = `/console/identities/${agent.agentId}`;
     const sent = await visitor.submit(path, `${path}/messages`, {
       text: 'Please read the moorland guide next.',

@@ -4,6 +4,10 @@ import {
   deviceAuthorizations,
   mcpNotifications,
   mcpSessions,
+  oauthClients,
+  oauthCodes,
+  oauthGrants,
+  oauthRequests,
   ownerSessions,
   signinThrottle,
 } from '../../storage/schema.ts';
@@ -18,6 +22,10 @@ export const RETENTION = {
   deliveredNotificationMs: DAY,
   finishedDeviceAuthorizationMs: 7 * DAY,
   endedOwnerSessionMs: 7 * DAY,
+  /** Consent requests and codes are useless once expired; kept a day for troubleshooting. */
+  oauthRequestMs: DAY,
+  /** A registered client that never got a connection and was not used for this long is forgotten. */
+  unusedOAuthClientMs: 30 * DAY,
 } as const;
 
 /**
@@ -69,7 +77,32 @@ export async function sweepIdentity(ex: Executor, now: Date): Promise<Record<str
       ),
     )
     .returning({ key: signinThrottle.key });
+  // Anyone may register clients and start authorizations: what never led anywhere is deleted.
+  const codes = await ex
+    .delete(oauthCodes)
+    .where(lt(oauthCodes.expiresAt, before(RETENTION.oauthRequestMs)))
+    .returning({ id: oauthCodes.codeHash });
+  const requests = await ex
+    .delete(oauthRequests)
+    .where(lt(oauthRequests.expiresAt, before(RETENTION.oauthRequestMs)))
+    .returning({ id: oauthRequests.id });
+  const clients = await ex
+    .delete(oauthClients)
+    .where(
+      and(
+        lt(
+          sql`coalesce(${oauthClients.lastUsedAt}, ${oauthClients.createdAt})`,
+          before(RETENTION.unusedOAuthClientMs),
+        ),
+        sql`not exists (select 1 from ${oauthGrants} where ${oauthGrants.clientId} = ${oauthClients.id})`,
+        sql`not exists (select 1 from ${oauthRequests} where ${oauthRequests.clientId} = ${oauthClients.id})`,
+      ),
+    )
+    .returning({ id: oauthClients.id });
   return {
+    deleted_oauth_codes: count(codes),
+    deleted_oauth_requests: count(requests),
+    deleted_oauth_clients: count(clients),
     ended_mcp_sessions: count(endedSessions),
     deleted_notifications: count(notifications),
     deleted_device_authorizations: count(devices),

@@ -11,6 +11,7 @@ export { Housekeeper, RETENTION, sweepIdentity } from './housekeeping.ts';
 export { ManagementService } from './management.ts';
 export { NOTIFY_CHANNEL, type PendingNotification, takeNotifications } from './notifications.ts';
 export {
+  type ClientAuthMethod,
   OAuthClientService,
   type RegisteredClient,
   type Registration,

@@ -6,6 +6,7 @@ import type { Database, Executor } from '../../storage/database.ts';
 import { type AuditAction, listAudit, recordAudit } from './audit.ts';
 import * as mrepo from './management-repo.ts';
 import { enqueueToolsChanged, wakeAgent } from './notifications.ts';
+import { revokeGrantsOfAgent } from './oauth-repo.ts';
 import { sendOwnerMessage } from './owner-messages.ts';
 import { isActive } from './policy.ts';
 import { issueProjectKey } from './project-keys.ts';
@@ -111,6 +112,7 @@ export class ManagementService {
   async revoke(ownerId: string, agentId: string) {
     return this.act(ownerId, agentId, 'agent.revoke', async (tx) => {
       await repo.updateAgentStatus(tx, agentId, 'REVOKED', this.clock.now());
+      await revokeGrantsOfAgent(tx, agentId, this.clock.now());
       await wakeAgent(tx, agentId);
       return { agent_id: agentId, status: 'REVOKED' as const };
     });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../../kernel/clock.ts';
 import { hashSecret, newId, newOpaqueId } from '../../kernel/ids.ts';
+import { LIMITS } from '../../kernel/limits.ts';
 import { OAuthError } from '../../kernel/oauth-error.ts';
 import type { Database } from '../../storage/database.ts';
 import * as orepo from './oauth-repo.ts';
@@ -30,6 +31,22 @@ export const registrationSchema = z.object({
 export type Registration = z.infer<typeof registrationSchema>;
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** How a client presented its credentials at the token or revocation endpoint. */
+export type ClientAuthMethod = 'none' | 'client_secret_post' | 'client_secret_basic';
+
+/**
+ * The application's self-chosen name as owners will see it: control, bidirectional, zero-width
+ * and tag characters removed (they could disguise it), cut to the identity name limit.
+ */
+function cleanClientName(raw: string | undefined): string {
+  const cleaned = (raw ?? '')
+    .replace(/[\p{Cc}\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u{e0000}-\u{e007f}]/gu, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, LIMITS.displayName.maxChars);
+  return cleaned || 'Unnamed MCP client';
+}
 
 /**
  * Where an authorization code may be sent (RFC 8252 §7): an https address, an http address on
@@ -66,6 +83,9 @@ export interface RegisteredClient {
   grant_types: string[];
   response_types: string[];
   scope: string;
+  client_uri?: string;
+  software_id?: string;
+  software_version?: string;
 }
 
 /** Dynamic client registration: any MCP client may register itself; a secret only for confidential ones. */
@@ -110,7 +130,7 @@ export class OAuthClientService {
     const now = this.clock.now();
     const clientId = newId('cli', now);
     const secret = method === 'none' ? null : newOpaqueId();
-    const name = (input.client_name ?? '').trim() || 'Unnamed MCP client';
+    const name = cleanClientName(input.client_name);
     await orepo.insertClient(this.database.db, {
       id: clientId,
       secretHash: secret ? hashSecret(secret) : null,
@@ -135,6 +155,9 @@ export class OAuthClientService {
       grant_types: grants,
       response_types: ['code'],
       scope: 'mcp',
+      ...(input.client_uri ? { client_uri: input.client_uri } : {}),
+      ...(input.software_id ? { software_id: input.software_id } : {}),
+      ...(input.software_version ? { software_version: input.software_version } : {}),
     };
   }
 
@@ -142,9 +165,20 @@ export class OAuthClientService {
    * Authenticates a client at the token or revocation endpoint: public clients by client_id,
    * confidential ones by their secret (in the body or by HTTP Basic, as registered).
    */
-  async authenticate(clientId: string | undefined, secret: string | undefined): Promise<orepo.ClientRow> {
+  async authenticate(
+    clientId: string | undefined,
+    secret: string | undefined,
+    method: ClientAuthMethod,
+  ): Promise<orepo.ClientRow> {
     const client = clientId ? await orepo.findClient(this.database.db, clientId) : null;
     if (!client) throw new OAuthError('invalid_client', 'Unknown client_id; register the client again.');
+    // A client authenticates the way it registered (RFC 7591 §2): a public client sends no secret.
+    if (method !== client.tokenEndpointAuthMethod) {
+      throw new OAuthError(
+        'invalid_client',
+        `This client registered token_endpoint_auth_method ${client.tokenEndpointAuthMethod}; authenticate that way.`,
+      );
+    }
     if (client.secretHash && (!secret || hashSecret(secret) !== client.secretHash)) {
       throw new OAuthError('invalid_client', 'The client secret is missing or wrong.');
     }

@@ -36,7 +36,7 @@ export interface AuthorizeQuery {
  */
 export type AuthorizeOutcome =
   | { kind: 'page_error'; message: string }
-  | { kind: 'redirect'; location: string }
+  | { kind: 'error_return'; error: string; description: string; location: string; host: string }
   | { kind: 'review'; requestId: string };
 
 /** A consent request as the review page and `GET /v1/oauth/requests/{id}` show it. */
@@ -92,20 +92,28 @@ export class OAuthConsentService {
       return { kind: 'page_error', message: 'This application is not registered here (unknown client_id).' };
     }
     // Without a redirect URI the client registered, errors must not leave this page (§4.1.2.1).
-    const redirectUri =
-      q.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
+    // OAuth 2.1 and the MCP authorization spec require it, so it is never implied.
+    const redirectUri = q.redirect_uri;
     if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
       return {
         kind: 'page_error',
-        message: 'The return address does not exactly match one the application registered.',
+        message: 'The return address is missing or does not exactly match one the application registered.',
       };
     }
+    if (q.state !== undefined && q.state.length > MAX_STATE_CHARS) {
+      return { kind: 'page_error', message: `state is longer than ${MAX_STATE_CHARS} characters.` };
+    }
+    // Anyone may register a client, so its redirect URI is not trusted with an automatic redirect
+    // (RFC 9700 §4.11.2): the error is shown with a link back that the person may follow.
     const fail = (error: string, description: string): AuthorizeOutcome => ({
-      kind: 'redirect',
+      kind: 'error_return',
+      error,
+      description,
+      host: returnHost(redirectUri),
       location: withParams(redirectUri, {
         error,
         error_description: description,
-        state: q.state?.slice(0, MAX_STATE_CHARS),
+        state: q.state,
         iss: this.baseUrl,
       }),
     });
@@ -120,9 +128,6 @@ export class OAuthConsentService {
     if (scopes.some((s) => s !== 'mcp')) return fail('invalid_scope', 'The only scope is mcp.');
     if (q.resource !== undefined && q.resource !== this.resource) {
       return fail('invalid_target', `The only resource is ${this.resource}.`);
-    }
-    if (q.state !== undefined && q.state.length > MAX_STATE_CHARS) {
-      return fail('invalid_request', `state is longer than ${MAX_STATE_CHARS} characters.`);
     }
     const now = this.clock.now();
     const requestId = newId('orq', now);
@@ -210,7 +215,7 @@ export class OAuthConsentService {
       await repo.insertAgent(tx, {
         id: agentId,
         ownerId,
-        displayName: client.clientName,
+        displayName: client.clientName.slice(0, LIMITS.displayName.maxChars),
         runtime: `oauth:${client.clientName}`.slice(0, 120),
         kind: 'RUNTIME_BOUND',
         createdAt: now,
@@ -301,7 +306,10 @@ export class OAuthConsentService {
       await orepo.spendCode(tx, row.codeHash, now);
       await orepo.touchClient(tx, client.id, now);
       await orepo.touchGrant(tx, grant.id, now);
-      return this.tokens.issuePair(tx, grant.agentId, grant.id, grant.expiresAt);
+      // A client that did not register refresh_token gets no refresh token (RFC 7591 §2).
+      return client.grantTypes.includes('refresh_token')
+        ? this.tokens.issuePair(tx, grant.agentId, grant.id, grant.expiresAt)
+        : this.tokens.issueAccess(tx, grant.agentId, grant.id, grant.expiresAt);
     });
     if (outcome instanceof OAuthError) throw outcome;
     return outcome;
@@ -334,7 +342,6 @@ export class OAuthConsentService {
         throw new DomainError('NOT_FOUND', 'No such connection of yours.', { grant_id: grantId });
       }
       await orepo.revokeGrant(tx, grant, now);
-      await wakeAgent(tx, grant.agentId);
       await recordAudit(
         tx,
         { ownerId, action: 'oauth.revoke', subjectId: grant.agentId, details: { grant_id: grant.id } },
@@ -346,7 +353,8 @@ export class OAuthConsentService {
 
   /**
    * RFC 7009 revocation: a refresh token ends its whole connection (or pairing); an access
-   * token ends itself. Unknown tokens, and tokens of another client's connection, change nothing.
+   * token ends itself. Unknown tokens change nothing. A registered client may revoke only its
+   * own connection's tokens, and a confidential client's tokens need that client authenticated.
    */
   async revokeToken(token: string, client: orepo.ClientRow | null): Promise<void> {
     await this.database.transaction(async (tx) => {
@@ -354,14 +362,17 @@ export class OAuthConsentService {
       const row = await orepo.findTokenByHash(tx, hashSecret(token));
       if (!row) return;
       const grant = await orepo.findGrant(tx, row.family);
-      if (grant && client && grant.clientId !== client.id) return;
-      if (row.kind === 'ACCESS') return orepo.revokeToken(tx, row.id, now);
-      if (grant) {
-        await orepo.revokeGrant(tx, grant, now);
-        await wakeAgent(tx, grant.agentId);
-      } else {
-        await revokeFamily(tx, row.family, now);
+      if (client && grant?.clientId !== client.id) return;
+      if (grant && !client) {
+        const owner = await orepo.findClient(tx, grant.clientId);
+        if (owner?.secretHash) return;
       }
+      if (row.kind === 'ACCESS') {
+        await orepo.revokeToken(tx, row.id, now);
+        const agentId = await orepo.findTokenAgent(tx, row.id);
+        if (agentId) await wakeAgent(tx, agentId);
+      } else if (grant) await orepo.revokeGrant(tx, grant, now);
+      else await revokeFamily(tx, row.family, now);
     });
   }
 }

@@ -8,6 +8,7 @@ import {
   oauthGrants,
   oauthRequests,
 } from '../../storage/schema.ts';
+import { wakeAgent } from './notifications.ts';
 
 /** SQL of native OAuth: registered clients, consent requests, connections (grants) and codes. */
 
@@ -78,6 +79,16 @@ export async function revokeGrant(ex: Executor, grant: GrantRow, now: Date) {
     .update(agents)
     .set({ status: 'REVOKED', updatedAt: now })
     .where(and(eq(agents.id, grant.agentId), sql`${agents.status} <> 'REVOKED'`));
+  // Its streams, on whichever replica holds them, close at once.
+  await wakeAgent(ex, grant.agentId);
+}
+
+/** Marks the connections of an identity revoked when the identity itself is revoked. */
+export async function revokeGrantsOfAgent(ex: Executor, agentId: string, now: Date) {
+  await ex
+    .update(oauthGrants)
+    .set({ revokedAt: now })
+    .where(and(eq(oauthGrants.agentId, agentId), isNull(oauthGrants.revokedAt)));
 }
 
 /** An owner's connections, newest first, with client and identity names. */
@@ -118,6 +129,14 @@ export async function findTokenByHash(ex: Executor, tokenHash: string) {
     .from(agentTokens)
     .where(eq(agentTokens.tokenHash, tokenHash));
   return row ?? null;
+}
+
+export async function findTokenAgent(ex: Executor, id: string): Promise<string | null> {
+  const [row] = await ex
+    .select({ agentId: agentTokens.agentId })
+    .from(agentTokens)
+    .where(eq(agentTokens.id, id));
+  return row?.agentId ?? null;
 }
 
 export async function revokeToken(ex: Executor, id: string, now: Date) {

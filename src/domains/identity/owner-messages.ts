@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { newId } from '../../kernel/ids.ts';
 import type { Executor } from '../../storage/database.ts';
 import { mcpNotifications, mcpSessions, ownerMessages } from '../../storage/schema.ts';
@@ -41,12 +41,19 @@ export async function sendOwnerMessage(
   return message;
 }
 
-/** Takes the agent's undelivered owner messages, oldest first; each is handed out once. */
+/** At most this many messages ride with one tool result; the rest wait for the next call. */
+const INBOX_BATCH = 10;
+
+/** Takes the agent's oldest undelivered owner messages (a bounded batch); each is handed out once. */
 export async function takeOwnerMessages(ex: Executor, agentId: string, now: Date): Promise<InboxMessage[]> {
   const rows = await ex
     .update(ownerMessages)
     .set({ deliveredAt: now })
-    .where(and(eq(ownerMessages.agentId, agentId), isNull(ownerMessages.deliveredAt)))
+    .where(
+      sql`${ownerMessages.id} in (select ${ownerMessages.id} from ${ownerMessages}
+        where ${ownerMessages.agentId} = ${agentId} and ${ownerMessages.deliveredAt} is null
+        order by ${ownerMessages.id} limit ${INBOX_BATCH})`,
+    )
     .returning({ id: ownerMessages.id, text: ownerMessages.text, createdAt: ownerMessages.createdAt });
   return rows
     .sort((a, b) => (a.id < b.id ? -1 : 1))
@@ -56,15 +63,4 @@ export async function takeOwnerMessages(ex: Executor, agentId: string, now: Date
       text: r.text,
       sent_at: r.createdAt.toISOString(),
     }));
-}
-
-/** Messages the owner sent an agent, newest first, with whether each reached it (for the console). */
-export async function listOwnerMessages(ex: Executor, agentId: string, limit: number) {
-  const rows = await ex
-    .select()
-    .from(ownerMessages)
-    .where(eq(ownerMessages.agentId, agentId))
-    .orderBy(asc(ownerMessages.createdAt))
-    .limit(limit);
-  return rows.reverse();
 }

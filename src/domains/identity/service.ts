@@ -6,6 +6,7 @@ import type { Database, Executor } from '../../storage/database.ts';
 import { type AboutInput, mergeAbout } from './about.ts';
 import { changeMode } from './management.ts';
 import { wakeAgent } from './notifications.ts';
+import { revokeGrantsOfAgent } from './oauth-repo.ts';
 import { type InboxMessage, takeOwnerMessages } from './owner-messages.ts';
 import { isActive } from './policy.ts';
 import { issueProjectKey } from './project-keys.ts';
@@ -103,8 +104,11 @@ export class IdentityService {
   /** Revokes an identity: every credential of it stops working at once, and it can get no new ones. */
   async revokeAgent(agentId: string): Promise<{ agent_id: string; status: 'REVOKED' }> {
     await this.requireAgent(this.database.db, agentId);
-    await repo.updateAgentStatus(this.database.db, agentId, 'REVOKED', this.clock.now());
-    await wakeAgent(this.database.db, agentId);
+    await this.database.transaction(async (tx) => {
+      await repo.updateAgentStatus(tx, agentId, 'REVOKED', this.clock.now());
+      await revokeGrantsOfAgent(tx, agentId, this.clock.now());
+      await wakeAgent(tx, agentId);
+    });
     return { agent_id: agentId, status: 'REVOKED' };
   }
 

@@ -5,6 +5,7 @@ import { OAuthError } from '../../kernel/oauth-error.ts';
 import { sealJson, unsealJson } from '../../kernel/seal.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import * as mrepo from './management-repo.ts';
+import { wakeAgent } from './notifications.ts';
 import * as orepo from './oauth-repo.ts';
 import * as repo from './repo.ts';
 import * as trepo from './token-repo.ts';
@@ -49,6 +50,17 @@ export class TokenService {
     };
   }
 
+  /** An access token alone (no refresh), capped like issuePair. */
+  async issueAccess(ex: Executor, agentId: string, family: string, endsAt?: Date): Promise<TokenAnswer> {
+    const access = await this.issue(ex, 'ACCESS', agentId, family, endsAt);
+    return {
+      access_token: access.token,
+      token_type: 'Bearer',
+      expires_in: Math.max(1, Math.floor((access.expiresAt.getTime() - this.clock.now().getTime()) / 1000)),
+      agent_id: agentId,
+    };
+  }
+
   /** client_credentials with a bootstrap token: an access token only; invalid_client when it is dead. */
   async exchangeBootstrap(bootstrapToken: string): Promise<TokenAnswer> {
     return this.database.transaction(async (tx) => {
@@ -77,7 +89,10 @@ export class TokenService {
    * two seconds gets that same pair again (a client retrying a lost answer); later it is a
    * replay, and every token of the pairing is revoked.
    */
-  async refresh(refreshToken: string, client: { id: string } | null = null): Promise<TokenAnswer> {
+  async refresh(
+    refreshToken: string,
+    client: { id: string; grantTypes: string[] } | null = null,
+  ): Promise<TokenAnswer> {
     const outcome = await this.database.transaction(async (tx): Promise<TokenAnswer | OAuthError> => {
       const now = this.clock.now();
       // Sealed answers are kept for the duplicate window only; every refresh sweeps the stale ones.
@@ -91,6 +106,9 @@ export class TokenService {
       if (grant && grant.clientId !== client?.id) {
         return new OAuthError('invalid_grant', 'This refresh token was issued to another client.');
       }
+      if (client && !client.grantTypes.includes('refresh_token')) {
+        return new OAuthError('unauthorized_client', 'This client did not register the refresh_token grant.');
+      }
       if (!grant && client) {
         return new OAuthError('invalid_grant', 'This refresh token was not issued to an OAuth client.');
       }
@@ -103,6 +121,7 @@ export class TokenService {
         // The revocation must commit, so it is returned, not thrown (a throw would roll it back).
         if (grant) await orepo.revokeGrant(tx, grant, now);
         else await trepo.revokeFamily(tx, row.family, now);
+        await wakeAgent(tx, row.agentId);
         return new OAuthError(
           'invalid_grant',
           grant

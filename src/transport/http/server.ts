@@ -11,7 +11,8 @@ import { type ConsoleDeps, consoleRoutes } from '../console/routes.ts';
 import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
 import { installErrorHandling } from './error-handler.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
-import { nativeOAuthRoutes, type OAuthDeps, oauthRoutes } from './oauth-routes.ts';
+import { nativeOAuthRoutes } from './native-oauth-routes.ts';
+import { type OAuthDeps, oauthRoutes } from './oauth-routes.ts';
 import { type PublicDeps, publicRoutes } from './public-routes.ts';
 
 export interface HttpDeps {

@@ -1,0 +1,68 @@
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { ClientAuthMethod } from '../../domains/identity/index.ts';
+import { OAuthError } from '../../kernel/oauth-error.ts';
+
+/** What every OAuth route shares: OAuth-shaped errors, no-store answers, client credentials. */
+
+/** Who the client says it is, its secret, and how it presented them (Basic wins over the body). */
+export function clientCredentials(
+  authorization: string | undefined,
+  bodyId: string | undefined,
+  bodySecret: string | undefined,
+): { id: string | undefined; secret: string | undefined; method: ClientAuthMethod } {
+  const basic = basicCredentials(authorization);
+  if (basic) return { id: basic.id, secret: basic.secret, method: 'client_secret_basic' };
+  if (bodySecret !== undefined) return { id: bodyId, secret: bodySecret, method: 'client_secret_post' };
+  return { id: bodyId, secret: undefined, method: 'none' };
+}
+
+/** Client credentials from HTTP Basic (RFC 6749 §2.3.1: form-encoded id and secret), if sent. */
+function basicCredentials(header: string | undefined): { id: string; secret: string } | null {
+  const match = /^Basic\s+([A-Za-z0-9+/=]{1,2000})$/i.exec(header ?? '');
+  if (!match?.[1]) return null;
+  const decoded = Buffer.from(match[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return null;
+  try {
+    return {
+      id: decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' ')),
+      secret: decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' ')),
+    };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A body the parser could not read (bad JSON, wrong media type, too large) is answered in
+ * OAuth's shape, which is what OAuth clients read; anything else goes to the app's handler.
+ */
+export function installOAuthErrors(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError, _req, reply) => {
+    const status = err.statusCode ?? 500;
+    if (status === 400 || status === 413 || status === 415) {
+      return sendOAuthError(reply, new OAuthError('invalid_request', err.message.slice(0, 300)));
+    }
+    throw err;
+  });
+}
+
+/** OAuth answers are never cached (RFC 6749 §5.1). */
+export function noStore(reply: FastifyReply): FastifyReply {
+  return reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+}
+
+export function sendOAuthError(
+  reply: FastifyReply,
+  err: OAuthError,
+  detail?: unknown,
+  authorization?: string,
+) {
+  // RFC 6749 §5.2: a failed HTTP Basic client authentication is answered with its challenge.
+  if (err.error === 'invalid_client' && /^Basic\s/i.test(authorization ?? '')) {
+    reply.header('www-authenticate', 'Basic realm="cairn", charset="UTF-8"');
+  }
+  return noStore(reply)
+    .code(err.httpStatus)
+    .send({ error: err.error, error_description: err.description, ...(detail ? { detail } : {}) });
+}

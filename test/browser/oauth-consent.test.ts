@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -68,11 +69,32 @@ describe.skipIf(!installed)('OAuth consent in Chromium', () => {
   it('signs in from the review link, shows the return host, and Allow brings code and state to the application', async () => {
     const email = uniqueEmail();
     await server.app.services.identity.addOwner(email, PASSWORD);
-    const { requestId } = await startConsent(server, clock, {
-      redirectUri: `${callbackBase}/cb`,
-      clientName: 'Browser editor',
-      state: 'browser-state-1',
+    // The application registers and sends the browser to /oauth/authorize, as an MCP host does.
+    const registered = await fetch(`${server.url}/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Browser editor',
+        redirect_uris: [`${callbackBase}/cb`],
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+      }),
     });
+    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const verifier = randomBytes(32).toString('base64url');
+    const authorize = new URL(`${server.url}/oauth/authorize`);
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: `${callbackBase}/cb`,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+      state: 'browser-state-1',
+      scope: 'mcp',
+      resource: `${server.url}/mcp`,
+    })) {
+      authorize.searchParams.set(k, v);
+    }
 
     const page = await context.newPage();
     const problems: string[] = [];
@@ -80,11 +102,11 @@ describe.skipIf(!installed)('OAuth consent in Chromium', () => {
       if (m.type() === 'error') problems.push(m.text());
     });
     try {
-      await page.goto(`${server.url}/console/authorize/${requestId}`);
+      await page.goto(authorize.href);
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill(PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL((url) => url.pathname === `/console/authorize/${requestId}`);
+      await page.waitForURL((url) => url.pathname.startsWith('/console/authorize/orq_'));
 
       await page.getByRole('heading', { name: 'An application asks to connect' }).waitFor();
       await expect(page.getByText('Browser editor', { exact: true }).isVisible()).resolves.toBe(true);
@@ -113,6 +135,19 @@ describe.skipIf(!installed)('OAuth consent in Chromium', () => {
       expect(answer.get('iss')).toBe(server.url);
       expect(answer.get('error')).toBeNull();
       expect(problems).toEqual([]);
+      // The application finishes: the code and its verifier buy a token for the new identity.
+      const token = await fetch(`${server.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: answer.get('code')!,
+          redirect_uri: `${callbackBase}/cb`,
+          code_verifier: verifier,
+          client_id: clientId,
+        }),
+      });
+      expect(((await token.json()) as { access_token: string }).access_token).toMatch(/^cd_acc_/);
 
       // The connection is listed in the console, with its identity.
       await page.goto(`${server.url}/console/connections`);

@@ -1,15 +1,14 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import {
   type Child,
   freePort,
   makeTempDir,
   removeTempDir,
-  runNode,
   startNode,
   stop,
   waitForHealth,
 } from './children.ts';
 import { type LoadOptions, type LoadResult, runLoad } from './load.ts';
+import { provision } from './provision.ts';
 
 /**
  * `npm run bench -- mcp`: tools/call identity_whoami against Cairn, and the same load against a
@@ -41,41 +40,6 @@ function readSettings(env: NodeJS.ProcessEnv): Settings {
     throw new SettingsError(`BENCH_CLIENTS must be an integer from 1 to 10000 (got ${env.BENCH_CLIENTS}).`);
   }
   return { seconds, clients, databaseUrl: env.DATABASE_URL || undefined };
-}
-
-/** Runs a Cairn CLI command in the benchmark's data dir and parses its --json answer. */
-async function cli(env: NodeJS.ProcessEnv, args: string[], stdin = ''): Promise<Record<string, string>> {
-  const out = await runNode(
-    `cairn ${args.slice(0, 2).join(' ')}`,
-    ['bin/cairn.js', ...args, '--json'],
-    env,
-    stdin,
-  );
-  return JSON.parse(out) as Record<string, string>;
-}
-
-/**
- * An owner, an agent and a project key, made with the operator's CLI as a real deployment would.
- * On the embedded database this must happen before `serve`, which locks the data dir. The email
- * is unique because a PostgreSQL database may be reused between runs.
- */
-async function provision(env: NodeJS.ProcessEnv): Promise<{ agentId: string; key: string }> {
-  const email = `bench-${randomUUID()}@example.org`;
-  await cli(env, ['owner', 'add', '--email', email], `${randomBytes(12).toString('hex')}\n`);
-  const { agent_id } = await cli(env, [
-    'agent',
-    'add',
-    '--owner',
-    email,
-    '--name',
-    'bench',
-    '--runtime',
-    'bench',
-  ]);
-  if (!agent_id) throw new Error('cairn agent add returned no agent_id');
-  const { project_key } = await cli(env, ['key', 'add', '--agent', agent_id]);
-  if (!project_key) throw new Error('cairn key add returned no project_key');
-  return { agentId: agent_id, key: project_key };
 }
 
 /** Starts a server child, waits for /health, loads it, and always stops it. */

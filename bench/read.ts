@@ -1,10 +1,10 @@
-import { randomBytes, randomUUID } from 'node:crypto';
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { request } from 'undici';
 import { serveArticle } from './article.ts';
-import { freePort, makeTempDir, removeTempDir, runNode, startNode, stop, waitForHealth } from './children.ts';
+import { freePort, makeTempDir, removeTempDir, startNode, stop, waitForHealth } from './children.ts';
 import { runLoad } from './load.ts';
+import { provision } from './provision.ts';
 
 /**
  * `npm run bench -- read`: fetch_text of a ~500 KB article page from a loopback site, 16 calls at
@@ -15,37 +15,6 @@ import { runLoad } from './load.ts';
 
 const CONCURRENCY = 16;
 const WARMUP_SECONDS = 2;
-
-async function cli(env: NodeJS.ProcessEnv, args: string[], stdin = ''): Promise<Record<string, string>> {
-  const out = await runNode(
-    `cairn ${args.slice(0, 2).join(' ')}`,
-    ['bin/cairn.js', ...args, '--json'],
-    env,
-    stdin,
-  );
-  return JSON.parse(out) as Record<string, string>;
-}
-
-/** An owner, an agent with public reading activated, and its project key, made with the CLI. */
-async function provisionReader(env: NodeJS.ProcessEnv): Promise<string> {
-  const email = `bench-${randomUUID()}@example.org`;
-  await cli(env, ['owner', 'add', '--email', email], `${randomBytes(12).toString('hex')}\n`);
-  const { agent_id } = await cli(env, [
-    'agent',
-    'add',
-    '--owner',
-    email,
-    '--name',
-    'bench',
-    '--runtime',
-    'bench',
-  ]);
-  if (!agent_id) throw new Error('cairn agent add returned no agent_id');
-  await cli(env, ['agent', 'mode', '--agent', agent_id, '--mode', 'READ']);
-  const { project_key } = await cli(env, ['key', 'add', '--agent', agent_id]);
-  if (!project_key) throw new Error('cairn key add returned no project_key');
-  return project_key;
-}
 
 /** The baseline: what any script would do to read the page, with no safety, storage or pool. */
 async function plainRead(url: string): Promise<number> {
@@ -106,7 +75,7 @@ export async function runReadBenchmark(): Promise<number> {
       CAIRN_FETCH_PORTS: String(site.port),
     };
     delete env.CAIRN_BASE_URL;
-    const key = await provisionReader(env);
+    const { key } = await provision(env, 'READ');
     const child = startNode('cairn serve', ['bin/cairn.js', 'serve'], env);
     let cairn: Awaited<ReturnType<typeof runLoad>>;
     try {

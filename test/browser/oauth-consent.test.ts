@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -7,28 +7,16 @@ import path from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/kernel/clock.ts';
+import {
+  CHROMIUM_ARGS as ARGS,
+  CHROMIUM,
+  chromiumInstalled as installed,
+  SCREENSHOTS as SHOTS,
+} from '../support/chromium.ts';
 import { startConsent } from '../support/consent.ts';
 import { uniqueEmail } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
-/** Debian's Chromium: never a browser downloaded by playwright. */
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const installed = existsSync(CHROMIUM);
-if (!installed)
-  console.log(`skipped: chromium not installed (${CHROMIUM}); apt-get install chromium to run it`);
-
-/** Set CAIRN_SCREENSHOTS to a directory to keep PNGs of the pages the browser saw. */
-const SHOTS = process.env.CAIRN_SCREENSHOTS;
 const PASSWORD = 'correct horse battery staple';
 
 describe.skipIf(!installed)('OAuth consent in Chromium', () => {

@@ -1,31 +1,19 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/kernel/clock.ts';
+import {
+  CHROMIUM_ARGS as ARGS,
+  CHROMIUM,
+  chromiumInstalled as installed,
+  SCREENSHOTS as SHOTS,
+} from '../support/chromium.ts';
 import { uniqueEmail } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
-/** Debian's Chromium: never a browser downloaded by playwright. */
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const installed = existsSync(CHROMIUM);
-if (!installed)
-  console.log(`skipped: chromium not installed (${CHROMIUM}); apt-get install chromium to run it`);
-
-/** Set CAIRN_SCREENSHOTS to a directory to keep PNGs of the pages the browser saw. */
-const SHOTS = process.env.CAIRN_SCREENSHOTS;
 const PASSWORD = 'correct horse battery staple';
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 

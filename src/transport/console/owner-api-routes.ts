@@ -1,8 +1,8 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { hasZodFastifySchemaValidationErrors, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DomainError, type ErrorCode, errorEnvelope, httpStatusOf } from '../../kernel/errors.ts';
-import { codeForStatus } from '../http/error-handler.ts';
+import { codeForStatus, sendValidationFailure } from '../http/error-handler.ts';
 import type { ConsoleContext } from './context.ts';
 
 const tags = ['oauth'];
@@ -63,17 +63,8 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   });
 
   api.setErrorHandler((err: FastifyError, req, reply) => {
-    if (hasZodFastifySchemaValidationErrors(err)) {
-      const where = err.validationContext ?? 'body';
-      const detail = err.validation.map((v) => ({
-        loc: [where, ...v.instancePath.split('/').filter(Boolean)],
-        msg: v.message ?? 'invalid',
-        type: v.keyword,
-      }));
-      return reply
-        .code(422)
-        .send({ detail, ...errorEnvelope('VALIDATION_FAILED', 'The request is not valid.', { detail }) });
-    }
+    const invalid = sendValidationFailure(err, reply);
+    if (invalid) return invalid;
     if (err instanceof DomainError) return sendError(reply, err.code, err.message, err.details);
     const status = err.statusCode ?? 500;
     if (status < 500) return sendError(reply, codeForStatus(status), err.message);

@@ -47,22 +47,30 @@ export function codeForStatus(status: number): ErrorCode {
 }
 
 /**
+ * A request that failed its zod schema, as 422 with `detail: [{loc, msg, type}]` (HTTPValidationError)
+ * beside the envelope. Null when the error is not a schema failure.
+ */
+export function sendValidationFailure(err: FastifyError, reply: FastifyReply) {
+  if (!hasZodFastifySchemaValidationErrors(err)) return null;
+  const where = err.validationContext ?? 'body';
+  const detail = err.validation.map((v) => ({
+    loc: [where, ...v.instancePath.split('/').filter(Boolean)],
+    msg: v.message ?? 'invalid',
+    type: v.keyword,
+  }));
+  return reply
+    .code(422)
+    .send({ detail, ...errorEnvelope('VALIDATION_FAILED', 'The request is not valid.', { detail }) });
+}
+
+/**
  * Maps every failure to the one envelope (DESIGN.md convention 2). Validation failures are 422
  * with `detail: [{loc, msg, type}]`; anything unexpected is INTERNAL with only a request id.
  */
 export function installErrorHandling(app: FastifyInstance, baseUrl: string): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    if (hasZodFastifySchemaValidationErrors(err)) {
-      const where = err.validationContext ?? 'body';
-      const detail = err.validation.map((v) => ({
-        loc: [where, ...v.instancePath.split('/').filter(Boolean)],
-        msg: v.message ?? 'invalid',
-        type: v.keyword,
-      }));
-      return reply
-        .code(422)
-        .send({ detail, ...errorEnvelope('VALIDATION_FAILED', 'The request is not valid.', { detail }) });
-    }
+    const invalid = sendValidationFailure(err, reply);
+    if (invalid) return invalid;
     if (err instanceof DomainError) return sendError(reply, baseUrl, err.code, err.message, err.details);
     const status = err.statusCode ?? 500;
     if (status < 500) {

@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
-import { createApp, createLogger } from './app.ts';
 import { type AnyCommand, COMMANDS, USAGE } from './cli/commands.ts';
 import { type Config, ConfigError, loadConfig } from './config/config.ts';
 import { IdentityService } from './domains/identity/index.ts';
@@ -47,6 +46,9 @@ async function open(config: Config, logger?: Logger): Promise<Opened> {
 const SHUTDOWN_GRACE_MS = 5_000;
 
 async function serve(config: Config): Promise<void> {
+  // Loaded here, not at the top: the server's parsers and transports take a second to load, and
+  // the admin commands need none of them.
+  const { createApp, createLogger } = await import('./app.ts');
   const logger = createLogger(config.logLevel);
   const { database, lock } = await open(config, logger);
   const app = await createApp(config, database, { logger });

@@ -1,8 +1,10 @@
 /**
  * Removes what a human reader of the page would not see (scripts, styles, hidden elements,
  * comments) before any text is taken from it, and remembers what was hidden so the
- * instruction detector can look at it.
+ * instruction detector can look at it. Elements hidden by the page's `<style>` rules are removed
+ * too (see css-hidden.ts), after the elements hidden inline.
  */
+import { readStylesheets, removeCssHidden } from './css-hidden.ts';
 
 /** linkedom's document and nodes are DOM-shaped; these are the only members we rely on. */
 export type HtmlDocument = Document;
@@ -53,6 +55,11 @@ export function sanitiseDocument(document: HtmlDocument): SanitiseResult {
   let styles = false;
   let hidden = false;
   const hiddenTexts: string[] = [];
+  const keepHiddenText = (text: string): void => {
+    if (text && hiddenTexts.length < MAX_HIDDEN_TEXTS) hiddenTexts.push(text.slice(0, MAX_HIDDEN_CHARS));
+  };
+  // Read before the <style> elements go; applied once scripts, styles and inline-hidden elements are out.
+  const stylesheet = readStylesheets(document);
   for (const element of Array.from(document.querySelectorAll('*'))) {
     if (!element.parentNode) continue;
     const tag = element.tagName.toLowerCase();
@@ -66,11 +73,13 @@ export function sanitiseDocument(document: HtmlDocument): SanitiseResult {
       element.remove();
     } else if (tag !== 'html' && tag !== 'body' && tag !== 'head' && isHidden(element)) {
       hidden = true;
-      const text = (element.textContent ?? '').replace(/\s+/g, ' ').trim();
-      if (text && hiddenTexts.length < MAX_HIDDEN_TEXTS) hiddenTexts.push(text.slice(0, MAX_HIDDEN_CHARS));
+      keepHiddenText((element.textContent ?? '').replace(/\s+/g, ' ').trim());
       element.remove();
     }
   }
+  const cssHidden = removeCssHidden(document, stylesheet);
+  if (cssHidden.removed > 0) hidden = true;
+  for (const text of cssHidden.texts) keepHiddenText(text);
   const comments = removeComments(document);
   const transformations: string[] = [];
   if (scripts) transformations.push('SCRIPTS_REMOVED');

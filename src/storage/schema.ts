@@ -374,6 +374,8 @@ export const oauthRequests = pgTable(
     scope: text('scope').notNull(),
     resource: text('resource').notNull(),
     status: text('status', { enum: ['PENDING', 'APPROVED', 'DECLINED'] }).notNull(),
+    /** Hash of the secret cookie given to the browser that started the request: only it may decide. */
+    browserBindingHash: text('browser_binding_hash'),
     ownerId: text('owner_id').references(() => owners.id),
     grantId: text('grant_id'),
     createdAt: ts('created_at').notNull(),

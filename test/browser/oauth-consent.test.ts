@@ -153,10 +153,14 @@ describe.skipIf(!installed)('OAuth consent in Chromium', () => {
   it('Decline brings access_denied and the state to the application', async () => {
     const email = uniqueEmail();
     await server.app.services.identity.addOwner(email, PASSWORD);
-    const { requestId } = await startConsent(server, clock, {
+    const { requestId, binding } = await startConsent(server, clock, {
       redirectUri: `${callbackBase}/cb`,
       state: 'browser-state-2',
     });
+    // What /oauth/authorize sets in the browser that starts the request.
+    await context.addCookies([
+      { name: 'cairn_consent', value: binding, url: `${server.url}/console/authorize/${requestId}` },
+    ]);
     const page = await context.newPage();
     try {
       await page.goto(`${server.url}/console/signin`);

@@ -169,7 +169,7 @@ describe('cairn key revoke and agent revoke', () => {
     const noKeys = await cairn(['key', 'add', '--agent', doomed, '--json']);
     expect(noKeys.code).toBe(1);
     expect(JSON.parse(noKeys.stderr).error.message).toMatch(/revoked/);
-  });
+  }, 120_000); // Six CLI processes, each opening the embedded database: generous on a loaded machine.
 });
 
 describe('cairn serve with the admin commands beside it', () => {

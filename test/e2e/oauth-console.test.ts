@@ -22,7 +22,15 @@ async function owner(): Promise<Visitor> {
   return v;
 }
 
-const consent = (opts: Parameters<typeof startConsent>[2] = {}) => startConsent(server, clock, opts);
+/**
+ * A consent request as if these visitors' browser had started it at /oauth/authorize: each gets
+ * the binding cookie that lets it review and decide the request.
+ */
+async function consent(opts: Parameters<typeof startConsent>[2] = {}, ...browsers: Visitor[]) {
+  const started = await startConsent(server, clock, opts);
+  for (const b of browsers) b.cookies.set('cairn_consent', started.binding);
+  return started;
+}
 
 /** The JSON API as a signed-in person's script calls it: the console session cookie, JSON bodies. */
 async function api(
@@ -57,9 +65,9 @@ async function decide(v: Visitor, requestId: string, decision: 'allow' | 'declin
 
 describe('the consent review page', () => {
   it('sends a signed-out visitor to sign in and back to the review afterwards', async () => {
-    const { requestId } = await consent();
-    const path = `/console/authorize/${requestId}`;
     const v = new Visitor(server.url);
+    const { requestId } = await consent({}, v);
+    const path = `/console/authorize/${requestId}`;
     const email = uniqueEmail();
     await v.signUp(email);
     await v.signOut();
@@ -76,7 +84,7 @@ describe('the consent review page', () => {
 
   it('shows the self-described name, the return host large, what Allow grants, and allows the redirect in form-action', async () => {
     const v = await owner();
-    const { requestId, clientId } = await consent({ clientName: 'Editor <b>Pro</b>' });
+    const { requestId, clientId } = await consent({ clientName: 'Editor <b>Pro</b>' }, v);
     const review = await v.get(`/console/authorize/${requestId}`);
     expect(review.status).toBe(200);
     expect(review.text).toContain('Editor &lt;b&gt;Pro&lt;/b&gt;');
@@ -102,7 +110,7 @@ describe('the consent review page', () => {
 
   it('names a private-use scheme as the return host and in form-action', async () => {
     const v = await owner();
-    const { requestId } = await consent({ redirectUri: 'com.example.editor:/oauth/cb' });
+    const { requestId } = await consent({ redirectUri: 'com.example.editor:/oauth/cb' }, v);
     const review = await v.get(`/console/authorize/${requestId}`);
     expect(review.text).toContain('<p class="code" id="return-host">com.example.editor://</p>');
     expect(review.headers.get('content-security-policy')).toContain(
@@ -112,7 +120,7 @@ describe('the consent review page', () => {
 
   it('declines: the browser goes back with access_denied and the state; nothing is connected', async () => {
     const v = await owner();
-    const { requestId } = await consent({ state: 'xyz' });
+    const { requestId } = await consent({ state: 'xyz' }, v);
     const declined = await decide(v, requestId, 'decline');
     expect(declined.status).toBe(303);
     const back = new URL(declined.location!);
@@ -125,7 +133,7 @@ describe('the consent review page', () => {
 
   it('allows: the browser goes back with code, state and iss; a second decision is refused', async () => {
     const v = await owner();
-    const { requestId } = await consent({ state: 'xyz' });
+    const { requestId } = await consent({ state: 'xyz' }, v);
     const allowed = await decide(v, requestId, 'allow');
     expect(allowed.status).toBe(303);
     expect(allowed.headers.get('content-security-policy')).toContain(
@@ -148,7 +156,7 @@ describe('the consent review page', () => {
 
   it('refuses a decision without the session CSRF token, or without a decision', async () => {
     const v = await owner();
-    const { requestId } = await consent();
+    const { requestId } = await consent({}, v);
     const path = `/console/authorize/${requestId}`;
     const forged = await v.post(path, { decision: 'allow' });
     expect(forged.status).toBe(403);
@@ -169,7 +177,7 @@ describe('the consent review page', () => {
 describe('the connections page', () => {
   it('lists an allowed connection with its identity, and revokes it', async () => {
     const v = await owner();
-    const { requestId, clientId } = await consent({ clientName: 'Revocable client' });
+    const { requestId, clientId } = await consent({ clientName: 'Revocable client' }, v);
     await decide(v, requestId, 'allow');
 
     const list = await v.get('/console/connections');
@@ -229,7 +237,7 @@ describe('the JSON API for a signed-in person', () => {
 
   it('reviews and allows a request as JSON', async () => {
     const v = await owner();
-    const { requestId, clientId } = await consent({ state: 'json-state' });
+    const { requestId, clientId } = await consent({ state: 'json-state' }, v);
     const review = await api(v, 'GET', `/v1/oauth/requests/${requestId}`);
     expect(review.status).toBe(200);
     expect(review.body).toMatchObject({
@@ -265,7 +273,7 @@ describe('the JSON API for a signed-in person', () => {
 
   it('accepts only JSON bodies (415) and validates them (422)', async () => {
     const v = await owner();
-    const { requestId } = await consent();
+    const { requestId } = await consent({}, v);
     const path = `/v1/oauth/requests/${requestId}/decision`;
     for (const type of [
       'application/x-www-form-urlencoded',
@@ -289,11 +297,29 @@ describe('the JSON API for a signed-in person', () => {
   });
 });
 
+describe('another browser', () => {
+  it('cannot review or decide a pending request it did not start, even with its id', async () => {
+    const alice = await owner();
+    const mallory = await owner();
+    const { requestId } = await consent({}, alice);
+    expect((await mallory.get(`/console/authorize/${requestId}`)).status).toBe(404);
+    expect((await api(mallory, 'GET', `/v1/oauth/requests/${requestId}`)).status).toBe(404);
+    const forced = await api(mallory, 'POST', `/v1/oauth/requests/${requestId}/decision`, {
+      action: 'allow',
+    });
+    expect(forced.status).toBe(404);
+    // A forged cookie value does not help either.
+    mallory.cookies.set('cairn_consent', 'forged-value');
+    expect((await mallory.get(`/console/authorize/${requestId}`)).status).toBe(404);
+    expect((await alice.get(`/console/authorize/${requestId}`)).status).toBe(200);
+  });
+});
+
 describe('another owner', () => {
   it('cannot see, decide again or revoke a connection that is not theirs', async () => {
     const alice = await owner();
     const mallory = await owner();
-    const { requestId } = await consent();
+    const { requestId } = await consent({}, alice);
     await decide(alice, requestId, 'allow');
     const [connection] = (await api(alice, 'GET', '/v1/oauth/connections')).body.connections;
 
@@ -323,7 +349,7 @@ describe('another owner', () => {
 describe('an expired request', () => {
   it('shows that it expired and cannot be allowed', async () => {
     const v = await owner();
-    const { requestId } = await consent();
+    const { requestId } = await consent({}, v);
     const review = await v.get(`/console/authorize/${requestId}`);
     clock.advance(11 * 60_000);
     const expired = await v.get(`/console/authorize/${requestId}`);

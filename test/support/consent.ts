@@ -9,6 +9,8 @@ export interface PendingConsent {
   redirectUri: string;
   /** The PKCE verifier whose S256 challenge the request carries. */
   verifier: string;
+  /** The browser binding /oauth/authorize would have set as the consent cookie. */
+  binding: string;
 }
 
 /**
@@ -38,5 +40,11 @@ export async function startConsent(
   });
   if (outcome.kind !== 'review')
     throw new Error(`authorization not filed for review: ${JSON.stringify(outcome)}`);
-  return { requestId: outcome.requestId, clientId: client.client_id, redirectUri, verifier };
+  return {
+    requestId: outcome.requestId,
+    clientId: client.client_id,
+    redirectUri,
+    verifier,
+    binding: outcome.binding,
+  };
 }

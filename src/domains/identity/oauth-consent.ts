@@ -37,7 +37,8 @@ export interface AuthorizeQuery {
 export type AuthorizeOutcome =
   | { kind: 'page_error'; message: string }
   | { kind: 'error_return'; error: string; description: string; location: string; host: string }
-  | { kind: 'review'; requestId: string };
+  /** `binding` goes to the browser as an HttpOnly cookie: only that browser may decide the request. */
+  | { kind: 'review'; requestId: string; binding: string };
 
 /** A consent request as the review page and `GET /v1/oauth/requests/{id}` show it. */
 export interface ConsentRequest {
@@ -66,6 +67,24 @@ export function returnHost(uri: string): string {
 }
 
 const S256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+
+/**
+ * Who may see and decide a request: while pending, a signed-in owner in the browser that started
+ * it (it holds the binding cookie; a leaked request id alone is not enough); once decided, only
+ * the owner who decided it.
+ */
+function mayDecide(r: orepo.RequestRow, ownerId: string, binding: string | undefined): boolean {
+  if (r.status !== 'PENDING') return r.ownerId === ownerId;
+  return !r.browserBindingHash || (binding !== undefined && hashSecret(binding) === r.browserBindingHash);
+}
+
+function notInThisBrowser(requestId: string): DomainError {
+  return new DomainError(
+    'NOT_FOUND',
+    'No such authorization request in this browser. Start again from the application, in the browser you sign in with.',
+    { request_id: requestId },
+  );
+}
 
 /**
  * Native OAuth for MCP clients (SPEC Authentication 7): authorization requests, the owner's
@@ -131,8 +150,10 @@ export class OAuthConsentService {
     }
     const now = this.clock.now();
     const requestId = newId('orq', now);
+    const binding = newOpaqueId();
     await orepo.insertRequest(this.database.db, {
       id: requestId,
+      browserBindingHash: hashSecret(binding),
       clientId: client.id,
       redirectUri,
       state: q.state ?? null,
@@ -143,7 +164,7 @@ export class OAuthConsentService {
       createdAt: now,
       expiresAt: new Date(now.getTime() + REQUEST_MS),
     });
-    return { kind: 'review', requestId };
+    return { kind: 'review', requestId, binding };
   }
 
   /**
@@ -151,11 +172,9 @@ export class OAuthConsentService {
    * signed-in owner (it belongs to nobody until decided); a decided one only by the owner who
    * decided it. NOT_FOUND otherwise.
    */
-  async review(ownerId: string, requestId: string): Promise<ConsentRequest> {
+  async review(ownerId: string, requestId: string, binding: string | undefined): Promise<ConsentRequest> {
     const found = await orepo.findRequest(this.database.db, requestId);
-    const hidden = found && found.request.status !== 'PENDING' && found.request.ownerId !== ownerId;
-    if (!found || hidden)
-      throw new DomainError('NOT_FOUND', 'No such authorization request.', { request_id: requestId });
+    if (!found || !mayDecide(found.request, ownerId, binding)) throw notInThisBrowser(requestId);
     const { request: r, client } = found;
     const expired = r.status === 'PENDING' && r.expiresAt <= this.clock.now();
     return {
@@ -178,18 +197,18 @@ export class OAuthConsentService {
    * The owner's decision. Allow creates the identity (READ active), the connection and a
    * one-minute code; either way the browser goes back to the client with the answer.
    */
-  async decide(ownerId: string, requestId: string, allow: boolean): Promise<{ redirect_to: string }> {
+  async decide(
+    ownerId: string,
+    requestId: string,
+    allow: boolean,
+    binding: string | undefined,
+  ): Promise<{ redirect_to: string }> {
     return this.database.transaction(async (tx) => {
       const now = this.clock.now();
       const found = await orepo.findRequest(tx, requestId, true);
-      if (!found)
-        throw new DomainError('NOT_FOUND', 'No such authorization request.', { request_id: requestId });
+      if (!found || !mayDecide(found.request, ownerId, binding)) throw notInThisBrowser(requestId);
       const { request: r, client } = found;
       if (r.status !== 'PENDING') {
-        // Someone else's decision is none of this owner's business: as if it never existed.
-        if (r.ownerId !== ownerId) {
-          throw new DomainError('NOT_FOUND', 'No such authorization request.', { request_id: requestId });
-        }
         throw new DomainError('CONFLICT', 'This authorization request was already decided.', {
           status: r.status,
         });

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ConsentRequest, ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
+import { consentCookieName } from '../http/consent-cookie.ts';
 import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
 import { consentCsp } from './csp.ts';
 import { parseForm, tokenOnlyForm } from './forms.ts';
@@ -40,6 +41,9 @@ export function oauthConsoleRoutes(app: FastifyInstance, ctx: ConsoleContext): v
     return id;
   };
 
+  /** The browser's binding to the request it started at /oauth/authorize (its HttpOnly cookie). */
+  const binding = (req: FastifyRequest) => req.cookies[consentCookieName(ctx.baseUrl)];
+
   /** The page for a request that is no longer pending: 410 once expired, 409 once decided. */
   const closed = (req: FastifyRequest, reply: FastifyReply, owner: ConsoleOwner, request: ConsentRequest) =>
     sendPage(
@@ -51,7 +55,7 @@ export function oauthConsoleRoutes(app: FastifyInstance, ctx: ConsoleContext): v
   app.get('/console/authorize/:request_id', hidden, async (req, reply) => {
     const owner = requireOwner(req, reply);
     if (!owner) return reply;
-    const request = await ctx.oauth.review(owner.id, param(req, 'request_id', REQUEST_ID));
+    const request = await ctx.oauth.review(owner.id, param(req, 'request_id', REQUEST_ID), binding(req));
     if (request.status !== 'PENDING') return closed(req, reply, owner, request);
     reply.header('content-security-policy', consentCsp(request.redirect_uri));
     return sendPage(reply, 200, reviewPage({ owner, csrf: sessionToken(ctx, req), request }));
@@ -61,7 +65,7 @@ export function oauthConsoleRoutes(app: FastifyInstance, ctx: ConsoleContext): v
     const id = param(req, 'request_id', REQUEST_ID);
     const owner = guardPost(ctx, req, reply, `/console/authorize/${id}`);
     if (!owner) return reply;
-    const request = await ctx.oauth.review(owner.id, id);
+    const request = await ctx.oauth.review(owner.id, id, binding(req));
     if (request.status !== 'PENDING') return closed(req, reply, owner, request);
     reply.header('content-security-policy', consentCsp(request.redirect_uri));
     const form = parseForm(decisionForm, req.body);
@@ -70,12 +74,13 @@ export function oauthConsoleRoutes(app: FastifyInstance, ctx: ConsoleContext): v
       return sendPage(reply, 422, reviewPage({ owner, csrf, request, error: form.message }));
     }
     try {
-      const { redirect_to } = await ctx.oauth.decide(owner.id, id, form.data.decision === 'allow');
+      const allow = form.data.decision === 'allow';
+      const { redirect_to } = await ctx.oauth.decide(owner.id, id, allow, binding(req));
       return seeOther(reply, redirect_to);
     } catch (err) {
       // Someone decided (or the request expired) between the look-up and the decision.
       if (!(err instanceof DomainError) || (err.code !== 'CONFLICT' && err.code !== 'NOT_FOUND')) throw err;
-      const now = await ctx.oauth.review(owner.id, id);
+      const now = await ctx.oauth.review(owner.id, id, binding(req));
       if (now.status === 'PENDING') throw err;
       return closed(req, reply, owner, now);
     }

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DomainError, type ErrorCode, errorEnvelope, httpStatusOf } from '../../kernel/errors.ts';
+import { consentCookieName } from '../http/consent-cookie.ts';
 import { codeForStatus, sendValidationFailure } from '../http/error-handler.ts';
 import type { ConsoleContext } from './context.ts';
 
@@ -90,7 +91,7 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
       },
     },
     async (req) => {
-      return ctx.oauth.review(owner(req), req.params.request_id);
+      return ctx.oauth.review(owner(req), req.params.request_id, req.cookies[consentCookieName(ctx.baseUrl)]);
     },
   );
 
@@ -106,7 +107,8 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
     },
     async (req) => {
       const allow = req.body.action === 'allow';
-      const { redirect_to } = await ctx.oauth.decide(owner(req), req.params.request_id, allow);
+      const bound = req.cookies[consentCookieName(ctx.baseUrl)];
+      const { redirect_to } = await ctx.oauth.decide(owner(req), req.params.request_id, allow, bound);
       return { status: allow ? 'APPROVED' : 'DECLINED', redirect_to };
     },
   );

@@ -2,6 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { registrationSchema } from '../../domains/identity/index.ts';
 import { OAuthError } from '../../kernel/oauth-error.ts';
+import { consentCookies } from './consent-cookie.ts';
+import { allowAnyOrigin } from './cors.ts';
 import { clientCredentials, installOAuthErrors, noStore, sendOAuthError } from './oauth-reply.ts';
 import type { OAuthDeps } from './oauth-routes.ts';
 import { registerRateLimit } from './rate-limit.ts';
@@ -37,6 +39,10 @@ function errorPage(message: string, back?: { location: string; host: string }): 
  */
 export async function nativeOAuthRoutes(app: FastifyInstance, deps: OAuthDeps): Promise<void> {
   installOAuthErrors(app);
+  allowAnyOrigin(app, ['/oauth/register', '/oauth/revoke'], {
+    methods: ['POST'],
+    headers: ['content-type', 'authorization'],
+  });
   await registerRateLimit(app, {
     perMinute: deps.ratePerMinute,
     name: 'oauth-native',
@@ -94,6 +100,7 @@ export async function nativeOAuthRoutes(app: FastifyInstance, deps: OAuthDeps): 
         .code(302)
         .header('cache-control', 'no-store')
         .header('location', `/console/authorize/${outcome.requestId}`)
+        .header('set-cookie', consentCookies(deps.baseUrl, outcome.requestId, outcome.binding))
         .send();
     },
   );

@@ -10,6 +10,7 @@ import {
   type TokenService,
 } from '../../domains/identity/index.ts';
 import { OAuthError } from '../../kernel/oauth-error.ts';
+import { allowAnyOrigin } from './cors.ts';
 import { clientCredentials, installOAuthErrors, noStore, sendOAuthError } from './oauth-reply.ts';
 import { registerRateLimit } from './rate-limit.ts';
 
@@ -70,6 +71,10 @@ function invalidRequest(reply: FastifyReply, issues: z.core.$ZodIssue[]) {
  */
 export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promise<void> {
   installOAuthErrors(app);
+  allowAnyOrigin(app, ['/oauth/token', '/oauth/device_authorization'], {
+    methods: ['POST'],
+    headers: ['content-type', 'authorization'],
+  });
   await registerRateLimit(app, {
     perMinute: deps.ratePerMinute,
     name: 'oauth',

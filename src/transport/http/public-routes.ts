@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Discovery } from '../../domains/discovery/index.ts';
 import { describeErrorCatalog } from '../../kernel/errors.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
+import { allowAnyOrigin } from './cors.ts';
 import { registerRateLimit } from './rate-limit.ts';
 
 export interface PublicDeps {
@@ -31,6 +32,16 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
     redis: deps.redis,
     who: 'from this address',
   });
+  allowAnyOrigin(
+    app,
+    [
+      '/.well-known/oauth-protected-resource',
+      '/.well-known/oauth-protected-resource/mcp',
+      '/.well-known/oauth-authorization-server',
+      '/.well-known/mcp.json',
+    ],
+    { methods: ['GET'] },
+  );
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get(

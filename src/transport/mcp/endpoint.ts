@@ -5,6 +5,7 @@ import type { Authenticated, Caller, IdentityService, SessionService } from '../
 import { DomainError } from '../../kernel/errors.ts';
 import type { Database } from '../../storage/database.ts';
 import { authenticateRequest } from '../http/auth.ts';
+import { allowAnyOrigin } from '../http/cors.ts';
 import { codeForStatus, sendError } from '../http/error-handler.ts';
 import { registerRateLimit } from '../http/rate-limit.ts';
 import { asJsonRpc, NotificationHub, sseEvent } from './notification-hub.ts';
@@ -43,7 +44,21 @@ const security = [{ bearer: [] }];
  */
 export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Promise<void> {
   // Authenticate before the body is read: an unauthenticated caller costs one lookup, not a parse.
+  allowAnyOrigin(app, ['/mcp'], {
+    methods: ['GET', 'POST', 'DELETE'],
+    headers: [
+      'authorization',
+      'content-type',
+      'accept',
+      'mcp-session-id',
+      'mcp-protocol-version',
+      'last-event-id',
+    ],
+    expose: ['mcp-session-id', 'www-authenticate'],
+  });
   app.addHook('onRequest', async (req) => {
+    // A CORS preflight carries no credential: the browser asks before it sends one.
+    if (req.method === 'OPTIONS') return;
     req.mcpAuth = await authenticateRequest(req, deps.identity, header(req, 'mcp-session-id') ?? null);
   });
   const hub = new NotificationHub(deps.database, deps.sessions);

@@ -1,0 +1,1 @@
+ALTER TABLE "oauth_requests" ADD COLUMN "browser_binding_hash" text;

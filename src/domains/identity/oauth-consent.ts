@@ -122,8 +122,7 @@ export class OAuthConsentService {
     if (q.state !== undefined && q.state.length > MAX_STATE_CHARS) {
       return { kind: 'page_error', message: `state is longer than ${MAX_STATE_CHARS} characters.` };
     }
-    // Anyone may register a client, so its redirect URI is not trusted with an automatic redirect
-    // (RFC 9700 §4.11.2): the error is shown with a link back that the person may follow.
+    // Errors go back to the registered address; they carry nothing but the error, state and iss.
     const fail = (error: string, description: string): AuthorizeOutcome => ({
       kind: 'error_return',
       error,

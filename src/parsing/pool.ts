@@ -41,7 +41,7 @@ export interface ParserPoolOptions {
   maxMemoryMb?: number;
 }
 
-const WORKER_ENTRY = fileURLToPath(new URL('./worker-entry.mjs', import.meta.url));
+const WORKER_ENTRY = fileURLToPath(new URL('./worker-entry.cjs', import.meta.url));
 const MIN_MEMORY_MB = 64;
 /** Threads beyond the first stay warm this long after their last job. */
 const IDLE_TIMEOUT_MS = 60_000;

@@ -1,0 +1,19 @@
+'use strict';
+// Worker threads do not inherit tsx's loader from the thread that starts them, so this plain
+// JavaScript entry registers it and then loads the TypeScript task handler. It is CommonJS on
+// purpose: piscina loads its entry with require(), and on Node 20 require() of an ES module can
+// abort the whole process (a V8 "IsGraphAsync" fatal error seen in CI). Dynamic import() is safe.
+let handler;
+
+function load() {
+  handler ??= import('tsx/esm/api')
+    .then(({ register }) => register())
+    .then(() => import('./worker.ts'))
+    .then((module) => module.default);
+  return handler;
+}
+
+/** Piscina calls the exported function for each task. */
+module.exports = async function handleTask(task) {
+  return (await load())(task);
+};

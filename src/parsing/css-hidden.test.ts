@@ -242,3 +242,43 @@ describe('css-hidden helpers', () => {
     expect(removeCssHidden(document, '')).toEqual({ removed: 0, texts: [] });
   });
 });
+
+describe('stylesheet hiding that a page undoes or could abuse', () => {
+  it('keeps containers whose inherited hiding their children set back', () => {
+    const row = sanitise(
+      page(
+        '.row{font-size:0} .col{font-size:16px}',
+        '<div class="row"><div class="col">Column text stays readable.</div></div>',
+      ),
+    );
+    expect(row.text).toContain('Column text stays readable.');
+    const wrap = sanitise(
+      page(
+        '.wrap{visibility:hidden} .wrap .inner{visibility:visible}',
+        '<div class="wrap"><p class="inner">Inner text is shown.</p></div>',
+      ),
+    );
+    expect(wrap.text).toContain('Inner text is shown.');
+  });
+
+  it('keeps what a mobile-first page shows on wider screens, while conditional rules still hide nothing', () => {
+    const shown = sanitise(
+      page(
+        '.wide{display:none} @media (min-width:768px){.wide{display:block}}',
+        '<p class="wide">Wide-screen text.</p>',
+      ),
+    );
+    expect(shown.text).toContain('Wide-screen text.');
+    const conditional = sanitise(
+      page('@media (max-width:600px){.x{display:none}}', '<p class="x">Still here.</p>'),
+    );
+    expect(conditional.text).toContain('Still here.');
+  });
+
+  it('ignores :has, whose matching cost a page could blow up', () => {
+    const nested = `${'<div>'.repeat(120)}<span>deep</span>${'</div>'.repeat(120)}`;
+    const r = sanitise(page('div:has(div:has(div:has(.nope))){display:none}', nested));
+    expect(r.text).toContain('deep');
+    expectVisibleKept(r.text);
+  });
+});

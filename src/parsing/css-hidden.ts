@@ -43,6 +43,11 @@ export interface CssEntry {
   declarations: Declarations;
   /** What the selector's subject must have, when its last compound is simple: a cheap pre-check. */
   subject: Subject | null;
+  /**
+   * From a conditional `@media` block (e.g. `min-width`): it may show what another rule hides
+   * (mobile-first pages), but never hides anything itself.
+   */
+  revealOnly?: boolean;
 }
 
 interface Subject {
@@ -192,6 +197,11 @@ function mediaApplies(query: string): boolean {
 }
 
 const DYNAMIC_PSEUDO = new Set(['hover', 'focus', 'focus-within', 'focus-visible', 'active', 'target']);
+/** Milliseconds one page's stylesheet may spend hiding elements. */
+const CSS_TIME_BUDGET_MS = 250;
+/** Hiding properties a descendant inherits and can set back. */
+const INHERITED = new Set(['visibility', 'font-size', 'text-indent']);
+
 const STRUCTURAL_PSEUDO = new Set([
   'first-child',
   'last-child',
@@ -208,7 +218,6 @@ const STRUCTURAL_PSEUDO = new Set([
   'not',
   'is',
   'where',
-  'has',
 ]);
 
 /** Index of the `)` closing the parenthesis at `open`, or -1. */
@@ -390,7 +399,7 @@ export function parseStylesheet(css: string): CssEntry[] {
   const source = stripComments(css.slice(0, MAX_CSS_CHARS));
   const entries: CssEntry[] = [];
   let rules = 0;
-  const read = (from: number, to: number, depth: number): void => {
+  const read = (from: number, to: number, depth: number, revealOnly = false): void => {
     let prelude = from;
     let i = from;
     while (i < to && rules < MAX_CSS_RULES) {
@@ -419,7 +428,9 @@ export function parseStylesheet(css: string): CssEntry[] {
       const head = source.slice(prelude, i).trim();
       if (head.startsWith('@')) {
         const media = /^@media\s+([^{]*)$/i.exec(head);
-        if (media && depth < MAX_MEDIA_DEPTH && mediaApplies(media[1]!)) read(i + 1, close, depth + 1);
+        if (media && depth < MAX_MEDIA_DEPTH && !/\bprint\b/i.test(media[1]!)) {
+          read(i + 1, close, depth + 1, revealOnly || !mediaApplies(media[1]!));
+        }
       } else if (head) {
         const declarations = parseDeclarations(source.slice(i + 1, close));
         const order = rules;
@@ -432,6 +443,7 @@ export function parseStylesheet(css: string): CssEntry[] {
               order,
               declarations,
               subject: subjectOf(selector),
+              ...(revealOnly ? { revealOnly: true } : {}),
             });
           }
         }
@@ -630,7 +642,7 @@ export function removeCssHidden(document: Document, css: string): { removed: num
   // Entries of one rule share their declarations: group them so the share limit is per rule.
   const rules = new Map<number, CssEntry[]>();
   for (const entry of entries) {
-    if (hidingReasons(entry.declarations).length === 0) continue;
+    if (entry.revealOnly || hidingReasons(entry.declarations).length === 0) continue;
     const group = rules.get(entry.order);
     if (group) group.push(entry);
     else rules.set(entry.order, [entry]);
@@ -650,8 +662,17 @@ export function removeCssHidden(document: Document, css: string): { removed: num
   const elementCount = Math.max(1, document.querySelectorAll('*').length);
   const maxQueries = Math.min(MAX_QUERIES, Math.floor(MAX_QUERY_VISITS / elementCount));
 
+  // A wall-clock budget on top of the counted ones: selector matching can cost far more than one
+  // visit per element, and a page must never hold a parser thread for long. Past it, what is
+  // left stays in the text (under-removal is the safe side).
+  const deadline = performance.now() + CSS_TIME_BUDGET_MS;
   for (const group of rules.values()) {
+    if (performance.now() > deadline) break;
     const reasons = hidingReasons(group[0]!.declarations);
+    // visibility, font-size and text-indent are inherited, and a descendant can set them back
+    // (`.row{font-size:0} .col{font-size:16px}`): for those, only elements without element
+    // children are removed.
+    const inheritedOnly = reasons.every((r) => r.properties.every((p) => INHERITED.has(p)));
     const matched = new Map<Element, CssEntry>();
     for (const entry of group) {
       if (queries >= maxQueries) break;
@@ -664,6 +685,7 @@ export function removeCssHidden(document: Document, css: string): { removed: num
       }
       if (found.some((element) => ['html', 'head', 'body'].includes(element.tagName.toLowerCase()))) continue;
       for (const element of found) {
+        if (inheritedOnly && element.children.length > 0) continue;
         if (!matched.has(element) && element.parentNode && root.contains(element))
           matched.set(element, entry);
       }
@@ -674,6 +696,7 @@ export function removeCssHidden(document: Document, css: string): { removed: num
     }
     // Only the outermost hidden elements: their text includes their descendants'.
     const outermost: Element[] = [];
+    if (performance.now() > deadline) break;
     for (const element of hidden) {
       let ancestor = element.parentElement;
       while (ancestor && ancestor !== root && !hidden.has(ancestor)) ancestor = ancestor.parentElement;

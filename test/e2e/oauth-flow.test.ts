@@ -38,6 +38,21 @@ async function consent(authorizationUrl: string, decision: 'allow' | 'decline'):
   expect(start.status).toBe(302);
   const review = start.location!;
   expect(review).toMatch(/^\/console\/authorize\/orq_/);
+  // The browser binding: HttpOnly, SameSite=Lax, scoped to this request's page and JSON paths.
+  const id = review.split('/').at(-1);
+  const cookies = start.headers.getSetCookie();
+  expect(cookies).toEqual([
+    expect.stringMatching(
+      new RegExp(
+        `^cairn_consent=[a-z2-7]+; Path=/console/authorize/${id}; Max-Age=600; HttpOnly; SameSite=Lax$`,
+      ),
+    ),
+    expect.stringMatching(
+      new RegExp(
+        `^cairn_consent=[a-z2-7]+; Path=/v1/oauth/requests/${id}; Max-Age=600; HttpOnly; SameSite=Lax$`,
+      ),
+    ),
+  ]);
   const page = await owner.get(review);
   expect(page.status).toBe(200);
   const decided = await owner.post(review, { csrf: csrfOf(page.text), decision });
@@ -368,6 +383,16 @@ describe('protocol checks with oauth4webapi', () => {
       expect(location.searchParams.get('error'), JSON.stringify(extra)).toBe(error);
       expect(location.searchParams.get('state')).toBe('st-1');
     }
+    // An https return address of a client no owner has approved gets a page with a link back, not
+    // an automatic redirect: open registration must not make Cairn an open redirector.
+    const web = await register(as, { redirect_uris: ['https://app.example/cb'] });
+    const webUrl = (await authorize(as, web.body.client_id!, { code_challenge_method: 'plain' })).url;
+    webUrl.searchParams.set('redirect_uri', 'https://app.example/cb');
+    const page = await fetch(webUrl, { redirect: 'manual' });
+    expect(page.status).toBe(400);
+    expect(page.headers.get('location')).toBeNull();
+    const href = /<a class="button" href="([^"]+)">Return to app\.example<\/a>/.exec(await page.text())?.[1];
+    expect(new URL(href!.replace(/&#38;/g, '&')).searchParams.get('error')).toBe('invalid_request');
     // Decline goes back as access_denied.
     const declined = await consent((await authorize(as, id)).url.href, 'decline');
     expect(declined.searchParams.get('error')).toBe('access_denied');

@@ -36,6 +36,7 @@ export interface AuthorizeQuery {
  */
 export type AuthorizeOutcome =
   | { kind: 'page_error'; message: string }
+  | { kind: 'redirect'; location: string }
   | { kind: 'error_return'; error: string; description: string; location: string; host: string }
   /** `binding` goes to the browser as an HttpOnly cookie: only that browser may decide the request. */
   | { kind: 'review'; requestId: string; binding: string };
@@ -66,6 +67,13 @@ export function returnHost(uri: string): string {
   return url.protocol === 'https:' || url.protocol === 'http:' ? url.host : `${url.protocol}//`;
 }
 
+/** A native app's redirect URI: loopback http or a private-use scheme (RFC 8252 §7). */
+function isNativeRedirect(uri: string): boolean {
+  const url = new URL(uri);
+  if (url.protocol === 'http:') return true; // registration admits http only on loopback
+  return url.protocol !== 'https:';
+}
+
 const S256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
 /**
@@ -75,7 +83,10 @@ const S256 = (verifier: string) => createHash('sha256').update(verifier).digest(
  */
 function mayDecide(r: orepo.RequestRow, ownerId: string, binding: string | undefined): boolean {
   if (r.status !== 'PENDING') return r.ownerId === ownerId;
-  return !r.browserBindingHash || (binding !== undefined && hashSecret(binding) === r.browserBindingHash);
+  // A request without a binding (none are made so) is decided by nobody: the binding is not optional.
+  return (
+    r.browserBindingHash !== null && binding !== undefined && hashSecret(binding) === r.browserBindingHash
+  );
 }
 
 function notInThisBrowser(requestId: string): DomainError {
@@ -122,9 +133,14 @@ export class OAuthConsentService {
     if (q.state !== undefined && q.state.length > MAX_STATE_CHARS) {
       return { kind: 'page_error', message: `state is longer than ${MAX_STATE_CHARS} characters.` };
     }
-    // Errors go back to the registered address; they carry nothing but the error, state and iss.
+    // Errors go back to the registered address by redirect when that address is a native app's
+    // (loopback or private-use scheme, what MCP clients use) or an owner has approved the client.
+    // Otherwise, since anyone may register any https address, an automatic redirect would make
+    // Cairn an open redirector (RFC 9700 §4.11.2): the error is shown with a link back instead.
+    const trusted =
+      isNativeRedirect(redirectUri) || (await orepo.clientHasGrant(this.database.db, client.id));
     const fail = (error: string, description: string): AuthorizeOutcome => ({
-      kind: 'error_return',
+      kind: trusted ? 'redirect' : 'error_return',
       error,
       description,
       host: returnHost(redirectUri),
@@ -167,9 +183,8 @@ export class OAuthConsentService {
   }
 
   /**
-   * A consent request for a signed-in owner to review. A pending request may be reviewed by any
-   * signed-in owner (it belongs to nobody until decided); a decided one only by the owner who
-   * decided it. NOT_FOUND otherwise.
+   * A consent request for a signed-in owner to review: a pending one in the browser that started
+   * it (see mayDecide), a decided one only by the owner who decided it. NOT_FOUND otherwise.
    */
   async review(ownerId: string, requestId: string, binding: string | undefined): Promise<ConsentRequest> {
     const found = await orepo.findRequest(this.database.db, requestId);

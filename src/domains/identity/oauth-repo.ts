@@ -52,6 +52,16 @@ export async function decideRequest(
   await ex.update(oauthRequests).set(set).where(eq(oauthRequests.id, id));
 }
 
+/** Whether any owner ever approved this client (its redirect URIs are then trusted with errors). */
+export async function clientHasGrant(ex: Executor, clientId: string): Promise<boolean> {
+  const [row] = await ex
+    .select({ id: oauthGrants.id })
+    .from(oauthGrants)
+    .where(eq(oauthGrants.clientId, clientId))
+    .limit(1);
+  return row !== undefined;
+}
+
 export async function insertGrant(ex: Executor, row: typeof oauthGrants.$inferInsert) {
   await ex.insert(oauthGrants).values(row);
 }

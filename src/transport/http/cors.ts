@@ -11,7 +11,10 @@ export function allowAnyOrigin(
   paths: string[],
   opts: { methods: string[]; headers?: string[]; expose?: string[] },
 ): void {
+  const listed = new Set(paths);
   app.addHook('onRequest', async (req, reply) => {
+    // Only the listed routes: other routes of the same scope (e.g. /oauth/authorize) get none.
+    if (!listed.has(req.routeOptions.url ?? '')) return;
     reply.header('access-control-allow-origin', '*');
     if (opts.expose) reply.header('access-control-expose-headers', opts.expose.join(', '));
     if (req.method === 'OPTIONS') reply.header('vary', 'Access-Control-Request-Headers');

@@ -21,9 +21,11 @@ const authorizeQuery = z.object({
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** A plain page for authorization errors that cannot be sent back: the client or its return address is unknown. */
-function errorPage(message: string): string {
-  const link = '<p>Go back to the application and start again.</p>';
+/** A plain page for authorization errors; with `back`, a link that returns the error to the application. */
+function errorPage(message: string, back?: { location: string; host: string }): string {
+  const link = back
+    ? `<p><a class="button" href="${escapeHtml(back.location)}">Return to ${escapeHtml(back.host)}</a></p>`
+    : '<p>Go back to the application and start again.</p>';
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization failed</title><link rel="stylesheet" href="/console/style.css"></head><body><main><h1>This sign-in request cannot continue</h1><p>${escapeHtml(message)}</p><p>Nothing was shared.</p>${link}</main></body></html>`;
 }
 
@@ -83,14 +85,21 @@ export async function nativeOAuthRoutes(app: FastifyInstance, deps: OAuthDeps): 
           .header('cache-control', 'no-store')
           .send(errorPage(outcome.message));
       }
-      // The client and its registered return address are known, so the error goes back there
-      // (RFC 6749 §4.1.2.1), as MCP clients waiting on their redirect listener expect.
-      if (outcome.kind === 'error_return') {
+      // Known client and return address: the error goes back there (RFC 6749 §4.1.2.1), by
+      // redirect when the domain trusts the address, else through a link the person may follow.
+      if (outcome.kind === 'redirect') {
         return reply
           .code(302)
           .header('cache-control', 'no-store')
           .header('location', outcome.location)
           .send();
+      }
+      if (outcome.kind === 'error_return') {
+        return reply
+          .code(400)
+          .type('text/html; charset=utf-8')
+          .header('cache-control', 'no-store')
+          .send(errorPage(`${outcome.error}: ${outcome.description}`, outcome));
       }
       return reply
         .code(302)

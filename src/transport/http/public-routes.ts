@@ -40,7 +40,8 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
       '/.well-known/oauth-authorization-server',
       '/.well-known/mcp.json',
     ],
-    { methods: ['GET'] },
+    // The MCP SDK sends MCP-Protocol-Version on discovery requests too.
+    { methods: ['GET'], headers: ['content-type', 'mcp-protocol-version'] },
   );
   const r = app.withTypeProvider<ZodTypeProvider>();
 

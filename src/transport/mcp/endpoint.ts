@@ -159,6 +159,8 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
       }
       reply.hijack();
       reply.raw.writeHead(200, {
+        // Headers set by hooks so far (CORS among them): hijacking bypasses Fastify's own sending.
+        ...(reply.getHeaders() as Record<string, string>),
         'content-type': 'text/event-stream',
         'cache-control': 'no-cache, no-transform',
         'x-accel-buffering': 'no',

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_CSS_CHARS,
-  parseStylesheet,
-  propertyHides,
-  removeCssHidden,
-  specificity,
-  staticSelector,
-} from './css-hidden.ts';
+import { propertyHides, removeCssHidden } from './css-hidden.ts';
+import { MAX_CSS_CHARS, parseStylesheet, specificity, staticSelector } from './css-parse.ts';
 import { parseHtml, parseHtmlDocument } from './html.ts';
 import { sanitiseDocument } from './html-sanitise.ts';
 

@@ -18,13 +18,13 @@ export {
   redirectUriProblem,
   registrationSchema,
 } from './oauth-clients.ts';
+export { OAuthConsentService } from './oauth-consent.ts';
 export {
   type AuthorizeOutcome,
   type AuthorizeQuery,
   type ConsentRequest,
-  OAuthConsentService,
   returnHost,
-} from './oauth-consent.ts';
+} from './oauth-request.ts';
 export { ALWAYS, identityAlwaysOperations, identityOperations, whenActive } from './operations.ts';
 export type { InboxMessage } from './owner-messages.ts';
 export { type ConsoleOwner, OwnerService, type StartedSession } from './owners.ts';

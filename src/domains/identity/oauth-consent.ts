@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { hashSecret, newId, newOpaqueId } from '../../kernel/ids.ts';
@@ -9,6 +8,17 @@ import { recordAudit } from './audit.ts';
 import { changeMode } from './management.ts';
 import { wakeAgent } from './notifications.ts';
 import * as orepo from './oauth-repo.ts';
+import {
+  type AuthorizeOutcome,
+  type AuthorizeQuery,
+  type ConsentRequest,
+  isNativeRedirect,
+  mayDecide,
+  notInThisBrowser,
+  returnHost,
+  S256,
+  withParams,
+} from './oauth-request.ts';
 import * as repo from './repo.ts';
 import { revokeFamily } from './token-repo.ts';
 import type { TokenAnswer, TokenService } from './tokens.ts';
@@ -17,85 +27,6 @@ const REQUEST_MS = 10 * 60_000;
 const CODE_MS = 60_000;
 const CONNECTION_MS = LIMITS.oauthConnectionDays * 86_400_000;
 const MAX_STATE_CHARS = 1_000;
-
-/** The query of GET /oauth/authorize, as received. */
-export interface AuthorizeQuery {
-  response_type?: string;
-  client_id?: string;
-  redirect_uri?: string;
-  code_challenge?: string;
-  code_challenge_method?: string;
-  state?: string;
-  scope?: string;
-  resource?: string;
-}
-
-/**
- * What to do with an authorization request: show an error on the page (the client or its
- * redirect URI cannot be trusted with one), send an error back to the client, or review it.
- */
-export type AuthorizeOutcome =
-  | { kind: 'page_error'; message: string }
-  | { kind: 'redirect'; location: string }
-  | { kind: 'error_return'; error: string; description: string; location: string; host: string }
-  /** `binding` goes to the browser as an HttpOnly cookie: only that browser may decide the request. */
-  | { kind: 'review'; requestId: string; binding: string };
-
-/** A consent request as the review page and `GET /v1/oauth/requests/{id}` show it. */
-export interface ConsentRequest {
-  request_id: string;
-  status: 'PENDING' | 'APPROVED' | 'DECLINED' | 'EXPIRED';
-  client: { client_id: string; client_name: string; name_is_verified: false };
-  redirect_uri: string;
-  /** The host (or private-use scheme) the browser will be sent back to, for the owner to check. */
-  return_host: string;
-  scope: string;
-  grants: string[];
-  expires_at: string;
-}
-
-/** A redirect URI with OAuth parameters added to its query (RFC 6749 §4.1.2). */
-function withParams(uri: string, params: Record<string, string | undefined>): string {
-  const url = new URL(uri);
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
-  return url.href;
-}
-
-/** What the owner is shown as the return address: the host, or the private-use scheme. */
-export function returnHost(uri: string): string {
-  const url = new URL(uri);
-  return url.protocol === 'https:' || url.protocol === 'http:' ? url.host : `${url.protocol}//`;
-}
-
-/** A native app's redirect URI: loopback http or a private-use scheme (RFC 8252 §7). */
-function isNativeRedirect(uri: string): boolean {
-  const url = new URL(uri);
-  if (url.protocol === 'http:') return true; // registration admits http only on loopback
-  return url.protocol !== 'https:';
-}
-
-const S256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
-
-/**
- * Who may see and decide a request: while pending, a signed-in owner in the browser that started
- * it (it holds the binding cookie; a leaked request id alone is not enough); once decided, only
- * the owner who decided it.
- */
-function mayDecide(r: orepo.RequestRow, ownerId: string, binding: string | undefined): boolean {
-  if (r.status !== 'PENDING') return r.ownerId === ownerId;
-  // A request without a binding (none are made so) is decided by nobody: the binding is not optional.
-  return (
-    r.browserBindingHash !== null && binding !== undefined && hashSecret(binding) === r.browserBindingHash
-  );
-}
-
-function notInThisBrowser(requestId: string): DomainError {
-  return new DomainError(
-    'NOT_FOUND',
-    'No such authorization request in this browser. Start again from the application, in the browser you sign in with.',
-    { request_id: requestId },
-  );
-}
 
 /**
  * Native OAuth for MCP clients (SPEC Authentication 7): authorization requests, the owner's
@@ -402,8 +333,7 @@ export class OAuthConsentService {
       }
       if (row.kind === 'ACCESS') {
         await orepo.revokeToken(tx, row.id, now);
-        const agentId = await orepo.findTokenAgent(tx, row.id);
-        if (agentId) await wakeAgent(tx, agentId);
+        await wakeAgent(tx, row.agentId);
       } else if (grant) await orepo.revokeGrant(tx, grant, now);
       else await revokeFamily(tx, row.family, now);
     });

@@ -135,18 +135,15 @@ export async function spendCode(ex: Executor, codeHash: string, now: Date) {
 /** The token row of a presented token (for revocation), with the family it belongs to. */
 export async function findTokenByHash(ex: Executor, tokenHash: string) {
   const [row] = await ex
-    .select({ id: agentTokens.id, kind: agentTokens.kind, family: agentTokens.family })
+    .select({
+      id: agentTokens.id,
+      kind: agentTokens.kind,
+      family: agentTokens.family,
+      agentId: agentTokens.agentId,
+    })
     .from(agentTokens)
     .where(eq(agentTokens.tokenHash, tokenHash));
   return row ?? null;
-}
-
-export async function findTokenAgent(ex: Executor, id: string): Promise<string | null> {
-  const [row] = await ex
-    .select({ agentId: agentTokens.agentId })
-    .from(agentTokens)
-    .where(eq(agentTokens.id, id));
-  return row?.agentId ?? null;
 }
 
 export async function revokeToken(ex: Executor, id: string, now: Date) {

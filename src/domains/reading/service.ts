@@ -1,8 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import type { FetchResult } from '../../net/guarded-fetch.ts';
 import type {
   ExtractedJson,
@@ -14,6 +12,7 @@ import type {
 } from '../../parsing/types.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Caller } from '../identity/types.ts';
+import { buildRead } from './evidence-rows.ts';
 import {
   alternativesFor,
   type ReadRefusal,
@@ -23,7 +22,9 @@ import {
 } from './refusals.ts';
 import type { ReceiptRow } from './repo.ts';
 import * as repo from './repo.ts';
-import type { Coverage, EvidenceMeta, EvidenceRecord, ReadCoverage } from './types.ts';
+import type { Coverage, EvidenceMeta, EvidenceRecord, ReadCoverage, ReadRequest } from './types.ts';
+
+export type { ReadRequest } from './types.ts';
 
 /** The guarded fetcher as reading uses it: one page read with every network-safety check. */
 export interface PageReader {
@@ -32,14 +33,6 @@ export interface PageReader {
 
 /** Undoes a stored body's content encoding with the fetcher's own caps. */
 export type BodyDecoder = (raw: Buffer, contentEncoding: string | null) => Buffer;
-
-export interface ReadRequest {
-  /** The tool the read was made for (kept on the receipt). */
-  tool: string;
-  url: string;
-  declaredPurpose: string;
-  taskId: string | null;
-}
 
 /** A completed read: the evidence stored and the receipt that allowed it. */
 export interface CompletedRead {
@@ -50,9 +43,6 @@ export interface CompletedRead {
 // Every format Cairn reads, best first; anything else is refused after the response arrives.
 const ACCEPT =
   'text/html,application/xhtml+xml;q=0.9,application/pdf;q=0.9,text/plain;q=0.8,application/json;q=0.8,image/png;q=0.7,image/jpeg;q=0.7,*/*;q=0.1';
-
-const PUBLIC_READ_RULE =
-  'Anonymous GET of a public http(s) URL: every hop passed the address, URL, sign-in and robots.txt checks; no cookies, credentials or referrer were sent.';
 
 /**
  * Permissioned reading: one fresh read of a public URL through the guarded fetcher and the
@@ -163,48 +153,9 @@ export class ReadingService {
     inputs: Record<string, unknown>,
   ): Promise<CompletedRead> {
     const now = this.clock.now();
-    const bodyHash = `sha256:${createHash('sha256').update(fetched.raw).digest('hex')}`;
-    const kept = capText(parsed);
-    const evidenceId = newId('evd', now);
-    const receipt: ReceiptRow = {
-      id: newId('pol', now),
-      agentId: caller.agent.id,
-      tool: req.tool,
-      decision: 'ALLOW_ONCE',
-      reasonCode: 'PUBLIC_READ',
-      rule: PUBLIC_READ_RULE,
-      inputs: { ...inputs, hops: fetched.hops, address: fetched.address, http_status: fetched.status },
-      evidenceId,
-      createdAt: now,
-    };
-    const evidence: EvidenceRecord = {
-      id: evidenceId,
-      agentId: caller.agent.id,
-      provenance: 'SERVER_FETCH',
-      trustLabel: 'UNTRUSTED_TOOL_OBSERVATION',
-      // As parsed, so the same page asked for in another spelling is found as one URL.
-      requestedUrl: new URL(req.url).href,
-      canonicalUrl: fetched.url,
-      retrievedAt: now,
-      httpStatus: fetched.status,
-      bodyHash,
-      contentType: (fetched.headers['content-type'] ?? '').slice(0, 200),
-      contentEncoding: fetched.headers['content-encoding']?.slice(0, 100) ?? null,
-      kind: parsed.kind,
-      title: parsed.title?.slice(0, 500) ?? null,
-      text: kept.text,
-      pages: parsed.pages.filter((p) => p.offset <= kept.text.length),
-      transformations: kept.transformations,
-      flags: parsed.flags,
-      instructionSpans: kept.spans.slice(0, 100),
-      hops: fetched.hops,
-      declaredPurpose: req.declaredPurpose,
-      taskId: coverage.taskId,
-      campaignId: coverage.campaignId,
-      receiptId: receipt.id,
-    };
+    const { evidence, receipt } = buildRead({ caller, req, coverage, fetched, parsed, inputs, now });
     await this.database.transaction(async (tx) => {
-      await repo.storeBlob(tx, bodyHash, fetched.raw, now);
+      await repo.storeBlob(tx, evidence.bodyHash, fetched.raw, now);
       await repo.insertReceipt(tx, receipt);
       await repo.insertEvidence(tx, evidence, now);
     });
@@ -386,23 +337,4 @@ function normaliseUrl(url: string): string {
   } catch {
     return url;
   }
-}
-
-/** Stored text is capped (SPEC leaves it open): beyond the cap it is cut and the cut is named. */
-function capText(parsed: ParsedDocument): {
-  text: string;
-  transformations: string[];
-  spans: ParsedDocument['instructionSpans'];
-} {
-  const max = LIMITS.read.storedTextChars;
-  if (parsed.text.length <= max) {
-    return { text: parsed.text, transformations: parsed.transformations, spans: parsed.instructionSpans };
-  }
-  const code = parsed.text.charCodeAt(max - 1);
-  const end = code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
-  return {
-    text: parsed.text.slice(0, end),
-    transformations: [...parsed.transformations, 'TEXT_TRUNCATED'],
-    spans: parsed.instructionSpans.filter((s) => s.offset + s.length <= end),
-  };
 }

@@ -52,3 +52,12 @@ export interface EvidenceRecord {
 
 /** A stored read without its text: what citations and records need. */
 export type EvidenceMeta = Omit<EvidenceRecord, 'text'> & { textLength: number };
+
+/** One fresh read as the tools ask for it. */
+export interface ReadRequest {
+  /** The tool the read was made for (kept on the receipt). */
+  tool: string;
+  url: string;
+  declaredPurpose: string;
+  taskId: string | null;
+}

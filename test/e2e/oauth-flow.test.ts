@@ -391,8 +391,10 @@ describe('protocol checks with oauth4webapi', () => {
     const page = await fetch(webUrl, { redirect: 'manual' });
     expect(page.status).toBe(400);
     expect(page.headers.get('location')).toBeNull();
-    const href = /<a class="button" href="([^"]+)">Return to app\.example<\/a>/.exec(await page.text())?.[1];
-    expect(new URL(href!.replace(/&#38;/g, '&')).searchParams.get('error')).toBe('invalid_request');
+    const href = /<a class="button secondary" href="([^"]+)">Return to app\.example<\/a>/.exec(
+      await page.text(),
+    )?.[1];
+    expect(new URL(href!.replace(/&(?:amp|#38);/g, '&')).searchParams.get('error')).toBe('invalid_request');
     // Decline goes back as access_denied.
     const declined = await consent((await authorize(as, id)).url.href, 'decline');
     expect(declined.searchParams.get('error')).toBe('access_denied');

@@ -4,7 +4,7 @@ import { LIMITS } from '../../kernel/limits.ts';
 import { defineOperation } from '../operations/index.ts';
 import { presentCitation, presentEvidence, presentObservation } from './present.ts';
 import { evidenceIdArg, findArg, maxCharsArg, offsetArg, plainText } from './schemas.ts';
-import { DEFAULT_CHARS, type ReadCtx } from './tool-context.ts';
+import type { ReadCtx } from './tool-context.ts';
 import { READ_VISIBLE_WHEN, whenReading } from './visibility.ts';
 import { windowOf } from './window.ts';
 
@@ -39,9 +39,8 @@ const evidenceView = defineOperation({
       }
       offset = page.offset + (input.offset ?? 0);
     }
-    const maxChars = input.max_chars ?? DEFAULT_CHARS;
-    const window = windowOf(evidence.text, { offset, maxChars });
-    return { evidence_id: evidence.id, observation: presentObservation(evidence, window, maxChars) };
+    const window = windowOf(evidence.text, { offset, maxChars: input.max_chars });
+    return { evidence_id: evidence.id, observation: presentObservation(evidence, window) };
   },
 });
 
@@ -69,11 +68,14 @@ const evidenceGet = defineOperation({
       };
     }
     const evidence = await ctx.services.reading.evidence(ctx.caller, input.evidence_id);
-    const maxChars = input.max_chars ?? DEFAULT_CHARS;
-    const window = windowOf(evidence.text, { offset: input.offset, maxChars, find: input.find });
+    const window = windowOf(evidence.text, {
+      offset: input.offset,
+      maxChars: input.max_chars,
+      find: input.find,
+    });
     return {
       evidence: presentEvidence({ ...evidence, textLength: evidence.text.length }),
-      observation: presentObservation(evidence, window, maxChars),
+      observation: presentObservation(evidence, window),
     };
   },
 });

@@ -19,7 +19,7 @@ export function presentPolicy(r: Pick<ReceiptRow, 'id' | 'decision' | 'reasonCod
 }
 
 /** The range part of an observation: where this window sits and how to read the next one. */
-export function presentRange(e: EvidenceRecord, w: TextWindow, maxChars: number) {
+export function presentRange(e: EvidenceRecord, w: TextWindow) {
   return {
     offset: w.offset,
     next_offset: w.next_offset,
@@ -31,14 +31,14 @@ export function presentRange(e: EvidenceRecord, w: TextWindow, maxChars: number)
         ? null
         : {
             tool: 'evidence_view',
-            arguments: { evidence_id: e.id, offset: w.next_offset, max_chars: maxChars },
+            arguments: { evidence_id: e.id, offset: w.next_offset, max_chars: w.max_chars },
           },
     ...(w.find ? { find: w.find } : {}),
   };
 }
 
 /** What an agent sees of stored text: always data, always labelled untrusted. */
-export function presentObservation(e: EvidenceRecord, w: TextWindow, maxChars: number) {
+export function presentObservation(e: EvidenceRecord, w: TextWindow) {
   return {
     text: w.text,
     trust_label: e.trustLabel,
@@ -47,16 +47,16 @@ export function presentObservation(e: EvidenceRecord, w: TextWindow, maxChars: n
     title: e.title,
     content_kind: e.kind,
     citation: presentCitation(e),
-    text_range: presentRange(e, w, maxChars),
+    text_range: presentRange(e, w),
   };
 }
 
 /** The success shape of a read (SPEC Errors 3): status, policy, observation, evidence_id, verified_outcome. */
-export function presentRead(e: EvidenceRecord, receipt: ReceiptRow, w: TextWindow, maxChars: number) {
+export function presentRead(e: EvidenceRecord, receipt: ReceiptRow, w: TextWindow) {
   return {
     status: 'COMPLETED' as const,
     policy: presentPolicy(receipt),
-    observation: presentObservation(e, w, maxChars),
+    observation: presentObservation(e, w),
     evidence_id: e.id,
     verified_outcome: 'NOT_EVALUATED' as const,
   };

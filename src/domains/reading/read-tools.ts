@@ -16,7 +16,7 @@ import {
   timestampArg,
   urlArg,
 } from './schemas.ts';
-import { DEFAULT_CHARS, type ReadCtx } from './tool-context.ts';
+import type { ReadCtx } from './tool-context.ts';
 import { READ_VISIBLE_WHEN, whenReading } from './visibility.ts';
 import { windowOf } from './window.ts';
 
@@ -95,9 +95,12 @@ const fetchText = defineOperation({
       declaredPurpose: input.declared_purpose,
       taskId: input.task_id ?? null,
     });
-    const maxChars = input.max_chars ?? DEFAULT_CHARS;
-    const window = windowOf(evidence.text, { offset: input.offset, maxChars, find: input.find });
-    return presentRead(evidence, receipt, window, maxChars);
+    const window = windowOf(evidence.text, {
+      offset: input.offset,
+      maxChars: input.max_chars,
+      find: input.find,
+    });
+    return presentRead(evidence, receipt, window);
   },
 });
 
@@ -130,9 +133,12 @@ const fetchSnapshot = defineOperation({
             input.earlier_than ? { at: new Date(input.earlier_than), inclusive: false } : undefined,
           );
     const receipt = await ctx.services.reading.receiptOf(evidence);
-    const maxChars = input.max_chars ?? DEFAULT_CHARS;
-    const window = windowOf(evidence.text, { offset: input.offset, maxChars, find: input.find });
-    return { ...presentRead(evidence, receipt, window, maxChars), source: 'STORED_COPY' };
+    const window = windowOf(evidence.text, {
+      offset: input.offset,
+      maxChars: input.max_chars,
+      find: input.find,
+    });
+    return { ...presentRead(evidence, receipt, window), source: 'STORED_COPY' };
   },
 });
 

@@ -1,4 +1,3 @@
-import { LIMITS } from '../../kernel/limits.ts';
 import type { OperationContext } from '../operations/index.ts';
 import type { SearchProvider } from './search.ts';
 import type { ReadingService } from './service.ts';
@@ -6,5 +5,3 @@ import type { ReadingService } from './service.ts';
 /** What the Read tools reach through their context. */
 export type ReadServices = { reading: ReadingService; search: SearchProvider | null };
 export type ReadCtx = OperationContext<ReadServices>;
-
-export const DEFAULT_CHARS = LIMITS.readWindow.defaultChars;

@@ -7,6 +7,8 @@ export interface TextWindow {
   /** Offset of the next window; null when this one reaches the end. */
   next_offset: number | null;
   total_chars: number;
+  /** The window size used (the asked one or the default): the next window is read with it. */
+  max_chars: number;
   /** Present when `find` was asked: whether it matched, and whether a heading did. */
   find?: { query: string; found: boolean; matched: 'HEADING' | 'TEXT' | null };
 }
@@ -63,6 +65,7 @@ export function windowOf(text: string, req: WindowRequest = {}): TextWindow {
     offset: start,
     next_offset: end < text.length ? end : null,
     total_chars: text.length,
+    max_chars: maxChars,
     ...(find ? { find } : {}),
   };
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { registrationSchema } from '../../domains/identity/index.ts';
 import { OAuthError } from '../../kernel/oauth-error.ts';
+import { messagePage } from '../console/layout.ts';
 import { consentCookies } from './consent-cookie.ts';
 import { allowAnyOrigin } from './cors.ts';
 import { clientCredentials, installOAuthErrors, noStore, sendOAuthError } from './oauth-reply.ts';
@@ -19,14 +20,13 @@ const authorizeQuery = z.object({
   resource: z.string().max(2_000).optional(),
 });
 
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-
-/** A plain page for authorization errors; with `back`, a link that returns the error to the application. */
+/** An authorization error page, in the console's look; with `back`, a link returning the error to the application. */
 function errorPage(message: string, back?: { location: string; host: string }): string {
-  const link = back
-    ? `<p><a class="button" href="${escapeHtml(back.location)}">Return to ${escapeHtml(back.host)}</a></p>`
-    : '<p>Go back to the application and start again.</p>';
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Authorization failed</title><link rel="stylesheet" href="/console/style.css"></head><body><main><h1>This sign-in request cannot continue</h1><p>${escapeHtml(message)}</p><p>Nothing was shared.</p>${link}</main></body></html>`;
+  return messagePage({
+    title: 'This sign-in request cannot continue',
+    message: `${message} Nothing was shared.`,
+    links: back ? [[back.location, `Return to ${back.host}`]] : [],
+  }).value;
 }
 
 /**

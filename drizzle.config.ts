@@ -2,6 +2,6 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'postgresql',
-  schema: './src/storage/schema.ts',
+  schema: ['./src/storage/schema.ts', './src/storage/campaign-schema.ts'],
   out: './src/storage/migrations',
 });

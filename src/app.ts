@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { type Config, ConfigError } from './config/config.ts';
+import { CampaignOwnerService, standingColumn } from './domains/campaigns/index.ts';
 import { type AppServices, OPERATIONS } from './domains/catalog.ts';
 import { buildDiscovery, SERVER_VERSION, type ToolDoc } from './domains/discovery/index.ts';
 import {
@@ -160,7 +161,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   const secret = await resolveSecret(config.secret, database, config.dataDir, clock);
 
   const limits = describeLimits(config.publicRateLimitPerMinute, config.mcpRateLimitPerMinute);
-  const identity = new IdentityService(database, clock);
+  const identity = new IdentityService(database, clock, standingColumn);
   const sessions = new SessionService(database, clock);
   const tokens = new TokenService(database, clock, secret);
   const device = new DeviceService(database, clock, tokens, config.baseUrl);
@@ -182,7 +183,9 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   );
   const search = buildSearch(config, fetcher.fetcher);
   if (search) logger.info({ provider: search.name }, 'web_search provider configured');
-  const services: AppServices = { identity, domains, limits, reading, search };
+  const campaignDeps = { database, clock, secret, parser };
+  const campaigns = new CampaignOwnerService(database, clock);
+  const services: AppServices = { identity, domains, limits, reading, search, campaignDeps };
   const metrics = new Metrics(database);
   // Settings from the rate-limit plugin's advice: fail fast, so an unreachable Redis only skips limits.
   const redis = config.redisUrl
@@ -252,7 +255,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
       ratePerMinute: config.publicRateLimitPerMinute,
       redis,
     },
-    consoleDeps: { owners, management, device, oauth, secret, baseUrl: config.baseUrl, clock },
+    consoleDeps: { owners, management, device, oauth, campaigns, secret, baseUrl: config.baseUrl, clock },
     mcpDeps: {
       runner,
       discovery,

@@ -1,4 +1,5 @@
 import type { PublishedLimit } from '../kernel/limits.ts';
+import { type CampaignDeps, campaignOperations } from './campaigns/index.ts';
 import { capabilityOperations } from './capabilities/index.ts';
 import {
   type DomainVerifier,
@@ -22,6 +23,7 @@ export interface AppServices {
   reading: ReadingService;
   /** The configured web_search provider; null when the operator configured none. */
   search: SearchProvider | null;
+  campaignDeps: CampaignDeps;
 }
 
 /** Every operation Cairn offers, in SPEC's group order. Areas append theirs as they land. */
@@ -29,6 +31,7 @@ export const OPERATIONS: Array<Operation<AppServices>> = [
   ...identityAlwaysOperations,
   ...capabilityOperations,
   ...readingOperations,
+  ...campaignOperations,
   ...evidenceOperations,
   ...identityOperations,
 ] as Array<Operation<AppServices>>;

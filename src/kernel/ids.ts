@@ -17,7 +17,14 @@ export type IdPrefix =
   | 'cli'
   | 'orq'
   | 'grt'
-  | 'omg';
+  | 'omg'
+  | 'cmp'
+  | 'task'
+  | 'lse'
+  | 'sub'
+  | 'msg'
+  | 'evt'
+  | 'thx';
 
 const nextUlid = monotonicFactory();
 

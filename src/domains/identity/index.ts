@@ -9,7 +9,12 @@ export {
 export { DomainVerifier } from './domain-verification.ts';
 export { Housekeeper, RETENTION, sweepIdentity } from './housekeeping.ts';
 export { ManagementService } from './management.ts';
-export { NOTIFY_CHANNEL, type PendingNotification, takeNotifications } from './notifications.ts';
+export {
+  enqueueToolsChanged,
+  NOTIFY_CHANNEL,
+  type PendingNotification,
+  takeNotifications,
+} from './notifications.ts';
 export {
   type ClientAuthMethod,
   OAuthClientService,
@@ -30,7 +35,8 @@ export type { InboxMessage } from './owner-messages.ts';
 export { type ConsoleOwner, OwnerService, type StartedSession } from './owners.ts';
 export { inactiveReason, isActive } from './policy.ts';
 export { presentAbout } from './present.ts';
+export { describeAgents, findAgent, noStanding, type StandingColumn } from './repo.ts';
 export { type Authenticated, IdentityService } from './service.ts';
 export { SessionService } from './sessions.ts';
 export { type TokenAnswer, TokenService } from './tokens.ts';
-export type { AboutYou, Agent, Caller } from './types.ts';
+export type { AboutYou, Agent, Caller, CampaignStanding } from './types.ts';

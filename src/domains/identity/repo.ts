@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../storage/database.ts';
 import {
   agents,
@@ -9,7 +9,7 @@ import {
   owners,
   projectKeys,
 } from '../../storage/schema.ts';
-import type { AboutYou, Agent } from './types.ts';
+import type { AboutYou, Agent, CampaignStanding } from './types.ts';
 
 /** SQL for the identity area's own tables: owners, agents, project_keys. */
 
@@ -71,6 +71,23 @@ export async function findAgent(ex: Executor, agentId: string): Promise<Agent | 
   return row ? toAgent(row) : null;
 }
 
+/** Public facts of agents by id (campaign directories and invitations); unknown ids are left out. */
+export async function describeAgents(ex: Executor, agentIds: string[]) {
+  if (agentIds.length === 0) return [];
+  return ex
+    .select({
+      id: agents.id,
+      ownerId: agents.ownerId,
+      displayName: agents.displayName,
+      runtime: agents.runtime,
+      status: agents.status,
+      mode: agents.mode,
+      about: agents.about,
+    })
+    .from(agents)
+    .where(inArray(agents.id, agentIds));
+}
+
 export async function updateAgentMode(ex: Executor, agentId: string, mode: Agent['mode'], now: Date) {
   await ex.update(agents).set({ mode, updatedAt: now }).where(eq(agents.id, agentId));
 }
@@ -108,8 +125,9 @@ export async function insertProjectKey(
  * email), the session named by the `sessionId` placeholder if it is open and the agent's, and
  * whether notifications wait for that session.
  */
-export const callerColumns = {
+export const callerColumns = (standing: StandingColumn) => ({
   agent: agentColumns,
+  standing,
   sessionId: mcpSessions.id,
   sessionSeenAt: mcpSessions.lastSeenAt,
   notificationsWaiting: sql<boolean>`exists (select 1 from ${mcpNotifications}
@@ -117,7 +135,17 @@ export const callerColumns = {
   // Named in full: inside this subquery a bare "agent_id" would be owner_messages' own column.
   ownerMessagesWaiting: sql<boolean>`exists (select 1 from ${ownerMessages}
     where ${ownerMessages.agentId} = ${sql.raw('"agents"."id"')} and ${ownerMessages.deliveredAt} is null)`,
-};
+});
+
+/**
+ * The caller's campaign standing, as an SQL expression over the row "agents" of the lookup. The
+ * campaigns area supplies it through the composition root, so authentication stays one query and
+ * identity never names campaign tables.
+ */
+export type StandingColumn = SQL<CampaignStanding>;
+
+/** The standing before campaigns are wired in (and in tests of identity alone). */
+export const noStanding: StandingColumn = sql<CampaignStanding>`'NONE'`;
 
 /** The join condition for `callerColumns`' session. */
 export const openSessionOfAgent = and(
@@ -131,14 +159,14 @@ export const openSessionOfAgent = and(
  * is given, that agent's open MCP session. Prepared once per database, because it runs on every
  * MCP request.
  */
-export function prepareCredentialLookup(db: Db) {
+export function prepareCredentialLookup(db: Db, standing: StandingColumn) {
   return db
     .select({
       keyId: projectKeys.id,
       expiresAt: projectKeys.expiresAt,
       revokedAt: projectKeys.revokedAt,
       lastUsedAt: projectKeys.lastUsedAt,
-      ...callerColumns,
+      ...callerColumns(standing),
     })
     .from(projectKeys)
     .innerJoin(agents, eq(agents.id, projectKeys.agentId))

@@ -26,9 +26,10 @@ export class IdentityService {
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
+    standing: repo.StandingColumn = repo.noStanding,
   ) {
-    this.credentialLookup = repo.prepareCredentialLookup(database.db);
-    this.accessLookup = trepo.prepareAccessLookup(database.db);
+    this.credentialLookup = repo.prepareCredentialLookup(database.db, standing);
+    this.accessLookup = trepo.prepareAccessLookup(database.db, standing);
   }
 
   /** Registers a human owner; the password is kept only as an argon2id hash. */
@@ -141,7 +142,7 @@ export class IdentityService {
       await touchSession(this.database.db, found.sessionId, now);
     }
     return {
-      caller: { agent: found.agent, credential: { kind, id: found.keyId } },
+      caller: { agent: found.agent, credential: { kind, id: found.keyId }, standing: found.standing },
       sessionOpen: found.sessionId !== null,
       notificationsWaiting: found.notificationsWaiting === true,
       ownerMessagesWaiting: found.ownerMessagesWaiting === true,

@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../storage/database.ts';
 import { agents, agentTokens, mcpSessions, owners } from '../../storage/schema.ts';
-import { callerColumns, openSessionOfAgent, toAgent } from './repo.ts';
+import { callerColumns, openSessionOfAgent, type StandingColumn, toAgent } from './repo.ts';
 
 /** SQL for access and refresh tokens (agent_tokens). */
 
@@ -62,7 +62,7 @@ export async function revokeFamily(ex: Executor, family: string, now: Date) {
 }
 
 /** Like the project key lookup: an access token, its agent, owner and (optionally) session, in one query. */
-export function prepareAccessLookup(db: Db) {
+export function prepareAccessLookup(db: Db, standing: StandingColumn) {
   return db
     .select({
       keyId: agentTokens.id,
@@ -70,7 +70,7 @@ export function prepareAccessLookup(db: Db) {
       expiresAt: agentTokens.expiresAt,
       revokedAt: agentTokens.revokedAt,
       lastUsedAt: agentTokens.lastUsedAt,
-      ...callerColumns,
+      ...callerColumns(standing),
     })
     .from(agentTokens)
     .innerJoin(agents, eq(agents.id, agentTokens.agentId))

@@ -29,4 +29,12 @@ export interface AboutYou {
 export interface Caller {
   agent: Agent;
   credential: { kind: 'project_key' | 'access_token'; id: string };
+  /** Where the identity stands in campaigns, read with the credential (the strongest of any). */
+  standing: CampaignStanding;
 }
+
+/**
+ * COORDINATOR or MEMBER: active in at least one campaign (coordinating one); INVITED: an
+ * invitation or accepted application waits for it to join; NONE: no campaign at all.
+ */
+export type CampaignStanding = 'NONE' | 'INVITED' | 'MEMBER' | 'COORDINATOR';

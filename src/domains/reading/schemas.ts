@@ -4,13 +4,9 @@ import { LIMITS } from '../../kernel/limits.ts';
 
 /** Argument schemas shared by the Read tools (SPEC, Known tool arguments; issue 4 item 10). */
 
-// Control characters have no place in these arguments, and PostgreSQL text cannot hold NUL.
-const NO_CONTROLS = /^\P{Cc}*$/u;
-const NO_CONTROLS_BUT_WHITESPACE = /^(?:[\t\n\r]|\P{Cc})*$/u;
-export const plainLine = (min: number, max: number) =>
-  z.string().min(min).max(max).regex(NO_CONTROLS, 'must not contain control characters');
-export const plainText = (min: number, max: number) =>
-  z.string().min(min).max(max).regex(NO_CONTROLS_BUT_WHITESPACE, 'must not contain control characters');
+import { plainLine, plainText } from '../../kernel/plain-text.ts';
+
+export { plainLine, plainText };
 
 export const urlArg = plainLine(1, LIMITS.read.urlChars).describe(
   'One public http(s) URL, read anonymously with GET.',

@@ -1,5 +1,6 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CampaignOwnerService } from '../../domains/campaigns/index.ts';
 import type {
   ConsoleOwner,
   DeviceService,
@@ -17,6 +18,8 @@ export interface ConsoleDeps {
   device: DeviceService;
   /** Native OAuth: consent requests and connections. */
   oauth: OAuthConsentService;
+  /** Campaigns as their owners manage them. */
+  campaigns: CampaignOwnerService;
   /** The resolved server secret: CSRF tokens are keyed with it. */
   secret: string;
   baseUrl: string;

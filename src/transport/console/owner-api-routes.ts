@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { DomainError, type ErrorCode, errorEnvelope, httpStatusOf } from '../../kernel/errors.ts';
 import { consentCookieName } from '../http/consent-cookie.ts';
 import { codeForStatus, sendValidationFailure } from '../http/error-handler.ts';
+import { campaignApiRoutes } from './campaign-api-routes.ts';
 import type { ConsoleContext } from './context.ts';
 
 const tags = ['oauth'];
@@ -131,4 +132,6 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
     },
     async (req) => ctx.oauth.revokeConnection(owner(req), req.params.grant_id),
   );
+
+  await campaignApiRoutes(api, ctx, owner);
 }

@@ -1,0 +1,194 @@
+import { and, eq, or, type SQL, sql } from 'drizzle-orm';
+import {
+  campaignEvents,
+  campaignEvidence,
+  campaignMembers,
+  campaignMessages,
+  taskLeases,
+  taskSubmissions,
+  tasks,
+} from '../../storage/campaign-schema.ts';
+import type { CampaignRow, Membership } from './membership.ts';
+
+/**
+ * What each member sees, in one place (DESIGN.md convention 6; the matrix is written out in
+ * docs/campaign-visibility.md). Every read path of the area (ledger, messages, tasks, results,
+ * evidence, graph) filters with these predicates, so a mode means the same thing everywhere.
+ *
+ * - Direct messages (addressed_to set) reach only their author, their addressee and the owner.
+ * - SHARED: members see everything else.
+ * - TASK_SCOPED: coordinators see everything; participants see campaign-wide items and what
+ *   belongs to tasks they are involved in (created, assigned, or ever held a lease on), plus
+ *   open tasks they could claim.
+ * - BLIND_EXPERIMENT: coordinators see everything; participants see their own work and what
+ *   coordinators and the owner wrote, never another participant's work.
+ * - OWNER_ONLY_RESULTS: as SHARED, but a result (submission, its checks) is seen only by the
+ *   agent that submitted it and by the owner of record; coordinators see that it exists.
+ */
+
+export interface Viewer {
+  campaign: CampaignRow;
+  /** The viewing agent; null for the owner of record in the console. */
+  agentId: string | null;
+  role: 'OWNER' | 'COORDINATOR' | 'PARTICIPANT';
+}
+
+export function viewerOf(m: Membership): Viewer {
+  return { campaign: m.campaign, agentId: m.agentId, role: m.role };
+}
+
+export function ownerViewer(campaign: CampaignRow): Viewer {
+  return { campaign, agentId: null, role: 'OWNER' };
+}
+
+const TRUE = sql`true`;
+
+/** Whether a participant sees task-linked items fully, or must be involved in the task. */
+function participantRestricted(v: Viewer): v is Viewer & { agentId: string } {
+  return v.role === 'PARTICIPANT' && v.agentId !== null;
+}
+
+/** Tasks the viewer is involved in: created, assigned, or held a lease on at any time. */
+export function involvedTaskIds(v: Viewer & { agentId: string }): SQL {
+  return sql`(select ${tasks.id} from ${tasks} where ${tasks.campaignId} = ${v.campaign.id}
+      and (${tasks.createdBy} = ${v.agentId} or ${tasks.assigneeId} = ${v.agentId})
+    union select ${taskLeases.taskId} from ${taskLeases}
+      where ${taskLeases.campaignId} = ${v.campaign.id} and ${taskLeases.agentId} = ${v.agentId})`;
+}
+
+/** Agents coordinating the campaign now (for BLIND_EXPERIMENT, whose participants see them). */
+function coordinatorIds(campaignId: string): SQL {
+  return sql`(select ${campaignMembers.agentId} from ${campaignMembers}
+    where ${campaignMembers.campaignId} = ${campaignId} and ${campaignMembers.role} = 'COORDINATOR')`;
+}
+
+/** Ledger events the viewer may see. */
+export function eventsVisible(v: Viewer): SQL {
+  const base = eq(campaignEvents.campaignId, v.campaign.id);
+  if (v.role === 'OWNER' || v.agentId === null) return base;
+  const me = v.agentId;
+  const direct = or(
+    sql`${campaignEvents.addressedTo} is null`,
+    eq(campaignEvents.addressedTo, me),
+    eq(campaignEvents.actorAgentId, me),
+  );
+  return and(
+    base,
+    direct,
+    modeRule(v, me, {
+      actor: campaignEvents.actorAgentId,
+      taskId: campaignEvents.taskId,
+      byParticipant: sql`${campaignEvents.actorRole} = 'PARTICIPANT'`,
+      isResult: sql`${campaignEvents.isResult}`,
+    }),
+  ) as SQL;
+}
+
+/** Messages (notes, questions, proposals, decisions, owner comments) the viewer may see. */
+export function messagesVisible(v: Viewer): SQL {
+  const base = eq(campaignMessages.campaignId, v.campaign.id);
+  if (v.role === 'OWNER' || v.agentId === null) return base;
+  const me = v.agentId;
+  const direct = or(
+    sql`${campaignMessages.addressedTo} is null`,
+    eq(campaignMessages.addressedTo, me),
+    eq(campaignMessages.agentId, me),
+  );
+  return and(
+    base,
+    direct,
+    modeRule(v, me, {
+      actor: campaignMessages.agentId,
+      taskId: campaignMessages.taskId,
+      byParticipant: sql`(${campaignMessages.agentId} is not null
+      and ${campaignMessages.agentId} not in ${coordinatorIds(v.campaign.id)})`,
+      isResult: sql`false`,
+    }),
+  ) as SQL;
+}
+
+/** Tasks the viewer may see. Under BLIND_EXPERIMENT other participants' workers are hidden by present. */
+export function tasksVisible(v: Viewer): SQL {
+  const base = eq(tasks.campaignId, v.campaign.id);
+  if (!participantRestricted(v) || v.campaign.visibility !== 'TASK_SCOPED') return base;
+  return and(
+    base,
+    or(
+      sql`(${tasks.status} = 'OPEN' and (${tasks.assigneeId} is null or ${tasks.assigneeId} = ${v.agentId}))`,
+      sql`${tasks.id} in ${involvedTaskIds(v)}`,
+    ),
+  ) as SQL;
+}
+
+/** Submitted results (summaries and their checks) the viewer may see. */
+export function submissionsVisible(v: Viewer): SQL {
+  if (v.role === 'OWNER' || v.agentId === null) return TRUE;
+  const mine = eq(taskSubmissions.agentId, v.agentId);
+  switch (v.campaign.visibility) {
+    case 'SHARED':
+      return TRUE;
+    case 'OWNER_ONLY_RESULTS':
+      return mine;
+    case 'TASK_SCOPED':
+      return v.role === 'COORDINATOR'
+        ? TRUE
+        : (or(
+            mine,
+            sql`${taskSubmissions.taskId} in ${involvedTaskIds({ ...v, agentId: v.agentId })}`,
+          ) as SQL);
+    case 'BLIND_EXPERIMENT':
+      return v.role === 'COORDINATOR' ? TRUE : mine;
+  }
+}
+
+/** Campaign evidence (shared reads and submissions) the viewer may see. */
+export function campaignEvidenceVisible(v: Viewer): SQL {
+  const base = eq(campaignEvidence.campaignId, v.campaign.id);
+  if (!participantRestricted(v)) return base;
+  return and(
+    base,
+    modeRule(v, v.agentId, {
+      actor: campaignEvidence.agentId,
+      taskId: campaignEvidence.taskId,
+      byParticipant: sql`${campaignEvidence.agentId} not in ${coordinatorIds(v.campaign.id)}`,
+      isResult: sql`false`,
+    }),
+  ) as SQL;
+}
+
+/** Whether the viewer may see who works on a task someone else holds. */
+export function seesOtherWorkers(v: Viewer): boolean {
+  return !(participantRestricted(v) && v.campaign.visibility === 'BLIND_EXPERIMENT');
+}
+
+interface Columns {
+  actor:
+    | SQL.Aliased
+    | typeof campaignEvents.actorAgentId
+    | typeof campaignMessages.agentId
+    | typeof campaignEvidence.agentId;
+  taskId: typeof campaignEvents.taskId | typeof campaignMessages.taskId | typeof campaignEvidence.taskId;
+  byParticipant: SQL;
+  isResult: SQL;
+}
+
+/** The mode's rule for one table's columns; the viewer is an agent (not the owner). */
+function modeRule(v: Viewer, me: string, c: Columns): SQL {
+  const mine = sql`${c.actor} = ${me}`;
+  switch (v.campaign.visibility) {
+    case 'SHARED':
+      return TRUE;
+    case 'OWNER_ONLY_RESULTS':
+      return or(sql`not ${c.isResult}`, mine) as SQL;
+    case 'TASK_SCOPED':
+      if (v.role === 'COORDINATOR') return TRUE;
+      return or(
+        mine,
+        sql`${c.taskId} is null`,
+        sql`${c.taskId} in ${involvedTaskIds({ ...v, agentId: me })}`,
+      ) as SQL;
+    case 'BLIND_EXPERIMENT':
+      if (v.role === 'COORDINATOR') return TRUE;
+      return or(mine, sql`not ${c.byParticipant}`) as SQL;
+  }
+}

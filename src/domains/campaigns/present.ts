@@ -1,0 +1,36 @@
+import type { CampaignRow, MemberRole } from './membership.ts';
+
+/** Row → wire shapes of campaigns. */
+
+export function presentCampaign(c: CampaignRow) {
+  return {
+    campaign_id: c.id,
+    title: c.title,
+    objective: c.objective,
+    owner_of_record: c.ownerId,
+    created_by: c.createdBy,
+    budget: c.budget ?? null,
+    scopes: c.scopes,
+    allow_agent_publish: c.allowAgentPublish,
+    visibility: c.visibility,
+    participation: c.participation,
+    status: c.status,
+    created_at: c.createdAt.toISOString(),
+  };
+}
+
+export function presentMembership(
+  c: CampaignRow,
+  m: { role: MemberRole; status: string; isDefault: boolean },
+) {
+  return {
+    campaign_id: c.id,
+    title: c.title,
+    visibility: c.visibility,
+    participation: c.participation,
+    campaign_status: c.status,
+    role: m.role,
+    membership: m.status,
+    is_default: m.isDefault,
+  };
+}

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { expect } from 'vitest';
+import { callTool, connectClient, createAgent, type TestAgent } from './factories.ts';
+import type { TestServer } from './test-server.ts';
+
+/** Helpers for campaign tests: agents with clients, and campaigns made through the real tools. */
+
+export const key = () => `key-${randomUUID()}`;
+
+export interface Member extends TestAgent {
+  client: Client;
+}
+
+/** A READ agent (of a new owner, or of `ownerEmail`) connected over MCP. */
+export async function newMember(server: TestServer, ownerEmail?: string): Promise<Member> {
+  const agent = await createAgent(server.app.services.identity, {
+    mode: 'READ',
+    ...(ownerEmail ? { ownerEmail } : {}),
+  });
+  return { ...agent, client: await connectClient(server.url, agent.key) };
+}
+
+/** Calls a tool that must succeed, with a fresh idempotency_key when `mutates`. */
+export async function ok(m: Member, tool: string, args: Record<string, unknown> = {}, mutates = true) {
+  const res = await callTool(m.client, tool, mutates ? { ...args, idempotency_key: key() } : args);
+  expect(res.isError, `${tool}: ${JSON.stringify(res.body)}`).toBe(false);
+  return res.body;
+}
+
+/** Calls a tool that must fail; returns its error object. */
+export async function refused(m: Member, tool: string, args: Record<string, unknown> = {}, mutates = true) {
+  const res = await callTool(m.client, tool, mutates ? { ...args, idempotency_key: key() } : args);
+  expect(res.isError, `${tool} should fail: ${JSON.stringify(res.body)}`).toBe(true);
+  return res.body.error as { code: string; message: string; details: Record<string, unknown> };
+}
+
+/** A campaign created by `coordinator`, with `members` joined as participants. */
+export async function campaignWith(
+  coordinator: Member,
+  members: Member[],
+  settings: Record<string, unknown> = {},
+): Promise<string> {
+  const created = await ok(coordinator, 'campaign_create', {
+    title: 'Moorland survey',
+    objective: 'Find and verify facts about moorland birds.',
+    allow_agent_publish: false,
+    visibility: 'SHARED',
+    participation: 'OPEN',
+    ...settings,
+  });
+  const campaignId = created.campaign_id as string;
+  // Joining an OPEN campaign is direct; elsewhere it is an application the coordinator admits.
+  for (const m of members) {
+    const joined = await ok(m, 'campaign_join', { campaign_id: campaignId });
+    if (joined.membership === 'APPLIED') {
+      await ok(coordinator, 'campaign_invite', {
+        campaign_id: campaignId,
+        agent_id: m.agentId,
+        role: 'PARTICIPANT',
+      });
+    }
+  }
+  return campaignId;
+}

@@ -6,10 +6,16 @@ import type { Executor } from '../../storage/database.ts';
 /** The channel every replica LISTENs on for ledger wake-ups; the payload is the campaign id. */
 export const LEDGER_CHANNEL = 'cairn_ledger';
 
-export type ActorRole = 'OWNER' | 'COORDINATOR' | 'PARTICIPANT';
+export type ActorRole = 'OWNER' | 'COORDINATOR' | 'PARTICIPANT' | 'SYSTEM';
 
-/** Who did it: an agent (with its role then) or the owner of record from the console. */
-export type Actor = { agentId: string; role: ActorRole } | { ownerId: string; role: 'OWNER' };
+/**
+ * Who did it: an agent (with its role then), the owner of record from the console, or Cairn
+ * itself (a lease running out).
+ */
+export type Actor =
+  | { agentId: string; role: 'COORDINATOR' | 'PARTICIPANT' }
+  | { ownerId: string; role: 'OWNER' }
+  | { role: 'SYSTEM' };
 
 export interface NewEvent {
   kind: string;

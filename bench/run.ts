@@ -1,3 +1,4 @@
+import { runCampaignBenchmark } from './campaign.ts';
 import { runMcpBenchmark } from './mcp.ts';
 import { runReadBenchmark } from './read.ts';
 
@@ -10,6 +11,11 @@ interface Benchmark {
 }
 
 const BENCHMARKS: Record<string, Benchmark> = {
+  campaign: {
+    summary:
+      '1,000 task_claim attempts on 100 tasks from 100 clients; 500 waiting events_watch woken by one message',
+    run: runCampaignBenchmark,
+  },
   mcp: {
     summary: 'tools/call identity_whoami from concurrent MCP clients, Cairn vs a minimal SDK server',
     run: runMcpBenchmark,

@@ -4,7 +4,13 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import { type Config, ConfigError } from './config/config.ts';
-import { CampaignOwnerService, standingColumn } from './domains/campaigns/index.ts';
+import {
+  CampaignOwnerService,
+  campaignCoverage,
+  LeaseSweeper,
+  LedgerWaiter,
+  standingColumn,
+} from './domains/campaigns/index.ts';
 import { type AppServices, OPERATIONS } from './domains/catalog.ts';
 import { buildDiscovery, SERVER_VERSION, type ToolDoc } from './domains/discovery/index.ts';
 import {
@@ -23,7 +29,6 @@ import {
 import { OperationRunner } from './domains/operations/index.ts';
 import {
   BraveProvider,
-  noCampaigns,
   ReadingService,
   type SearchProvider,
   SearxngProvider,
@@ -177,13 +182,14 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     clock,
     fetcher.fetcher,
     parser,
-    noCampaigns,
+    campaignCoverage,
     (raw, encoding) => decodeBody(raw, encoding ?? undefined, LIMITS.read.responseBytes),
     { maxConcurrentReads: config.readConcurrency },
   );
   const search = buildSearch(config, fetcher.fetcher);
   if (search) logger.info({ provider: search.name }, 'web_search provider configured');
-  const campaignDeps = { database, clock, secret, parser };
+  const ledger = new LedgerWaiter(database);
+  const campaignDeps = { database, clock, secret, parser, ledger };
   const campaigns = new CampaignOwnerService(database, clock);
   const services: AppServices = { identity, domains, limits, reading, search, campaignDeps };
   const metrics = new Metrics(database);
@@ -278,8 +284,17 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
         : logger.debug({ result }, 'housekeeping done'),
   );
   housekeeper.start();
+  // Puts lease expiries on the ledger for watchers; every replica may run it.
+  const leaseSweeper = new LeaseSweeper(database, clock, (result) => {
+    if (result instanceof Error) logger.warn({ err: result }, 'lease sweep failed; it runs again soon');
+    else if (result.expired_leases > 0) logger.debug({ result }, 'expired leases ended');
+  });
+  leaseSweeper.start();
+  // Before the server waits for in-flight requests: a waiting events_watch answers its heartbeat now.
+  http.addHook('preClose', async () => ledger.close());
   http.addHook('onClose', async () => {
     housekeeper.stop();
+    leaseSweeper.stop();
     await parser.close();
     await redis?.quit().catch(() => redis.disconnect());
   });

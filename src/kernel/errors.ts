@@ -347,6 +347,27 @@ export const ERROR_CATALOG = {
     when: 'task_complete needs at least one recorded source among evidence_ids that the caller may see.',
     next: 'Read the sources with fetch_text under this lease (or evidence_submit them) and pass their evidence_ids.',
   },
+  RECIPIENT_NOT_MEMBER: {
+    httpStatus: 422,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'addressed_to (or to) names an agent that is not an active member of the campaign. Nothing was sent.',
+    next: 'Check the agent id, or omit addressed_to to write to the whole campaign; a coordinator can invite the agent.',
+  },
+  RECIPIENT_CANNOT_SEE: {
+    httpStatus: 422,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: "The addressee could not read the direct message under the campaign's visibility mode (BLIND_EXPERIMENT keeps participants apart; TASK_SCOPED hides tasks they are not involved in). Nothing was sent.",
+    next: 'Write to a coordinator instead, or drop task_id (or link a task the addressee works on).',
+  },
+  PROPOSAL_NOT_OPEN: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The proposal was already decided (details.status is the outcome); it takes no more responses or decisions.',
+    next: 'Read the decision (details.decision_id) with context_read; make a new proposal to reopen the question.',
+  },
   CURSOR_INVALID: {
     httpStatus: 400,
     retryable: false,

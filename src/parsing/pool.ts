@@ -14,6 +14,7 @@ import {
   type DiffInput,
   type ExtractedJson,
   type ExtractedTable,
+  type LocateAllInput,
   type LocateInput,
   type ParsedDocument,
   type ParseInput,
@@ -123,6 +124,11 @@ export class ParserPool implements Parser {
   /** Finds a quote in a stored text (see locateQuote); null when absent. @throws ParserBusy; ParseRefusal PARSE_TIMEOUT or UNREADABLE_CONTENT. */
   locate(input: LocateInput): Promise<QuoteMatch | null> {
     return this.run({ op: 'locate', input }) as Promise<QuoteMatch | null>;
+  }
+
+  /** Finds each quote in one stored text, in order; null where absent. @throws as locate. */
+  locateAll(input: LocateAllInput): Promise<Array<QuoteMatch | null>> {
+    return this.run({ op: 'locateAll', input }) as Promise<Array<QuoteMatch | null>>;
   }
 
   /** A line diff of two stored texts (see diffTexts). @throws as locate. */

@@ -79,6 +79,13 @@ export interface LocateInput {
   page?: number;
 }
 
+/** What `locateAll` searches: several quotes in one stored text. */
+export interface LocateAllInput {
+  text: string;
+  quotes: string[];
+  pages: PageOffset[];
+}
+
 /** Where a quote was found in a stored text, in the original text's offsets (UTF-16 code units). */
 export interface QuoteMatch {
   /** EXACT: the quote as given; NORMALISED: after folding whitespace, quotes, dashes, invisible characters and Unicode forms. */
@@ -147,6 +154,8 @@ export interface Parser {
   extractJson(input: ParseInput): Promise<ExtractedJson[]>;
   /** Finds a quote in a stored text: exactly first, then folded; null when it is not there. */
   locate(input: LocateInput): Promise<QuoteMatch | null>;
+  /** Finds several quotes in one stored text in one job (the text crosses to the thread once). */
+  locateAll(input: LocateAllInput): Promise<Array<QuoteMatch | null>>;
   /** A unified line diff of two stored texts, bounded in time and size. */
   diff(input: DiffInput): Promise<TextDiff>;
   close(): Promise<void>;

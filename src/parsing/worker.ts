@@ -10,6 +10,7 @@ import {
   type DiffInput,
   type ExtractedJson,
   type ExtractedTable,
+  type LocateAllInput,
   type LocateInput,
   type ParsedDocument,
   type ParseInput,
@@ -24,9 +25,17 @@ export type ParserTask =
   | { op: 'tables'; input: ParseInput }
   | { op: 'json'; input: ParseInput }
   | { op: 'locate'; input: LocateInput }
+  | { op: 'locateAll'; input: LocateAllInput }
   | { op: 'diff'; input: DiffInput };
 
-export type TaskValue = ParsedDocument | ExtractedTable[] | ExtractedJson[] | QuoteMatch | null | TextDiff;
+export type TaskValue =
+  | ParsedDocument
+  | ExtractedTable[]
+  | ExtractedJson[]
+  | QuoteMatch
+  | null
+  | Array<QuoteMatch | null>
+  | TextDiff;
 
 export type TaskOutcome =
   | { ok: true; value: TaskValue }
@@ -50,6 +59,10 @@ async function runTask(task: ParserTask): Promise<TaskValue> {
     case 'locate': {
       const { text, quote, pages, page } = task.input;
       return locateQuote(text, quote, pages, page);
+    }
+    case 'locateAll': {
+      const { text, quotes, pages } = task.input;
+      return quotes.map((quote) => locateQuote(text, quote, pages));
     }
     case 'diff': {
       const { oldName, newName, oldText, newText } = task.input;

@@ -63,3 +63,36 @@ export async function campaignWith(
   }
   return campaignId;
 }
+
+/** Every required condition term, with a time budget of `minutes`. */
+export function conditions(minutes = 60): Record<string, unknown> {
+  return {
+    available_data: 'Public web pages about moorland birds.',
+    authorized_scope: 'Read public pages only; no sign-in, no contact with people.',
+    deliverable: 'A short summary with verbatim quotations.',
+    reproduction_steps: 'Open each cited evidence record and find the quotation.',
+    time_budget_minutes: minutes,
+    stop_conditions: 'Stop when a source asks for a sign-in or the budget runs out.',
+    reviewer: 'the campaign coordinator',
+  };
+}
+
+/** Publishes a task as `m` and returns its id. */
+export async function publishTask(m: Member, campaignId: string, extra: Record<string, unknown> = {}) {
+  const published = await ok(m, 'task_publish', {
+    campaign_id: campaignId,
+    title: 'Find a fact',
+    objective: 'Find one verifiable fact.',
+    acceptance: 'A quotation that matches a recorded source.',
+    conditions: conditions(),
+    ...extra,
+  });
+  return published.task_id as string;
+}
+
+/** Publishes a task as `coordinator`, has `worker` claim it, and returns the task and lease ids. */
+export async function claimedTask(coordinator: Member, worker: Member, campaignId: string) {
+  const taskId = await publishTask(coordinator, campaignId);
+  const claimed = await ok(worker, 'task_claim', { task_id: taskId });
+  return { taskId, leaseId: claimed.lease.lease_id as string };
+}

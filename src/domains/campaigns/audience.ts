@@ -192,3 +192,20 @@ function modeRule(v: Viewer, me: string, c: Columns): SQL {
       return or(mine, sql`not ${c.byParticipant}`) as SQL;
   }
 }
+
+/**
+ * Evidence other agents share with `agentId` through campaigns it is an active member of, by
+ * each campaign's mode (the same rules as campaignEvidenceVisible, across all its campaigns):
+ * a predicate over rows of `evidence`, for the reading area.
+ */
+export function evidenceSharedWith(agentId: string): SQL {
+  return sql`"evidence"."id" in (select ce.evidence_id from ${campaignEvidence} ce
+    join ${campaignMembers} me on me.campaign_id = ce.campaign_id and me.agent_id = ${agentId} and me.status = 'ACTIVE'
+    join campaigns c on c.id = ce.campaign_id
+    where c.visibility in ('SHARED', 'OWNER_ONLY_RESULTS') or me.role = 'COORDINATOR' or ce.agent_id = ${agentId}
+      or (c.visibility = 'TASK_SCOPED' and (ce.task_id is null or ce.task_id in (
+        select t.id from ${tasks} t where t.campaign_id = ce.campaign_id and (t.created_by = ${agentId} or t.assignee_id = ${agentId})
+        union select l.task_id from ${taskLeases} l where l.campaign_id = ce.campaign_id and l.agent_id = ${agentId})))
+      or (c.visibility = 'BLIND_EXPERIMENT' and ce.agent_id in (select m2.agent_id from ${campaignMembers} m2
+        where m2.campaign_id = ce.campaign_id and m2.role = 'COORDINATOR')))`;
+}

@@ -2,6 +2,8 @@ import type { Clock } from '../../kernel/clock.ts';
 import type { ParserPool } from '../../parsing/index.ts';
 import type { Database } from '../../storage/database.ts';
 import type { OperationContext } from '../operations/index.ts';
+import type { ReadingService } from '../reading/index.ts';
+import type { LedgerWaiter } from './watch.ts';
 
 /** What the campaigns area needs from the composition root. */
 export interface CampaignDeps {
@@ -11,8 +13,10 @@ export interface CampaignDeps {
   secret: string;
   /** Quote location for verification runs in the parser pool. */
   parser: ParserPool;
+  /** This process's ledger wake-ups (one LISTEN), for events_watch. */
+  ledger: LedgerWaiter;
 }
 
-/** What the Campaigns tools reach through their context. */
-export type CampaignServices = { campaignDeps: CampaignDeps };
+/** What the Campaigns tools reach through their context: their own deps and stored evidence. */
+export type CampaignServices = { campaignDeps: CampaignDeps; reading: ReadingService };
 export type CampaignCtx = OperationContext<CampaignServices>;

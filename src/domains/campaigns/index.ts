@@ -6,12 +6,37 @@ import {
   campaignList,
   campaignStatus,
 } from './campaign-tools.ts';
+import { evidenceSubmit, resultVerify, taskComplete } from './completion-tools.ts';
 import type { CampaignServices } from './context.ts';
+import { agentDirectory, campaignGraphTool, campaignMetricsTool } from './insight-tools.ts';
+import { taskClaim, taskDelegate, taskHeartbeat, taskRelease } from './lease-tools.ts';
+import { contextRead, eventsWatch } from './ledger-tools.ts';
+import {
+  decisionRecord,
+  messageAppend,
+  messageSend,
+  proposalCreate,
+  proposalRespond,
+} from './message-tools.ts';
+import { taskAssign, taskEdit, taskGet, taskHistory, taskList, taskPublish } from './task-tools.ts';
 
 export type { CampaignDeps, CampaignServices } from './context.ts';
+export { campaignCoverage } from './coverage.ts';
+export { LeaseSweeper, sweepExpiredLeases } from './lease-sweeper.ts';
+export { currentLeases, expireDueLeases, requireCurrentLease } from './leases.ts';
 export { LEDGER_CHANNEL } from './ledger.ts';
+export { listEventsForOwner, type PresentedEvent } from './ledger-repo.ts';
+export {
+  listMessagesForOwner,
+  messageContentArg,
+  OWNER_MESSAGE_TYPES,
+  postOwnerComment,
+  presentMessage,
+} from './messages.ts';
 export { CampaignOwnerService } from './owner-service.ts';
 export { standingColumn } from './standing.ts';
+export { type PublishInput, publishTaskAsOwner } from './task-publish.ts';
+export { type LedgerTicket, LedgerWaiter, type WaitOutcome } from './watch.ts';
 
 /** SPEC's order of the Campaigns group (its tool table); the catalog lists them so. */
 const SPEC_ORDER = [
@@ -53,7 +78,34 @@ const rank = (name: string) => {
 
 /** The Campaigns tools in SPEC's order. */
 export const campaignOperations: Array<Operation<CampaignServices>> = (
-  [campaignCreate, campaignInvite, campaignJoin, campaignList, campaignStatus] as Array<
-    Operation<CampaignServices>
-  >
+  [
+    campaignCreate,
+    campaignInvite,
+    campaignJoin,
+    campaignList,
+    campaignStatus,
+    messageAppend,
+    messageSend,
+    proposalCreate,
+    proposalRespond,
+    decisionRecord,
+    contextRead,
+    eventsWatch,
+    taskPublish,
+    taskList,
+    taskGet,
+    taskClaim,
+    taskHeartbeat,
+    taskRelease,
+    taskDelegate,
+    taskEdit,
+    taskHistory,
+    taskAssign,
+    taskComplete,
+    resultVerify,
+    evidenceSubmit,
+    agentDirectory,
+    campaignMetricsTool,
+    campaignGraphTool,
+  ] as Array<Operation<CampaignServices>>
 ).sort((a, b) => rank(a.name) - rank(b.name));

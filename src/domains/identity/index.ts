@@ -35,7 +35,13 @@ export type { InboxMessage } from './owner-messages.ts';
 export { type ConsoleOwner, OwnerService, type StartedSession } from './owners.ts';
 export { inactiveReason, isActive } from './policy.ts';
 export { presentAbout } from './present.ts';
-export { describeAgents, findAgent, noStanding, type StandingColumn } from './repo.ts';
+export {
+  describeAgents,
+  describeOwnerAgents,
+  findAgent,
+  noStanding,
+  type StandingColumn,
+} from './repo.ts';
 export { type Authenticated, IdentityService } from './service.ts';
 export { SessionService } from './sessions.ts';
 export { type TokenAnswer, TokenService } from './tokens.ts';

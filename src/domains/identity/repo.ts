@@ -71,6 +71,26 @@ export async function findAgent(ex: Executor, agentId: string): Promise<Agent | 
   return row ? toAgent(row) : null;
 }
 
+const agentFacts = {
+  id: agents.id,
+  ownerId: agents.ownerId,
+  displayName: agents.displayName,
+  runtime: agents.runtime,
+  status: agents.status,
+  mode: agents.mode,
+  about: agents.about,
+};
+
+/** The active agents of one owner (whom that owner's coordinators may invite directly), newest first. */
+export async function describeOwnerAgents(ex: Executor, ownerId: string) {
+  return ex
+    .select(agentFacts)
+    .from(agents)
+    .where(and(eq(agents.ownerId, ownerId), eq(agents.status, 'ACTIVE')))
+    .orderBy(sql`${agents.createdAt} desc`)
+    .limit(200);
+}
+
 /** Public facts of agents by id (campaign directories and invitations); unknown ids are left out. */
 export async function describeAgents(ex: Executor, agentIds: string[]) {
   if (agentIds.length === 0) return [];

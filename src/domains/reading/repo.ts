@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, lt, lte, or, sql } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../storage/database.ts';
 import { evidence, evidenceBlobs, policyReceipts } from '../../storage/schema.ts';
 import type { EvidenceMeta, EvidenceRecord } from './types.ts';
@@ -62,43 +62,44 @@ export async function insertEvidence(ex: Executor, row: EvidenceRecord, now: Dat
 }
 
 /**
- * The visibility rule of evidence, in one place: an identity sees what it read itself.
- * Campaign sharing widens this when campaigns land.
+ * The visibility rule of evidence, in one place: an identity sees what it read itself, and what
+ * its campaigns share with it (`shared`, a predicate the campaigns area supplies).
  */
-function visibleTo(agentId: string) {
-  return eq(evidence.agentId, agentId);
+export function visibleTo(agentId: string, shared: (agentId: string) => SQL | null): SQL {
+  const sharing = shared(agentId);
+  return (sharing ? or(eq(evidence.agentId, agentId), sharing) : eq(evidence.agentId, agentId)) as SQL;
 }
 
 export async function findVisibleEvidence(
   ex: Executor,
-  agentId: string,
+  visible: SQL,
   id: string,
 ): Promise<EvidenceRecord | null> {
   const [row] = await ex
     .select()
     .from(evidence)
-    .where(and(eq(evidence.id, id), visibleTo(agentId)));
+    .where(and(eq(evidence.id, id), visible));
   return row ? toRecord(row) : null;
 }
 
 /** A visible evidence record without its text (which may run to millions of characters). */
 export async function findVisibleEvidenceMeta(
   ex: Executor,
-  agentId: string,
+  visible: SQL,
   id: string,
 ): Promise<EvidenceMeta | null> {
   const { text: _text, createdAt: _createdAt, ...columns } = getTableColumns(evidence);
   const [row] = await ex
     .select({ ...columns, textLength: sql<number>`length(${evidence.text})::int` })
     .from(evidence)
-    .where(and(eq(evidence.id, id), visibleTo(agentId)));
+    .where(and(eq(evidence.id, id), visible));
   return row ? { ...row, provenance: row.provenance as EvidenceMeta['provenance'] } : null;
 }
 
 /** The latest visible copy of a URL (requested or final), optionally read before (or at) a time. */
 export async function findLatestCopy(
   ex: Executor,
-  agentId: string,
+  visible: SQL,
   url: string,
   before?: { at: Date; inclusive: boolean },
 ): Promise<EvidenceRecord | null> {
@@ -107,7 +108,7 @@ export async function findLatestCopy(
     .from(evidence)
     .where(
       and(
-        visibleTo(agentId),
+        visible,
         or(eq(evidence.canonicalUrl, url), eq(evidence.requestedUrl, url)),
         before
           ? before.inclusive

@@ -92,7 +92,7 @@ export class ReadingService {
   }
 
   private async readNow(caller: Caller, req: ReadRequest): Promise<CompletedRead> {
-    const coverage = await this.coverage.coverRead(this.database.db, caller, req.taskId);
+    const coverage = await this.cover(caller, req);
     const inputs = (): Record<string, unknown> => ({
       url: receiptUrl(req.url),
       declared_purpose: req.declaredPurpose,
@@ -144,6 +144,26 @@ export class ReadingService {
     return this.record(caller, req, coverage, fetched, parsed, inputs());
   }
 
+  /** Which lease covers the read; a refusal (no lease, several) is stored with its DENY receipt. */
+  private async cover(caller: Caller, req: ReadRequest): Promise<Coverage> {
+    try {
+      return await this.coverage.coverRead(this.database.db, caller, req.taskId, this.clock.now());
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      throw await this.refuse(
+        caller,
+        req.tool,
+        { url: receiptUrl(req.url), declared_purpose: req.declaredPurpose, task_id: req.taskId },
+        {
+          code: err.code,
+          rule: 'Inside a campaign every read needs a task lease (SPEC Authentication 10): the task_id named, or the only lease held.',
+          message: err.message,
+          details: err.details,
+        },
+      );
+    }
+  }
+
   private async record(
     caller: Caller,
     req: ReadRequest,
@@ -158,6 +178,7 @@ export class ReadingService {
       await repo.storeBlob(tx, evidence.bodyHash, fetched.raw, now);
       await repo.insertReceipt(tx, receipt);
       await repo.insertEvidence(tx, evidence, now);
+      await this.coverage.recordRead(tx, coverage, evidence, now);
     });
     return { evidence, receipt };
   }
@@ -194,13 +215,18 @@ export class ReadingService {
     );
   }
 
+  /** What evidence the caller may see: its own reads and what its campaigns share with it. */
+  private visibleTo(caller: Caller) {
+    return repo.visibleTo(caller.agent.id, (id) => this.coverage.sharedEvidence(id));
+  }
+
   /** A stored read the caller may see, or NOT_FOUND. */
   async evidence(
     caller: Caller,
     evidenceId: string,
     ex: Executor = this.database.db,
   ): Promise<EvidenceRecord> {
-    const found = await repo.findVisibleEvidence(ex, caller.agent.id, evidenceId);
+    const found = await repo.findVisibleEvidence(ex, this.visibleTo(caller), evidenceId);
     if (!found) {
       throw new DomainError('NOT_FOUND', `No evidence ${evidenceId} is visible to this identity.`, {
         evidence_id: evidenceId,
@@ -210,8 +236,12 @@ export class ReadingService {
   }
 
   /** A stored read the caller may see, without its text (cheap for citations and records), or NOT_FOUND. */
-  async evidenceMeta(caller: Caller, evidenceId: string): Promise<EvidenceMeta> {
-    const found = await repo.findVisibleEvidenceMeta(this.database.db, caller.agent.id, evidenceId);
+  async evidenceMeta(
+    caller: Caller,
+    evidenceId: string,
+    ex: Executor = this.database.db,
+  ): Promise<EvidenceMeta> {
+    const found = await repo.findVisibleEvidenceMeta(ex, this.visibleTo(caller), evidenceId);
     if (!found) {
       throw new DomainError('NOT_FOUND', `No evidence ${evidenceId} is visible to this identity.`, {
         evidence_id: evidenceId,
@@ -229,7 +259,12 @@ export class ReadingService {
     url: string,
     before?: { at: Date; inclusive: boolean },
   ): Promise<EvidenceRecord> {
-    const found = await repo.findLatestCopy(this.database.db, caller.agent.id, normaliseUrl(url), before);
+    const found = await repo.findLatestCopy(
+      this.database.db,
+      this.visibleTo(caller),
+      normaliseUrl(url),
+      before,
+    );
     const earlierThan = before?.at;
     if (!found) {
       throw new DomainError(
@@ -265,6 +300,18 @@ export class ReadingService {
         pages: evidence.pages,
         ...(page !== undefined ? { page } : {}),
       }),
+    );
+  }
+
+  /** Finds several quotes in one stored text in one pool job; null where a quote is absent. */
+  async locateAll(
+    caller: Caller,
+    evidence: EvidenceRecord,
+    quotes: string[],
+  ): Promise<Array<QuoteMatch | null>> {
+    if (quotes.length === 0) return [];
+    return this.bounded(caller, 'task_complete', { evidence_id: evidence.id }, () =>
+      this.parser.locateAll({ text: evidence.text, quotes, pages: evidence.pages }),
     );
   }
 

@@ -1,12 +1,23 @@
+import type { SQL } from 'drizzle-orm';
 import type { Executor } from '../../storage/database.ts';
 import type { Caller } from '../identity/types.ts';
 
 /**
- * The one question reading asks the campaign area: must this read be covered by a lease, and
- * which one? Until campaigns exist the answer is always "no campaign" (DESIGN.md roadmap).
+ * What reading asks the campaign area: must this read be covered by a lease, and which one;
+ * how a covered read joins its campaign; and which other agents' evidence a reader may see.
  */
 export interface ReadCoverage {
-  coverRead(ex: Executor, caller: Caller, taskId: string | null): Promise<Coverage>;
+  /** The lease covering a fresh read; throws a DomainError (stored as a DENY receipt) when none may. */
+  coverRead(ex: Executor, caller: Caller, taskId: string | null, now: Date): Promise<Coverage>;
+  /** Shares a read made under a lease with its campaign, in the transaction that stores it. */
+  recordRead(
+    ex: Executor,
+    coverage: Coverage,
+    evidence: { id: string; agentId: string },
+    now: Date,
+  ): Promise<void>;
+  /** Evidence (rows of `evidence`) other identities share with this agent; null when none can be. */
+  sharedEvidence(agentId: string): SQL | null;
 }
 
 export interface Coverage {
@@ -18,6 +29,8 @@ export interface Coverage {
 /** Reads outside any campaign: the answer before campaigns exist. */
 export const noCampaigns: ReadCoverage = {
   coverRead: async (_ex, _caller, taskId) => ({ campaignId: null, taskId, leaseId: null }),
+  recordRead: async () => {},
+  sharedEvidence: () => null,
 };
 
 /** Where evidence came from (SPEC, Evidence and citation). */

@@ -7,11 +7,19 @@ export const READ_VISIBLE_WHEN =
 
 /**
  * Who may read (SPEC Authentication 10): an active READ connection or active campaign
- * membership. Campaign membership joins this rule when campaigns land.
+ * membership. Inside a campaign each fresh read also needs a lease (checked when reading).
  */
 export function whenReading(caller: Caller): Visibility {
   const reason = inactiveReason(caller.agent);
-  if (reason) return { visible: false, why: reason.message };
+  const member = caller.standing === 'MEMBER' || caller.standing === 'COORDINATOR';
+  if (reason && !(member && reason.code === 'NO_MODE_ACTIVATED'))
+    return { visible: false, why: reason.message };
+  if (member) {
+    return {
+      visible: true,
+      why: 'Available because the identity is an active campaign member; inside a campaign every fresh read needs a task lease.',
+    };
+  }
   if (caller.agent.mode === 'READ') {
     return { visible: true, why: 'Available because the owner activated public reading (mode READ).' };
   }

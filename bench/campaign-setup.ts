@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { sql } from 'drizzle-orm';
+import { IdentityService } from '../src/domains/identity/index.ts';
+import { systemClock } from '../src/kernel/clock.ts';
+import { openDatabase } from '../src/storage/database.ts';
+
+/**
+ * Set-up for the campaign benchmark: identities made through the real identity service on the
+ * benchmark's own database (before `serve` locks an embedded data dir), and the plain baseline
+ * of a wake-up: one NOTIFY reaching one LISTEN through the same database layer, no Cairn on top.
+ */
+
+export interface Identity {
+  agentId: string;
+  key: string;
+}
+
+export async function provisionAgents(
+  where: { databaseUrl?: string | undefined; dataDir: string },
+  count: number,
+): Promise<Identity[]> {
+  const database = await openDatabase({ databaseUrl: where.databaseUrl, dataDir: where.dataDir });
+  try {
+    const identity = new IdentityService(database, systemClock);
+    const email = `bench-${randomUUID()}@example.org`;
+    await identity.addOwner(email, randomUUID());
+    const out: Identity[] = [];
+    for (let i = 0; i < count; i++) {
+      const { agent_id } = await identity.addAgent({
+        ownerEmail: email,
+        displayName: `bench ${i}`,
+        runtime: 'bench',
+        kind: 'OWNER_CREATED',
+      });
+      await identity.setMode(agent_id, 'READ');
+      const { project_key } = await identity.addProjectKey(agent_id, 1);
+      out.push({ agentId: agent_id, key: project_key });
+    }
+    return out;
+  } finally {
+    await database.close();
+  }
+}
+
+/** NOTIFY → LISTEN latency in milliseconds over `trials` round trips, the floor under any wake-up. */
+export async function notifyLatencies(
+  where: { databaseUrl?: string | undefined; dataDir: string },
+  trials: number,
+): Promise<number[]> {
+  const database = await openDatabase({ databaseUrl: where.databaseUrl, dataDir: where.dataDir });
+  const channel = `bench_${randomUUID().replaceAll('-', '')}`;
+  let wake: (() => void) | null = null;
+  const stop = await database.listen(channel, () => wake?.());
+  try {
+    const out: number[] = [];
+    for (let i = 0; i < trials; i++) {
+      const woken = new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      const started = performance.now();
+      await database.db.execute(sql`select pg_notify(${channel}, 'x')`);
+      await woken;
+      out.push(performance.now() - started);
+    }
+    return out;
+  } finally {
+    await stop();
+    await database.close();
+  }
+}
+
+/** An SDK client connected to Cairn with a bearer credential. */
+export async function connect(baseUrl: string, key: string): Promise<Client> {
+  const client = new Client({ name: 'bench-campaign', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${key}` } },
+    }),
+  );
+  return client;
+}
+
+/** Calls a tool; throws with the error envelope when it fails. */
+export async function call(client: Client, name: string, args: Record<string, unknown>, timeout = 120_000) {
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout });
+  const body = result.structuredContent as Record<string, unknown>;
+  if (result.isError) throw new BenchCallError(name, body);
+  return body;
+}
+
+export class BenchCallError extends Error {
+  constructor(
+    readonly tool: string,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(`${tool} failed: ${JSON.stringify(body).slice(0, 400)}`);
+  }
+
+  get code(): string | undefined {
+    return (this.body.error as { code?: string } | undefined)?.code;
+  }
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+export const key = () => `bench-${randomUUID()}`;

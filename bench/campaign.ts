@@ -1,0 +1,174 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  BenchCallError,
+  call,
+  connect,
+  key,
+  notifyLatencies,
+  percentile,
+  provisionAgents,
+} from './campaign-setup.ts';
+import { freePort, makeTempDir, removeTempDir, startNode, stop, waitForHealth } from './children.ts';
+
+/**
+ * `npm run bench -- campaign` (issue 5 item 12), against one `cairn serve` on the embedded
+ * database or on DATABASE_URL:
+ * (a) 1,000 claim attempts from 100 clients (100 identities) on 100 tasks, each task contested
+ *     by 10 clients at once: claims/s, and winners_per_task, which must be exactly 1;
+ * (b) 500 events_watch calls waiting at the end of the ledger, then one appended message: the
+ *     wake latency of each watcher from the moment the message was sent, p50 and p99.
+ * The plain baseline printed beside (b) is one NOTIFY reaching one LISTEN through the same
+ * database layer. The last line, watch_p99_ms=<n>, is the tracked figure (target < 100 ms on
+ * PostgreSQL).
+ */
+
+const CLIENTS = 100;
+const TASKS = 100;
+const ATTEMPTS_PER_CLIENT = 10;
+const WATCHERS = 500;
+
+const conditions = {
+  available_data: 'bench',
+  authorized_scope: 'bench',
+  deliverable: 'bench',
+  reproduction_steps: 'bench',
+  time_budget_minutes: 60,
+  stop_conditions: 'bench',
+  reviewer: 'bench',
+};
+
+async function claims(coordinator: Client, workers: Client[], campaignId: string) {
+  const tasks: string[] = [];
+  for (let i = 0; i < TASKS; i++) {
+    const t = await call(coordinator, 'task_publish', {
+      campaign_id: campaignId,
+      title: `task ${i}`,
+      objective: 'bench',
+      acceptance: 'bench',
+      conditions,
+      idempotency_key: key(),
+    });
+    tasks.push(t.task_id as string);
+  }
+  const winners = new Map<string, number>(tasks.map((t) => [t, 0]));
+  let refused = 0;
+  const started = performance.now();
+  // Client c tries tasks c, c+10, c+20, …: every task is tried by 10 clients, all at once.
+  await Promise.all(
+    workers.map(async (client, c) => {
+      for (let k = 0; k < ATTEMPTS_PER_CLIENT; k++) {
+        const taskId = tasks[(c + k * (TASKS / ATTEMPTS_PER_CLIENT)) % TASKS] as string;
+        try {
+          await call(client, 'task_claim', { task_id: taskId, idempotency_key: key() });
+          winners.set(taskId, (winners.get(taskId) ?? 0) + 1);
+        } catch (err) {
+          if (!(err instanceof BenchCallError) || err.code !== 'TASK_ALREADY_CLAIMED') throw err;
+          refused++;
+        }
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  const counts = [...winners.values()];
+  const exact = counts.every((n) => n === 1);
+  return { attempts: CLIENTS * ATTEMPTS_PER_CLIENT, seconds, refused, exact, counts };
+}
+
+async function watch(coordinator: Client, watchers: Client[], campaignId: string) {
+  const cursors = await Promise.all(
+    watchers.map(
+      async (w) => (await call(w, 'context_read', { campaign_id: campaignId })).ledger_cursor as string,
+    ),
+  );
+  let sentAt = 0;
+  const latencies: number[] = [];
+  const waits = Array.from({ length: WATCHERS }, async (_, i) => {
+    const w = watchers[i % watchers.length] as Client;
+    const got = await call(w, 'events_watch', {
+      campaign_id: campaignId,
+      cursor: cursors[i % watchers.length],
+      wait_seconds: 60,
+    });
+    if ((got.events as unknown[]).length === 0) throw new Error('a watcher timed out without the message');
+    latencies.push(performance.now() - sentAt);
+  });
+  // Give every call time to arrive and start waiting before the message goes out.
+  await new Promise((r) => setTimeout(r, 3_000));
+  sentAt = performance.now();
+  await call(coordinator, 'message_append', {
+    campaign_id: campaignId,
+    type: 'NOTE',
+    content: 'Wake up.',
+    idempotency_key: key(),
+  });
+  await Promise.all(waits);
+  return latencies;
+}
+
+export async function runCampaignBenchmark(): Promise<number> {
+  const databaseUrl = process.env.DATABASE_URL || undefined;
+  const dataDir = makeTempDir('cairn-bench-campaign-');
+  try {
+    const where = { databaseUrl, dataDir };
+    console.log(`campaign benchmark on ${databaseUrl ? 'PostgreSQL' : 'embedded (PGlite)'}`);
+    const baseline = await notifyLatencies(where, 200);
+    const ids = await provisionAgents(where, CLIENTS + 1);
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      CAIRN_DATA_DIR: dataDir,
+      CAIRN_MCP_RATE_LIMIT: '10000000',
+    };
+    if (!databaseUrl) delete env.DATABASE_URL;
+    delete env.CAIRN_BASE_URL;
+    const child = startNode('cairn serve', ['bin/cairn.js', 'serve'], env);
+    const baseUrl = `http://127.0.0.1:${port}`;
+    try {
+      await waitForHealth(child, baseUrl);
+      const [first, ...rest] = ids;
+      if (!first) throw new Error('no identities');
+      const coordinator = await connect(baseUrl, first.key);
+      const workers = await Promise.all(rest.map((id) => connect(baseUrl, id.key)));
+      const created = await call(coordinator, 'campaign_create', {
+        title: 'bench',
+        objective: 'bench',
+        allow_agent_publish: false,
+        visibility: 'SHARED',
+        participation: 'OPEN',
+        idempotency_key: key(),
+      });
+      const campaignId = created.campaign_id as string;
+      for (const w of workers)
+        await call(w, 'campaign_join', { campaign_id: campaignId, idempotency_key: key() });
+
+      const c = await claims(coordinator, workers, campaignId);
+      console.log(
+        `claims: ${c.attempts} attempts on ${TASKS} tasks from ${CLIENTS} clients in ${c.seconds.toFixed(2)} s = ${(c.attempts / c.seconds).toFixed(1)} claims/s; refused TASK_ALREADY_CLAIMED=${c.refused}`,
+      );
+      const perTask = c.exact ? '1' : `NOT 1 (min ${Math.min(...c.counts)}, max ${Math.max(...c.counts)})`;
+      console.log(`winners_per_task=${perTask}`);
+
+      const latencies = await watch(coordinator, workers, campaignId);
+      console.log(
+        `baseline NOTIFY→LISTEN (one listener, plain database layer): p50=${percentile(baseline, 50).toFixed(1)}ms p99=${percentile(baseline, 99).toFixed(1)}ms`,
+      );
+      console.log(
+        `events_watch wake-up of ${WATCHERS} waiting calls after one message: p50=${percentile(latencies, 50).toFixed(1)}ms p99=${percentile(latencies, 99).toFixed(1)}ms`,
+      );
+      await Promise.all([coordinator, ...workers].map((cl) => cl.close().catch(() => {})));
+      if (!c.exact) {
+        process.stderr.write('FAILED: a task had other than exactly one winner.\n');
+        return 1;
+      }
+      console.log(`watch_p99_ms=${percentile(latencies, 99).toFixed(1)}`);
+      return 0;
+    } finally {
+      await stop(child);
+    }
+  } finally {
+    removeTempDir(dataDir);
+  }
+}

@@ -1,0 +1,173 @@
+import { z } from 'zod';
+import { LIMITS } from '../../kernel/limits.ts';
+
+/**
+ * The campaign forms of the console, bounded like the tools' arguments; messages are written for
+ * the person who filled the form in. The domain checks everything again (it is one door of
+ * several), so these only turn form strings into the typed input and say what is wrong.
+ */
+
+export const CAMPAIGN_ID = /^cmp_[0-9A-Za-z]{1,64}$/;
+export const AGENT_ID = /^agt_[0-9A-Za-z]{1,64}$/;
+export const TASK_ID = /^task_[0-9A-Za-z]{1,64}$/;
+export const MESSAGE_ID = /^msg_[0-9A-Za-z]{1,64}$/;
+
+const MAX_SCOPES = 50;
+const CONTROLS = /[\p{Cc}]/u;
+const CONTROLS_BUT_WHITESPACE = /[^\P{Cc}\t\n\r]/u;
+
+const csrf = z.string().max(200).optional();
+
+/** One line of text: required, trimmed, no control characters. */
+const line = (what: string, max: number) =>
+  z
+    .string({ message: `Enter ${what}.` })
+    .trim()
+    .min(1, `Enter ${what}.`)
+    .max(max, `${capital(what)} must be at most ${max} characters.`)
+    .refine((s) => !CONTROLS.test(s), `${capital(what)} must not contain control characters.`);
+
+/** Text that may span lines; `required` false turns an empty field into undefined. */
+const text = (what: string, max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, `${capital(what)} must be at most ${max} characters.`)
+    .refine((s) => !CONTROLS_BUT_WHITESPACE.test(s), `${capital(what)} must not contain control characters.`);
+
+const required = (what: string, max: number) => text(what, max).pipe(z.string().min(1, `Enter ${what}.`));
+const optional = (what: string, max: number) =>
+  text(what, max)
+    .optional()
+    .transform((s) => (s ? s : undefined));
+
+const agentId = (message: string) => z.string().trim().regex(AGENT_ID, message);
+
+export const VISIBILITY_MODES = ['SHARED', 'TASK_SCOPED', 'BLIND_EXPERIMENT', 'OWNER_ONLY_RESULTS'] as const;
+export const ROLES = ['COORDINATOR', 'PARTICIPANT'] as const;
+export const COMMENT_TYPES = ['NOTE', 'QUESTION', 'ANSWER'] as const;
+
+export const newCampaignForm = z
+  .object({
+    csrf,
+    title: line('a title', 200),
+    objective: required('the objective', 4_000),
+    budget_amount: z
+      .string()
+      .trim()
+      .max(20)
+      .regex(/^(?:\d{1,10}(?:\.\d{1,2})?)?$/, 'Enter the budget as a number, e.g. 250 or 99.50, or leave it empty.')
+      .optional(),
+    budget_unit: z.enum(['USD', 'POINTS'], 'Choose USD or POINTS as the budget unit.').optional(),
+    scopes: z
+      .string()
+      .max(MAX_SCOPES * 310, 'The scopes are too long.')
+      .optional()
+      .transform((s) =>
+        (s ?? '')
+          .split(/\r?\n/)
+          .map((l) => l.trim())
+          .filter(Boolean),
+      )
+      .pipe(
+        z
+          .array(z.string().max(300, 'Each scope must be at most 300 characters.'))
+          .max(MAX_SCOPES, `At most ${MAX_SCOPES} scopes, one per line.`)
+          .refine((l) => l.every((s) => !CONTROLS.test(s)), 'Scopes must not contain control characters.'),
+      ),
+    allow_agent_publish: z.literal('on').optional(),
+    visibility: z.enum(VISIBILITY_MODES, 'Choose a visibility mode.'),
+    participation: z.enum(['OPEN', 'APPLICATION'], 'Choose how agents join: OPEN or by application.'),
+    coordinator_id: agentId('Choose one of your agents as the first coordinator.'),
+  })
+  .strict()
+  .transform((f) => ({
+    coordinatorId: f.coordinator_id,
+    campaign: {
+      title: f.title,
+      objective: f.objective,
+      budget: f.budget_amount ? { amount: Number(f.budget_amount), unit: f.budget_unit ?? 'USD' } : undefined,
+      scopes: f.scopes,
+      allow_agent_publish: f.allow_agent_publish === 'on',
+      visibility: f.visibility,
+      participation: f.participation,
+    },
+  }));
+
+/** One of the owner's agents from the select, or another agent's id typed in: exactly one. */
+export const inviteForm = z
+  .object({
+    csrf,
+    own_agent: z.union([z.literal(''), agentId('Choose one of your agents from the list.')]).optional(),
+    agent_id: z
+      .union([z.literal(''), agentId('An agent id looks like agt_ followed by 26 letters and digits.')])
+      .optional(),
+    role: z.enum(ROLES, 'Choose the role: COORDINATOR or PARTICIPANT.'),
+  })
+  .strict()
+  .refine((f) => Boolean(f.own_agent) !== Boolean(f.agent_id), {
+    message: 'Choose one of your agents, or type the id of another owner’s agent: one of the two.',
+  })
+  .transform((f) => ({ agentId: (f.own_agent || f.agent_id) as string, role: f.role }));
+
+/** The condition terms the form asks for; an empty one is left out, so the domain reports INCOMPLETE. */
+export const taskForm = z
+  .object({
+    csrf,
+    title: line('a title', 200),
+    objective: required('the objective', 4_000),
+    acceptance: required('the acceptance criteria', 4_000),
+    available_data: optional('the available data', 2_000),
+    authorized_scope: optional('the authorised scope', 2_000),
+    deliverable: optional('the deliverable', 2_000),
+    reproduction_steps: optional('the reproduction steps', 2_000),
+    time_budget_minutes: z
+      .string()
+      .trim()
+      .regex(/^(?:\d{1,5})?$/, 'Enter the time budget as a whole number of minutes (1-10080).')
+      .optional()
+      .transform((s) => (s ? Number(s) : undefined))
+      .pipe(z.number().min(1, 'The time budget is at least 1 minute.').max(10_080, 'The time budget is at most 10080 minutes (a week).').optional()),
+    stop_conditions: optional('the stop conditions', 2_000),
+    reviewer: optional('the reviewer', 2_000),
+  })
+  .strict()
+  .transform(({ csrf: _csrf, title, objective, acceptance, ...conditions }) => ({
+    title,
+    objective,
+    acceptance,
+    conditions: Object.fromEntries(Object.entries(conditions).filter(([, v]) => v !== undefined)),
+  }));
+
+export const commentForm = z
+  .object({
+    csrf,
+    type: z.enum(COMMENT_TYPES, 'Choose the message type: NOTE, QUESTION or ANSWER.'),
+    // Bounded here only; the domain applies the full content rules (characters, bytes, credentials).
+    content: z
+      .string()
+      .max(
+        LIMITS.messageContent.maxChars * 2,
+        `A message is at most ${LIMITS.messageContent.maxChars} characters.`,
+      ),
+    addressed_to: z.union([z.literal(''), agentId('Choose a member to address, or the whole campaign.')]).optional(),
+  })
+  .strict()
+  .transform((f) => ({ type: f.type, content: f.content, addressed_to: f.addressed_to || undefined }));
+
+export const decisionForm = z.object({ csrf, decision: z.enum(['accept', 'decline'], 'Press Accept or Decline.') }).strict();
+
+/** The submitted text fields, cut to a bound, to fill the form in again after a problem. */
+export function formValues(body: unknown, max = 10_000): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!body || typeof body !== 'object') return out;
+  for (const [k, v] of Object.entries(body as Record<string, unknown>).slice(0, 40)) {
+    if (k !== 'csrf' && typeof v === 'string') out[k] = v.slice(0, max);
+  }
+  return out;
+}
+
+function capital(s: string): string {
+  const bare = s.replace(/^(?:a|an|the) /, '');
+  return bare.charAt(0).toUpperCase() + bare.slice(1);
+}

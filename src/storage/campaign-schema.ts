@@ -130,7 +130,7 @@ export const taskLeases = pgTable(
     executionDeadline: ts('execution_deadline').notNull(),
     lastHeartbeatAt: ts('last_heartbeat_at'),
     endedAt: ts('ended_at'),
-    /** RELEASED, EXPIRED, SUBMITTED, REASSIGNED. */
+    /** RELEASED, EXPIRED, SUBMITTED, DELEGATED. */
     endReason: text('end_reason'),
     releaseReason: text('release_reason'),
   },

@@ -161,6 +161,13 @@ describe('campaign_graph', () => {
       false,
     )) as unknown as Graph;
     expect(full.source_events.length).toBeGreaterThan(0);
+    // A coordinator's event naming p1 (a reservation) does not tell p2 who works on the task.
+    const reserved = await publishTask(coordinator, campaignId, { assignee_id: p1.agentId });
+    const around = (await ok(p2, 'campaign_graph', { task_id: reserved }, false)) as unknown as Graph;
+    expect(around.source_events.length).toBeGreaterThan(0);
+    expect(around.nodes.map((n) => n.id)).not.toContain(p1.agentId);
+    const named = (await ok(p2, 'campaign_graph', { agent_id: p1.agentId }, false)) as unknown as Graph;
+    expect(named.source_events).toEqual([]);
   });
 });
 

@@ -81,7 +81,11 @@ describe('MCP endpoint with the official SDK client', () => {
 
     await identity().setMode(agent.agentId, 'READ');
     const { tools } = await client.listTools();
+    // Reading, and the way into campaigns (issue 5: any active identity may create or join one).
     expect(tools.map((t) => t.name).sort()).toEqual([
+      'campaign_create',
+      'campaign_join',
+      'campaign_list',
       'capabilities_describe',
       'citation_get',
       'diff_since',

@@ -122,9 +122,11 @@ describe('the official SDK client', () => {
     const connected = new Client({ name: 'vitest-oauth', version: '1.0.0' });
     await connected.connect(new StreamableHTTPClientTransport(url, { authProvider: provider }));
     const names = (await connected.listTools()).tools.map((t) => t.name);
-    // Consent activates public reading for the new identity, and nothing else.
+    // Consent activates public reading for the new identity, and nothing else: no campaign
+    // work until it creates or joins a campaign.
     expect(names).toContain('fetch_text');
-    expect(names).not.toContain('campaign_create');
+    expect(names).not.toContain('task_claim');
+    expect(names).not.toContain('message_append');
     const whoami = await connected.callTool({ name: 'identity_whoami', arguments: {} });
     expect(whoami.structuredContent).toMatchObject({ mode: 'READ', display_name: 'Vitest MCP host' });
     await connected.close();

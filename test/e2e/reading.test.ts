@@ -195,11 +195,12 @@ describe('fetch_text', () => {
     expect(e.body.evidence).toMatchObject({ provenance: 'SERVER_FETCH', declared_purpose: purpose });
   });
 
-  it('keeps task_id on the evidence', async () => {
+  it('refuses a task_id the reader holds no lease on, with a receipt, before contacting the site', async () => {
+    const before = site.hits('/plain.txt');
     const r = await read('/plain.txt', { task_id: 'task_01TEST' });
-    const e = await callTool(reader, 'evidence_get', { evidence_id: r.body.evidence_id });
-    expect(e.body.evidence.task_id).toBe('task_01TEST');
-    expect(r.body.observation.text).toContain('Second line of plain notes.');
+    expect(r.body.error.code).toBe('LEASE_REQUIRED');
+    expect(r.body.error.details.policy_receipt_id).toMatch(/^pol_/);
+    expect(site.hits('/plain.txt')).toBe(before);
   });
 
   it('flags instruction-like content and returns the text untouched', async () => {

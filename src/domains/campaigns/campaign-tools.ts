@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import { defineOperation } from '../operations/index.ts';
-import { createCampaign, inviteAgent, joinCampaign } from './campaigns.ts';
+import { createCampaign } from './campaign-create.ts';
 import type { CampaignCtx } from './context.ts';
 import * as repo from './members-repo.ts';
 import { requireCoordinator, requireMembership } from './membership.ts';
+import { inviteAgent, joinCampaign } from './membership-changes.ts';
 import {
   COORDINATOR_VISIBLE_WHEN,
   ENTRY_VISIBLE_WHEN,

@@ -1,14 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { messageContentArg, OWNER_MESSAGE_TYPES } from '../../domains/campaigns/index.ts';
 import type { ConsoleContext } from './context.ts';
 
 const tags = ['campaigns'];
 const id = z.string().min(1).max(100);
+const agentId = z
+  .string()
+  .regex(/^agt_[0-9A-Za-z]{1,64}$/, 'an agent id starts with agt_')
+  .describe('One active member (agt_…); omitted, the whole campaign.');
 
 /**
  * Campaign operations for a signed-in owner (SPEC Authentication 3, `/v1/campaigns/...`). They
  * run inside the owner API scope, which resolves the session and accepts only JSON bodies.
+ * Only the owner of record reaches a campaign here; for anyone else it is NOT_FOUND.
  */
 export async function campaignApiRoutes(
   api: FastifyInstance,
@@ -16,6 +22,38 @@ export async function campaignApiRoutes(
   ownerOf: (req: { owner?: { id: string } | undefined }) => string,
 ): Promise<void> {
   const r = api.withTypeProvider<ZodTypeProvider>();
+
+  r.get(
+    '/v1/campaigns/:campaign_id',
+    {
+      schema: {
+        tags,
+        summary: 'Settings and members of a campaign you are the owner of record of',
+        params: z.object({ campaign_id: id }).strict(),
+      },
+    },
+    async (req) => ctx.campaigns.campaign(ownerOf(req), req.params.campaign_id),
+  );
+
+  r.post(
+    '/v1/campaigns/:campaign_id/messages',
+    {
+      schema: {
+        tags,
+        summary:
+          'Post an OWNER_COMMENT message to your campaign (SPEC Campaign messages); returns the stored message',
+        params: z.object({ campaign_id: id }).strict(),
+        body: z
+          .object({
+            content: messageContentArg,
+            type: z.enum(OWNER_MESSAGE_TYPES),
+            addressed_to: agentId.optional(),
+          })
+          .strict(),
+      },
+    },
+    async (req) => ctx.campaigns.postComment(ownerOf(req), req.params.campaign_id, req.body),
+  );
 
   r.post(
     '/v1/campaigns/:campaign_id/invitations/:agent_id/decision',

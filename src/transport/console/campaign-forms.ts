@@ -27,13 +27,20 @@ const line = (what: string, max: number) =>
     .max(max, `${capital(what)} must be at most ${max} characters.`)
     .refine((s) => !CONTROLS.test(s), `${capital(what)} must not contain control characters.`);
 
-/** Text that may span lines; `required` false turns an empty field into undefined. */
+/** Text that may span lines, with a browser's CRLF line breaks as plain LF. */
 const text = (what: string, max: number) =>
   z
     .string()
-    .trim()
-    .max(max, `${capital(what)} must be at most ${max} characters.`)
-    .refine((s) => !CONTROLS_BUT_WHITESPACE.test(s), `${capital(what)} must not contain control characters.`);
+    .transform((s) => s.replace(/\r\n?/g, '\n').trim())
+    .pipe(
+      z
+        .string()
+        .max(max, `${capital(what)} must be at most ${max} characters.`)
+        .refine(
+          (s) => !CONTROLS_BUT_WHITESPACE.test(s),
+          `${capital(what)} must not contain control characters.`,
+        ),
+    );
 
 const required = (what: string, max: number) => text(what, max).pipe(z.string().min(1, `Enter ${what}.`));
 const optional = (what: string, max: number) =>
@@ -56,7 +63,10 @@ export const newCampaignForm = z
       .string()
       .trim()
       .max(20)
-      .regex(/^(?:\d{1,10}(?:\.\d{1,2})?)?$/, 'Enter the budget as a number, e.g. 250 or 99.50, or leave it empty.')
+      .regex(
+        /^(?:\d{1,10}(?:\.\d{1,2})?)?$/,
+        'Enter the budget as a number, e.g. 250 or 99.50, or leave it empty.',
+      )
       .optional(),
     budget_unit: z.enum(['USD', 'POINTS'], 'Choose USD or POINTS as the budget unit.').optional(),
     scopes: z
@@ -127,7 +137,13 @@ export const taskForm = z
       .regex(/^(?:\d{1,5})?$/, 'Enter the time budget as a whole number of minutes (1-10080).')
       .optional()
       .transform((s) => (s ? Number(s) : undefined))
-      .pipe(z.number().min(1, 'The time budget is at least 1 minute.').max(10_080, 'The time budget is at most 10080 minutes (a week).').optional()),
+      .pipe(
+        z
+          .number()
+          .min(1, 'The time budget is at least 1 minute.')
+          .max(10_080, 'The time budget is at most 10080 minutes (a week).')
+          .optional(),
+      ),
     stop_conditions: optional('the stop conditions', 2_000),
     reviewer: optional('the reviewer', 2_000),
   })
@@ -143,19 +159,18 @@ export const commentForm = z
   .object({
     csrf,
     type: z.enum(COMMENT_TYPES, 'Choose the message type: NOTE, QUESTION or ANSWER.'),
-    // Bounded here only; the domain applies the full content rules (characters, bytes, credentials).
-    content: z
-      .string()
-      .max(
-        LIMITS.messageContent.maxChars * 2,
-        `A message is at most ${LIMITS.messageContent.maxChars} characters.`,
-      ),
-    addressed_to: z.union([z.literal(''), agentId('Choose a member to address, or the whole campaign.')]).optional(),
+    // The domain applies the remaining content rules (bytes, control characters, credentials).
+    content: required('a message', LIMITS.messageContent.maxChars),
+    addressed_to: z
+      .union([z.literal(''), agentId('Choose a member to address, or the whole campaign.')])
+      .optional(),
   })
   .strict()
   .transform((f) => ({ type: f.type, content: f.content, addressed_to: f.addressed_to || undefined }));
 
-export const decisionForm = z.object({ csrf, decision: z.enum(['accept', 'decline'], 'Press Accept or Decline.') }).strict();
+export const decisionForm = z
+  .object({ csrf, decision: z.enum(['accept', 'decline'], 'Press Accept or Decline.') })
+  .strict();
 
 /** The submitted text fields, cut to a bound, to fill the form in again after a problem. */
 export function formValues(body: unknown, max = 10_000): Record<string, string> {

@@ -9,7 +9,7 @@ export interface PageOptions {
   /** The session's CSRF token, for the sign-out form. */
   csrf?: string | undefined;
   /** Which navigation entry is current. */
-  current?: 'identities' | 'new' | 'pair' | 'connections' | 'audit';
+  current?: 'identities' | 'new' | 'pair' | 'campaigns' | 'connections' | 'audit';
   /** Single-column pages (sign-in, sign-up). */
   narrow?: boolean;
 }
@@ -18,6 +18,7 @@ const NAV = [
   ['identities', '/console', 'Identities'],
   ['new', '/console/identities/new', 'Create identity'],
   ['pair', '/pair', 'Pair an agent'],
+  ['campaigns', '/console/campaigns', 'Campaigns'],
   ['connections', '/console/connections', 'Connections'],
   ['audit', '/console/audit', 'Audit log'],
 ] as const;

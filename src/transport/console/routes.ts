@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
 import { authRoutes } from './auth-routes.ts';
+import { campaignRoutes } from './campaign-routes.ts';
 import { buildContext, type ConsoleDeps, cookieOptions, sendPage } from './context.ts';
 import { CONSOLE_CSP } from './csp.ts';
 import { identityRoutes } from './identity-routes.ts';
@@ -92,6 +93,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   identityRoutes(app, ctx);
   pairRoutes(app, ctx);
   oauthConsoleRoutes(app, ctx);
+  campaignRoutes(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.
   app.get('/console/*', { schema: { hide: true } }, async (req, reply) => {

@@ -38,11 +38,13 @@ h2 { font-size: 1.15rem; margin: 0 0 .75rem; }
 .grid { display: grid; gap: 1.25rem; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); }
 label { display: block; font-weight: 600; margin: .75rem 0 .3rem; }
 label.check { display: flex; gap: .5rem; align-items: center; font-weight: 500; }
-input[type=text], input[type=email], input[type=password], input[type=number] {
+input[type=text], input[type=email], input[type=password], input[type=number], textarea, select {
   width: 100%; padding: .55rem .7rem; border: 1px solid #c5cbd6; border-radius: 8px; font: inherit; background: #fff;
 }
-input:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid #9db7f0; outline-offset: 1px; }
+input:focus-visible, textarea:focus-visible, select:focus-visible, button:focus-visible, a:focus-visible { outline: 3px solid #9db7f0; outline-offset: 1px; }
 input[type=checkbox] { width: 1.1rem; height: 1.1rem; }
+textarea { min-height: 6rem; resize: vertical; }
+fieldset { border: 1px solid #d5d9e0; border-radius: 6px; padding: .75rem 1rem; }
 .hint { color: var(--muted); font-size: .875rem; margin: .25rem 0 0; }
 button, .button {
   display: inline-block; font: inherit; font-weight: 600; cursor: pointer; text-decoration: none;

@@ -1,81 +1,37 @@
 import { DomainError } from '../../kernel/errors.ts';
-import { newId } from '../../kernel/ids.ts';
 import type { Executor } from '../../storage/database.ts';
 import { type Caller, enqueueToolsChanged, findAgent } from '../identity/index.ts';
 import { type Actor, appendEvent } from './ledger.ts';
 import * as repo from './members-repo.ts';
-import { type MemberRole, type Membership, setDefaultCampaign } from './membership.ts';
-import { presentCampaign } from './present.ts';
+import {
+  actorOf,
+  type CampaignRow,
+  type MemberRole,
+  type Membership,
+  setDefaultCampaign,
+} from './membership.ts';
+import { ownerActorId } from './task-repo.ts';
 
-/** Campaign life: creation, invitations (agent and owner sides), joining and applying. */
+/** Membership moves: invitations (agent and owner sides), joining and applying. */
 
-export interface NewCampaign {
-  title: string;
-  objective: string;
-  budget?: { amount: number; unit: 'USD' | 'POINTS' } | undefined;
-  scopes?: string[] | undefined;
-  allow_agent_publish: boolean;
-  visibility: 'SHARED' | 'TASK_SCOPED' | 'BLIND_EXPERIMENT' | 'OWNER_ONLY_RESULTS';
-  participation: 'OPEN' | 'APPLICATION';
-}
-
-/** The creator's owner becomes owner of record; the creator its first coordinator and default. */
-export async function createCampaign(ex: Executor, caller: Caller, input: NewCampaign, now: Date) {
-  const id = newId('cmp', now);
-  const row = {
-    id,
-    ownerId: caller.agent.ownerId,
-    createdBy: caller.agent.id,
-    title: input.title,
-    objective: input.objective,
-    budget: input.budget ?? null,
-    scopes: input.scopes ?? [],
-    allowAgentPublish: input.allow_agent_publish,
-    visibility: input.visibility,
-    participation: input.participation,
-    status: 'ACTIVE' as const,
-    lastSeq: 0,
-    createdAt: now,
-  };
-  await repo.insertCampaign(ex, row);
-  await repo.upsertMember(ex, {
-    campaignId: id,
-    agentId: caller.agent.id,
-    role: 'COORDINATOR',
-    status: 'ACTIVE',
-    invitedBy: null,
-    createdAt: now,
-    joinedAt: now,
-    updatedAt: now,
-  });
-  await setDefaultCampaign(ex, caller.agent.id, id, now);
-  // A first campaign brings the other Campaigns tools into view.
-  if (caller.standing !== 'COORDINATOR') await enqueueToolsChanged(ex, caller.agent.id, now);
-  await appendEvent(
-    ex,
-    id,
-    {
-      kind: 'CAMPAIGN_CREATED',
-      actor: { agentId: caller.agent.id, role: 'COORDINATOR' },
-      payload: { campaign: presentCampaign(row) },
-    },
-    now,
-  );
-  return { campaign_id: id, role: 'COORDINATOR', is_default: true, campaign: presentCampaign(row) };
-}
+/** Who invites: an active coordinator, or the owner of record from the console. */
+export type Inviter = Membership | { campaign: CampaignRow; ownerId: string; role: 'OWNER' };
 
 /**
- * A coordinator invites an agent. The same owner's agents are INVITED and accept with
- * campaign_join; another owner's wait for that owner's acceptance in the console first. An
- * applicant (APPLIED) is admitted at once: it asked, and its owner activated it.
+ * A coordinator, or the owner of record from the console, invites an agent. The same owner's
+ * agents are INVITED and accept with campaign_join; another owner's wait for that owner's
+ * acceptance in the console first. An applicant (APPLIED) is admitted at once: it asked, and its
+ * owner activated it.
  */
 export async function inviteAgent(
   ex: Executor,
-  inviter: Membership,
+  inviter: Inviter,
   target: { agentId: string; role: MemberRole },
   now: Date,
 ) {
   const campaign = inviter.campaign;
+  const actor: Actor =
+    inviter.role === 'OWNER' ? { ownerId: inviter.ownerId, role: 'OWNER' } : actorOf(inviter);
   const agent = await findAgent(ex, target.agentId);
   if (!agent || agent.status === 'REVOKED') {
     throw new DomainError('NOT_FOUND', `No active agent ${target.agentId} exists.`, {
@@ -99,7 +55,7 @@ export async function inviteAgent(
       campaign.id,
       {
         kind: 'MEMBER_ROLE_CHANGED',
-        actor: { agentId: inviter.agentId, role: inviter.role },
+        actor,
         subjectAgentId: agent.id,
         payload: { agent_id: agent.id, before: existing.role, after: target.role },
       },
@@ -119,7 +75,7 @@ export async function inviteAgent(
     agentId: agent.id,
     role: target.role,
     status,
-    invitedBy: inviter.agentId,
+    invitedBy: inviter.role === 'OWNER' ? ownerActorId(inviter.ownerId) : inviter.agentId,
     createdAt: existing?.createdAt ?? now,
     joinedAt: status === 'ACTIVE' ? now : null,
     updatedAt: now,
@@ -130,7 +86,7 @@ export async function inviteAgent(
     campaign.id,
     {
       kind: status === 'ACTIVE' ? 'MEMBER_ADMITTED' : 'MEMBER_INVITED',
-      actor: { agentId: inviter.agentId, role: inviter.role },
+      actor,
       subjectAgentId: agent.id,
       payload: { agent_id: agent.id, role: target.role, membership: status },
     },

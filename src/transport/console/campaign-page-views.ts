@@ -1,0 +1,126 @@
+import { ROLES, type VISIBILITY_MODES } from './campaign-forms.ts';
+import {
+  agentLabel,
+  type CampaignPageData,
+  type CampaignPageView,
+  type Draft,
+  lines,
+  type Member,
+  options,
+  VISIBILITY_HELP,
+} from './campaign-views.ts';
+import { ledgerPanel, messagesPanel, tasksPanel } from './campaign-work-views.ts';
+import { html, type SafeHtml } from './html.ts';
+import { csrfField, notice, page, time } from './layout.ts';
+
+/** One campaign's page for its owner of record: settings, members and invitations, then the work. */
+
+export function campaignPage(v: CampaignPageView): SafeHtml {
+  const c = v.data.campaign;
+  const path = `/console/campaigns/${c.campaign_id}`;
+  const draftOf = (form: Draft['form']) => (v.draft?.form === form ? v.draft.values : undefined);
+  return page({
+    ...v,
+    title: c.title,
+    current: 'campaigns',
+    body: html`<p class="hint"><a href="/console/campaigns">← All campaigns</a></p>
+      <h1>${c.title} ${c.status === 'ACTIVE' ? html`<span class="badge on">active</span>` : html`<span class="badge off">closed</span>`}</h1>
+      <p class="sub"><code>${c.campaign_id}</code> · you are its owner of record and see everything in it</p>
+      ${v.flash ? notice('ok', v.flash) : ''}${v.error ? notice('error', v.error) : ''}
+      ${settingsPanel(v.data)}
+      ${membersPanel(v, path, draftOf('invite'))}
+      ${tasksPanel(v, path, draftOf('task'))}
+      ${messagesPanel(v, path, draftOf('message'))}
+      ${ledgerPanel(v, path)}`,
+  });
+}
+
+function settingsPanel(d: CampaignPageData): SafeHtml {
+  const c = d.campaign;
+  const budget = c.budget ? `${c.budget.amount} ${c.budget.unit}` : 'none';
+  const mode = c.visibility as (typeof VISIBILITY_MODES)[number];
+  const coordinator = d.members.find((m) => m.agent_id === c.created_by);
+  return html`<section class="panel" id="settings">
+    <h2>Settings</h2>
+    <dl class="facts">
+      <dt>Objective</dt><dd>${lines(c.objective)}</dd>
+      <dt>Budget</dt><dd>${budget}</dd>
+      <dt>Scopes</dt><dd>${c.scopes.length ? html`<ul>${c.scopes.map((s) => html`<li>${s}</li>`)}</ul>` : html`<span class="hint">none given</span>`}</dd>
+      <dt>Task publishing</dt><dd>${c.allow_agent_publish ? 'any active member (allow_agent_publish)' : 'coordinators only'}; you can always publish</dd>
+      <dt>Visibility</dt><dd>${c.visibility}<p class="hint">${VISIBILITY_HELP[mode] ?? ''}</p></dd>
+      <dt>Participation</dt><dd>${c.participation === 'OPEN' ? 'OPEN: agents given the campaign id join directly' : 'APPLICATION: a coordinator accepts each applicant'}</dd>
+      <dt>Created by</dt><dd>${coordinator?.display_name ?? c.created_by} <code>${c.created_by}</code></dd>
+      <dt>Created</dt><dd>${time(c.created_at)}</dd>
+    </dl>
+    <p class="hint">Agents join with <code>campaign_join</code> and this campaign id.</p>
+  </section>`;
+}
+
+const MEMBERSHIP_HELP: Record<string, string> = {
+  ACTIVE: 'active',
+  INVITED: 'invited: the agent accepts with campaign_join',
+  OWNER_PENDING: 'waiting for its owner to accept',
+  APPLIED: 'applied: waiting to be admitted',
+  LEFT: 'left',
+  DECLINED: 'declined',
+};
+
+function membersPanel(
+  v: CampaignPageView,
+  path: string,
+  draft: Record<string, string> | undefined,
+): SafeHtml {
+  const rows = v.data.members.map(
+    (m) => html`<tr>
+      <td>${m.display_name ?? ''}${m.yours ? html` <span class="badge">yours</span>` : ''}<br><code>${m.agent_id}</code></td>
+      <td>${m.role}</td>
+      <td>${m.membership === 'ACTIVE' ? html`<span class="badge on">ACTIVE</span>` : html`<span class="badge off">${m.membership}</span>`}
+        <p class="hint">${MEMBERSHIP_HELP[m.membership] ?? ''}</p></td>
+      <td>${time(m.joined_at, 'not joined')}</td>
+      <td>${memberAction(v.csrf, path, m)}</td>
+    </tr>`,
+  );
+  return html`<section class="panel" id="members">
+    <h2>Members</h2>
+    <table><thead><tr><th>Agent</th><th>Role</th><th>Membership</th><th>Joined</th><th></th></tr></thead>
+      <tbody>${rows}</tbody></table>
+    ${inviteForm(v, path, draft)}
+  </section>`;
+}
+
+/** A role change is an invitation with the other role; an applicant is admitted by inviting it. */
+function memberAction(csrf: string, path: string, m: Member): SafeHtml | string {
+  const button = (role: string, label: string) =>
+    html`<form class="inline" method="post" action="${path}/invite">${csrfField(csrf)}
+      <input type="hidden" name="agent_id" value="${m.agent_id}"><input type="hidden" name="role" value="${role}">
+      <button class="secondary" type="submit">${label}</button></form>`;
+  if (m.membership === 'ACTIVE') {
+    return m.role === 'COORDINATOR'
+      ? button('PARTICIPANT', 'Make participant')
+      : button('COORDINATOR', 'Make coordinator');
+  }
+  if (m.membership === 'APPLIED') return button('PARTICIPANT', 'Admit');
+  return '';
+}
+
+function inviteForm(v: CampaignPageView, path: string, draft: Record<string, string> | undefined): SafeHtml {
+  const val = draft ?? {};
+  const own = v.data.agents.map((a) => [a.agent_id, agentLabel(a)] as const);
+  return html`<h3>Invite an agent</h3>
+    <form method="post" action="${path}/invite">
+      ${csrfField(v.csrf)}
+      <div class="row">
+        <div><label for="own_agent">One of your agents</label>
+          <select id="own_agent" name="own_agent">${options([['', '(another owner’s agent: type its id)'], ...own], val.own_agent)}</select></div>
+        <div><label for="invite_agent_id">or another owner’s agent id</label>
+          <input id="invite_agent_id" name="agent_id" type="text" maxlength="80" placeholder="agt_…" value="${val.agent_id ?? ''}"></div>
+        <div><label for="invite_role">Role</label>
+          <select id="invite_role" name="role">${options(
+            ROLES.map((r) => [r, r] as const),
+            val.role ?? 'PARTICIPANT',
+          )}</select></div>
+        <div><button type="submit">Invite</button></div>
+      </div>
+      <p class="hint">Your agents are invited and accept with campaign_join. Another owner’s agent joins only after that owner accepts in their console. Inviting a member again with the other role changes its role.</p>
+    </form>`;
+}

@@ -1,0 +1,101 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  CHROMIUM_ARGS as ARGS,
+  CHROMIUM,
+  chromiumInstalled as installed,
+  SCREENSHOTS as SHOTS,
+} from '../support/chromium.ts';
+import { callTool, connectClient, createAgent, uniqueEmail } from '../support/factories.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+
+const PASSWORD = 'correct horse battery staple';
+
+describe.skipIf(!installed)('campaigns run from the console in Chromium', () => {
+  let server: TestServer;
+  let context: BrowserContext;
+  let profile: string;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    profile = mkdtempSync(path.join(os.tmpdir(), 'cairn-chromium-'));
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS });
+    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await context?.close();
+    await server?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('signs in, creates a campaign, posts an OWNER_COMMENT and sees it listed as text', async () => {
+    const email = uniqueEmail();
+    await server.app.services.identity.addOwner(email, PASSWORD);
+    const agent = await createAgent(server.app.services.identity, { mode: 'READ', ownerEmail: email });
+
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    try {
+      await page.goto(`${server.url}/console/campaigns/new`);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL((url) => url.pathname === '/console/campaigns/new');
+
+      await page.getByLabel('Title').fill('Moorland survey');
+      await page.getByLabel('Objective').fill('Find and verify facts about moorland birds.');
+      await page.getByLabel('Budget (optional)').fill('120');
+      await page.getByLabel('Unit').selectOption('POINTS');
+      await page.getByLabel('Scopes (optional, one per line, up to 50)').fill('rspb.org.uk\nbto.org');
+      await page.getByLabel('Let any active member publish tasks').check();
+      await page.getByLabel('BLIND_EXPERIMENT').check();
+      await page.getByLabel('Participation').selectOption('APPLICATION');
+      await page.getByLabel('First coordinator').selectOption(agent.agentId);
+      if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'campaign-new.png'), fullPage: true });
+      await page.getByRole('button', { name: 'Create campaign' }).click();
+      await page.waitForURL((url) => /^\/console\/campaigns\/cmp_/.test(url.pathname));
+      const campaignId = new URL(page.url()).pathname.split('/').at(-1) as string;
+
+      await expect(page.getByRole('heading', { name: /Moorland survey/ }).isVisible()).resolves.toBe(true);
+      await expect(page.getByText('Campaign created.').isVisible()).resolves.toBe(true);
+      const settings = await page.locator('#settings').innerText();
+      expect(settings).toContain('BLIND_EXPERIMENT');
+      expect(settings).toContain('120 POINTS');
+      expect(settings).toContain('APPLICATION');
+
+      const comment = 'Start with <b>the RSPB</b> pages.';
+      await page.getByLabel('Type').selectOption('QUESTION');
+      await page.getByLabel('Comment').fill(comment);
+      await page.getByRole('button', { name: 'Post comment' }).click();
+      await page.waitForURL((url) => url.searchParams.get('done') === 'posted');
+
+      // The comment is listed as the text that was typed, not as markup.
+      const row = page.locator('#messages tbody tr').first();
+      await expect(row.getByText(comment, { exact: true }).isVisible()).resolves.toBe(true);
+      await expect(row.getByText('OWNER_COMMENT').isVisible()).resolves.toBe(true);
+      await expect(row.locator('b').count()).resolves.toBe(0);
+      await expect(page.locator('#ledger').getByText('MESSAGE_POSTED').isVisible()).resolves.toBe(true);
+      if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'campaign.png'), fullPage: true });
+
+      // The coordinator reads the same comment over MCP.
+      const client = await connectClient(server.url, agent.key);
+      const read = await callTool(client, 'context_read', { campaign_id: campaignId });
+      expect(read.body.messages).toEqual([
+        expect.objectContaining({ type: 'QUESTION', label: 'OWNER_COMMENT', content: comment }),
+      ]);
+      await client.close();
+
+      await page.getByRole('link', { name: 'Campaigns', exact: true }).click();
+      await page.getByRole('link', { name: 'Moorland survey' }).waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});

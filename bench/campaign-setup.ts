@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { sql } from 'drizzle-orm';
@@ -12,6 +13,13 @@ import { openDatabase } from '../src/storage/database.ts';
  * of a wake-up: one NOTIFY reaching one LISTEN through the same database layer, no Cairn on top.
  */
 
+/** The database `cairn serve` will open: PostgreSQL, or PGlite in the data dir's `pg` folder (as src/main.ts). */
+function open(where: { databaseUrl?: string | undefined; dataDir: string }) {
+  return openDatabase(
+    where.databaseUrl ? { databaseUrl: where.databaseUrl } : { dataDir: path.join(where.dataDir, 'pg') },
+  );
+}
+
 export interface Identity {
   agentId: string;
   key: string;
@@ -21,7 +29,7 @@ export async function provisionAgents(
   where: { databaseUrl?: string | undefined; dataDir: string },
   count: number,
 ): Promise<Identity[]> {
-  const database = await openDatabase({ databaseUrl: where.databaseUrl, dataDir: where.dataDir });
+  const database = await open(where);
   try {
     const identity = new IdentityService(database, systemClock);
     const email = `bench-${randomUUID()}@example.org`;
@@ -49,7 +57,7 @@ export async function notifyLatencies(
   where: { databaseUrl?: string | undefined; dataDir: string },
   trials: number,
 ): Promise<number[]> {
-  const database = await openDatabase({ databaseUrl: where.databaseUrl, dataDir: where.dataDir });
+  const database = await open(where);
   const channel = `bench_${randomUUID().replaceAll('-', '')}`;
   let wake: (() => void) | null = null;
   const stop = await database.listen(channel, () => wake?.());
@@ -71,15 +79,29 @@ export async function notifyLatencies(
   }
 }
 
-/** An SDK client connected to Cairn with a bearer credential. */
-export async function connect(baseUrl: string, key: string): Promise<Client> {
+/** An SDK client connected to Cairn with a bearer credential, and what a raw call needs of its session. */
+export async function connect(baseUrl: string, key: string): Promise<Client & { raw: RawSession }> {
   const client = new Client({ name: 'bench-campaign', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${key}` } },
-    }),
-  );
-  return client;
+  const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${key}` } },
+  });
+  await client.connect(transport);
+  const raw: RawSession = {
+    url: `${baseUrl}/mcp`,
+    headers: {
+      authorization: `Bearer ${key}`,
+      'mcp-session-id': transport.sessionId ?? '',
+      'mcp-protocol-version': transport.protocolVersion ?? '',
+      accept: 'application/json, text/event-stream',
+      'content-type': 'application/json',
+    },
+  };
+  return Object.assign(client, { raw });
+}
+
+export interface RawSession {
+  url: string;
+  headers: Record<string, string>;
 }
 
 /** Calls a tool; throws with the error envelope when it fails. */

@@ -8,6 +8,7 @@ import {
   CampaignOwnerService,
   campaignCoverage,
   LeaseSweeper,
+  LedgerFeed,
   LedgerWaiter,
   standingColumn,
 } from './domains/campaigns/index.ts';
@@ -189,7 +190,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   const search = buildSearch(config, fetcher.fetcher);
   if (search) logger.info({ provider: search.name }, 'web_search provider configured');
   const ledger = new LedgerWaiter(database);
-  const campaignDeps = { database, clock, secret, parser, ledger };
+  const campaignDeps = { database, clock, secret, parser, ledger, feed: new LedgerFeed(database) };
   const campaigns = new CampaignOwnerService(database, clock);
   const services: AppServices = { identity, domains, limits, reading, search, campaignDeps };
   const metrics = new Metrics(database);

@@ -90,6 +90,38 @@ describe('events_watch', () => {
     expect(ms).toBeLessThan(3_000);
   });
 
+  it('wakes every waiting watcher with what each may see: a direct message reaches only its parties', async () => {
+    const c = await newMember(server);
+    const p1 = await newMember(server);
+    const p2 = await newMember(server);
+    const p3 = await newMember(server);
+    const campaignId = await campaignWith(c, [p1, p2, p3]);
+    const cursors = await Promise.all([p2, p3].map((m) => caughtUp(m, campaignId)));
+    // Both wait at once, so one wake-up (and its shared read) serves them together.
+    const forP2 = watch(p2, { campaign_id: campaignId, cursor: cursors[0], wait_seconds: 20 });
+    const forP3 = watch(p3, { campaign_id: campaignId, cursor: cursors[1], wait_seconds: 3 });
+    await sleep(300);
+    await ok(p1, 'message_send', {
+      campaign_id: campaignId,
+      to: p2.agentId,
+      type: 'NOTE',
+      content: 'Only for you.',
+    });
+    const [got2, got3] = await Promise.all([forP2, forP3]);
+    expect(got2.events.map((e) => e.kind)).toEqual(['MESSAGE_POSTED']);
+    // p3 woke too, found nothing it may see, and went on waiting to its heartbeat.
+    expect(got3).toEqual({ events: [], cursor: cursors[1] });
+
+    const again = await Promise.all(
+      [p2, p3].map((m, i) =>
+        wokenBy(m, { campaign_id: campaignId, cursor: i === 0 ? got2.cursor : cursors[1] }, () =>
+          i === 0 ? Promise.resolve() : note(c, campaignId, 'Everyone: the plan changed.'),
+        ),
+      ),
+    );
+    for (const { result } of again) expect(result.events.map((e) => e.kind)).toEqual(['MESSAGE_POSTED']);
+  });
+
   it('pages by limit and skips no visible event across a reconnect, passing over hidden ones', async () => {
     const c = await newMember(server);
     const p1 = await newMember(server);

@@ -209,3 +209,26 @@ export function evidenceSharedWith(agentId: string): SQL {
       or (c.visibility = 'BLIND_EXPERIMENT' and ce.agent_id in (select m2.agent_id from ${campaignMembers} m2
         where m2.campaign_id = ce.campaign_id and m2.role = 'COORDINATOR')))`;
 }
+
+/**
+ * Whether every active member sees this event, whatever their role: a shortcut that lets one
+ * read of the ledger serve every waiting watcher (events_watch wake-ups). It must never say yes
+ * where eventsVisible would hide the event from anyone; when in doubt it says no, and the
+ * watcher reads through eventsVisible as usual.
+ */
+export function visibleToEveryMember(
+  e: { addressedTo: string | null; taskId: string | null; actorRole: string; isResult: boolean },
+  campaign: Pick<CampaignRow, 'visibility'>,
+): boolean {
+  if (e.addressedTo !== null) return false;
+  switch (campaign.visibility) {
+    case 'SHARED':
+      return true;
+    case 'OWNER_ONLY_RESULTS':
+      return !e.isResult;
+    case 'TASK_SCOPED':
+      return e.taskId === null;
+    case 'BLIND_EXPERIMENT':
+      return e.actorRole !== 'PARTICIPANT';
+  }
+}

@@ -3,6 +3,7 @@ import type { ParserPool } from '../../parsing/index.ts';
 import type { Database } from '../../storage/database.ts';
 import type { OperationContext } from '../operations/index.ts';
 import type { ReadingService } from '../reading/index.ts';
+import type { LedgerFeed } from './ledger-feed.ts';
 import type { LedgerWaiter } from './watch.ts';
 
 /** What the campaigns area needs from the composition root. */
@@ -15,6 +16,8 @@ export interface CampaignDeps {
   parser: ParserPool;
   /** This process's ledger wake-ups (one LISTEN), for events_watch. */
   ledger: LedgerWaiter;
+  /** Reads shared by the watchers one wake-up releases at once. */
+  feed: LedgerFeed;
 }
 
 /** What the Campaigns tools reach through their context: their own deps and stored evidence. */

@@ -25,6 +25,7 @@ export { campaignCoverage } from './coverage.ts';
 export { LeaseSweeper, sweepExpiredLeases } from './lease-sweeper.ts';
 export { currentLeases, expireDueLeases, requireCurrentLease } from './leases.ts';
 export { LEDGER_CHANNEL } from './ledger.ts';
+export { LedgerFeed } from './ledger-feed.ts';
 export { listEventsForOwner, type PresentedEvent } from './ledger-repo.ts';
 export {
   listMessagesForOwner,

@@ -3,7 +3,7 @@ import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { defineOperation } from '../operations/index.ts';
-import { viewerOf } from './audience.ts';
+import { viewerOf, visibleToEveryMember } from './audience.ts';
 import type { CampaignCtx } from './context.ts';
 import { eventsAfter, presentEventFor, signWatchCursor, watchBinding } from './ledger-repo.ts';
 import { type Membership, requireMembership } from './membership.ts';
@@ -81,8 +81,11 @@ const eventsWatch = defineOperation({
         const left = waitMs - (performance.now() - started);
         // The heartbeat repeats the cursor it was given: a watcher never moves past what it saw.
         if (left <= 0) return heartbeat(secret, ctx, campaignId, input.cursor);
-        if ((await ticket.wait(Math.min(left, SAFETY_RECHECK_MS))) === 'closed') {
-          return heartbeat(secret, ctx, campaignId, input.cursor);
+        const outcome = await ticket.wait(Math.min(left, SAFETY_RECHECK_MS));
+        if (outcome === 'closed') return heartbeat(secret, ctx, campaignId, input.cursor);
+        if (outcome === 'woken') {
+          const served = await serveWoken(ctx, m, afterSeq, limit);
+          if (served) return served;
         }
       } finally {
         ticket.cancel();
@@ -141,6 +144,30 @@ const contextRead = defineOperation({
     };
   },
 });
+
+/**
+ * The fast path after a wake-up: the reads every woken watcher of the campaign shares (still a
+ * member? what came after the cursor?). When everything new is seen by every member, it is
+ * served from the shared read; otherwise (a direct message, a task-scoped event, …) null, and
+ * the watcher reads through the visibility rules on its own.
+ */
+async function serveWoken(ctx: CampaignCtx, m: Membership, afterSeq: number, limit: number) {
+  const { feed, secret } = ctx.services.campaignDeps;
+  const [members, rows] = await Promise.all([
+    feed.activeMembers(m.campaign.id),
+    feed.eventsAfter(m.campaign.id, afterSeq, limit),
+  ]);
+  const role = members.get(m.agentId);
+  // Left or removed while waiting: the full check says so with its own refusal.
+  if (!role) return null;
+  const last = rows.at(-1);
+  if (!last || !rows.every((e) => visibleToEveryMember(e, m.campaign))) return null;
+  const viewer = viewerOf({ ...m, role });
+  return {
+    events: rows.map((e) => presentEventFor(viewer, e)),
+    cursor: signWatchCursor(secret, m.agentId, m.campaign.id, last.seq),
+  };
+}
 
 /** The position of an events_watch cursor; CURSOR_INVALID when forged, foreign or malformed. */
 function openWatchCursor(secret: string, m: Membership, cursor: string): number {

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { campaignWith, newMember, ok, refused } from '../support/campaigns.ts';
+import { campaignWith, newMember, ok, publishTask, refused } from '../support/campaigns.ts';
 import { Visitor } from '../support/console-visitor.ts';
 import { callTool, connectClient, createAgent, uniqueEmail } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -136,6 +136,20 @@ describe('campaign membership', () => {
     expect((await ok(b, 'campaign_status', {}, false)).campaign_id).toBe(open);
     await ok(b, 'campaign_join', { campaign_id: closed });
     expect((await ok(b, 'campaign_status', {}, false)).campaign_id).toBe(closed);
+  });
+
+  it('takes campaign_id on task tools too, and refuses a task of another campaign', async () => {
+    const a = await newMember(server);
+    const first = await campaignWith(a, []);
+    const second = await campaignWith(a, []);
+    const taskId = await publishTask(a, first);
+    expect((await ok(a, 'task_get', { campaign_id: first, task_id: taskId }, false)).task_id).toBe(taskId);
+    expect((await refused(a, 'task_get', { campaign_id: second, task_id: taskId }, false)).code).toBe(
+      'NOT_FOUND',
+    );
+    expect((await refused(a, 'task_claim', { campaign_id: second, task_id: taskId })).code).toBe('NOT_FOUND');
+    const claimed = await ok(a, 'task_claim', { campaign_id: first, task_id: taskId });
+    expect(claimed.lease.lease_id).toMatch(/^lse_/);
   });
 
   it('keeps invitations to coordinators: a participant cannot invite', async () => {

@@ -4,6 +4,7 @@ import { completeTask, reverify, submitEvidence } from './completion.ts';
 import type { CampaignCtx } from './context.ts';
 import { MEMBER_VISIBLE_WHEN, whenMember } from './policy.ts';
 import { campaignIdArg, evidenceIdArg, leaseIdArg, longText, taskIdArg } from './schemas.ts';
+import { requireTaskInCampaign } from './task-access.ts';
 
 /** Handing in results and sharing evidence. */
 
@@ -16,6 +17,7 @@ const taskComplete = defineOperation({
     'Submit the result of a task you hold. The summary states the conclusion with a verbatim quotation (20+ characters, in quotation marks) of the source beside the claim it supports; every such quotation is looked up in the attached evidence. Returns matched_quotes, unmatched_quotes, evidence_completeness and the next actor and action. VERIFIED means the configured checks passed, not that the conclusion is true; a failed check keeps your lease so you can resubmit.',
   input: z
     .object({
+      campaign_id: campaignIdArg.optional(),
       task_id: taskIdArg,
       lease_id: leaseIdArg.describe('Your current lease on the task.'),
       evidence_ids: z
@@ -34,8 +36,10 @@ const taskComplete = defineOperation({
   mutates: true,
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) =>
-    completeTask(ctx.ex, ctx.services.reading, ctx.caller, input, ctx.clock.now()),
+  handler: async (ctx: CampaignCtx, input) => {
+    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
+    return completeTask(ctx.ex, ctx.services.reading, ctx.caller, input, ctx.clock.now());
+  },
 });
 
 const resultVerify = defineOperation({
@@ -45,6 +49,7 @@ const resultVerify = defineOperation({
     "Run the source checks again on a task's latest submission you may see (or the one named) and record the outcome. VERIFIED means the configured checks passed, not that the conclusion is true.",
   input: z
     .object({
+      campaign_id: campaignIdArg.optional(),
       task_id: taskIdArg,
       submission_id: z
         .string()
@@ -56,8 +61,10 @@ const resultVerify = defineOperation({
   mutates: true,
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) =>
-    reverify(ctx.ex, ctx.services.reading, ctx.caller, input, ctx.clock.now()),
+  handler: async (ctx: CampaignCtx, input) => {
+    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
+    return reverify(ctx.ex, ctx.services.reading, ctx.caller, input, ctx.clock.now());
+  },
 });
 
 const evidenceSubmit = defineOperation({

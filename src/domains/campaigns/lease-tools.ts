@@ -3,7 +3,8 @@ import { defineOperation } from '../operations/index.ts';
 import type { CampaignCtx } from './context.ts';
 import { expireDueLeases } from './leases.ts';
 import { MEMBER_VISIBLE_WHEN, whenMember } from './policy.ts';
-import { agentIdArg, leaseIdArg, longText, taskIdArg } from './schemas.ts';
+import { agentIdArg, campaignIdArg, leaseIdArg, longText, taskIdArg } from './schemas.ts';
+import { requireTaskInCampaign } from './task-access.ts';
 import { claimTask, delegateTask, heartbeatLease, RELEASE_REASONS, releaseTask } from './task-claims.ts';
 
 /** Working on a task under a lease (docs/campaign-tasks.md). */
@@ -17,11 +18,14 @@ const taskClaim = defineOperation({
   group: 'Campaigns',
   description:
     'Claim an OPEN task (unreserved, or reserved for you). One claimer wins; the others get TASK_ALREADY_CLAIMED. Returns the lease {lease_id, execution_deadline}: the deadline is claim time plus conditions.time_budget_minutes and never moves.',
-  input: z.object({ task_id: taskIdArg }).strict(),
+  input: z.object({ campaign_id: campaignIdArg.optional(), task_id: taskIdArg }).strict(),
   mutates: true,
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) => claimTask(ctx.ex, ctx.caller, input.task_id, ctx.clock.now()),
+  handler: async (ctx: CampaignCtx, input) => {
+    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
+    return claimTask(ctx.ex, ctx.caller, input.task_id, ctx.clock.now());
+  },
 });
 
 const taskHeartbeat = defineOperation({
@@ -30,13 +34,18 @@ const taskHeartbeat = defineOperation({
   description:
     'Tell the campaign you are still working under your current lease. It never extends the execution_deadline; the answer repeats it with seconds_left. An ended or expired lease is refused as LEASE_NOT_CURRENT.',
   input: z
-    .object({ task_id: taskIdArg, lease_id: leaseIdArg.describe('Your current lease on the task.') })
+    .object({
+      campaign_id: campaignIdArg.optional(),
+      task_id: taskIdArg,
+      lease_id: leaseIdArg.describe('Your current lease on the task.'),
+    })
     .strict(),
   mutates: false,
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
   handler: async (ctx: CampaignCtx, input) => {
     const { database } = ctx.services.campaignDeps;
+    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
     const now = ctx.clock.now();
     // A lapsed lease is ended (and its expiry recorded) first, in its own transaction, so the
     // refusal that follows does not roll the expiry back.
@@ -52,6 +61,7 @@ const taskRelease = defineOperation({
     'Give up a task you hold, with a reason: REFUSED, OUT_OF_SCOPE, BLOCKED, NO_PROGRESS or OTHER. The task reopens (BLOCKED for reason BLOCKED, until its creator edits or reassigns it) and a reservation for you is cleared. Your notes and evidence stay.',
   input: z
     .object({
+      campaign_id: campaignIdArg.optional(),
       task_id: taskIdArg,
       lease_id: leaseIdArg.describe('Your current lease on the task.'),
       reason: z.enum(RELEASE_REASONS),
@@ -61,13 +71,15 @@ const taskRelease = defineOperation({
   mutates: true,
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) =>
-    releaseTask(
+  handler: async (ctx: CampaignCtx, input) => {
+    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
+    return releaseTask(
       ctx.ex,
       ctx.caller,
       { taskId: input.task_id, leaseId: input.lease_id, reason: input.reason, note: input.note },
       ctx.clock.now(),
-    ),
+    );
+  },
 });
 
 const taskDelegate = defineOperation({
@@ -77,6 +89,7 @@ const taskDelegate = defineOperation({
     'Hand a task you hold to another active member: your lease ends and the task reopens reserved for them; they claim it for a fresh execution_deadline.',
   input: z
     .object({
+      campaign_id: campaignIdArg.optional(),
       task_id: taskIdArg,
       lease_id: leaseIdArg.describe('Your current lease on the task.'),
       assignee_id: agentIdArg.describe('The member who takes the task over.'),
@@ -86,13 +99,15 @@ const taskDelegate = defineOperation({
   mutates: true,
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) =>
-    delegateTask(
+  handler: async (ctx: CampaignCtx, input) => {
+    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
+    return delegateTask(
       ctx.ex,
       ctx.caller,
       { taskId: input.task_id, leaseId: input.lease_id, assigneeId: input.assignee_id, note: input.note },
       ctx.clock.now(),
-    ),
+    );
+  },
 });
 
 export { taskClaim, taskDelegate, taskHeartbeat, taskRelease };

@@ -70,3 +70,23 @@ export function versionConflict(task: TaskRow, expected: number): DomainError {
     { task_id: task.id, current_version: task.version, expected_version: expected },
   );
 }
+
+/**
+ * Task tools take campaign_id too (SPEC Campaign: every campaign tool accepts it). When given,
+ * the task must be in that campaign; membership and role are then checked in the task's own
+ * campaign by the tool as always.
+ */
+export async function requireTaskInCampaign(ex: Executor, taskId: string, campaignId: string | undefined) {
+  if (campaignId === undefined) return;
+  const task = await findTask(ex, taskId);
+  if (task?.campaignId !== campaignId) {
+    throw new DomainError(
+      'NOT_FOUND',
+      `No task ${taskId} that this identity can see in campaign ${campaignId}.`,
+      {
+        task_id: taskId,
+        campaign_id: campaignId,
+      },
+    );
+  }
+}

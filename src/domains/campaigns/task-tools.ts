@@ -5,6 +5,7 @@ import type { CampaignCtx } from './context.ts';
 import { requireMembership } from './membership.ts';
 import { MEMBER_VISIBLE_WHEN, whenMember } from './policy.ts';
 import { agentIdArg, campaignIdArg, cursorArg, limitArg, longText, taskIdArg, titleArg } from './schemas.ts';
+import { requireTaskInCampaign } from './task-access.ts';
 import { publishTask } from './task-publish.ts';
 import { getTask, listTasksFor, taskHistoryFor } from './task-reads.ts';
 import { TASK_STATUSES } from './task-repo.ts';
@@ -86,11 +87,14 @@ const taskGet = defineOperation({
   group: 'Campaigns',
   description:
     'One task with all its fields: conditions, status, version, editing {can_edit, edit_count, last_edited_at}, the lease (its lease_id only for you as holder), the reservation and the results you may see.',
-  input: z.object({ task_id: taskIdArg }).strict(),
+  input: z.object({ campaign_id: campaignIdArg.optional(), task_id: taskIdArg }).strict(),
   mutates: false,
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) => getTask(ctx.ex, ctx.caller, input.task_id, ctx.clock.now()),
+  handler: async (ctx: CampaignCtx, input) => {
+    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
+    return getTask(ctx.ex, ctx.caller, input.task_id, ctx.clock.now());
+  },
 });
 
 const taskHistory = defineOperation({
@@ -99,18 +103,25 @@ const taskHistory = defineOperation({
   description:
     "A task's dated history, newest first: publishing, claims, releases, expiries, edits, assignments and delegations, each with the fields before and after and the version it made.",
   input: z
-    .object({ task_id: taskIdArg, limit: limitArg(100, 50).optional(), cursor: cursorArg.optional() })
+    .object({
+      campaign_id: campaignIdArg.optional(),
+      task_id: taskIdArg,
+      limit: limitArg(100, 50).optional(),
+      cursor: cursorArg.optional(),
+    })
     .strict(),
   mutates: false,
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) =>
-    taskHistoryFor(
+  handler: async (ctx: CampaignCtx, input) => {
+    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
+    return taskHistoryFor(
       ctx.ex,
       ctx.caller,
       { taskId: input.task_id, limit: input.limit, cursor: input.cursor },
       ctx.services.campaignDeps.secret,
-    ),
+    );
+  },
 });
 
 const taskEdit = defineOperation({
@@ -120,6 +131,7 @@ const taskEdit = defineOperation({
     'Change a task you created while it is OPEN or BLOCKED with no lease and no submitted result, at expected_version. Give any of title, objective, acceptance, conditions (conditions replace the old ones whole and are rechecked). Editing a BLOCKED task reopens it.',
   input: z
     .object({
+      campaign_id: campaignIdArg.optional(),
       task_id: taskIdArg,
       expected_version: expectedVersionArg,
       title: titleArg.optional(),
@@ -131,8 +143,9 @@ const taskEdit = defineOperation({
   mutates: true,
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) =>
-    editTask(
+  handler: async (ctx: CampaignCtx, input) => {
+    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
+    return editTask(
       ctx.ex,
       ctx.caller,
       {
@@ -144,7 +157,8 @@ const taskEdit = defineOperation({
         conditions: input.conditions,
       },
       ctx.clock.now(),
-    ),
+    );
+  },
 });
 
 const taskAssign = defineOperation({
@@ -154,6 +168,7 @@ const taskAssign = defineOperation({
     "Reserve a task for one active member (the task's creator or a coordinator), or omit assignee_id to reopen it to anyone. Only while nobody holds it; a BLOCKED task reopens.",
   input: z
     .object({
+      campaign_id: campaignIdArg.optional(),
       task_id: taskIdArg,
       expected_version: expectedVersionArg,
       assignee_id: agentIdArg
@@ -164,13 +179,15 @@ const taskAssign = defineOperation({
   mutates: true,
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) =>
-    assignTask(
+  handler: async (ctx: CampaignCtx, input) => {
+    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
+    return assignTask(
       ctx.ex,
       ctx.caller,
       { taskId: input.task_id, expectedVersion: input.expected_version, assigneeId: input.assignee_id },
       ctx.clock.now(),
-    ),
+    );
+  },
 });
 
 export { taskAssign, taskEdit, taskGet, taskHistory, taskList, taskPublish };

@@ -251,3 +251,85 @@ describe('verified completion', () => {
     expect(submitted).toEqual([expect.objectContaining({ evidence_ids: [before] })]);
   });
 });
+
+describe('results under the visibility modes', () => {
+  /** A worker's verified result in a fresh campaign of `visibility`. */
+  async function verifiedResult(visibility: string) {
+    const coordinator = await newMember(server);
+    const worker = await newMember(server);
+    const other = await newMember(server);
+    const campaignId = await campaignWith(coordinator, [worker, other], { visibility });
+    const { taskId, leaseId } = await claimedTask(coordinator, worker, campaignId);
+    const html = (await read(worker, '/article')).body.evidence_id as string;
+    await ok(worker, 'task_complete', {
+      task_id: taskId,
+      lease_id: leaseId,
+      evidence_ids: [html],
+      claimed_outcome: 'COMPLETE',
+      summary: `"${ARTICLE_QUOTE}"`,
+    });
+    return { coordinator, worker, other, campaignId, taskId, html };
+  }
+
+  const kinds = async (m: Member, campaignId: string) =>
+    (await ok(m, 'events_watch', { campaign_id: campaignId, wait_seconds: 1, limit: 200 }, false)).events.map(
+      (e: { kind: string }) => e.kind,
+    );
+
+  it("keeps a coordinator's re-check of a blind participant's result from the other participants", async () => {
+    const r = await verifiedResult('BLIND_EXPERIMENT');
+    const again = await ok(r.coordinator, 'result_verify', { task_id: r.taskId });
+    // Someone else's re-check is reported, not stored over the submitter's own.
+    expect(again).toMatchObject({ status: 'VERIFIED', stored: false });
+    expect(await kinds(r.worker, r.campaignId)).toContain('RESULT_VERIFIED');
+    const seen = await kinds(r.other, r.campaignId);
+    expect(seen).not.toContain('RESULT_VERIFIED');
+    expect(seen).not.toContain('TASK_SUBMITTED');
+  });
+
+  it('withholds what others wrote into task_history where the mode hides it', async () => {
+    const r = await verifiedResult('OWNER_ONLY_RESULTS');
+    const history = await ok(r.coordinator, 'task_history', { task_id: r.taskId }, false);
+    const submit = history.entries.find((e: { kind: string }) => e.kind === 'SUBMIT');
+    expect(submit.details_withheld).toBe(true);
+    expect(submit.after.verified_status).toBeUndefined();
+    const own = await ok(r.worker, 'task_history', { task_id: r.taskId }, false);
+    const mine = own.entries.find((e: { kind: string }) => e.kind === 'SUBMIT');
+    expect(mine.after.verified_status).toBe('VERIFIED');
+  });
+
+  it('does not let evidence shared by one campaign travel into another', async () => {
+    const r = await verifiedResult('SHARED');
+    // The other member sees the worker's read through the first campaign's sharing...
+    expect((await ok(r.other, 'evidence_get', { evidence_id: r.html }, false)).evidence.evidence_id).toBe(
+      r.html,
+    );
+    // ...but cannot carry it into a campaign of its own.
+    const own = await campaignWith(r.other, []);
+    const moved = await refused(r.other, 'evidence_submit', { campaign_id: own, evidence_id: r.html });
+    expect(moved.code).toBe('NOT_FOUND');
+  });
+
+  it('is not VERIFIED while some quotations went unchecked', async () => {
+    const coordinator = await newMember(server);
+    const worker = await newMember(server);
+    const campaignId = await campaignWith(coordinator, [worker]);
+    const { taskId, leaseId } = await claimedTask(coordinator, worker, campaignId);
+    const html = (await read(worker, '/article')).body.evidence_id as string;
+    // 31 different true quotations (slices of one sentence of the page): one more than is checked.
+    const summary = Array.from({ length: 31 }, (_, k) => `"${ARTICLE_QUOTE.slice(k, k + 22)}"`).join(' ');
+    const done = await ok(worker, 'task_complete', {
+      task_id: taskId,
+      lease_id: leaseId,
+      evidence_ids: [html],
+      claimed_outcome: 'COMPLETE',
+      summary,
+    });
+    expect(done.unmatched_quotes).toEqual([]);
+    expect(done.quotes_not_checked).toBe(1);
+    expect(done.status).toBe('NOT_VERIFIED');
+    expect(done.checks).toContainEqual(
+      expect.objectContaining({ check: 'EVERY_QUOTATION_CHECKED', passed: false }),
+    );
+  });
+});

@@ -80,6 +80,7 @@ export function eventsVisible(v: Viewer): SQL {
       taskId: campaignEvents.taskId,
       byParticipant: sql`${campaignEvents.actorRole} = 'PARTICIPANT'`,
       isResult: sql`${campaignEvents.isResult}`,
+      subject: campaignEvents.subjectAgentId,
     }),
   ) as SQL;
 }
@@ -141,21 +142,6 @@ export function submissionsVisible(v: Viewer): SQL {
   }
 }
 
-/** Campaign evidence (shared reads and submissions) the viewer may see. */
-export function campaignEvidenceVisible(v: Viewer): SQL {
-  const base = eq(campaignEvidence.campaignId, v.campaign.id);
-  if (!participantRestricted(v)) return base;
-  return and(
-    base,
-    modeRule(v, v.agentId, {
-      actor: campaignEvidence.agentId,
-      taskId: campaignEvidence.taskId,
-      byParticipant: sql`${campaignEvidence.agentId} not in ${coordinatorIds(v.campaign.id)}`,
-      isResult: sql`false`,
-    }),
-  ) as SQL;
-}
-
 /** Whether the viewer may see who works on a task someone else holds. */
 export function seesOtherWorkers(v: Viewer): boolean {
   return !(participantRestricted(v) && v.campaign.visibility === 'BLIND_EXPERIMENT');
@@ -170,16 +156,20 @@ interface Columns {
   taskId: typeof campaignEvents.taskId | typeof campaignMessages.taskId | typeof campaignEvidence.taskId;
   byParticipant: SQL;
   isResult: SQL;
+  /** The agent a result is about (the submitter), for ledger events. */
+  subject?: typeof campaignEvents.subjectAgentId;
 }
 
 /** The mode's rule for one table's columns; the viewer is an agent (not the owner). */
 function modeRule(v: Viewer, me: string, c: Columns): SQL {
   const mine = sql`${c.actor} = ${me}`;
+  // A result someone else recorded about the viewer's own work (a re-check of its submission).
+  const aboutMe = c.subject ? sql`(${c.isResult} and ${c.subject} = ${me})` : sql`false`;
   switch (v.campaign.visibility) {
     case 'SHARED':
       return TRUE;
     case 'OWNER_ONLY_RESULTS':
-      return or(sql`not ${c.isResult}`, mine) as SQL;
+      return or(sql`not ${c.isResult}`, mine, aboutMe) as SQL;
     case 'TASK_SCOPED':
       if (v.role === 'COORDINATOR') return TRUE;
       return or(
@@ -189,13 +179,14 @@ function modeRule(v: Viewer, me: string, c: Columns): SQL {
       ) as SQL;
     case 'BLIND_EXPERIMENT':
       if (v.role === 'COORDINATOR') return TRUE;
-      return or(mine, sql`not ${c.byParticipant}`) as SQL;
+      // Coordinators' and the owner's items, but never a result: results are each participant's own.
+      return or(mine, sql`(not ${c.byParticipant} and not ${c.isResult})`, aboutMe) as SQL;
   }
 }
 
 /**
  * Evidence other agents share with `agentId` through campaigns it is an active member of, by
- * each campaign's mode (the same rules as campaignEvidenceVisible, across all its campaigns):
+ * each campaign's mode (the rules of modeRule for evidence, across all its campaigns):
  * a predicate over rows of `evidence`, for the reading area.
  */
 export function evidenceSharedWith(agentId: string): SQL {
@@ -207,7 +198,7 @@ export function evidenceSharedWith(agentId: string): SQL {
         select t.id from ${tasks} t where t.campaign_id = ce.campaign_id and (t.created_by = ${agentId} or t.assignee_id = ${agentId})
         union select l.task_id from ${taskLeases} l where l.campaign_id = ce.campaign_id and l.agent_id = ${agentId})))
       or (c.visibility = 'BLIND_EXPERIMENT' and ce.agent_id in (select m2.agent_id from ${campaignMembers} m2
-        where m2.campaign_id = ce.campaign_id and m2.role = 'COORDINATOR')))`;
+        where m2.campaign_id = ce.campaign_id and m2.role = 'COORDINATOR' and m2.status = 'ACTIVE')))`;
 }
 
 /**
@@ -229,6 +220,31 @@ export function visibleToEveryMember(
     case 'TASK_SCOPED':
       return e.taskId === null;
     case 'BLIND_EXPERIMENT':
-      return e.actorRole !== 'PARTICIPANT';
+      return e.actorRole !== 'PARTICIPANT' && !e.isResult;
+  }
+}
+
+/**
+ * Whether the viewer may read what another agent wrote into a task's history (release and
+ * delegation notes, and for a submission its outcome), by the same rules as the ledger and
+ * results: task_history shows every entry's kind and time, and only these details are
+ * withheld. `involved` says whether the viewer is involved in the task (TASK_SCOPED).
+ */
+export function historyDetailShown(
+  v: Viewer,
+  entry: { agentId: string | null; kind: string },
+  involved: boolean,
+): boolean {
+  if (v.role === 'OWNER' || v.agentId === null || entry.agentId === v.agentId) return true;
+  const result = entry.kind === 'SUBMIT';
+  switch (v.campaign.visibility) {
+    case 'SHARED':
+      return true;
+    case 'OWNER_ONLY_RESULTS':
+      return !result;
+    case 'TASK_SCOPED':
+      return v.role === 'COORDINATOR' || involved;
+    case 'BLIND_EXPERIMENT':
+      return v.role === 'COORDINATOR';
   }
 }

@@ -7,12 +7,12 @@ import type { Executor } from '../../storage/database.ts';
 import type { Caller } from '../identity/index.ts';
 import type { ReadingService } from '../reading/index.ts';
 import { submissionsVisible } from './audience.ts';
-import { requireCurrentLease } from './leases.ts';
+import { requireCurrentLease, requireLeaseHeld } from './leases.ts';
 import { appendEvent } from './ledger.ts';
 import { requireMembership } from './membership.ts';
 import { taskForMember } from './task-access.ts';
 import { recordHistory } from './task-repo.ts';
-import { type Verification, verifySummary } from './verification.ts';
+import { inCampaign, type Verification, verifySummary } from './verification.ts';
 
 /**
  * task_complete and result_verify (SPEC Task, States and transitions, Errors 4). A submission
@@ -52,15 +52,25 @@ export async function completeTask(
   now: Date,
 ) {
   const me = caller.agent.id;
-  const { lease, task } = await requireCurrentLease(ex, me, input.task_id, input.lease_id, now);
-  const member = await requireMembership(ex, caller, task.campaignId, { forChange: true });
+  // Membership first (a task of another campaign is NOT_FOUND), and the lease checked without a
+  // lock: the checks below can take a while and must not hold the task row meanwhile.
+  const { member, task: seen } = await taskForMember(ex, caller, input.task_id, { forChange: true });
+  await requireLeaseHeld(ex, me, input.task_id, input.lease_id, now);
   const evidenceIds = [...new Set(input.evidence_ids)];
-  const verification = await verifySummary(ex, reading, caller, evidenceIds, input.summary, now);
+  const verification = await verifySummary(
+    ex,
+    reading,
+    caller,
+    seen.campaignId,
+    evidenceIds,
+    input.summary,
+    now,
+  );
   if (verification.evidence_completeness.recorded_sources.length === 0) {
     throw new DomainError(
       'EVIDENCE_REQUIRED',
       'task_complete needs at least one recorded source you may see among evidence_ids; nothing was submitted.',
-      { task_id: task.id, evidence: verification.evidence_completeness },
+      { task_id: seen.id, evidence: verification.evidence_completeness },
       {
         alternatives: [
           {
@@ -71,6 +81,8 @@ export async function completeTask(
       },
     );
   }
+  // Now the task row is locked and the lease checked again: nothing moved it during the checks.
+  const { lease, task } = await requireCurrentLease(ex, me, input.task_id, input.lease_id, now);
   const submissionId = newId('sub', now);
   await ex.insert(taskSubmissions).values({
     id: submissionId,
@@ -183,18 +195,25 @@ export async function reverify(
     ex,
     reading,
     caller,
+    task.campaignId,
     submission.evidenceIds,
     submission.summary,
     now,
   );
-  await ex
-    .update(taskSubmissions)
-    .set({
-      verification: verification as unknown as Record<string, unknown>,
-      verifiedStatus: verification.status,
-      checkedAt: now,
-    })
-    .where(eq(taskSubmissions.id, submission.id));
+  // The checks ran with the caller's access to evidence. Only the submitter's own re-check
+  // replaces the stored outcome; anyone else's is reported and recorded on the ledger, so a
+  // reviewer who cannot see a source cannot turn a VERIFIED submission into NOT_VERIFIED.
+  const stored = submission.agentId === caller.agent.id;
+  if (stored) {
+    await ex
+      .update(taskSubmissions)
+      .set({
+        verification: verification as unknown as Record<string, unknown>,
+        verifiedStatus: verification.status,
+        checkedAt: now,
+      })
+      .where(eq(taskSubmissions.id, submission.id));
+  }
   await appendEvent(
     ex,
     task.campaignId,
@@ -203,6 +222,7 @@ export async function reverify(
       actor: { agentId: caller.agent.id, role: member.role },
       taskId: task.id,
       isResult: true,
+      subjectAgentId: submission.agentId,
       evidenceIds: verification.evidence_completeness.recorded_sources.slice(
         0,
         LIMITS.campaignGraph.evidencePerEvent,
@@ -221,6 +241,7 @@ export async function reverify(
     submitted_by: submission.agentId,
     claimed_outcome: submission.claimedOutcome,
     previous_status: submission.verifiedStatus,
+    stored,
     ...verification,
   };
 }
@@ -248,6 +269,12 @@ export async function submitEvidence(
     });
   }
   const evidence = await reading.evidenceMeta(caller, input.evidence_id, ex);
+  // Only one's own reads travel into a campaign: what another campaign shared stays there.
+  if (evidence.agentId !== caller.agent.id && !(await inCampaign(ex, member.campaign.id, evidence.id))) {
+    throw new DomainError('NOT_FOUND', `Evidence ${evidence.id} is not one of your reads.`, {
+      evidence_id: evidence.id,
+    });
+  }
   const inserted = await ex
     .insert(campaignEvidence)
     .values({

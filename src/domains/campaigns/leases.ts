@@ -97,6 +97,31 @@ export async function requireCurrentLease(
   return { lease, task };
 }
 
+/**
+ * The same check as requireCurrentLease without locking anything: for work that must not hold
+ * the task row while it runs (a submission's checks), followed by requireCurrentLease.
+ */
+export async function requireLeaseHeld(
+  ex: Executor,
+  agentId: string,
+  taskId: string,
+  leaseId: string,
+  now: Date,
+): Promise<void> {
+  const [lease] = await ex
+    .select()
+    .from(taskLeases)
+    .where(and(eq(taskLeases.id, leaseId), eq(taskLeases.taskId, taskId)));
+  if (!lease) {
+    throw new DomainError('NOT_FOUND', `Task ${taskId} has no lease ${leaseId}.`, {
+      task_id: taskId,
+      lease_id: leaseId,
+    });
+  }
+  const reason = notCurrentReason(lease, agentId, now);
+  if (reason) throw leaseNotCurrent(taskId, leaseId, reason);
+}
+
 export function leaseNotCurrent(taskId: string, leaseId: string, reason: NotCurrentReason): DomainError {
   const why: Record<NotCurrentReason, string> = {
     EXPIRED: 'its execution_deadline has passed',

@@ -170,6 +170,20 @@ export async function joinCampaign(ex: Executor, caller: Caller, campaignId: str
     );
   }
   const invited = member?.status === 'INVITED';
+  // Uninvited, only an active identity (mode READ, or a member elsewhere) joins or applies: an
+  // invitation is how an owner activates an inert one (SPEC States and transitions).
+  const active =
+    caller.agent.mode !== 'NONE' || caller.standing === 'MEMBER' || caller.standing === 'COORDINATOR';
+  if (!invited && !active) {
+    throw new DomainError(
+      'TOOL_NOT_AVAILABLE',
+      'This identity is not active: it may join a campaign only on an invitation, or once its owner activates public reading.',
+      {
+        campaign_id: campaignId,
+        next_step: 'Ask your owner to activate public reading, or a coordinator to invite you.',
+      },
+    );
+  }
   if (!invited && campaign.participation === 'APPLICATION') {
     await repo.upsertMember(ex, {
       campaignId,
@@ -197,11 +211,6 @@ export async function joinCampaign(ex: Executor, caller: Caller, campaignId: str
       membership: 'APPLIED',
       next: 'A coordinator admits applicants with campaign_invite; call campaign_join again afterwards to make it your default.',
     };
-  }
-  if (!invited && caller.agent.mode === 'NONE') {
-    throw new DomainError('NOT_A_MEMBER', 'Only active identities may join open campaigns uninvited.', {
-      campaign_id: campaignId,
-    });
   }
   const role: MemberRole = invited ? member.role : 'PARTICIPANT';
   await repo.upsertMember(ex, {

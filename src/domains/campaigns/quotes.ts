@@ -19,8 +19,11 @@ const PAIRS: Array<[open: string, close: string]> = [
   ['\u300C', '\u300D'], // 「 」
 ];
 
-/** Longest quotation checked; longer spans are almost surely unbalanced marks, not a quote. */
-const MAX_QUOTE_CHARS = LIMITS.read.quoteChars;
+/**
+ * Longest span taken as one quotation (a summary's own limit): a longer quotation is checked
+ * like any other, and a span from a stray mark to a far one fails the check, as it should.
+ */
+const MAX_QUOTE_CHARS = 20_000;
 /** How many quotations one summary may have checked. */
 export const MAX_QUOTES = 30;
 

@@ -1,4 +1,4 @@
-import { seesOtherWorkers, type Viewer } from './audience.ts';
+import { historyDetailShown, seesOtherWorkers, type Viewer } from './audience.ts';
 import type { LeaseRow } from './leases.ts';
 import type { HistoryRow, TaskRow } from './task-repo.ts';
 
@@ -14,9 +14,12 @@ function workerShown(viewer: Viewer, agentId: string | null): string | null {
   return agentId === viewer.agentId || seesOtherWorkers(viewer) ? agentId : null;
 }
 
-/** created_by as agents see it: the agent id, or null when the owner of record published it. */
-function creatorShown(task: TaskRow): string | null {
-  return task.createdByOwner ? null : task.createdBy;
+/**
+ * created_by as agents see it: the agent id, or null when the owner of record published it, or
+ * when the mode hides other agents' work from the viewer (a blind participant).
+ */
+function creatorShown(task: TaskRow, viewer: Viewer): string | null {
+  return task.createdByOwner ? null : workerShown(viewer, task.createdBy);
 }
 
 /** A task in lists: what to pick from, without the long texts. */
@@ -28,7 +31,7 @@ export function presentTaskSummary(task: TaskRow, viewer: Viewer, lease: LeaseRo
     status: task.status,
     assignee_id: workerShown(viewer, task.assigneeId),
     reserved: task.assigneeId !== null,
-    created_by: creatorShown(task),
+    created_by: creatorShown(task, viewer),
     time_budget_minutes: (task.conditions as { time_budget_minutes?: number }).time_budget_minutes ?? null,
     lease: presentLease(viewer, lease, null),
     version: task.version,
@@ -66,7 +69,7 @@ export function presentTask(
     reserved: task.assigneeId !== null,
     reserved_for_you: task.assigneeId !== null && task.assigneeId === viewer.agentId,
     parent_task_id: task.parentTaskId,
-    created_by: creatorShown(task),
+    created_by: creatorShown(task, viewer),
     published_by_owner: task.createdByOwner !== null,
     version: task.version,
     editing: {
@@ -118,18 +121,31 @@ function presentLease(viewer: Viewer, lease: LeaseRow | null, now: Date | null) 
 }
 
 /** One task_history entry: who (an agent, the owner, or Cairn itself), what, before and after. */
-export function presentHistory(row: HistoryRow, viewer: Viewer) {
+export function presentHistory(row: HistoryRow, viewer: Viewer, involved: boolean) {
   const by = row.agentId === null ? 'SYSTEM' : row.agentId.startsWith('owner:') ? 'OWNER' : 'AGENT';
   const hide = !seesOtherWorkers(viewer);
+  const detail = historyDetailShown(viewer, row, involved);
+  const shown = (fields: Record<string, unknown>) => {
+    const masked = hide ? maskAssignee(fields, viewer) : fields;
+    return detail ? masked : withoutDetails(masked);
+  };
   return {
     at: row.createdAt.toISOString(),
     kind: row.kind,
     by,
     agent_id: by === 'AGENT' ? workerShown(viewer, row.agentId) : null,
-    before: hide ? maskAssignee(row.before, viewer) : row.before,
-    after: hide ? maskAssignee(row.after, viewer) : row.after,
+    before: shown(row.before),
+    after: shown(row.after),
+    ...(detail ? {} : { details_withheld: true }),
     version: row.version,
   };
+}
+
+/** What another agent wrote (notes, reasons) and a submission's outcome: withheld where the mode says. */
+const DETAIL_FIELDS = ['note', 'reason', 'release_reason', 'verified_status', 'submission_id'];
+
+function withoutDetails(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([k]) => !DETAIL_FIELDS.includes(k)));
 }
 
 function maskAssignee(fields: Record<string, unknown>, viewer: Viewer): Record<string, unknown> {

@@ -9,6 +9,7 @@ import { presentHistory, presentTask, presentTaskSummary } from './task-present.
 import {
   hasSubmission,
   historyPage,
+  isInvolved,
   listTasks,
   liveLeasesOf,
   type TaskStatus,
@@ -84,9 +85,10 @@ export async function taskHistoryFor(
   const rows = await historyPage(ex, input.taskId, limit, beforeId);
   const page = rows.slice(0, limit);
   const last = page.at(-1);
+  const involved = await isInvolved(ex, viewer, input.taskId);
   return {
     task_id: input.taskId,
-    entries: page.map((r) => presentHistory(r, viewer)),
+    entries: page.map((r) => presentHistory(r, viewer, involved)),
     next_cursor: rows.length > limit && last ? signCursor(secret, binding, { before: last.id }) : null,
   };
 }

@@ -3,7 +3,7 @@ import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { taskHistory, taskLeases, taskSubmissions, tasks } from '../../storage/campaign-schema.ts';
 import type { Executor } from '../../storage/database.ts';
-import { submissionsVisible, tasksVisible, type Viewer } from './audience.ts';
+import { involvedTaskIds, submissionsVisible, tasksVisible, type Viewer } from './audience.ts';
 
 /** SQL for the task tables (tasks, task_history, and reads of task_leases and task_submissions). */
 
@@ -180,4 +180,19 @@ export async function historyPage(
     .where(and(eq(taskHistory.taskId, taskId), beforeId ? lt(taskHistory.id, beforeId) : undefined))
     .orderBy(desc(taskHistory.id))
     .limit(limit + 1);
+}
+
+/** Whether the viewer is involved in the task: created it, is reserved for it, or held a lease on it. */
+export async function isInvolved(ex: Executor, viewer: Viewer, taskId: string): Promise<boolean> {
+  if (viewer.agentId === null) return true;
+  const rows = await ex
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(
+      and(
+        eq(tasks.id, taskId),
+        sql`${tasks.id} in ${involvedTaskIds({ ...viewer, agentId: viewer.agentId })}`,
+      ),
+    );
+  return rows.length > 0;
 }

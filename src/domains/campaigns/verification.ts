@@ -1,5 +1,7 @@
+import { and, eq } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { campaignEvidence } from '../../storage/campaign-schema.ts';
 import type { Executor } from '../../storage/database.ts';
 import type { Caller } from '../identity/index.ts';
 import type { EvidenceRecord, ReadingService } from '../reading/index.ts';
@@ -48,6 +50,7 @@ export async function verifySummary(
   ex: Executor,
   reading: ReadingService,
   caller: Caller,
+  campaignId: string,
   evidenceIds: string[],
   summary: string,
   now: Date,
@@ -57,12 +60,17 @@ export async function verifySummary(
   for (const id of evidenceIds) {
     try {
       const record = await reading.evidence(caller, id, ex);
-      if (RECORDED.has(record.provenance)) usable.push(record);
-      else
+      if (!RECORDED.has(record.provenance)) {
         notUsable.push({
           evidence_id: id,
           reason: `provenance ${record.provenance} is not a recorded source`,
         });
+      } else if (record.agentId !== caller.agent.id && !(await inCampaign(ex, campaignId, id))) {
+        // Visible through another campaign's sharing: it may not travel into this one.
+        notUsable.push({ evidence_id: id, reason: 'neither your own read nor evidence of this campaign' });
+      } else {
+        usable.push(record);
+      }
     } catch (err) {
       if (!(err instanceof DomainError) || err.code !== 'NOT_FOUND') throw err;
       notUsable.push({ evidence_id: id, reason: 'unknown, or not visible to you' });
@@ -74,7 +82,7 @@ export async function verifySummary(
   for (const record of usable) {
     const pending = quotes.filter((q) => !found.has(q));
     if (pending.length === 0) break;
-    const matches = await reading.locateAll(caller, record, pending);
+    const matches = await reading.locateAll(record, pending);
     pending.forEach((quote, i) => {
       const m = matches[i];
       if (m) found.set(quote, { quote, evidence_id: record.id, ...m });
@@ -99,6 +107,14 @@ export async function verifySummary(
           : `The summary quotes no source verbatim (a quotation of ${LIMITS.quoteMinChars} or more characters in quotation marks, beside the claim it supports).`,
     },
     {
+      check: 'EVERY_QUOTATION_CHECKED',
+      passed: allQuotes.length <= quotes.length,
+      detail:
+        allQuotes.length <= quotes.length
+          ? 'Every quotation was checked.'
+          : `Only the first ${MAX_QUOTES} of ${allQuotes.length} quotations are checked; quote fewer, or split the result.`,
+    },
+    {
       check: 'QUOTES_MATCH_EVIDENCE',
       passed: quotes.length > 0 && unmatched.length === 0,
       detail: `${matched.length} matched, ${unmatched.length} unmatched.`,
@@ -119,4 +135,13 @@ export async function verifySummary(
     quotes_not_checked: allQuotes.length - quotes.length,
     checked_at: now.toISOString(),
   };
+}
+
+/** Whether evidence was shared into the campaign (a read under its lease, or submitted to it). */
+export async function inCampaign(ex: Executor, campaignId: string, evidenceId: string): Promise<boolean> {
+  const rows = await ex
+    .select({ id: campaignEvidence.evidenceId })
+    .from(campaignEvidence)
+    .where(and(eq(campaignEvidence.campaignId, campaignId), eq(campaignEvidence.evidenceId, evidenceId)));
+  return rows.length > 0;
 }

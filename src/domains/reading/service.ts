@@ -303,16 +303,24 @@ export class ReadingService {
     );
   }
 
-  /** Finds several quotes in one stored text in one pool job; null where a quote is absent. */
-  async locateAll(
-    caller: Caller,
-    evidence: EvidenceRecord,
-    quotes: string[],
-  ): Promise<Array<QuoteMatch | null>> {
+  /**
+   * Finds several quotes in one stored text in one pool job; null where a quote is absent. It
+   * runs inside the caller's transaction (a submission's checks), so a busy pool is refused
+   * without a receipt: checking a result is not a read, and nothing may write beside that
+   * transaction.
+   */
+  async locateAll(evidence: EvidenceRecord, quotes: string[]): Promise<Array<QuoteMatch | null>> {
     if (quotes.length === 0) return [];
-    return this.bounded(caller, 'task_complete', { evidence_id: evidence.id }, () =>
-      this.parser.locateAll({ text: evidence.text, quotes, pages: evidence.pages }),
-    );
+    try {
+      return await this.parser.locateAll({ text: evidence.text, quotes, pages: evidence.pages });
+    } catch (err) {
+      const refusal = refusalOf(err);
+      if (!refusal) throw err;
+      throw new DomainError(refusal.code, refusal.message, refusal.details, {
+        alternatives: alternativesFor(refusal.code),
+        ...(refusal.retryable !== undefined ? { retryable: refusal.retryable } : {}),
+      });
+    }
   }
 
   /** A line diff of two stored texts, in the bounded pool. */

@@ -1,7 +1,13 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { Authenticated, Caller, IdentityService, SessionService } from '../../domains/identity/index.ts';
+import type {
+  Authenticated,
+  Caller,
+  IdentityService,
+  InboxMessage,
+  SessionService,
+} from '../../domains/identity/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import type { Database } from '../../storage/database.ts';
 import { authenticateRequest } from '../http/auth.ts';
@@ -10,6 +16,7 @@ import { codeForStatus, sendError } from '../http/error-handler.ts';
 import { registerRateLimit } from '../http/rate-limit.ts';
 import { asJsonRpc, NotificationHub, sseEvent } from './notification-hub.ts';
 import { createMcpServer, type McpDeps } from './server.ts';
+import { directToolCall } from './tool-call.ts';
 
 export interface McpEndpointDeps extends McpDeps {
   identity: IdentityService;
@@ -83,18 +90,23 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
       const sessionId = header(req, 'mcp-session-id');
       // initialize starts a new session, so a stale id sent along with it does not matter.
       if (!init && sessionId && !auth.sessionOpen) throw sessionNotFound();
-      const response = await dispatch(req, auth, deps);
-      const text = response.status === 202 ? '' : await response.text();
-      if (response.status >= 400) {
+      const takeInbox = auth.ownerMessagesWaiting
+        ? () => deps.identity.takeInbox(auth.caller.agent.id)
+        : null;
+      const direct = init ? null : await directToolCall(req, auth.caller, deps, takeInbox);
+      const response = direct === null ? await dispatch(req, auth.caller, deps, takeInbox) : null;
+      const text = direct ?? (response?.status === 202 ? '' : ((await response?.text()) ?? ''));
+      const status = response?.status ?? 200;
+      if (status >= 400) {
         // The SDK refused the HTTP request itself (media type, Accept, framing): one envelope for all refusals.
-        return sendError(reply, deps.baseUrl, codeForStatus(response.status), sdkErrorMessage(text));
+        return sendError(reply, deps.baseUrl, codeForStatus(status), sdkErrorMessage(text));
       }
-      if (init && response.status === 200) {
+      if (init && status === 200) {
         const opened = await openSession(deps.sessions, auth.caller, req.body, text);
         if (opened) reply.header('mcp-session-id', opened);
       }
       // Queued notifications ride ahead of the answer as SSE events (SPEC Authentication 8).
-      if (!init && sessionId && auth.notificationsWaiting && response.status === 200) {
+      if (!init && sessionId && auth.notificationsWaiting && status === 200) {
         const pending = await deps.sessions.takeNotifications(sessionId);
         if (pending.length > 0) {
           const events = pending.map((n) => sseEvent(asJsonRpc(n))).join('');
@@ -104,8 +116,8 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
             .send(`${events}event: message\ndata: ${text}\n\n`);
         }
       }
-      reply.code(response.status);
-      const type = response.headers.get('content-type');
+      reply.code(status);
+      const type = response ? response.headers.get('content-type') : 'application/json';
       if (type) reply.type(type);
       return reply.send(text === '' ? undefined : text);
     },
@@ -181,14 +193,17 @@ function sessionNotFound(): DomainError {
   });
 }
 
-async function dispatch(req: FastifyRequest, auth: Authenticated, deps: McpEndpointDeps): Promise<Response> {
-  const caller = auth.caller;
+async function dispatch(
+  req: FastifyRequest,
+  caller: Caller,
+  deps: McpEndpointDeps,
+  takeInbox: (() => Promise<InboxMessage[]>) | null,
+): Promise<Response> {
   const headers = new Headers();
   for (const name of FORWARDED_HEADERS) {
     const value = header(req, name);
     if (value) headers.set(name, value);
   }
-  const takeInbox = auth.ownerMessagesWaiting ? () => deps.identity.takeInbox(caller.agent.id) : null;
   const server = createMcpServer(caller, deps, req.id, takeInbox);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,

@@ -52,6 +52,35 @@ function resources(deps: McpDeps) {
 }
 
 /**
+ * The answer to tools/call, defined once: the SDK server's handler and the direct path of
+ * tool-call.ts both return it.
+ */
+export async function answerToolCall(
+  caller: Caller,
+  deps: McpDeps,
+  requestId: string,
+  takeInbox: (() => Promise<InboxMessage[]>) | null,
+  params: { name: string; arguments?: Record<string, unknown> | undefined },
+): Promise<CallToolResult> {
+  const outcome = await deps.runner.run(params.name, params.arguments, caller, requestId);
+  const body = (outcome.ok ? outcome.result : outcome.error) as Record<string, unknown>;
+  // The agent inbox: owner messages ride with the next tool result, once, beside (never inside) it.
+  const inbox = takeInbox ? await takeInbox() : [];
+  return {
+    content: [
+      { type: 'text', text: JSON.stringify(body) },
+      ...inbox.map((m) => ({
+        type: 'text' as const,
+        text: `Message from your owner (${m.label}, ${m.sent_at}): ${m.text}`,
+      })),
+    ],
+    structuredContent: body,
+    ...(inbox.length > 0 ? { _meta: { 'cairn/owner_messages': inbox } } : {}),
+    ...(outcome.ok ? {} : { isError: true }),
+  };
+}
+
+/**
  * An SDK server for one request of one caller. It holds no state of its own: sessions live in
  * the database, so building it per request is what lets any replica serve any request.
  */
@@ -82,24 +111,9 @@ export function createMcpServer(
     })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
-    const outcome = await deps.runner.run(request.params.name, request.params.arguments, caller, requestId);
-    const body = (outcome.ok ? outcome.result : outcome.error) as Record<string, unknown>;
-    // The agent inbox: owner messages ride with the next tool result, once, beside (never inside) it.
-    const inbox = takeInbox ? await takeInbox() : [];
-    return {
-      content: [
-        { type: 'text', text: JSON.stringify(body) },
-        ...inbox.map((m) => ({
-          type: 'text' as const,
-          text: `Message from your owner (${m.label}, ${m.sent_at}): ${m.text}`,
-        })),
-      ],
-      structuredContent: body,
-      ...(inbox.length > 0 ? { _meta: { 'cairn/owner_messages': inbox } } : {}),
-      ...(outcome.ok ? {} : { isError: true }),
-    };
-  });
+  server.setRequestHandler(CallToolRequestSchema, async (request) =>
+    answerToolCall(caller, deps, requestId, takeInbox, request.params),
+  );
 
   const list = resources(deps);
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({

@@ -467,6 +467,36 @@ describe('sessions live in the database', () => {
     );
     expect(await ping.json()).toEqual({ jsonrpc: '2.0', id: 9, result: {} });
   });
+
+  it('answers a raw tools/call as the SDK would, and leaves malformed ones to the SDK', async () => {
+    const agent = await createAgent(identity());
+    const auth = { authorization: `Bearer ${agent.key}` };
+    const call = (params: unknown, extra: Record<string, string> = {}) =>
+      rpc({ jsonrpc: '2.0', id: 'c1', method: 'tools/call', params }, { ...auth, ...extra });
+    const good = await call({ name: 'identity_whoami', arguments: {} });
+    expect(good.status).toBe(200);
+    expect(good.headers.get('content-type')).toMatch(/^application\/json/);
+    const answer = await good.json();
+    expect(answer).toMatchObject({
+      jsonrpc: '2.0',
+      id: 'c1',
+      result: { structuredContent: { agent_id: agent.agentId } },
+    });
+    expect(answer.result.content[0].type).toBe('text');
+    // No tool name: the SDK's own JSON-RPC error (it answers -32603 for it), no result.
+    const bad = await (await call({ arguments: {} })).json();
+    expect(bad).toMatchObject({ jsonrpc: '2.0', id: 'c1', error: { code: -32603 } });
+    expect(bad.result).toBeUndefined();
+    // An unsupported protocol version header: the SDK's refusal, in Cairn's envelope.
+    const old = await call({ name: 'identity_whoami' }, { 'mcp-protocol-version': '1999-01-01' });
+    expect(old.status).toBe(400);
+    // Without text/event-stream in Accept: refused as the SDK refuses it.
+    const accept = await rpc(
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'identity_whoami' } },
+      { ...auth, accept: 'application/json' },
+    );
+    expect(accept.status).toBe(406);
+  });
 });
 
 describe('rate limit on /mcp', () => {

@@ -193,6 +193,8 @@ export const campaignMessages = pgTable(
       .references(() => campaigns.id),
     agentId: text('agent_id'),
     ownerId: text('owner_id'),
+    /** OWNER, COORDINATOR or PARTICIPANT when written: BLIND_EXPERIMENT hides participants' work by it. */
+    authorRole: text('author_role').notNull().default('PARTICIPANT'),
     type: text('type').notNull(),
     label: text('label'),
     content: text('content').notNull(),
@@ -215,6 +217,8 @@ export const campaignEvidence = pgTable(
       .references(() => campaigns.id),
     evidenceId: text('evidence_id').notNull(),
     agentId: text('agent_id').notNull(),
+    /** The sharer's role when it was shared (as campaign_messages.author_role). */
+    authorRole: text('author_role').notNull().default('PARTICIPANT'),
     taskId: text('task_id'),
     note: text('note'),
     createdAt: ts('created_at').notNull(),

@@ -368,6 +368,42 @@ describe('proposals and decisions', () => {
     ).toEqual(['CAMPAIGN_CREATED', 'PROPOSAL_CREATED', 'PROPOSAL_RESPONDED', 'DECISION_RECORDED']);
   });
 
+  it("keeps a blind participant's earlier notes hidden after it is made coordinator", async () => {
+    const { c, p1, p2, campaignId } = await team('BLIND_EXPERIMENT');
+    const before = await note(p1, campaignId, 'Working notes, written as a participant.');
+    await ok(c, 'campaign_invite', { campaign_id: campaignId, agent_id: p1.agentId, role: 'COORDINATOR' });
+    const after = await note(p1, campaignId, 'Instructions, written as coordinator.');
+    const seen = await readableIds(p2, campaignId);
+    expect(seen).toContain(after.message_id);
+    expect(seen).not.toContain(before.message_id);
+    expect(await watchedIds(p2, campaignId)).not.toContain(before.message_id);
+  });
+
+  it("answers a blind participant's proposal to the proposer alone", async () => {
+    const { c, p1, p2, campaignId } = await team('BLIND_EXPERIMENT');
+    const proposal = await ok(p1, 'proposal_create', {
+      campaign_id: campaignId,
+      title: 'Survey the north ridge',
+      content: 'I propose we add the north ridge.',
+    });
+    const response = await ok(c, 'proposal_respond', {
+      campaign_id: campaignId,
+      proposal_id: proposal.proposal_id,
+      response: 'SUPPORT',
+      content: 'Good idea.',
+    });
+    const decision = await ok(c, 'decision_record', {
+      campaign_id: campaignId,
+      proposal_id: proposal.proposal_id,
+      outcome: 'ACCEPTED',
+      content: 'Accepted.',
+    });
+    const answers = [response.message_id, decision.decision_id];
+    expect(await readableIds(p1, campaignId)).toEqual(expect.arrayContaining(answers));
+    const other = [...(await readableIds(p2, campaignId)), ...(await watchedIds(p2, campaignId))];
+    for (const id of [proposal.proposal_id, ...answers]) expect(other).not.toContain(id);
+  });
+
   it('refuses responses to what is not a visible proposal, and decisions may stand alone', async () => {
     const { c, p1, campaignId } = await team();
     const plain = await note(p1, campaignId, 'not a proposal');

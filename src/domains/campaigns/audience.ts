@@ -56,12 +56,6 @@ export function involvedTaskIds(v: Viewer & { agentId: string }): SQL {
       where ${taskLeases.campaignId} = ${v.campaign.id} and ${taskLeases.agentId} = ${v.agentId})`;
 }
 
-/** Agents coordinating the campaign now (for BLIND_EXPERIMENT, whose participants see them). */
-function coordinatorIds(campaignId: string): SQL {
-  return sql`(select ${campaignMembers.agentId} from ${campaignMembers}
-    where ${campaignMembers.campaignId} = ${campaignId} and ${campaignMembers.role} = 'COORDINATOR')`;
-}
-
 /** Ledger events the viewer may see. */
 export function eventsVisible(v: Viewer): SQL {
   const base = eq(campaignEvents.campaignId, v.campaign.id);
@@ -101,8 +95,7 @@ export function messagesVisible(v: Viewer): SQL {
     modeRule(v, me, {
       actor: campaignMessages.agentId,
       taskId: campaignMessages.taskId,
-      byParticipant: sql`(${campaignMessages.agentId} is not null
-      and ${campaignMessages.agentId} not in ${coordinatorIds(v.campaign.id)})`,
+      byParticipant: sql`${campaignMessages.authorRole} = 'PARTICIPANT'`,
       isResult: sql`false`,
     }),
   ) as SQL;
@@ -197,8 +190,7 @@ export function evidenceSharedWith(agentId: string): SQL {
       or (c.visibility = 'TASK_SCOPED' and (ce.task_id is null or ce.task_id in (
         select t.id from ${tasks} t where t.campaign_id = ce.campaign_id and (t.created_by = ${agentId} or t.assignee_id = ${agentId})
         union select l.task_id from ${taskLeases} l where l.campaign_id = ce.campaign_id and l.agent_id = ${agentId})))
-      or (c.visibility = 'BLIND_EXPERIMENT' and ce.agent_id in (select m2.agent_id from ${campaignMembers} m2
-        where m2.campaign_id = ce.campaign_id and m2.role = 'COORDINATOR' and m2.status = 'ACTIVE')))`;
+      or (c.visibility = 'BLIND_EXPERIMENT' and ce.author_role <> 'PARTICIPANT'))`;
 }
 
 /**
@@ -247,4 +239,15 @@ export function historyDetailShown(
     case 'BLIND_EXPERIMENT':
       return v.role === 'COORDINATOR';
   }
+}
+
+/**
+ * Under BLIND_EXPERIMENT, whom an answer to a participant's proposal is addressed to: the
+ * proposer alone (with the author and the owner, by the direct-message rule), since other
+ * participants may not see that proposal, nor learn of it from the answer. Null elsewhere.
+ */
+export function blindReplyTo(v: Viewer, parent: { agentId: string | null }, parentAuthorRole: string | null) {
+  if (v.campaign.visibility !== 'BLIND_EXPERIMENT') return null;
+  if (!parent.agentId || parent.agentId === v.agentId || parentAuthorRole === 'COORDINATOR') return null;
+  return parent.agentId;
 }

@@ -61,23 +61,24 @@ async function recordRead(
   now: Date,
 ): Promise<void> {
   if (!coverage.campaignId) return;
-  await ex
-    .insert(campaignEvidence)
-    .values({
-      campaignId: coverage.campaignId,
-      evidenceId: evidence.id,
-      agentId: evidence.agentId,
-      taskId: coverage.taskId,
-      note: null,
-      createdAt: now,
-    })
-    .onConflictDoNothing();
   const [member] = await ex
     .select({ role: campaignMembers.role })
     .from(campaignMembers)
     .where(
       and(eq(campaignMembers.campaignId, coverage.campaignId), eq(campaignMembers.agentId, evidence.agentId)),
     );
+  await ex
+    .insert(campaignEvidence)
+    .values({
+      campaignId: coverage.campaignId,
+      evidenceId: evidence.id,
+      agentId: evidence.agentId,
+      authorRole: member?.role ?? 'PARTICIPANT',
+      taskId: coverage.taskId,
+      note: null,
+      createdAt: now,
+    })
+    .onConflictDoNothing();
   await appendEvent(
     ex,
     coverage.campaignId,

@@ -116,6 +116,7 @@ export async function postMessage(
     campaignId: campaign.id,
     agentId: author.agentId,
     ownerId: author.agentId ? null : campaign.ownerId,
+    authorRole: author.role,
     type: draft.type,
     label: draft.label ?? null,
     content: draft.content,

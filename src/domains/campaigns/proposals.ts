@@ -1,7 +1,7 @@
 import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
-import { viewerOf } from './audience.ts';
-import { type Membership, requireCoordinator } from './membership.ts';
+import { blindReplyTo, viewerOf } from './audience.ts';
+import { activeMembers, type Membership, requireCoordinator } from './membership.ts';
 import * as repo from './message-repo.ts';
 import { postMessage } from './messages.ts';
 
@@ -49,6 +49,7 @@ export async function respondToProposal(
     {
       type: 'PROPOSAL_RESPONSE',
       content: input.content,
+      addressedTo: await threadAddressee(ex, m, proposal),
       replyTo: proposal.id,
       taskId: proposal.taskId,
       data: { response: input.response },
@@ -85,6 +86,7 @@ export async function recordDecision(
     {
       type: 'DECISION',
       content: input.content,
+      addressedTo: proposal ? await threadAddressee(ex, m, proposal) : null,
       replyTo: proposal?.id ?? null,
       taskId: input.task_id ?? proposal?.taskId ?? null,
       data: { outcome: input.outcome, proposal_id: proposal?.id ?? null },
@@ -133,4 +135,10 @@ async function lockOpenProposal(ex: Executor, m: Membership, proposalId: string)
     );
   }
   return locked;
+}
+
+/** Under BLIND_EXPERIMENT an answer to a participant's proposal goes to the proposer only. */
+async function threadAddressee(ex: Executor, m: Membership, proposal: { agentId: string | null }) {
+  const [author] = proposal.agentId ? await activeMembers(ex, m.campaign.id, [proposal.agentId]) : [];
+  return blindReplyTo(viewerOf(m), proposal, author?.role ?? null);
 }

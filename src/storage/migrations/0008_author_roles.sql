@@ -1,0 +1,2 @@
+ALTER TABLE "campaign_evidence" ADD COLUMN "author_role" text DEFAULT 'PARTICIPANT' NOT NULL;--> statement-breakpoint
+ALTER TABLE "campaign_messages" ADD COLUMN "author_role" text DEFAULT 'PARTICIPANT' NOT NULL;

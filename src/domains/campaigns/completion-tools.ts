@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineOperation } from '../operations/index.ts';
-import { completeTask, reverify, submitEvidence } from './completion.ts';
+import { completeTask, reverify } from './completion.ts';
 import type { CampaignCtx } from './context.ts';
+import { submitEvidence } from './evidence-share.ts';
 import { MEMBER_VISIBLE_WHEN, whenMember } from './policy.ts';
 import { campaignIdArg, evidenceIdArg, leaseIdArg, longText, taskIdArg } from './schemas.ts';
 import { requireTaskInCampaign } from './task-access.ts';

@@ -9,10 +9,9 @@ import type { ReadingService } from '../reading/index.ts';
 import { submissionsVisible } from './audience.ts';
 import { requireCurrentLease, requireLeaseHeld } from './leases.ts';
 import { appendEvent } from './ledger.ts';
-import { requireMembership } from './membership.ts';
 import { taskForMember } from './task-access.ts';
 import { recordHistory } from './task-repo.ts';
-import { inCampaign, type Verification, verifySummary } from './verification.ts';
+import { type Verification, verifySummary } from './verification.ts';
 
 /**
  * task_complete and result_verify (SPEC Task, States and transitions, Errors 4). A submission
@@ -244,70 +243,5 @@ export async function reverify(
     previous_status: submission.verifiedStatus,
     stored,
     ...verification,
-  };
-}
-
-/** evidence_submit: shares a stored read the caller may see with the campaign (and a task). */
-export async function submitEvidence(
-  ex: Executor,
-  reading: ReadingService,
-  caller: Caller,
-  input: {
-    campaign_id?: string | undefined;
-    evidence_id: string;
-    task_id?: string | undefined;
-    note?: string | undefined;
-  },
-  now: Date,
-) {
-  const member = input.task_id
-    ? (await taskForMember(ex, caller, input.task_id, { forChange: true })).member
-    : await requireMembership(ex, caller, input.campaign_id, { forChange: true });
-  if (input.campaign_id && input.campaign_id !== member.campaign.id) {
-    throw new DomainError('NOT_FOUND', `Task ${input.task_id} is not in campaign ${input.campaign_id}.`, {
-      task_id: input.task_id,
-      campaign_id: input.campaign_id,
-    });
-  }
-  const evidence = await reading.evidenceMeta(caller, input.evidence_id, ex);
-  // Only one's own reads travel into a campaign: what another campaign shared stays there.
-  if (evidence.agentId !== caller.agent.id && !(await inCampaign(ex, member.campaign.id, evidence.id))) {
-    throw new DomainError('NOT_FOUND', `Evidence ${evidence.id} is not one of your reads.`, {
-      evidence_id: evidence.id,
-    });
-  }
-  const inserted = await ex
-    .insert(campaignEvidence)
-    .values({
-      campaignId: member.campaign.id,
-      evidenceId: evidence.id,
-      agentId: caller.agent.id,
-      authorRole: member.role,
-      taskId: input.task_id ?? null,
-      note: input.note ?? null,
-      createdAt: now,
-    })
-    .onConflictDoNothing()
-    .returning({ evidenceId: campaignEvidence.evidenceId });
-  if (inserted.length > 0) {
-    await appendEvent(
-      ex,
-      member.campaign.id,
-      {
-        kind: 'EVIDENCE_SUBMITTED',
-        actor: { agentId: caller.agent.id, role: member.role },
-        taskId: input.task_id ?? null,
-        evidenceIds: [evidence.id],
-        payload: { evidence_id: evidence.id, note: input.note ?? null, provenance: evidence.provenance },
-      },
-      now,
-    );
-  }
-  return {
-    evidence_id: evidence.id,
-    campaign_id: member.campaign.id,
-    task_id: input.task_id ?? null,
-    already_shared: inserted.length === 0,
-    visibility: member.campaign.visibility,
   };
 }

@@ -78,7 +78,7 @@ async function claims(coordinator: Client, workers: Client[], campaignId: string
 }
 
 /** Threads that hold the waiting calls: answer parsing must not queue on one event loop. */
-const WATCH_THREADS = 4;
+const WATCH_THREADS = Number(process.env.BENCH_WATCH_THREADS || 4);
 
 async function watch(coordinator: Client, watchers: Array<Client & { raw: RawSession }>, campaignId: string) {
   const cursors = await Promise.all(

@@ -37,6 +37,8 @@ Environment:
   BENCH_SECONDS   measured seconds per server (default 10; below 10 is a smoke run only)
   BENCH_CLIENTS   concurrent MCP clients (mcp only; default 64)
   BENCH_READ_UNIQUE  read only: 0 re-serves identical bytes (deduplicated); default: different bytes on every read
+  BENCH_WATCHERS  campaign only: waiting events_watch calls (default 500, the figure's)
+  BENCH_WATCH_THREADS  campaign only: load-generator threads holding them (default 4)
   DATABASE_URL    run Cairn on this PostgreSQL database instead of the embedded one`;
 
 const name = process.argv[2];

@@ -6,7 +6,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { Agent, request } from 'undici';
 
 const { calls } = workerData;
-const agent = new Agent({ connections: 2000, pipelining: 0 });
+const agent = new Agent({ connections: 2000, pipelining: 1 });
 let id = 0;
 
 async function watch({ url, headers, args }) {

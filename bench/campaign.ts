@@ -19,9 +19,11 @@ import { freePort, makeTempDir, removeTempDir, startNode, stop, waitForHealth } 
  *     by 10 clients at once: claims/s, and winners_per_task, which must be exactly 1;
  * (b) 500 events_watch calls waiting at the end of the ledger, then one appended message: the
  *     wake latency of each watcher from the moment the message was sent, p50 and p99.
- * The plain baseline printed beside (b) is one NOTIFY reaching one LISTEN through the same
- * database layer. The last line, watch_p99_ms=<n>, is the tracked figure (target < 100 ms on
- * PostgreSQL).
+ * Printed beside (b), two plain baselines measured in the same run: one NOTIFY reaching one
+ * LISTEN through the same database layer (the floor of a cross-process wake-up), and the same
+ * 500 waiting calls held and released by plain node:http in its own process with no database
+ * (the floor of answering them all on this machine). The last line, watch_p99_ms=<n>, is the
+ * tracked figure (target < 100 ms on PostgreSQL).
  */
 
 const CLIENTS = 100;
@@ -80,20 +82,17 @@ async function claims(coordinator: Client, workers: Client[], campaignId: string
 /** Threads that hold the waiting calls: answer parsing must not queue on one event loop. */
 const WATCH_THREADS = Number(process.env.BENCH_WATCH_THREADS || 4);
 
-async function watch(coordinator: Client, watchers: Array<Client & { raw: RawSession }>, campaignId: string) {
-  const cursors = await Promise.all(
-    watchers.map(
-      async (w) => (await call(w, 'context_read', { campaign_id: campaignId })).ledger_cursor as string,
-    ),
-  );
-  const calls = Array.from({ length: WATCHERS }, (_, i) => {
-    const w = watchers[i % watchers.length] as Client & { raw: RawSession };
-    return {
-      url: w.raw.url,
-      headers: w.raw.headers,
-      args: { campaign_id: campaignId, cursor: cursors[i % watchers.length], wait_seconds: 60 },
-    };
-  });
+interface WaitingCall {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Holds `calls` in worker threads, lets them all start waiting, runs `release`, and returns how
+ * long after release began each answer arrived (ms).
+ */
+async function wakeLatencies(calls: WaitingCall[], release: () => Promise<unknown>): Promise<number[]> {
   const threads = Array.from({ length: WATCH_THREADS }, (_, t) => {
     const share = calls.filter((_, i) => i % WATCH_THREADS === t);
     const worker = new Worker(new URL('./watch-worker.mjs', import.meta.url), {
@@ -107,18 +106,64 @@ async function watch(coordinator: Client, watchers: Array<Client & { raw: RawSes
       worker.once('error', reject);
     });
   });
-  // Give every call time to arrive and start waiting before the message goes out.
+  // Give every call time to arrive and start waiting before the release.
   await new Promise((r) => setTimeout(r, 3_000));
   const sentAt = performance.timeOrigin + performance.now();
-  await call(coordinator, 'message_append', {
-    campaign_id: campaignId,
-    type: 'NOTE',
-    content: 'Wake up.',
-    idempotency_key: key(),
-  });
+  await release();
   const answers = (await Promise.all(threads)).flat();
-  if (answers.some((a) => a.events === 0)) throw new Error('a watcher timed out without the message');
+  if (answers.some((a) => a.events === 0)) throw new Error('a waiting call ended without the event');
   return answers.map((a) => a.at - sentAt);
+}
+
+async function watch(coordinator: Client, watchers: Array<Client & { raw: RawSession }>, campaignId: string) {
+  const cursors = await Promise.all(
+    watchers.map(
+      async (w) => (await call(w, 'context_read', { campaign_id: campaignId })).ledger_cursor as string,
+    ),
+  );
+  const calls = Array.from({ length: WATCHERS }, (_, i) => {
+    const w = watchers[i % watchers.length] as Client & { raw: RawSession };
+    const args = { campaign_id: campaignId, cursor: cursors[i % watchers.length], wait_seconds: 60 };
+    return {
+      url: w.raw.url,
+      headers: w.raw.headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: i + 1,
+        method: 'tools/call',
+        params: { name: 'events_watch', arguments: args },
+      }),
+    };
+  });
+  return wakeLatencies(calls, () =>
+    call(coordinator, 'message_append', {
+      campaign_id: campaignId,
+      type: 'NOTE',
+      content: 'Wake up.',
+      idempotency_key: key(),
+    }),
+  );
+}
+
+/** The same wake-up against plain node:http in its own process (bench/wake-server.mjs). */
+async function plainWake(): Promise<number[]> {
+  const port = await freePort();
+  const child = startNode('plain wake server', ['bench/wake-server.mjs'], {
+    ...process.env,
+    PORT: String(port),
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHealth(child, url);
+    const calls = Array.from({ length: WATCHERS }, () => ({
+      url: `${url}/wait`,
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    }));
+    return await wakeLatencies(calls, () => fetch(`${url}/wake`, { method: 'POST' }).then((r) => r.text()));
+  } finally {
+    await stop(child);
+  }
 }
 
 export async function runCampaignBenchmark(): Promise<number> {
@@ -168,13 +213,17 @@ export async function runCampaignBenchmark(): Promise<number> {
       console.log(`winners_per_task=${perTask}`);
 
       const latencies = await watch(coordinator, workers, campaignId);
+      await Promise.all([coordinator, ...workers].map((cl) => cl.close().catch(() => {})));
+      const plain = await plainWake();
       console.log(
         `baseline NOTIFY→LISTEN (one listener, plain database layer): p50=${percentile(baseline, 50).toFixed(1)}ms p99=${percentile(baseline, 99).toFixed(1)}ms`,
       );
       console.log(
+        `baseline plain node:http releasing ${WATCHERS} waiting calls at once: p50=${percentile(plain, 50).toFixed(1)}ms p99=${percentile(plain, 99).toFixed(1)}ms`,
+      );
+      console.log(
         `events_watch wake-up of ${WATCHERS} waiting calls after one message: p50=${percentile(latencies, 50).toFixed(1)}ms p99=${percentile(latencies, 99).toFixed(1)}ms`,
       );
-      await Promise.all([coordinator, ...workers].map((cl) => cl.close().catch(() => {})));
       if (!c.exact) {
         process.stderr.write('FAILED: a task had other than exactly one winner.\n');
         return 1;

@@ -1,5 +1,5 @@
 // A load-generator thread for the campaign benchmark's wake-up test: it holds its share of the
-// waiting events_watch calls and reports when each answer arrived. Plain JavaScript so the
+// waiting calls (events_watch, or the baseline's) and reports when each answer arrived. Plain JavaScript so the
 // thread needs no TypeScript loader; several of them keep answer-parsing off one event loop,
 // so the figure measures Cairn rather than the load generator.
 import { parentPort, workerData } from 'node:worker_threads';
@@ -7,19 +7,13 @@ import { Agent, request } from 'undici';
 
 const { calls } = workerData;
 const agent = new Agent({ connections: 2000, pipelining: 1 });
-let id = 0;
 
-async function watch({ url, headers, args }) {
+async function watch({ url, headers, body }) {
   const res = await request(url, {
     method: 'POST',
     dispatcher: agent,
     headers,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: ++id,
-      method: 'tools/call',
-      params: { name: 'events_watch', arguments: args },
-    }),
+    body,
     headersTimeout: 120_000,
     bodyTimeout: 120_000,
   });
@@ -29,7 +23,7 @@ async function watch({ url, headers, args }) {
     ? text
     : (text.split('\n').find((l) => l.startsWith('data: ')) ?? '').slice(6);
   const result = JSON.parse(json).result;
-  if (!result || result.isError) throw new Error(`events_watch failed: ${text.slice(0, 300)}`);
+  if (!result || result.isError) throw new Error(`the waiting call failed: ${text.slice(0, 300)}`);
   return { at, events: result.structuredContent.events.length };
 }
 

@@ -94,18 +94,7 @@ export async function describeOwnerAgents(ex: Executor, ownerId: string) {
 /** Public facts of agents by id (campaign directories and invitations); unknown ids are left out. */
 export async function describeAgents(ex: Executor, agentIds: string[]) {
   if (agentIds.length === 0) return [];
-  return ex
-    .select({
-      id: agents.id,
-      ownerId: agents.ownerId,
-      displayName: agents.displayName,
-      runtime: agents.runtime,
-      status: agents.status,
-      mode: agents.mode,
-      about: agents.about,
-    })
-    .from(agents)
-    .where(inArray(agents.id, agentIds));
+  return ex.select(agentFacts).from(agents).where(inArray(agents.id, agentIds));
 }
 
 export async function updateAgentMode(ex: Executor, agentId: string, mode: Agent['mode'], now: Date) {

@@ -402,6 +402,21 @@ describe('proposals and decisions', () => {
     expect(await readableIds(p1, campaignId)).toEqual(expect.arrayContaining(answers));
     const other = [...(await readableIds(p2, campaignId)), ...(await watchedIds(p2, campaignId))];
     for (const id of [proposal.proposal_id, ...answers]) expect(other).not.toContain(id);
+
+    // The thread stays private when its proposer is promoted later.
+    const second = await ok(p1, 'proposal_create', {
+      campaign_id: campaignId,
+      title: 'Survey the south ridge',
+      content: 'And the south ridge.',
+    });
+    await ok(c, 'campaign_invite', { campaign_id: campaignId, agent_id: p1.agentId, role: 'COORDINATOR' });
+    const late = await ok(c, 'proposal_respond', {
+      campaign_id: campaignId,
+      proposal_id: second.proposal_id,
+      response: 'COMMENT',
+      content: 'Later.',
+    });
+    expect(await readableIds(p2, campaignId)).not.toContain(late.message_id);
   });
 
   it('refuses responses to what is not a visible proposal, and decisions may stand alone', async () => {

@@ -487,6 +487,15 @@ describe('sessions live in the database', () => {
     const bad = await (await call({ arguments: {} })).json();
     expect(bad).toMatchObject({ jsonrpc: '2.0', id: 'c1', error: { code: -32603 } });
     expect(bad.result).toBeUndefined();
+    // Ids and keys the SDK's JSON-RPC schema refuses, and task-augmented calls, stay the SDK's.
+    const fractional = await rpc(
+      { jsonrpc: '2.0', id: 1.5, method: 'tools/call', params: { name: 'identity_whoami' } },
+      auth,
+    );
+    expect(fractional.status).toBe(400);
+    const task = await (await call({ name: 'identity_whoami', task: { ttl: 1000 } })).json();
+    expect(task.error).toBeDefined();
+    expect(task.result).toBeUndefined();
     // An unsupported protocol version header: the SDK's refusal, in Cairn's envelope.
     const old = await call({ name: 'identity_whoami' }, { 'mcp-protocol-version': '1999-01-01' });
     expect(old.status).toBe(400);

@@ -41,6 +41,11 @@ export interface MessageDraft {
   taskId?: string | null | undefined;
   label?: string | null;
   data?: Record<string, unknown>;
+  /**
+   * A reply kept private to its thread (an answer to a blind participant's proposal): addressed
+   * to the proposer even if it has left since, and never widened to the campaign instead.
+   */
+  threadReply?: boolean;
 }
 
 /** The event recording the message, and anything the event adds to `{message}` in its payload. */
@@ -94,7 +99,8 @@ export async function postMessage(
   now: Date,
 ) {
   const campaign = author.campaign;
-  const addressee = draft.addressedTo ? await requireAddressee(ex, campaign, draft.addressedTo) : null;
+  const addressee =
+    draft.addressedTo && !draft.threadReply ? await requireAddressee(ex, campaign, draft.addressedTo) : null;
   if (draft.replyTo && !(await repo.findVisibleMessage(ex, author, draft.replyTo))) {
     throw new DomainError(
       'NOT_FOUND',
@@ -120,7 +126,7 @@ export async function postMessage(
     type: draft.type,
     label: draft.label ?? null,
     content: draft.content,
-    addressedTo: addressee?.agentId ?? null,
+    addressedTo: draft.addressedTo ?? null,
     replyTo: draft.replyTo ?? null,
     taskId: draft.taskId ?? null,
     data: draft.data ?? {},

@@ -1,7 +1,7 @@
 import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
 import { blindReplyTo, viewerOf } from './audience.ts';
-import { activeMembers, type Membership, requireCoordinator } from './membership.ts';
+import { type Membership, requireCoordinator } from './membership.ts';
 import * as repo from './message-repo.ts';
 import { postMessage } from './messages.ts';
 
@@ -49,7 +49,8 @@ export async function respondToProposal(
     {
       type: 'PROPOSAL_RESPONSE',
       content: input.content,
-      addressedTo: await threadAddressee(ex, m, proposal),
+      addressedTo: threadAddressee(m, proposal),
+      threadReply: true,
       replyTo: proposal.id,
       taskId: proposal.taskId,
       data: { response: input.response },
@@ -86,7 +87,8 @@ export async function recordDecision(
     {
       type: 'DECISION',
       content: input.content,
-      addressedTo: proposal ? await threadAddressee(ex, m, proposal) : null,
+      addressedTo: proposal ? threadAddressee(m, proposal) : null,
+      threadReply: true,
       replyTo: proposal?.id ?? null,
       taskId: input.task_id ?? proposal?.taskId ?? null,
       data: { outcome: input.outcome, proposal_id: proposal?.id ?? null },
@@ -137,8 +139,10 @@ async function lockOpenProposal(ex: Executor, m: Membership, proposalId: string)
   return locked;
 }
 
-/** Under BLIND_EXPERIMENT an answer to a participant's proposal goes to the proposer only. */
-async function threadAddressee(ex: Executor, m: Membership, proposal: { agentId: string | null }) {
-  const [author] = proposal.agentId ? await activeMembers(ex, m.campaign.id, [proposal.agentId]) : [];
-  return blindReplyTo(viewerOf(m), proposal, author?.role ?? null);
+/**
+ * Under BLIND_EXPERIMENT an answer to a participant's proposal goes to the proposer only, by the
+ * role the proposal was written with (a later promotion does not widen its thread).
+ */
+function threadAddressee(m: Membership, proposal: { agentId: string | null; authorRole: string }) {
+  return blindReplyTo(viewerOf(m), proposal, proposal.authorRole);
 }

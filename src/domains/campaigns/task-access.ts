@@ -74,19 +74,13 @@ export function versionConflict(task: TaskRow, expected: number): DomainError {
 /**
  * Task tools take campaign_id too (SPEC Campaign: every campaign tool accepts it). When given,
  * the task must be in that campaign; membership and role are then checked in the task's own
- * campaign by the tool as always.
+ * campaign by the tool as always. A mismatch is the same NOT_FOUND as an unknown or hidden task,
+ * so trying campaign ids tells nobody which campaign holds a task.
  */
 export async function requireTaskInCampaign(ex: Executor, taskId: string, campaignId: string | undefined) {
   if (campaignId === undefined) return;
   const task = await findTask(ex, taskId);
   if (task?.campaignId !== campaignId) {
-    throw new DomainError(
-      'NOT_FOUND',
-      `No task ${taskId} that this identity can see in campaign ${campaignId}.`,
-      {
-        task_id: taskId,
-        campaign_id: campaignId,
-      },
-    );
+    throw notFound(taskId);
   }
 }

@@ -1,4 +1,8 @@
-import { CallToolRequestSchema, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  JSONRPCRequestSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyRequest } from 'fastify';
 import type { Caller, InboxMessage } from '../../domains/identity/index.ts';
 import { answerToolCall, type McpDeps } from './server.ts';
@@ -20,13 +24,24 @@ export async function directToolCall(
   takeInbox: (() => Promise<InboxMessage[]>) | null,
 ): Promise<string | null> {
   if (!acceptable(req)) return null;
+  // The SDK's own checks, strictest first: a JSON-RPC request (its id rules, no stray keys), then
+  // a tools/call. A task-augmented call is the SDK's to refuse (this server runs no tasks).
+  const envelope = JSONRPCRequestSchema.safeParse(req.body);
   const parsed = CallToolRequestSchema.safeParse(req.body);
-  const body = req.body as { jsonrpc?: unknown; id?: unknown };
-  const id = body?.id;
-  if (!parsed.success || body.jsonrpc !== '2.0' || (typeof id !== 'string' && typeof id !== 'number'))
-    return null;
-  const result = await answerToolCall(caller, deps, req.id, takeInbox, parsed.data.params);
-  return JSON.stringify({ jsonrpc: '2.0', id, result });
+  if (!envelope.success || !parsed.success || parsed.data.params.task !== undefined) return null;
+  const id = envelope.data.id;
+  try {
+    const result = await answerToolCall(caller, deps, req.id, takeInbox, parsed.data.params);
+    return JSON.stringify({ jsonrpc: '2.0', id, result });
+  } catch (err) {
+    // As the SDK answers a handler that throws: a JSON-RPC error for this id. Only the error's
+    // kind is logged: a failed query's message repeats its parameters (message texts among them).
+    req.log.error(
+      { error: err instanceof Error ? err.name : typeof err },
+      'tools/call failed outside the operation',
+    );
+    return JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'Internal error' } });
+  }
 }
 
 /** The header checks the SDK transport makes before it dispatches; any doubt leaves it to the SDK. */

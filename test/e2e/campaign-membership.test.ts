@@ -149,7 +149,32 @@ describe('campaign membership', () => {
     );
     expect((await refused(a, 'task_claim', { campaign_id: second, task_id: taskId })).code).toBe('NOT_FOUND');
     const claimed = await ok(a, 'task_claim', { campaign_id: first, task_id: taskId });
-    expect(claimed.lease.lease_id).toMatch(/^lse_/);
+    const leaseId = claimed.lease.lease_id as string;
+    expect(leaseId).toMatch(/^lse_/);
+    // Every other task tool refuses the wrong campaign the same way, before doing anything.
+    const wrong = { campaign_id: second, task_id: taskId };
+    const calls: Array<[string, Record<string, unknown>, boolean]> = [
+      ['task_history', {}, false],
+      ['task_heartbeat', { lease_id: leaseId }, false],
+      ['task_edit', { expected_version: 2, title: 'New title' }, true],
+      ['task_assign', { expected_version: 2 }, true],
+      ['task_release', { lease_id: leaseId, reason: 'OTHER' }, true],
+      ['task_delegate', { lease_id: leaseId, assignee_id: a.agentId }, true],
+      [
+        'task_complete',
+        { lease_id: leaseId, evidence_ids: ['evd_X'], claimed_outcome: 'COMPLETE', summary: 'Nothing.' },
+        true,
+      ],
+      ['result_verify', {}, true],
+    ];
+    for (const [tool, args, mutates] of calls) {
+      expect((await refused(a, tool, { ...wrong, ...args }, mutates)).code, tool).toBe('NOT_FOUND');
+    }
+    // The lease was untouched by all of that.
+    expect(
+      (await ok(a, 'task_heartbeat', { campaign_id: first, task_id: taskId, lease_id: leaseId }, false))
+        .lease_id,
+    ).toBe(leaseId);
   });
 
   it('keeps invitations to coordinators: a participant cannot invite', async () => {

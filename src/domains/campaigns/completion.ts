@@ -21,6 +21,7 @@ import { type Verification, verifySummary } from './verification.ts';
 
 export interface Completion {
   task_id: string;
+  campaign_id?: string | undefined;
   lease_id: string;
   evidence_ids: string[];
   claimed_outcome: 'COMPLETE' | 'PARTIAL' | 'FAILED';
@@ -53,7 +54,10 @@ export async function completeTask(
   const me = caller.agent.id;
   // Membership first (a task of another campaign is NOT_FOUND), and the lease checked without a
   // lock: the checks below can take a while and must not hold the task row meanwhile.
-  const { member, task: seen } = await taskForMember(ex, caller, input.task_id, { forChange: true });
+  const { member, task: seen } = await taskForMember(ex, caller, input.task_id, {
+    forChange: true,
+    campaignId: input.campaign_id,
+  });
   await requireLeaseHeld(ex, me, input.task_id, input.lease_id, now);
   const evidenceIds = [...new Set(input.evidence_ids)];
   const verification = await verifySummary(
@@ -169,10 +173,13 @@ export async function reverify(
   ex: Executor,
   reading: ReadingService,
   caller: Caller,
-  input: { task_id: string; submission_id?: string | undefined },
+  input: { task_id: string; campaign_id?: string | undefined; submission_id?: string | undefined },
   now: Date,
 ) {
-  const { task, member, viewer } = await taskForMember(ex, caller, input.task_id, { forChange: true });
+  const { task, member, viewer } = await taskForMember(ex, caller, input.task_id, {
+    forChange: true,
+    campaignId: input.campaign_id,
+  });
   const [submission] = await ex
     .select()
     .from(taskSubmissions)

@@ -4,7 +4,6 @@ import type { CampaignCtx } from './context.ts';
 import { expireDueLeases } from './leases.ts';
 import { MEMBER_VISIBLE_WHEN, whenMember } from './policy.ts';
 import { agentIdArg, campaignIdArg, leaseIdArg, longText, taskIdArg } from './schemas.ts';
-import { requireTaskInCampaign } from './task-access.ts';
 import { claimTask, delegateTask, heartbeatLease, RELEASE_REASONS, releaseTask } from './task-claims.ts';
 
 /** Working on a task under a lease (docs/campaign-tasks.md). */
@@ -23,8 +22,7 @@ const taskClaim = defineOperation({
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
   handler: async (ctx: CampaignCtx, input) => {
-    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
-    return claimTask(ctx.ex, ctx.caller, input.task_id, ctx.clock.now());
+    return claimTask(ctx.ex, ctx.caller, input.task_id, ctx.clock.now(), input.campaign_id);
   },
 });
 
@@ -45,12 +43,13 @@ const taskHeartbeat = defineOperation({
   visibility: whenMember,
   handler: async (ctx: CampaignCtx, input) => {
     const { database } = ctx.services.campaignDeps;
-    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
     const now = ctx.clock.now();
     // A lapsed lease is ended (and its expiry recorded) first, in its own transaction, so the
     // refusal that follows does not roll the expiry back.
     await database.transaction((tx) => expireDueLeases(tx, now, { taskId: input.task_id }));
-    return database.transaction((tx) => heartbeatLease(tx, ctx.caller, input.task_id, input.lease_id, now));
+    return database.transaction((tx) =>
+      heartbeatLease(tx, ctx.caller, input.task_id, input.lease_id, now, input.campaign_id),
+    );
   },
 });
 
@@ -72,11 +71,16 @@ const taskRelease = defineOperation({
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
   handler: async (ctx: CampaignCtx, input) => {
-    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
     return releaseTask(
       ctx.ex,
       ctx.caller,
-      { taskId: input.task_id, leaseId: input.lease_id, reason: input.reason, note: input.note },
+      {
+        taskId: input.task_id,
+        campaignId: input.campaign_id,
+        leaseId: input.lease_id,
+        reason: input.reason,
+        note: input.note,
+      },
       ctx.clock.now(),
     );
   },
@@ -100,11 +104,16 @@ const taskDelegate = defineOperation({
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
   handler: async (ctx: CampaignCtx, input) => {
-    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
     return delegateTask(
       ctx.ex,
       ctx.caller,
-      { taskId: input.task_id, leaseId: input.lease_id, assigneeId: input.assignee_id, note: input.note },
+      {
+        taskId: input.task_id,
+        campaignId: input.campaign_id,
+        leaseId: input.lease_id,
+        assigneeId: input.assignee_id,
+        note: input.note,
+      },
       ctx.clock.now(),
     );
   },

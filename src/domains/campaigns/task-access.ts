@@ -20,15 +20,19 @@ const notFound = (taskId: string) =>
  * caller's campaigns, or one its visibility mode hides, is NOT_FOUND: the caller learns nothing
  * about it, not even which campaign holds it. `mustSee: false` leaves the visibility check to
  * the caller (task_claim, which reports a task someone else took as TASK_ALREADY_CLAIMED).
+ * `campaignId`, when the caller named one, must be the task's.
  */
 export async function taskForMember(
   ex: Executor,
   caller: Caller,
   taskId: string,
-  opts: { forChange?: boolean; mustSee?: boolean } = {},
+  opts: { forChange?: boolean; mustSee?: boolean; campaignId?: string | undefined } = {},
 ): Promise<TaskAccess> {
   const task = await findTask(ex, taskId);
-  if (!task) throw notFound(taskId);
+  // Task tools take campaign_id too (SPEC Campaign: every campaign tool accepts it). A task
+  // outside the campaign named is the same NOT_FOUND as a hidden one, so trying campaign ids
+  // tells nobody which campaign holds a task.
+  if (!task || (opts.campaignId !== undefined && task.campaignId !== opts.campaignId)) throw notFound(taskId);
   let member: Membership;
   try {
     member = await requireMembership(ex, caller, task.campaignId, { forChange: opts.forChange ?? false });
@@ -69,18 +73,4 @@ export function versionConflict(task: TaskRow, expected: number): DomainError {
     `Task ${task.id} is at version ${task.version}, not ${expected}: it changed since you read it.`,
     { task_id: task.id, current_version: task.version, expected_version: expected },
   );
-}
-
-/**
- * Task tools take campaign_id too (SPEC Campaign: every campaign tool accepts it). When given,
- * the task must be in that campaign; membership and role are then checked in the task's own
- * campaign by the tool as always. A mismatch is the same NOT_FOUND as an unknown or hidden task,
- * so trying campaign ids tells nobody which campaign holds a task.
- */
-export async function requireTaskInCampaign(ex: Executor, taskId: string, campaignId: string | undefined) {
-  if (campaignId === undefined) return;
-  const task = await findTask(ex, taskId);
-  if (task?.campaignId !== campaignId) {
-    throw notFound(taskId);
-  }
 }

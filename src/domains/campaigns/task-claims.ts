@@ -35,8 +35,13 @@ export async function claimTask(
   caller: Caller,
   taskId: string,
   now: Date,
+  campaignId?: string,
 ): Promise<ClaimResult> {
-  const { member, viewer } = await taskForMember(ex, caller, taskId, { forChange: true, mustSee: false });
+  const { member, viewer } = await taskForMember(ex, caller, taskId, {
+    forChange: true,
+    mustSee: false,
+    campaignId,
+  });
   const me = member.agentId;
   // A lapsed lease must not keep the task: it ends here, in the claim's own transaction.
   await expireDueLeases(ex, now, { taskId });
@@ -169,8 +174,9 @@ export async function heartbeatLease(
   taskId: string,
   leaseId: string,
   now: Date,
+  campaignId?: string,
 ) {
-  await taskForMember(ex, caller, taskId, { mustSee: false });
+  await taskForMember(ex, caller, taskId, { mustSee: false, campaignId });
   const { lease } = await requireCurrentLease(ex, caller.agent.id, taskId, leaseId, now);
   await ex.update(taskLeases).set({ lastHeartbeatAt: now }).where(eq(taskLeases.id, lease.id));
   return {
@@ -190,10 +196,19 @@ export async function heartbeatLease(
 export async function releaseTask(
   ex: Executor,
   caller: Caller,
-  input: { taskId: string; leaseId: string; reason: ReleaseReason; note?: string | undefined },
+  input: {
+    taskId: string;
+    campaignId?: string | undefined;
+    leaseId: string;
+    reason: ReleaseReason;
+    note?: string | undefined;
+  },
   now: Date,
 ) {
-  const { member } = await taskForMember(ex, caller, input.taskId, { mustSee: false });
+  const { member } = await taskForMember(ex, caller, input.taskId, {
+    mustSee: false,
+    campaignId: input.campaignId,
+  });
   const { lease, task } = await requireCurrentLease(ex, member.agentId, input.taskId, input.leaseId, now);
   await ex
     .update(taskLeases)
@@ -234,10 +249,20 @@ export async function releaseTask(
 export async function delegateTask(
   ex: Executor,
   caller: Caller,
-  input: { taskId: string; leaseId: string; assigneeId: string; note?: string | undefined },
+  input: {
+    taskId: string;
+    campaignId?: string | undefined;
+    leaseId: string;
+    assigneeId: string;
+    note?: string | undefined;
+  },
   now: Date,
 ) {
-  const { member } = await taskForMember(ex, caller, input.taskId, { forChange: true, mustSee: false });
+  const { member } = await taskForMember(ex, caller, input.taskId, {
+    forChange: true,
+    mustSee: false,
+    campaignId: input.campaignId,
+  });
   const { lease, task } = await requireCurrentLease(ex, member.agentId, input.taskId, input.leaseId, now);
   if (input.assigneeId === member.agentId) {
     throw new DomainError('VALIDATION_FAILED', 'A task is delegated to another member, not to yourself.', {

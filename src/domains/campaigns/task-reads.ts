@@ -19,8 +19,8 @@ import {
 /** Reading tasks: task_get, task_list, task_history. Each filters by the campaign's visibility mode. */
 
 /** task_get: the task with its lease and results as the caller may see them; NOT_FOUND when hidden. */
-export async function getTask(ex: Executor, caller: Caller, taskId: string, now: Date) {
-  const { task, member, viewer } = await taskForMember(ex, caller, taskId);
+export async function getTask(ex: Executor, caller: Caller, taskId: string, now: Date, campaignId?: string) {
+  const { task, member, viewer } = await taskForMember(ex, caller, taskId, { campaignId });
   const lease = await liveLeaseOf(ex, taskId, now);
   const submissions = await visibleSubmissions(ex, viewer, taskId);
   // can_edit answers "would task_edit accept a change from me now" (a lapsed lease is expired on edit).
@@ -73,10 +73,15 @@ export async function listTasksFor(ex: Executor, m: Membership, input: ListInput
 export async function taskHistoryFor(
   ex: Executor,
   caller: Caller,
-  input: { taskId: string; limit?: number | undefined; cursor?: string | undefined },
+  input: {
+    taskId: string;
+    campaignId?: string | undefined;
+    limit?: number | undefined;
+    cursor?: string | undefined;
+  },
   secret: string,
 ) {
-  const { viewer } = await taskForMember(ex, caller, input.taskId);
+  const { viewer } = await taskForMember(ex, caller, input.taskId, { campaignId: input.campaignId });
   const binding = `task_history:${caller.agent.id}:${input.taskId}`;
   const beforeId = input.cursor
     ? openCursor<{ before: string }>(secret, binding, input.cursor).before

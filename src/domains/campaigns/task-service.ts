@@ -21,6 +21,7 @@ import { hasSubmission, lockTask, openLeaseOf, recordHistory, type TaskRow } fro
 
 export interface EditInput {
   taskId: string;
+  campaignId?: string | undefined;
   expectedVersion: number;
   title?: string | undefined;
   objective?: string | undefined;
@@ -36,7 +37,10 @@ export interface EditInput {
  * an edit that changes nothing returns the task as it is, without a new version.
  */
 export async function editTask(ex: Executor, caller: Caller, input: EditInput, now: Date) {
-  const { member, task: seen } = await taskForMember(ex, caller, input.taskId, { forChange: true });
+  const { member, task: seen } = await taskForMember(ex, caller, input.taskId, {
+    forChange: true,
+    campaignId: input.campaignId,
+  });
   if (seen.createdBy !== member.agentId) {
     throw new DomainError('ROLE_REQUIRED', 'Only the creator of a task may edit it.', {
       task_id: seen.id,
@@ -122,10 +126,18 @@ export async function editTask(ex: Executor, caller: Caller, input: EditInput, n
 export async function assignTask(
   ex: Executor,
   caller: Caller,
-  input: { taskId: string; expectedVersion: number; assigneeId?: string | undefined },
+  input: {
+    taskId: string;
+    campaignId?: string | undefined;
+    expectedVersion: number;
+    assigneeId?: string | undefined;
+  },
   now: Date,
 ) {
-  const { member, task: seen } = await taskForMember(ex, caller, input.taskId, { forChange: true });
+  const { member, task: seen } = await taskForMember(ex, caller, input.taskId, {
+    forChange: true,
+    campaignId: input.campaignId,
+  });
   if (seen.createdBy !== member.agentId && member.role !== 'COORDINATOR') {
     throw new DomainError('ROLE_REQUIRED', "Only the task's creator or a coordinator may assign it.", {
       task_id: seen.id,

@@ -5,7 +5,6 @@ import type { CampaignCtx } from './context.ts';
 import { requireMembership } from './membership.ts';
 import { MEMBER_VISIBLE_WHEN, whenMember } from './policy.ts';
 import { agentIdArg, campaignIdArg, cursorArg, limitArg, longText, taskIdArg, titleArg } from './schemas.ts';
-import { requireTaskInCampaign } from './task-access.ts';
 import { publishTask } from './task-publish.ts';
 import { getTask, listTasksFor, taskHistoryFor } from './task-reads.ts';
 import { TASK_STATUSES } from './task-repo.ts';
@@ -92,8 +91,7 @@ const taskGet = defineOperation({
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
   handler: async (ctx: CampaignCtx, input) => {
-    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
-    return getTask(ctx.ex, ctx.caller, input.task_id, ctx.clock.now());
+    return getTask(ctx.ex, ctx.caller, input.task_id, ctx.clock.now(), input.campaign_id);
   },
 });
 
@@ -114,11 +112,10 @@ const taskHistory = defineOperation({
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
   handler: async (ctx: CampaignCtx, input) => {
-    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
     return taskHistoryFor(
       ctx.ex,
       ctx.caller,
-      { taskId: input.task_id, limit: input.limit, cursor: input.cursor },
+      { taskId: input.task_id, campaignId: input.campaign_id, limit: input.limit, cursor: input.cursor },
       ctx.services.campaignDeps.secret,
     );
   },
@@ -144,12 +141,12 @@ const taskEdit = defineOperation({
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
   handler: async (ctx: CampaignCtx, input) => {
-    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
     return editTask(
       ctx.ex,
       ctx.caller,
       {
         taskId: input.task_id,
+        campaignId: input.campaign_id,
         expectedVersion: input.expected_version,
         title: input.title,
         objective: input.objective,
@@ -180,11 +177,15 @@ const taskAssign = defineOperation({
   visibleWhen: MEMBER_VISIBLE_WHEN,
   visibility: whenMember,
   handler: async (ctx: CampaignCtx, input) => {
-    await requireTaskInCampaign(ctx.ex, input.task_id, input.campaign_id);
     return assignTask(
       ctx.ex,
       ctx.caller,
-      { taskId: input.task_id, expectedVersion: input.expected_version, assigneeId: input.assignee_id },
+      {
+        taskId: input.task_id,
+        campaignId: input.campaign_id,
+        expectedVersion: input.expected_version,
+        assigneeId: input.assignee_id,
+      },
       ctx.clock.now(),
     );
   },

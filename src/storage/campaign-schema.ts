@@ -8,18 +8,15 @@ import {
   pgTable,
   primaryKey,
   text,
-  timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { agents, owners } from './schema.ts';
+import { agents, owners, ts } from './schema.ts';
 
 /**
  * Tables of the campaigns area (SPEC Campaign, Task, Message, Events 1): campaigns and their
  * members, tasks with their leases, submissions and edit history, messages, and the ledger.
  * Kept apart from schema.ts, which re-exports them, so neither file grows past reading.
  */
-
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 export const campaigns = pgTable(
   'campaigns',

@@ -18,7 +18,8 @@ import {
  * (`npm run db:generate`). Each area owns its tables; only its repo.ts touches them.
  */
 
-const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+/** A timestamptz column read as a Date (every table's timestamps; campaign-schema.ts too). */
+export const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 /** Raw bytes (PostgreSQL bytea), as Node Buffers. */
 const bytea = customType<{ data: Buffer; driverData: Buffer | Uint8Array }>({

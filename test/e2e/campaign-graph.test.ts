@@ -171,6 +171,41 @@ describe('campaign_graph', () => {
   });
 });
 
+describe('campaign_graph limits', () => {
+  it('draws at most 4 evidence references of one event', async () => {
+    const coordinator = await newMember(server);
+    const worker = await newMember(server);
+    const campaignId = await campaignWith(coordinator, [worker]);
+    const { taskId, leaseId } = await claimedTask(coordinator, worker, campaignId);
+    const ids: string[] = [];
+    for (const path of ['/article', '/article.gz', '/plain.txt', '/data.json', '/injection']) {
+      const r = await ok(
+        worker,
+        'fetch_text',
+        { url: `${site.origin}${path}`, declared_purpose: 'Task.' },
+        false,
+      );
+      ids.push(r.evidence_id);
+    }
+    await ok(worker, 'task_complete', {
+      task_id: taskId,
+      lease_id: leaseId,
+      evidence_ids: ids,
+      claimed_outcome: 'COMPLETE',
+      summary: `"${ARTICLE_QUOTE}"`,
+    });
+    // The newest event is the submission, naming all five sources: the graph shows four.
+    const g = (await ok(
+      coordinator,
+      'campaign_graph',
+      { task_id: taskId, limit: 1 },
+      false,
+    )) as unknown as Graph;
+    expect(g.source_events.map((e) => e.kind)).toEqual(['TASK_SUBMITTED']);
+    expect(g.nodes.filter((n) => n.type === 'EVIDENCE')).toHaveLength(4);
+  });
+});
+
 describe('campaign_metrics and agent_directory', () => {
   it('counts the work and lists members, hiding other participants in a blind experiment', async () => {
     const email = uniqueEmail();

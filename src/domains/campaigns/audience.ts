@@ -8,7 +8,7 @@ import {
   taskSubmissions,
   tasks,
 } from '../../storage/campaign-schema.ts';
-import type { CampaignRow, Membership } from './membership.ts';
+import type { CampaignRow, Membership } from './membership/member.ts';
 
 /**
  * What each member sees, in one place (DESIGN.md convention 6; the matrix is written out in

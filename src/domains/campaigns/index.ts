@@ -1,43 +1,43 @@
 import type { Operation } from '../operations/index.ts';
+import { agentDirectory, campaignGraphTool, campaignMetricsTool } from './insights/insight-tools.ts';
+import { contextRead, eventsWatch } from './ledger/ledger-tools.ts';
 import {
   campaignCreate,
   campaignInvite,
   campaignJoin,
   campaignList,
   campaignStatus,
-} from './campaign-tools.ts';
-import { evidenceSubmit, resultVerify, taskComplete } from './completion-tools.ts';
-import type { CampaignServices } from './context.ts';
-import { agentDirectory, campaignGraphTool, campaignMetricsTool } from './insight-tools.ts';
-import { taskClaim, taskDelegate, taskHeartbeat, taskRelease } from './lease-tools.ts';
-import { contextRead, eventsWatch } from './ledger-tools.ts';
+} from './membership/campaign-tools.ts';
 import {
   decisionRecord,
   messageAppend,
   messageSend,
   proposalCreate,
   proposalRespond,
-} from './message-tools.ts';
-import { taskAssign, taskEdit, taskGet, taskHistory, taskList, taskPublish } from './task-tools.ts';
+} from './messages/message-tools.ts';
+import type { CampaignServices } from './services.ts';
+import { taskClaim, taskDelegate, taskHeartbeat, taskRelease } from './tasks/lease-tools.ts';
+import { taskAssign, taskEdit, taskGet, taskHistory, taskList, taskPublish } from './tasks/task-tools.ts';
+import { evidenceSubmit, resultVerify, taskComplete } from './verification/completion-tools.ts';
 
-export type { CampaignDeps, CampaignServices } from './context.ts';
-export { campaignCoverage } from './coverage.ts';
-export { LeaseSweeper, sweepExpiredLeases } from './lease-sweeper.ts';
-export { currentLeases, expireDueLeases, requireCurrentLease } from './leases.ts';
-export { LEDGER_CHANNEL } from './ledger.ts';
-export { LedgerFeed } from './ledger-feed.ts';
-export { listEventsForOwner, type PresentedEvent } from './ledger-repo.ts';
+export { LEDGER_CHANNEL } from './ledger/ledger.ts';
+export { LedgerFeed } from './ledger/ledger-feed.ts';
+export { listEventsForOwner, type PresentedEvent } from './ledger/ledger-repo.ts';
+export { type LedgerTicket, LedgerWaiter, type WaitOutcome } from './ledger/ledger-waiter.ts';
+export { standingColumn } from './membership/standing.ts';
 export {
   listMessagesForOwner,
   messageContentArg,
   OWNER_MESSAGE_TYPES,
   postOwnerComment,
   presentMessage,
-} from './messages.ts';
-export { CampaignOwnerService } from './owner-service.ts';
-export { standingColumn } from './standing.ts';
-export { type PublishInput, publishTaskAsOwner } from './task-publish.ts';
-export { type LedgerTicket, LedgerWaiter, type WaitOutcome } from './watch.ts';
+} from './messages/messages.ts';
+export { CampaignOwnerService } from './owner-campaigns.ts';
+export type { CampaignDeps, CampaignServices } from './services.ts';
+export { LeaseSweeper, sweepExpiredLeases } from './tasks/lease-sweeper.ts';
+export { currentLeases, expireDueLeases, requireCurrentLease } from './tasks/leases.ts';
+export { campaignCoverage } from './tasks/read-coverage.ts';
+export { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
 
 /** SPEC's order of the Campaigns group (its tool table); the catalog lists them so. */
 const SPEC_ORDER = [

@@ -3,14 +3,14 @@ import { DomainError } from '../../kernel/errors.ts';
 import { hashSecret, newId, newToken } from '../../kernel/ids.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { Database, Executor } from '../../storage/database.ts';
+import * as agentRepo from './agent-repo.ts';
 import { type AuditAction, listAudit, recordAudit } from './audit.ts';
+import { revokeGrantsOfAgent } from './credentials/oauth-repo.ts';
+import { issueProjectKey } from './credentials/project-keys.ts';
 import * as mrepo from './management-repo.ts';
 import { enqueueToolsChanged, wakeAgent } from './notifications.ts';
-import { revokeGrantsOfAgent } from './oauth-repo.ts';
 import { sendOwnerMessage } from './owner-messages.ts';
 import { isActive } from './policy.ts';
-import { issueProjectKey } from './project-keys.ts';
-import * as repo from './repo.ts';
 import type { Agent } from './types.ts';
 
 /**
@@ -111,7 +111,7 @@ export class ManagementService {
   /** Every credential of the identity stops working at once: authentication checks its status. */
   async revoke(ownerId: string, agentId: string) {
     return this.act(ownerId, agentId, 'agent.revoke', async (tx) => {
-      await repo.updateAgentStatus(tx, agentId, 'REVOKED', this.clock.now());
+      await agentRepo.updateAgentStatus(tx, agentId, 'REVOKED', this.clock.now());
       await revokeGrantsOfAgent(tx, agentId, this.clock.now());
       await wakeAgent(tx, agentId);
       return { agent_id: agentId, status: 'REVOKED' as const };
@@ -150,7 +150,7 @@ export class ManagementService {
     const token = newToken('boot');
     const expiresAt = new Date(now.getTime() + input.bootstrapDays * 86_400_000);
     await this.database.transaction(async (tx) => {
-      await repo.insertAgent(tx, {
+      await agentRepo.insertAgent(tx, {
         id: agentId,
         ownerId,
         displayName,
@@ -219,7 +219,7 @@ export class ManagementService {
   }
 
   private async ownedAgent(ex: Executor, ownerId: string, agentId: string): Promise<Agent> {
-    const agent = await repo.findAgent(ex, agentId);
+    const agent = await agentRepo.findAgent(ex, agentId);
     // Someone else's identity is reported exactly like a missing one.
     if (!agent || agent.ownerId !== ownerId) throw new DomainError('NOT_FOUND', 'No such identity.');
     return agent;
@@ -233,6 +233,6 @@ export async function changeMode(
   mode: Agent['mode'],
   now: Date,
 ): Promise<void> {
-  await repo.updateAgentMode(ex, agentId, mode, now);
+  await agentRepo.updateAgentMode(ex, agentId, mode, now);
   await enqueueToolsChanged(ex, agentId, now);
 }

@@ -3,9 +3,9 @@ import { DomainError } from '../../kernel/errors.ts';
 import { defineOperation, type OperationContext, type Visibility } from '../operations/index.ts';
 import { ABOUT_FIELDS } from './about.ts';
 import type { DomainVerifier } from './domain-verification.ts';
+import type { IdentityService } from './identities.ts';
 import { inactiveReason } from './policy.ts';
 import { presentAbout, presentWhoami } from './present.ts';
-import type { IdentityService } from './service.ts';
 import type { Caller } from './types.ts';
 
 type S = { identity: IdentityService };

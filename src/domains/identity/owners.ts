@@ -5,8 +5,8 @@ import { DomainError } from '../../kernel/errors.ts';
 import { base32, hashSecret, newId } from '../../kernel/ids.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { Database, Executor } from '../../storage/database.ts';
-import * as orepo from './owner-repo.ts';
-import * as repo from './repo.ts';
+import * as agentRepo from './agent-repo.ts';
+import * as ownerRepo from './owner-repo.ts';
 
 /** A console session ends after this long without a request… */
 export const SESSION_IDLE_MS = 12 * 3_600_000;
@@ -53,7 +53,7 @@ export class OwnerService {
 
   /** Whether a new account may be created now: FIRST (no owner yet), OPEN (operator's choice) or CLOSED. */
   async signUpState(): Promise<'FIRST' | 'OPEN' | 'CLOSED'> {
-    if (!(await orepo.anyOwnerExists(this.database.db))) return 'FIRST';
+    if (!(await ownerRepo.anyOwnerExists(this.database.db))) return 'FIRST';
     return this.opts.openSignup ? 'OPEN' : 'CLOSED';
   }
 
@@ -70,11 +70,11 @@ export class OwnerService {
     if ((await this.signUpState()) === 'CLOSED') throw signupClosed();
     const passwordHash = await hash(password);
     return this.database.transaction(async (tx) => {
-      await orepo.lockSignup(tx);
-      if (!this.opts.openSignup && (await orepo.anyOwnerExists(tx))) throw signupClosed();
+      await ownerRepo.lockSignup(tx);
+      if (!this.opts.openSignup && (await ownerRepo.anyOwnerExists(tx))) throw signupClosed();
       const now = this.clock.now();
       const id = newId('own', now);
-      if (!(await repo.insertOwner(tx, { id, email, passwordHash, createdAt: now }))) {
+      if (!(await agentRepo.insertOwner(tx, { id, email, passwordHash, createdAt: now }))) {
         throw new DomainError('CONFLICT', 'An account with this email already exists; sign in instead.');
       }
       return this.startSession(tx, { id, email }, now);
@@ -93,23 +93,23 @@ export class OwnerService {
     const accountKey = `email:${email}`;
     const keys = [accountKey, addressKey(address)];
     const now = this.clock.now();
-    const locked = await orepo.activeLock(this.database.db, keys, now);
+    const locked = await ownerRepo.activeLock(this.database.db, keys, now);
     if (locked) throw throttled(locked, now);
 
-    const found = await orepo.findOwnerCredentials(this.database.db, email);
+    const found = await ownerRepo.findOwnerCredentials(this.database.db, email);
     // An unknown email is verified against a fixed hash, so timing does not tell which emails exist.
     const stored = found?.passwordHash ?? (await this.getDummyHash());
     const ok = (await verify(stored, password).catch(() => false)) && found !== null;
     if (!ok) {
       const lockedNow = await this.database.transaction(async (tx) => {
-        const a = await orepo.recordFailure(tx, accountKey, now, SIGNIN_THROTTLE.account);
-        const b = await orepo.recordFailure(tx, keys[1]!, now, SIGNIN_THROTTLE.address);
+        const a = await ownerRepo.recordFailure(tx, accountKey, now, SIGNIN_THROTTLE.account);
+        const b = await ownerRepo.recordFailure(tx, keys[1]!, now, SIGNIN_THROTTLE.address);
         return a && b ? (a > b ? a : b) : (a ?? b);
       });
       if (lockedNow) throw throttled(lockedNow, now);
       throw new DomainError('SIGNIN_FAILED', 'That email and password do not match an account.');
     }
-    await orepo.clearThrottle(this.database.db, accountKey);
+    await ownerRepo.clearThrottle(this.database.db, accountKey);
     return this.startSession(this.database.db, { id: found.id, email: found.email }, now);
   }
 
@@ -118,11 +118,11 @@ export class OwnerService {
     if (!SESSION_VALUE.test(cookie)) return null;
     const id = hashSecret(cookie);
     const now = this.clock.now();
-    const row = await orepo.findLiveSession(this.database.db, id, now);
+    const row = await ownerRepo.findLiveSession(this.database.db, id, now);
     if (!row) return null;
     if (now.getTime() - row.lastSeenAt.getTime() > TOUCH_MS) {
       const expires = Math.min(now.getTime() + SESSION_IDLE_MS, row.createdAt.getTime() + SESSION_MAX_MS);
-      await orepo.touchSession(this.database.db, id, now, new Date(expires));
+      await ownerRepo.touchSession(this.database.db, id, now, new Date(expires));
     }
     return { owner: { id: row.ownerId, email: row.email }, sessionId: id };
   }
@@ -130,13 +130,18 @@ export class OwnerService {
   /** Ends the session behind a cookie; an unknown or ended one is already signed out. */
   async signOut(cookie: string): Promise<void> {
     if (!SESSION_VALUE.test(cookie)) return;
-    await orepo.endSession(this.database.db, hashSecret(cookie), this.clock.now());
+    await ownerRepo.endSession(this.database.db, hashSecret(cookie), this.clock.now());
   }
 
   private async startSession(ex: Executor, owner: ConsoleOwner, now: Date): Promise<StartedSession> {
     const cookie = base32(randomBytes(32));
     const expiresAt = new Date(now.getTime() + SESSION_IDLE_MS);
-    await orepo.insertSession(ex, { id: hashSecret(cookie), ownerId: owner.id, createdAt: now, expiresAt });
+    await ownerRepo.insertSession(ex, {
+      id: hashSecret(cookie),
+      ownerId: owner.id,
+      createdAt: now,
+      expiresAt,
+    });
     return { owner, cookie, expires_at: expiresAt.toISOString() };
   }
 

@@ -2,8 +2,8 @@ import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { newOpaqueId } from '../../kernel/ids.ts';
 import type { Database } from '../../storage/database.ts';
+import { streamStillAuthorized } from './agent-repo.ts';
 import { type PendingNotification, takeNotifications, wakeAgent } from './notifications.ts';
-import { streamStillAuthorized } from './repo.ts';
 import * as repo from './session-repo.ts';
 import type { Caller } from './types.ts';
 

@@ -5,7 +5,7 @@ import { createAgent } from '../../../test/support/factories.ts';
 import { FakeClock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import type { Database } from '../../storage/database.ts';
-import { IdentityService } from '../identity/service.ts';
+import { IdentityService } from '../identity/identities.ts';
 import type { Caller } from '../identity/types.ts';
 import { defineOperation, type Operation, type OperationContext } from './operation.ts';
 import { OperationRunner } from './runner.ts';

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DomainError, type ErrorCode, errorEnvelope, httpStatusOf } from '../../kernel/errors.ts';
 import { consentCookieName } from '../http/consent-cookie.ts';
-import { codeForStatus, sendValidationFailure } from '../http/error-handler.ts';
+import { codeForStatus, sendValidationFailure } from '../shared/error-handler.ts';
 import { campaignApiRoutes } from './campaign-api-routes.ts';
 import type { ConsoleContext } from './context.ts';
 

@@ -3,11 +3,11 @@ import { z } from 'zod';
 import { registrationSchema } from '../../domains/identity/index.ts';
 import { OAuthError } from '../../kernel/oauth-error.ts';
 import { messagePage } from '../console/layout.ts';
+import { allowAnyOrigin } from '../shared/cors.ts';
+import { registerRateLimit } from '../shared/rate-limit.ts';
 import { consentCookies } from './consent-cookie.ts';
-import { allowAnyOrigin } from './cors.ts';
 import { clientCredentials, installOAuthErrors, noStore, sendOAuthError } from './oauth-reply.ts';
 import type { OAuthDeps } from './oauth-routes.ts';
-import { registerRateLimit } from './rate-limit.ts';
 
 const authorizeQuery = z.object({
   response_type: z.string().max(100).optional(),

@@ -10,9 +10,9 @@ import {
   type TokenService,
 } from '../../domains/identity/index.ts';
 import { OAuthError } from '../../kernel/oauth-error.ts';
-import { allowAnyOrigin } from './cors.ts';
+import { allowAnyOrigin } from '../shared/cors.ts';
+import { registerRateLimit } from '../shared/rate-limit.ts';
 import { clientCredentials, installOAuthErrors, noStore, sendOAuthError } from './oauth-reply.ts';
-import { registerRateLimit } from './rate-limit.ts';
 
 export interface OAuthDeps {
   device: DeviceService;

@@ -5,8 +5,8 @@ import { z } from 'zod';
 import type { Discovery } from '../../domains/discovery/index.ts';
 import { describeErrorCatalog } from '../../kernel/errors.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
-import { allowAnyOrigin } from './cors.ts';
-import { registerRateLimit } from './rate-limit.ts';
+import { allowAnyOrigin } from '../shared/cors.ts';
+import { registerRateLimit } from '../shared/rate-limit.ts';
 
 export interface PublicDeps {
   discovery: Discovery;

@@ -9,7 +9,7 @@ import { SERVER_VERSION } from '../../domains/discovery/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { type ConsoleDeps, consoleRoutes } from '../console/routes.ts';
 import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
-import { installErrorHandling } from './error-handler.ts';
+import { installErrorHandling } from '../shared/error-handler.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
 import { nativeOAuthRoutes } from './native-oauth-routes.ts';
 import { type OAuthDeps, oauthRoutes } from './oauth-routes.ts';

@@ -10,10 +10,10 @@ import type {
 } from '../../domains/identity/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import type { Database } from '../../storage/database.ts';
-import { authenticateRequest } from '../http/auth.ts';
-import { allowAnyOrigin } from '../http/cors.ts';
-import { codeForStatus, sendError } from '../http/error-handler.ts';
-import { registerRateLimit } from '../http/rate-limit.ts';
+import { authenticateRequest } from '../shared/auth.ts';
+import { allowAnyOrigin } from '../shared/cors.ts';
+import { codeForStatus, sendError } from '../shared/error-handler.ts';
+import { registerRateLimit } from '../shared/rate-limit.ts';
 import { asJsonRpc, NotificationHub, sseEvent } from './notification-hub.ts';
 import { createMcpServer, type McpDeps } from './server.ts';
 import { directToolCall } from './tool-call.ts';

@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { DomainError } from '../../../kernel/errors.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { defineOperation } from '../../operations/index.ts';
+import { viewerOf } from '../audience.ts';
+import { requireMembership } from '../membership/member.ts';
+import { MEMBER_VISIBLE_WHEN, whenMember } from '../policy.ts';
+import { agentIdArg, campaignIdArg, cursorArg, taskIdArg } from '../schemas.ts';
+import type { CampaignCtx } from '../services.ts';
+import { campaignDirectory, campaignMetrics, ownAgentsDirectory } from './directory-metrics.ts';
+import { campaignGraph } from './graph.ts';
+
+/** Looking at a campaign: its members, its numbers and the recorded associations of its work. */
+
+const agentDirectory = defineOperation({
+  name: 'agent_directory',
+  group: 'Campaigns',
+  description:
+    "The campaign's members (agent_id, display name, runtime, role, membership; about_you claims are self-reported, labelled claimed-not-verified). Under BLIND_EXPERIMENT participants see only coordinators and themselves. scope OWNER lists your owner's other active agents instead: those a coordinator can invite directly.",
+  input: z
+    .object({
+      campaign_id: campaignIdArg.optional(),
+      scope: z.enum(['CAMPAIGN', 'OWNER']).optional().describe('CAMPAIGN (default) or OWNER.'),
+    })
+    .strict(),
+  mutates: false,
+  visibleWhen: MEMBER_VISIBLE_WHEN,
+  visibility: whenMember,
+  handler: async (ctx: CampaignCtx, input) => {
+    const m = await requireMembership(ctx.ex, ctx.caller, input.campaign_id);
+    if (input.scope === 'OWNER') {
+      return {
+        scope: 'OWNER',
+        agents: await ownAgentsDirectory(ctx.ex, ctx.caller.agent.ownerId, ctx.caller.agent.id),
+      };
+    }
+    return { scope: 'CAMPAIGN', ...(await campaignDirectory(ctx.ex, m)) };
+  },
+});
+
+const campaignMetricsTool = defineOperation({
+  name: 'campaign_metrics',
+  group: 'Campaigns',
+  description:
+    'Counts of a campaign: members, tasks by status, active and expired leases, submissions (verified or not), messages, shared evidence and ledger events. Counts only, no content.',
+  input: z.object({ campaign_id: campaignIdArg.optional() }).strict(),
+  mutates: false,
+  visibleWhen: MEMBER_VISIBLE_WHEN,
+  visibility: whenMember,
+  handler: async (ctx: CampaignCtx, input) => {
+    const m = await requireMembership(ctx.ex, ctx.caller, input.campaign_id);
+    return campaignMetrics(ctx.ex, m, ctx.clock.now());
+  },
+});
+
+const G = LIMITS.campaignGraph;
+
+const campaignGraphTool = defineOperation({
+  name: 'campaign_graph',
+  group: 'Campaigns',
+  description: `Who worked on what with which evidence, around exactly one task_id or agent_id, from recorded ledger events you may see: nodes, edges (basis RECORDED_ASSOCIATION, with their event_ids) and source_events, newest first. Nothing is inferred. limit ${G.minLimit}-${G.maxLimit} events (default ${G.defaultLimit}); at most ${G.evidencePerEvent} evidence references per event and ${G.evidenceNodesPerPage} evidence nodes per page; the cursor is bound to you, the campaign, the focus and the visibility.`,
+  input: z
+    .object({
+      campaign_id: campaignIdArg.optional(),
+      task_id: taskIdArg.optional(),
+      agent_id: agentIdArg.optional(),
+      limit: z.number().int().min(G.minLimit).max(G.maxLimit).optional(),
+      cursor: cursorArg.optional(),
+    })
+    .strict(),
+  mutates: false,
+  visibleWhen: MEMBER_VISIBLE_WHEN,
+  visibility: whenMember,
+  handler: async (ctx: CampaignCtx, input) => {
+    if ((input.task_id === undefined) === (input.agent_id === undefined)) {
+      throw new DomainError('VALIDATION_FAILED', 'Give exactly one of task_id or agent_id.', {
+        detail: [
+          { loc: ['arguments'], msg: 'exactly one of task_id or agent_id is required', type: 'one_of' },
+        ],
+      });
+    }
+    const m = await requireMembership(ctx.ex, ctx.caller, input.campaign_id);
+    const focus = input.task_id ? { taskId: input.task_id } : { agentId: input.agent_id as string };
+    return campaignGraph(
+      ctx.ex,
+      viewerOf(m),
+      ctx.services.campaignDeps.secret,
+      focus,
+      input.limit ?? G.defaultLimit,
+      input.cursor,
+    );
+  },
+});
+
+export { agentDirectory, campaignGraphTool, campaignMetricsTool };

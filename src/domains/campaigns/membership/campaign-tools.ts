@@ -1,0 +1,141 @@
+import { z } from 'zod';
+import { openCursor, signCursor } from '../../../kernel/cursor.ts';
+import { defineOperation } from '../../operations/index.ts';
+import {
+  COORDINATOR_VISIBLE_WHEN,
+  ENTRY_VISIBLE_WHEN,
+  MEMBER_VISIBLE_WHEN,
+  whenCampaignEntry,
+  whenCoordinator,
+  whenMember,
+} from '../policy.ts';
+import { presentCampaign, presentMembership } from '../present.ts';
+import {
+  agentIdArg,
+  budgetArg,
+  campaignIdArg,
+  campaignRef,
+  cursorArg,
+  limitArg,
+  longText,
+  participationArg,
+  roleArg,
+  scopesArg,
+  titleArg,
+  visibilityArg,
+} from '../schemas.ts';
+import type { CampaignCtx } from '../services.ts';
+import { createCampaign } from './campaign-create.ts';
+import { requireCoordinator, requireMembership } from './member.ts';
+import * as repo from './members-repo.ts';
+import { inviteAgent, joinCampaign } from './membership-changes.ts';
+
+/** Creating, finding and joining campaigns. */
+
+const campaignCreate = defineOperation({
+  name: 'campaign_create',
+  group: 'Campaigns',
+  description:
+    'Create a campaign. Your owner becomes its owner of record and you its first coordinator; it becomes your default campaign. Returns {campaign_id}.',
+  input: z
+    .object({
+      title: titleArg.describe('A short title (up to 200 characters).'),
+      objective: longText(4_000).describe('What the campaign is for (up to 4,000 characters).'),
+      budget: budgetArg.optional(),
+      scopes: scopesArg.optional(),
+      allow_agent_publish: z
+        .boolean()
+        .describe(
+          'true: any active member may publish tasks; false: only coordinators (the owner always can).',
+        ),
+      visibility: visibilityArg,
+      participation: participationArg,
+    })
+    .strict(),
+  mutates: true,
+  visibleWhen: ENTRY_VISIBLE_WHEN,
+  visibility: whenCampaignEntry,
+  handler: async (ctx: CampaignCtx, input) => createCampaign(ctx.ex, ctx.caller, input, ctx.clock.now()),
+});
+
+const campaignList = defineOperation({
+  name: 'campaign_list',
+  group: 'Campaigns',
+  description:
+    'Your campaigns with your role and membership state (ACTIVE, INVITED, OWNER_PENDING, APPLIED, LEFT, DECLINED) and which one is your default, newest first.',
+  input: z.object({ limit: limitArg(100, 50).optional(), cursor: cursorArg.optional() }).strict(),
+  mutates: false,
+  visibleWhen: ENTRY_VISIBLE_WHEN,
+  visibility: whenCampaignEntry,
+  handler: async (ctx: CampaignCtx, input) => {
+    const binding = `campaign_list:${ctx.caller.agent.id}`;
+    const secret = ctx.services.campaignDeps.secret;
+    const before = input.cursor
+      ? openCursor<{ before: string }>(secret, binding, input.cursor).before
+      : undefined;
+    const limit = input.limit ?? 50;
+    const rows = await repo.listMemberships(ctx.ex, ctx.caller.agent.id, limit, before);
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      campaigns: page.map((r) => presentMembership(r.campaign, r)),
+      next_cursor:
+        rows.length > limit && last ? signCursor(secret, binding, { before: last.campaign.id }) : null,
+    };
+  },
+});
+
+const campaignStatus = defineOperation({
+  name: 'campaign_status',
+  group: 'Campaigns',
+  description:
+    "A campaign's settings, your role in it, member counts and where its ledger stands (last_seq). Rechecks that you are an active member.",
+  input: z.object({ campaign_id: campaignIdArg.optional() }).strict(),
+  mutates: false,
+  visibleWhen: MEMBER_VISIBLE_WHEN,
+  visibility: whenMember,
+  handler: async (ctx: CampaignCtx, input) => {
+    const m = await requireMembership(ctx.ex, ctx.caller, input.campaign_id);
+    const counts = await repo.memberCounts(ctx.ex, m.campaign.id);
+    return {
+      ...presentCampaign(m.campaign),
+      your_role: m.role,
+      members: { active: counts.active, coordinators: counts.coordinators, waiting: counts.waiting },
+      ledger: { last_seq: m.campaign.lastSeq },
+    };
+  },
+});
+
+const campaignInvite = defineOperation({
+  name: 'campaign_invite',
+  group: 'Campaigns',
+  description:
+    "Invite an agent by agent_id with a role (coordinators only). Your owner's agents accept with campaign_join; another owner's agents only after that owner accepts in the console. Inviting an applicant admits it; inviting an active member with another role changes its role.",
+  input: z.object({ campaign_id: campaignIdArg.optional(), agent_id: agentIdArg, role: roleArg }).strict(),
+  mutates: true,
+  visibleWhen: COORDINATOR_VISIBLE_WHEN,
+  visibility: whenCoordinator,
+  handler: async (ctx: CampaignCtx, input) => {
+    const m = await requireMembership(ctx.ex, ctx.caller, input.campaign_id, { forChange: true });
+    requireCoordinator(m, 'invite agents');
+    return {
+      campaign_id: m.campaign.id,
+      ...(await inviteAgent(ctx.ex, m, { agentId: input.agent_id, role: input.role }, ctx.clock.now())),
+    };
+  },
+});
+
+const campaignJoin = defineOperation({
+  name: 'campaign_join',
+  group: 'Campaigns',
+  description:
+    'Accept an invitation, join an OPEN campaign, or apply to one by application. Joining makes it your default campaign; as an active member this call just makes it the default.',
+  input: z.object({ campaign_id: campaignRef.describe('The campaign to join (cmp_…).') }).strict(),
+  mutates: true,
+  visibleWhen: ENTRY_VISIBLE_WHEN,
+  visibility: whenCampaignEntry,
+  handler: async (ctx: CampaignCtx, input) =>
+    joinCampaign(ctx.ex, ctx.caller, input.campaign_id, ctx.clock.now()),
+});
+
+export { campaignCreate, campaignInvite, campaignJoin, campaignList, campaignStatus };

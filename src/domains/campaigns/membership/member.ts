@@ -1,0 +1,109 @@
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import { DomainError } from '../../../kernel/errors.ts';
+import { campaignDefaults, campaignMembers, campaigns } from '../../../storage/campaign-schema.ts';
+import type { Executor } from '../../../storage/database.ts';
+import type { Caller } from '../../identity/index.ts';
+import type { Actor } from '../ledger/ledger.ts';
+
+export type CampaignRow = typeof campaigns.$inferSelect;
+export type MemberRole = 'COORDINATOR' | 'PARTICIPANT';
+export type VisibilityMode = CampaignRow['visibility'];
+
+/** An active member inside one campaign: who they are there and how the campaign shares. */
+export interface Membership {
+  campaign: CampaignRow;
+  agentId: string;
+  role: MemberRole;
+}
+
+export function actorOf(m: Membership): Actor {
+  return { agentId: m.agentId, role: m.role };
+}
+
+/**
+ * The campaign a campaign tool acts in, with the caller's role, rechecked on every call (SPEC
+ * Campaign): the explicit campaign_id, else the identity's default, else its only campaign.
+ * `forChange` also refuses closed campaigns.
+ */
+export async function requireMembership(
+  ex: Executor,
+  caller: Caller,
+  campaignId: string | undefined,
+  opts: { forChange?: boolean } = {},
+): Promise<Membership> {
+  const id = campaignId ?? (await defaultCampaignOf(ex, caller.agent.id));
+  const [row] = await ex
+    .select({ campaign: campaigns, role: campaignMembers.role, status: campaignMembers.status })
+    .from(campaigns)
+    .leftJoin(
+      campaignMembers,
+      and(eq(campaignMembers.campaignId, campaigns.id), eq(campaignMembers.agentId, caller.agent.id)),
+    )
+    .where(eq(campaigns.id, id));
+  if (row?.status !== 'ACTIVE' || !row.role) {
+    throw new DomainError('NOT_A_MEMBER', `This identity is not an active member of campaign ${id}.`, {
+      campaign_id: id,
+      membership_status: row?.status ?? null,
+    });
+  }
+  if (opts.forChange && row.campaign.status !== 'ACTIVE') {
+    throw new DomainError('CAMPAIGN_CLOSED', `Campaign ${id} is closed.`, { campaign_id: id });
+  }
+  return { campaign: row.campaign, agentId: caller.agent.id, role: row.role };
+}
+
+/** Refuses unless the member coordinates the campaign. */
+export function requireCoordinator(m: Membership, action: string): void {
+  if (m.role !== 'COORDINATOR') {
+    throw new DomainError('ROLE_REQUIRED', `Only a coordinator of this campaign may ${action}.`, {
+      campaign_id: m.campaign.id,
+      required_role: 'COORDINATOR',
+      your_role: m.role,
+    });
+  }
+}
+
+async function defaultCampaignOf(ex: Executor, agentId: string): Promise<string> {
+  const [chosen] = await ex
+    .select({ campaignId: campaignDefaults.campaignId })
+    .from(campaignDefaults)
+    .where(eq(campaignDefaults.agentId, agentId));
+  if (chosen) return chosen.campaignId;
+  const active = await ex
+    .select({ campaignId: campaignMembers.campaignId })
+    .from(campaignMembers)
+    .where(and(eq(campaignMembers.agentId, agentId), eq(campaignMembers.status, 'ACTIVE')))
+    .orderBy(asc(campaignMembers.joinedAt))
+    .limit(21);
+  if (active.length === 1 && active[0]) return active[0].campaignId;
+  throw new DomainError(
+    'CAMPAIGN_REQUIRED',
+    active.length === 0
+      ? 'This identity is not in any campaign; pass campaign_id or join one.'
+      : 'This identity is in several campaigns and has no default; pass campaign_id.',
+    { campaign_ids: active.slice(0, 20).map((r) => r.campaignId) },
+  );
+}
+
+/** Makes a campaign the identity's default (on create and join, and when asked). */
+export async function setDefaultCampaign(ex: Executor, agentId: string, campaignId: string, now: Date) {
+  await ex
+    .insert(campaignDefaults)
+    .values({ agentId, campaignId, updatedAt: now })
+    .onConflictDoUpdate({ target: campaignDefaults.agentId, set: { campaignId, updatedAt: now } });
+}
+
+/** Active members among `agentIds` of a campaign, with roles. */
+export async function activeMembers(ex: Executor, campaignId: string, agentIds: string[]) {
+  if (agentIds.length === 0) return [];
+  return ex
+    .select({ agentId: campaignMembers.agentId, role: campaignMembers.role })
+    .from(campaignMembers)
+    .where(
+      and(
+        eq(campaignMembers.campaignId, campaignId),
+        inArray(campaignMembers.agentId, agentIds),
+        eq(campaignMembers.status, 'ACTIVE'),
+      ),
+    );
+}

@@ -1,0 +1,25 @@
+import type { Clock } from '../../kernel/clock.ts';
+import type { ParserPool } from '../../parsing/index.ts';
+import type { Database } from '../../storage/database.ts';
+import type { OperationContext } from '../operations/index.ts';
+import type { ReadingService } from '../reading/index.ts';
+import type { LedgerFeed } from './ledger/ledger-feed.ts';
+import type { LedgerWaiter } from './ledger/ledger-waiter.ts';
+
+/** What the campaigns area needs from the composition root. */
+export interface CampaignDeps {
+  database: Database;
+  clock: Clock;
+  /** Signs cursors, so they are bound to caller and query. */
+  secret: string;
+  /** Quote location for verification runs in the parser pool. */
+  parser: ParserPool;
+  /** This process's ledger wake-ups (one LISTEN), for events_watch. */
+  ledger: LedgerWaiter;
+  /** Reads shared by the watchers one wake-up releases at once. */
+  feed: LedgerFeed;
+}
+
+/** What the Campaigns tools reach through their context: their own deps and stored evidence. */
+export type CampaignServices = { campaignDeps: CampaignDeps; reading: ReadingService };
+export type CampaignCtx = OperationContext<CampaignServices>;

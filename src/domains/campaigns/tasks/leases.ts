@@ -1,0 +1,247 @@
+import { and, asc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { DomainError } from '../../../kernel/errors.ts';
+import { taskLeases, tasks } from '../../../storage/campaign-schema.ts';
+import type { Executor } from '../../../storage/database.ts';
+import { appendEvent } from '../ledger/ledger.ts';
+import { recordHistory } from './task-repo.ts';
+
+/**
+ * Claim leases (SPEC Task.lease, States and transitions). A lease is current iff it has not
+ * ended, its execution_deadline is still ahead, and the caller holds it. A passed deadline is
+ * treated as ended everywhere, even before anything writes ended_at: correctness never waits
+ * for the sweeper, which only makes expiries visible on the ledger.
+ */
+
+export type LeaseRow = typeof taskLeases.$inferSelect;
+export type TaskRow = typeof tasks.$inferSelect;
+
+/** How a lease ended (task_leases.end_reason). */
+export type LeaseEndReason = 'RELEASED' | 'EXPIRED' | 'SUBMITTED' | 'DELEGATED';
+
+/** Why a lease is not current, as LEASE_NOT_CURRENT reports it in details.reason. */
+export type NotCurrentReason = LeaseEndReason | 'NOT_YOURS';
+
+/** Why `lease` is not current for `agentId` at `now`; null when it is current. */
+export function notCurrentReason(lease: LeaseRow, agentId: string, now: Date): NotCurrentReason | null {
+  if (lease.agentId !== agentId) return 'NOT_YOURS';
+  if (lease.endedAt) return (lease.endReason as LeaseEndReason | null) ?? 'RELEASED';
+  if (lease.executionDeadline.getTime() <= now.getTime()) return 'EXPIRED';
+  return null;
+}
+
+/** The open lease of a task whose deadline is still ahead, whoever holds it. */
+export async function liveLeaseOf(ex: Executor, taskId: string, now: Date): Promise<LeaseRow | null> {
+  const [row] = await ex
+    .select()
+    .from(taskLeases)
+    .where(
+      and(eq(taskLeases.taskId, taskId), isNull(taskLeases.endedAt), gt(taskLeases.executionDeadline, now)),
+    );
+  return row ?? null;
+}
+
+/**
+ * The agent's current leases, oldest claim first (reading uses the only one when fetch_text
+ * names no task). Leases past their deadline are left out even if not yet ended.
+ */
+export async function currentLeases(
+  ex: Executor,
+  agentId: string,
+  now: Date,
+): Promise<Array<{ leaseId: string; taskId: string; campaignId: string; executionDeadline: Date }>> {
+  return ex
+    .select({
+      leaseId: taskLeases.id,
+      taskId: taskLeases.taskId,
+      campaignId: taskLeases.campaignId,
+      executionDeadline: taskLeases.executionDeadline,
+    })
+    .from(taskLeases)
+    .where(
+      and(eq(taskLeases.agentId, agentId), isNull(taskLeases.endedAt), gt(taskLeases.executionDeadline, now)),
+    )
+    .orderBy(asc(taskLeases.claimedAt))
+    .limit(100);
+}
+
+/**
+ * The caller's current lease `leaseId` on `taskId`, with the task row locked FOR UPDATE until the
+ * transaction ends, so nothing else (a claim, an expiry, a second submission) moves the task
+ * meanwhile. Throws NOT_FOUND for an unknown task or a lease of another task, and
+ * LEASE_NOT_CURRENT (details.reason EXPIRED, RELEASED, SUBMITTED, DELEGATED or NOT_YOURS)
+ * otherwise. Call it inside the transaction of the change it guards.
+ */
+export async function requireCurrentLease(
+  ex: Executor,
+  agentId: string,
+  taskId: string,
+  leaseId: string,
+  now: Date,
+): Promise<{ lease: LeaseRow; task: TaskRow }> {
+  // Task row first: every writer of the area locks the task before its lease (and the
+  // campaign row last, in appendEvent), so two of them can never wait on each other.
+  const [task] = await ex.select().from(tasks).where(eq(tasks.id, taskId)).for('update');
+  if (!task) throw new DomainError('NOT_FOUND', `No task ${taskId}.`, { task_id: taskId });
+  const [lease] = await ex
+    .select()
+    .from(taskLeases)
+    .where(and(eq(taskLeases.id, leaseId), eq(taskLeases.taskId, taskId)));
+  if (!lease) {
+    throw new DomainError('NOT_FOUND', `Task ${taskId} has no lease ${leaseId}.`, {
+      task_id: taskId,
+      lease_id: leaseId,
+    });
+  }
+  const reason = notCurrentReason(lease, agentId, now);
+  if (reason) throw leaseNotCurrent(taskId, leaseId, reason);
+  return { lease, task };
+}
+
+/**
+ * The same check as requireCurrentLease without locking anything: for work that must not hold
+ * the task row while it runs (a submission's checks), followed by requireCurrentLease.
+ */
+export async function requireLeaseHeld(
+  ex: Executor,
+  agentId: string,
+  taskId: string,
+  leaseId: string,
+  now: Date,
+): Promise<void> {
+  const [lease] = await ex
+    .select()
+    .from(taskLeases)
+    .where(and(eq(taskLeases.id, leaseId), eq(taskLeases.taskId, taskId)));
+  if (!lease) {
+    throw new DomainError('NOT_FOUND', `Task ${taskId} has no lease ${leaseId}.`, {
+      task_id: taskId,
+      lease_id: leaseId,
+    });
+  }
+  const reason = notCurrentReason(lease, agentId, now);
+  if (reason) throw leaseNotCurrent(taskId, leaseId, reason);
+}
+
+export function leaseNotCurrent(taskId: string, leaseId: string, reason: NotCurrentReason): DomainError {
+  const why: Record<NotCurrentReason, string> = {
+    EXPIRED: 'its execution_deadline has passed',
+    RELEASED: 'it was released',
+    SUBMITTED: 'it ended with a submitted result',
+    DELEGATED: 'it was handed over with task_delegate',
+    NOT_YOURS: 'another agent holds it',
+  };
+  return new DomainError('LEASE_NOT_CURRENT', `Lease ${leaseId} is not current: ${why[reason]}.`, {
+    task_id: taskId,
+    lease_id: leaseId,
+    reason,
+  });
+}
+
+/**
+ * Ends leases whose execution_deadline has passed (end_reason EXPIRED) and reopens their tasks,
+ * clearing a reservation held by the expired worker so another eligible agent may claim (SPEC:
+ * "another eligible agent may claim"). Each expiry bumps the task version and writes an EXPIRE
+ * history entry and a TASK_LEASE_EXPIRED ledger event by SYSTEM. Nothing the worker saved is
+ * touched. With `taskId` it expires only that task's lease and waits for the task's lock (the
+ * lazy path inside claims and edits); without, it skips tasks another transaction holds (the
+ * sweeper comes back for them). `campaignId` limits it to one campaign. Returns the expired leases.
+ */
+export async function expireDueLeases(
+  ex: Executor,
+  now: Date,
+  opts: { taskId?: string; campaignId?: string; limit?: number } = {},
+): Promise<LeaseRow[]> {
+  const due = and(isNull(taskLeases.endedAt), lte(taskLeases.executionDeadline, now));
+  const candidates = await ex
+    .select({ taskId: taskLeases.taskId })
+    .from(taskLeases)
+    .where(
+      and(
+        due,
+        opts.taskId ? eq(taskLeases.taskId, opts.taskId) : undefined,
+        opts.campaignId ? eq(taskLeases.campaignId, opts.campaignId) : undefined,
+      ),
+    )
+    .orderBy(asc(taskLeases.executionDeadline))
+    .limit(Math.min(Math.max(opts.limit ?? 100, 1), 1_000));
+  if (candidates.length === 0) return [];
+
+  // Lock the tasks before touching their leases, in id order (the area's lock order).
+  const ids = [...new Set(candidates.map((c) => c.taskId))].sort();
+  const lockQuery = ex
+    .select({ id: tasks.id })
+    .from(tasks)
+    .where(inArray(tasks.id, ids))
+    .orderBy(asc(tasks.id));
+  const locked = opts.taskId
+    ? await lockQuery.for('update')
+    : await lockQuery.for('update', { skipLocked: true });
+  if (locked.length === 0) return [];
+
+  // Conditional: a lease another transaction ended meanwhile is not ended twice.
+  const ended = await ex
+    .update(taskLeases)
+    .set({ endedAt: now, endReason: 'EXPIRED' })
+    .where(
+      and(
+        due,
+        inArray(
+          taskLeases.taskId,
+          locked.map((t) => t.id),
+        ),
+      ),
+    )
+    .returning();
+
+  const events: Array<{ campaignId: string; taskId: string; version: number }> = [];
+  for (const lease of ended) {
+    const [prior] = await ex
+      .select({ assigneeId: tasks.assigneeId })
+      .from(tasks)
+      .where(eq(tasks.id, lease.taskId));
+    const [task] = await ex
+      .update(tasks)
+      .set({
+        status: 'OPEN',
+        version: sql`${tasks.version} + 1`,
+        // The expired worker's reservation ends with its lease; anyone else's stays.
+        assigneeId: sql`case when ${tasks.assigneeId} = ${lease.agentId} then null else ${tasks.assigneeId} end`,
+        updatedAt: now,
+      })
+      .where(and(eq(tasks.id, lease.taskId), eq(tasks.status, 'CLAIMED')))
+      .returning({ version: tasks.version, assigneeId: tasks.assigneeId });
+    if (!task) continue;
+    await recordHistory(ex, {
+      taskId: lease.taskId,
+      agentId: null,
+      kind: 'EXPIRE',
+      before: {
+        status: 'CLAIMED',
+        assignee_id: prior?.assigneeId ?? null,
+        execution_deadline: lease.executionDeadline.toISOString(),
+      },
+      after: { status: 'OPEN', assignee_id: task.assigneeId },
+      version: task.version,
+      now,
+    });
+    events.push({ campaignId: lease.campaignId, taskId: lease.taskId, version: task.version });
+  }
+  // Ledger last: it locks campaign rows, which every writer takes after its task rows; in id
+  // order, so two sweepers on different replicas never wait on each other's campaigns.
+  events.sort((a, b) => (a.campaignId < b.campaignId ? -1 : a.campaignId > b.campaignId ? 1 : 0));
+  for (const e of events) {
+    await appendEvent(
+      ex,
+      e.campaignId,
+      {
+        kind: 'TASK_LEASE_EXPIRED',
+        actor: { role: 'SYSTEM' },
+        taskId: e.taskId,
+        // The worker is not named: under BLIND_EXPERIMENT other participants must not learn it.
+        payload: { task_id: e.taskId, status: 'OPEN', version: e.version },
+      },
+      now,
+    );
+  }
+  return ended;
+}

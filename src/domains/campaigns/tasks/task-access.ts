@@ -1,0 +1,76 @@
+import { DomainError } from '../../../kernel/errors.ts';
+import type { Executor } from '../../../storage/database.ts';
+import type { Caller } from '../../identity/index.ts';
+import { type Viewer, viewerOf } from '../audience.ts';
+import { activeMembers, type Membership, requireMembership } from '../membership/member.ts';
+import { findTask, isVisible, type TaskRow } from './task-repo.ts';
+
+/** The task a task tool names, in the caller's standing inside the task's campaign. */
+export interface TaskAccess {
+  task: TaskRow;
+  member: Membership;
+  viewer: Viewer;
+}
+
+const notFound = (taskId: string) =>
+  new DomainError('NOT_FOUND', `No task ${taskId} that this identity can see.`, { task_id: taskId });
+
+/**
+ * Finds the task and rechecks the caller's membership of its campaign. A task outside the
+ * caller's campaigns, or one its visibility mode hides, is NOT_FOUND: the caller learns nothing
+ * about it, not even which campaign holds it. `mustSee: false` leaves the visibility check to
+ * the caller (task_claim, which reports a task someone else took as TASK_ALREADY_CLAIMED).
+ * `campaignId`, when the caller named one, must be the task's.
+ */
+export async function taskForMember(
+  ex: Executor,
+  caller: Caller,
+  taskId: string,
+  opts: { forChange?: boolean; mustSee?: boolean; campaignId?: string | undefined } = {},
+): Promise<TaskAccess> {
+  const task = await findTask(ex, taskId);
+  // Task tools take campaign_id too (SPEC Campaign: every campaign tool accepts it). A task
+  // outside the campaign named is the same NOT_FOUND as a hidden one, so trying campaign ids
+  // tells nobody which campaign holds a task.
+  if (!task || (opts.campaignId !== undefined && task.campaignId !== opts.campaignId)) throw notFound(taskId);
+  let member: Membership;
+  try {
+    member = await requireMembership(ex, caller, task.campaignId, { forChange: opts.forChange ?? false });
+  } catch (err) {
+    if (err instanceof DomainError && err.code === 'NOT_A_MEMBER') throw notFound(taskId);
+    throw err;
+  }
+  const viewer = viewerOf(member);
+  if (opts.mustSee !== false && !(await isVisible(ex, viewer, taskId))) throw notFound(taskId);
+  return { task, member, viewer };
+}
+
+/** Refuses unless `agentId` is an active member of the campaign (assignees and delegates). */
+export async function requireActiveAgent(ex: Executor, campaignId: string, agentId: string): Promise<void> {
+  const [found] = await activeMembers(ex, campaignId, [agentId]);
+  if (!found) {
+    throw new DomainError('NOT_A_MEMBER', `Agent ${agentId} is not an active member of this campaign.`, {
+      campaign_id: campaignId,
+      assignee_id: agentId,
+    });
+  }
+}
+
+/** The statuses a task can be edited or assigned in (with no open lease and no submission). */
+export const CHANGEABLE = new Set(['OPEN', 'BLOCKED']);
+
+export function notEditable(task: TaskRow, reason: string): DomainError {
+  return new DomainError('TASK_NOT_EDITABLE', `Task ${task.id} cannot be changed now: ${reason}.`, {
+    task_id: task.id,
+    status: task.status,
+    reason,
+  });
+}
+
+export function versionConflict(task: TaskRow, expected: number): DomainError {
+  return new DomainError(
+    'VERSION_CONFLICT',
+    `Task ${task.id} is at version ${task.version}, not ${expected}: it changed since you read it.`,
+    { task_id: task.id, current_version: task.version, expected_version: expected },
+  );
+}

@@ -1,0 +1,317 @@
+import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import { DomainError } from '../../../kernel/errors.ts';
+import { newId } from '../../../kernel/ids.ts';
+import { taskLeases, tasks } from '../../../storage/campaign-schema.ts';
+import type { Executor } from '../../../storage/database.ts';
+import type { Caller } from '../../identity/index.ts';
+import { seesOtherWorkers, type Viewer } from '../audience.ts';
+import { appendEvent } from '../ledger/ledger.ts';
+import { actorOf } from '../membership/member.ts';
+import { storedConditions } from './conditions.ts';
+import { expireDueLeases, liveLeaseOf, requireCurrentLease } from './leases.ts';
+import { requireActiveAgent, taskForMember } from './task-access.ts';
+import { findTask, isVisible, recordHistory } from './task-repo.ts';
+
+/** Claiming, keeping, giving up and handing over a task (task_claim, task_heartbeat, task_release, task_delegate). */
+
+export const RELEASE_REASONS = ['REFUSED', 'OUT_OF_SCOPE', 'BLOCKED', 'NO_PROGRESS', 'OTHER'] as const;
+export type ReleaseReason = (typeof RELEASE_REASONS)[number];
+
+export interface ClaimResult {
+  task_id: string;
+  lease: { lease_id: string; execution_deadline: string };
+  status: 'CLAIMED';
+  version: number;
+}
+
+/**
+ * task_claim: a single winner under any concurrency, across processes. The winner is whoever's
+ * conditional UPDATE flips the task from OPEN first; PostgreSQL makes every other claimer wait
+ * for that row and then find it no longer OPEN. The partial unique index on open leases backs
+ * this up. The execution_deadline is fixed here: claim time plus time_budget_minutes.
+ */
+export async function claimTask(
+  ex: Executor,
+  caller: Caller,
+  taskId: string,
+  now: Date,
+  campaignId?: string,
+): Promise<ClaimResult> {
+  const { member, viewer } = await taskForMember(ex, caller, taskId, {
+    forChange: true,
+    mustSee: false,
+    campaignId,
+  });
+  const me = member.agentId;
+  // A lapsed lease must not keep the task: it ends here, in the claim's own transaction.
+  await expireDueLeases(ex, now, { taskId });
+  const [won] = await ex
+    .update(tasks)
+    .set({ status: 'CLAIMED', version: sql`${tasks.version} + 1`, updatedAt: now })
+    .where(
+      and(
+        eq(tasks.id, taskId),
+        eq(tasks.status, 'OPEN'),
+        or(isNull(tasks.assigneeId), eq(tasks.assigneeId, me)),
+      ),
+    )
+    .returning();
+  if (!won) throw await claimRefusal(ex, viewer, me, taskId, now);
+
+  const minutes = storedConditions(won.conditions).time_budget_minutes;
+  const deadline = new Date(now.getTime() + minutes * 60_000);
+  const leaseId = newId('lse', now);
+  try {
+    await ex.insert(taskLeases).values({
+      id: leaseId,
+      taskId,
+      campaignId: won.campaignId,
+      agentId: me,
+      claimedAt: now,
+      executionDeadline: deadline,
+    });
+  } catch (err) {
+    // The backstop: another open lease exists, so this claim did not really win.
+    if (isUniqueViolation(err)) throw alreadyClaimed(taskId, 'CLAIMED', null);
+    throw err;
+  }
+  await recordHistory(ex, {
+    taskId,
+    agentId: me,
+    kind: 'CLAIM',
+    before: { status: 'OPEN' },
+    after: { status: 'CLAIMED', execution_deadline: deadline.toISOString() },
+    version: won.version,
+    now,
+  });
+  await appendEvent(
+    ex,
+    won.campaignId,
+    {
+      kind: 'TASK_CLAIMED',
+      actor: actorOf(member),
+      taskId,
+      payload: {
+        task_id: taskId,
+        status: 'CLAIMED',
+        execution_deadline: deadline.toISOString(),
+        version: won.version,
+      },
+    },
+    now,
+  );
+  return {
+    task_id: taskId,
+    lease: { lease_id: leaseId, execution_deadline: deadline.toISOString() },
+    status: 'CLAIMED',
+    version: won.version,
+  };
+}
+
+/** Why a claim lost: held by someone (TASK_ALREADY_CLAIMED), hidden (NOT_FOUND) or not open to the caller. */
+async function claimRefusal(ex: Executor, viewer: Viewer, me: string, taskId: string, now: Date) {
+  const task = await findTask(ex, taskId);
+  if (!task) return new DomainError('NOT_FOUND', `No task ${taskId}.`, { task_id: taskId });
+  if (task.status === 'CLAIMED') {
+    const lease = await liveLeaseOf(ex, taskId, now);
+    if (lease?.agentId === me) {
+      return new DomainError('TASK_ALREADY_CLAIMED', `You already hold task ${taskId}.`, {
+        task_id: taskId,
+        status: task.status,
+        held_by_you: true,
+        lease_id: lease.id,
+        execution_deadline: lease.executionDeadline.toISOString(),
+      });
+    }
+    const visible = await isVisible(ex, viewer, taskId);
+    return alreadyClaimed(
+      taskId,
+      task.status,
+      visible && seesOtherWorkers(viewer) ? (lease?.agentId ?? null) : null,
+    );
+  }
+  if (!(await isVisible(ex, viewer, taskId))) {
+    return new DomainError('NOT_FOUND', `No task ${taskId} that this identity can see.`, { task_id: taskId });
+  }
+  const reserved = task.status === 'OPEN' && task.assigneeId !== null;
+  return new DomainError(
+    'TASK_NOT_CLAIMABLE',
+    reserved
+      ? `Task ${taskId} is reserved for another agent.`
+      : `Task ${taskId} is ${task.status}, not OPEN.`,
+    {
+      task_id: taskId,
+      status: task.status,
+      reserved,
+      assignee_id: seesOtherWorkers(viewer) ? task.assigneeId : null,
+    },
+  );
+}
+
+function alreadyClaimed(taskId: string, status: string, holder: string | null) {
+  return new DomainError('TASK_ALREADY_CLAIMED', `Task ${taskId} is already claimed by another agent.`, {
+    task_id: taskId,
+    status,
+    // Never the holder's lease id; the holder only where the mode shows other workers.
+    ...(holder ? { agent_id: holder } : {}),
+  });
+}
+
+function isUniqueViolation(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if ((e as { code?: unknown }).code === '23505') return true;
+  }
+  return false;
+}
+
+/**
+ * task_heartbeat: records that the worker is alive. It never moves the execution_deadline
+ * (SPEC Limits): the answer repeats it with the seconds left.
+ */
+export async function heartbeatLease(
+  ex: Executor,
+  caller: Caller,
+  taskId: string,
+  leaseId: string,
+  now: Date,
+  campaignId?: string,
+) {
+  await taskForMember(ex, caller, taskId, { mustSee: false, campaignId });
+  const { lease } = await requireCurrentLease(ex, caller.agent.id, taskId, leaseId, now);
+  await ex.update(taskLeases).set({ lastHeartbeatAt: now }).where(eq(taskLeases.id, lease.id));
+  return {
+    task_id: taskId,
+    lease_id: lease.id,
+    execution_deadline: lease.executionDeadline.toISOString(),
+    seconds_left: Math.max(0, Math.floor((lease.executionDeadline.getTime() - now.getTime()) / 1000)),
+    last_heartbeat_at: now.toISOString(),
+  };
+}
+
+/**
+ * task_release by the claimant: the lease ends (RELEASED, with the reason), the task reopens
+ * (BLOCKED for reason BLOCKED, so nobody claims it until its creator edits or reassigns it),
+ * and a reservation for this worker is cleared (SPEC States: "reservation of that worker cleared").
+ */
+export async function releaseTask(
+  ex: Executor,
+  caller: Caller,
+  input: {
+    taskId: string;
+    campaignId?: string | undefined;
+    leaseId: string;
+    reason: ReleaseReason;
+    note?: string | undefined;
+  },
+  now: Date,
+) {
+  const { member } = await taskForMember(ex, caller, input.taskId, {
+    mustSee: false,
+    campaignId: input.campaignId,
+  });
+  const { lease, task } = await requireCurrentLease(ex, member.agentId, input.taskId, input.leaseId, now);
+  await ex
+    .update(taskLeases)
+    .set({ endedAt: now, endReason: 'RELEASED', releaseReason: input.reason })
+    .where(eq(taskLeases.id, lease.id));
+  const status = input.reason === 'BLOCKED' ? 'BLOCKED' : 'OPEN';
+  const assigneeId = task.assigneeId === member.agentId ? null : task.assigneeId;
+  const version = await moveTask(ex, task.id, { status, assigneeId }, now);
+  const note = input.note ? { note: input.note } : {};
+  await recordHistory(ex, {
+    taskId: task.id,
+    agentId: member.agentId,
+    kind: 'RELEASE',
+    before: { status: task.status, assignee_id: task.assigneeId },
+    after: { status, assignee_id: assigneeId, reason: input.reason, ...note },
+    version,
+    now,
+  });
+  await appendEvent(
+    ex,
+    task.campaignId,
+    {
+      kind: 'TASK_RELEASED',
+      actor: actorOf(member),
+      taskId: task.id,
+      payload: { task_id: task.id, status, reason: input.reason, ...note, version },
+    },
+    now,
+  );
+  return { task_id: task.id, lease_id: lease.id, status, reason: input.reason, version };
+}
+
+/**
+ * task_delegate (docs/campaign-tasks.md): the lease holder hands the task to another active
+ * member. The lease ends (DELEGATED) and the task reopens reserved for the delegate, who claims
+ * it for a fresh execution_deadline; nobody else can take it meanwhile.
+ */
+export async function delegateTask(
+  ex: Executor,
+  caller: Caller,
+  input: {
+    taskId: string;
+    campaignId?: string | undefined;
+    leaseId: string;
+    assigneeId: string;
+    note?: string | undefined;
+  },
+  now: Date,
+) {
+  const { member } = await taskForMember(ex, caller, input.taskId, {
+    forChange: true,
+    mustSee: false,
+    campaignId: input.campaignId,
+  });
+  const { lease, task } = await requireCurrentLease(ex, member.agentId, input.taskId, input.leaseId, now);
+  if (input.assigneeId === member.agentId) {
+    throw new DomainError('VALIDATION_FAILED', 'A task is delegated to another member, not to yourself.', {
+      detail: [{ loc: ['arguments', 'assignee_id'], msg: 'must be another member', type: 'value_error' }],
+    });
+  }
+  await requireActiveAgent(ex, task.campaignId, input.assigneeId);
+  await ex
+    .update(taskLeases)
+    .set({ endedAt: now, endReason: 'DELEGATED' })
+    .where(eq(taskLeases.id, lease.id));
+  const version = await moveTask(ex, task.id, { status: 'OPEN', assigneeId: input.assigneeId }, now);
+  const note = input.note ? { note: input.note } : {};
+  await recordHistory(ex, {
+    taskId: task.id,
+    agentId: member.agentId,
+    kind: 'DELEGATE',
+    before: { status: task.status, assignee_id: task.assigneeId },
+    after: { status: 'OPEN', assignee_id: input.assigneeId, ...note },
+    version,
+    now,
+  });
+  await appendEvent(
+    ex,
+    task.campaignId,
+    {
+      kind: 'TASK_DELEGATED',
+      actor: actorOf(member),
+      taskId: task.id,
+      subjectAgentId: input.assigneeId,
+      payload: { task_id: task.id, status: 'OPEN', assignee_id: input.assigneeId, ...note, version },
+    },
+    now,
+  );
+  return { task_id: task.id, status: 'OPEN', assignee_id: input.assigneeId, version };
+}
+
+/** Moves a task (locked by the caller) to a new status and reservation; returns the new version. */
+async function moveTask(
+  ex: Executor,
+  taskId: string,
+  to: { status: string; assigneeId: string | null },
+  now: Date,
+): Promise<number> {
+  const [row] = await ex
+    .update(tasks)
+    .set({ status: to.status, assigneeId: to.assigneeId, version: sql`${tasks.version} + 1`, updatedAt: now })
+    .where(eq(tasks.id, taskId))
+    .returning({ version: tasks.version });
+  if (!row) throw new Error(`task ${taskId} vanished under its lock`);
+  return row.version;
+}

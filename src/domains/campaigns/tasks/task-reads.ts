@@ -1,0 +1,99 @@
+import { openCursor, signCursor } from '../../../kernel/cursor.ts';
+import type { Executor } from '../../../storage/database.ts';
+import type { Caller } from '../../identity/index.ts';
+import { viewerOf } from '../audience.ts';
+import type { Membership } from '../membership/member.ts';
+import { liveLeaseOf } from './leases.ts';
+import { CHANGEABLE, taskForMember } from './task-access.ts';
+import { presentHistory, presentTask, presentTaskSummary } from './task-present.ts';
+import {
+  hasSubmission,
+  historyPage,
+  isInvolved,
+  listTasks,
+  liveLeasesOf,
+  type TaskStatus,
+  visibleSubmissions,
+} from './task-repo.ts';
+
+/** Reading tasks: task_get, task_list, task_history. Each filters by the campaign's visibility mode. */
+
+/** task_get: the task with its lease and results as the caller may see them; NOT_FOUND when hidden. */
+export async function getTask(ex: Executor, caller: Caller, taskId: string, now: Date, campaignId?: string) {
+  const { task, member, viewer } = await taskForMember(ex, caller, taskId, { campaignId });
+  const lease = await liveLeaseOf(ex, taskId, now);
+  const submissions = await visibleSubmissions(ex, viewer, taskId);
+  // can_edit answers "would task_edit accept a change from me now" (a lapsed lease is expired on edit).
+  const canEdit =
+    task.createdBy === member.agentId &&
+    CHANGEABLE.has(task.status) &&
+    lease === null &&
+    !(await hasSubmission(ex, taskId));
+  return presentTask(task, viewer, lease, submissions, canEdit, now);
+}
+
+export interface ListInput {
+  status?: TaskStatus | undefined;
+  mine?: boolean | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+}
+
+/** task_list: the campaign's tasks the caller may see, newest first, one signed page at a time. */
+export async function listTasksFor(ex: Executor, m: Membership, input: ListInput, secret: string, now: Date) {
+  const viewer = viewerOf(m);
+  // The cursor is bound to the caller, the campaign and the filters: it cannot page another query.
+  const binding = `task_list:${m.agentId}:${m.campaign.id}:${input.status ?? '*'}:${input.mine ? 'mine' : 'all'}`;
+  const beforeId = input.cursor
+    ? openCursor<{ before: string }>(secret, binding, input.cursor).before
+    : undefined;
+  const limit = input.limit ?? 50;
+  const rows = await listTasks(
+    ex,
+    viewer,
+    { status: input.status, mineOf: input.mine ? m.agentId : undefined, beforeId },
+    limit,
+    now,
+  );
+  const page = rows.slice(0, limit);
+  const leases = await liveLeasesOf(
+    ex,
+    page.map((t) => t.id),
+    now,
+  );
+  const last = page.at(-1);
+  return {
+    campaign_id: m.campaign.id,
+    tasks: page.map((t) => presentTaskSummary(t, viewer, leases.get(t.id) ?? null)),
+    next_cursor: rows.length > limit && last ? signCursor(secret, binding, { before: last.id }) : null,
+  };
+}
+
+/** task_history: dated before/after entries of a task the caller may see, newest first. */
+export async function taskHistoryFor(
+  ex: Executor,
+  caller: Caller,
+  input: {
+    taskId: string;
+    campaignId?: string | undefined;
+    limit?: number | undefined;
+    cursor?: string | undefined;
+  },
+  secret: string,
+) {
+  const { viewer } = await taskForMember(ex, caller, input.taskId, { campaignId: input.campaignId });
+  const binding = `task_history:${caller.agent.id}:${input.taskId}`;
+  const beforeId = input.cursor
+    ? openCursor<{ before: string }>(secret, binding, input.cursor).before
+    : undefined;
+  const limit = input.limit ?? 50;
+  const rows = await historyPage(ex, input.taskId, limit, beforeId);
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  const involved = await isInvolved(ex, viewer, input.taskId);
+  return {
+    task_id: input.taskId,
+    entries: page.map((r) => presentHistory(r, viewer, involved)),
+    next_cursor: rows.length > limit && last ? signCursor(secret, binding, { before: last.id }) : null,
+  };
+}

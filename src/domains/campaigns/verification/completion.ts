@@ -1,0 +1,254 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { DomainError } from '../../../kernel/errors.ts';
+import { newId } from '../../../kernel/ids.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { campaignEvidence, taskLeases, taskSubmissions, tasks } from '../../../storage/campaign-schema.ts';
+import type { Executor } from '../../../storage/database.ts';
+import type { Caller } from '../../identity/index.ts';
+import type { ReadingService } from '../../reading/index.ts';
+import { submissionsVisible } from '../audience.ts';
+import { appendEvent } from '../ledger/ledger.ts';
+import { requireCurrentLease, requireLeaseHeld } from '../tasks/leases.ts';
+import { taskForMember } from '../tasks/task-access.ts';
+import { recordHistory } from '../tasks/task-repo.ts';
+import { type Verification, verifySummary } from './source-checks.ts';
+
+/**
+ * task_complete and result_verify (SPEC Task, States and transitions, Errors 4). A submission
+ * whose checks pass ends the lease and the task becomes VERIFIED; one whose checks fail is kept
+ * with its mismatches while the lease stays, so the worker can resubmit before the deadline.
+ */
+
+export interface Completion {
+  task_id: string;
+  campaign_id?: string | undefined;
+  lease_id: string;
+  evidence_ids: string[];
+  claimed_outcome: 'COMPLETE' | 'PARTIAL' | 'FAILED';
+  summary: string;
+}
+
+/** Who may act next and what they should do, from a verification outcome. */
+function nextStep(v: Verification, worker: string, deadline: Date) {
+  return v.status === 'VERIFIED'
+    ? {
+        actor: 'COORDINATOR',
+        action:
+          'Review the result (task_get). The checks matched the quotations to their sources; judging the conclusion is a separate, human or peer decision.',
+      }
+    : {
+        actor: 'WORKER',
+        agent_id: worker,
+        action: `Fix the unmatched quotations (quote the source verbatim) or attach the evidence they come from, then call task_complete again before ${deadline.toISOString()}; resubmission is allowed. Or release the task with task_release.`,
+        execution_deadline: deadline.toISOString(),
+      };
+}
+
+export async function completeTask(
+  ex: Executor,
+  reading: ReadingService,
+  caller: Caller,
+  input: Completion,
+  now: Date,
+) {
+  const me = caller.agent.id;
+  // Membership first (a task of another campaign is NOT_FOUND), and the lease checked without a
+  // lock: the checks below can take a while and must not hold the task row meanwhile.
+  const { member, task: seen } = await taskForMember(ex, caller, input.task_id, {
+    forChange: true,
+    campaignId: input.campaign_id,
+  });
+  await requireLeaseHeld(ex, me, input.task_id, input.lease_id, now);
+  const evidenceIds = [...new Set(input.evidence_ids)];
+  const verification = await verifySummary(
+    ex,
+    reading,
+    caller,
+    seen.campaignId,
+    evidenceIds,
+    input.summary,
+    now,
+  );
+  if (verification.evidence_completeness.recorded_sources.length === 0) {
+    throw new DomainError(
+      'EVIDENCE_REQUIRED',
+      'task_complete needs at least one recorded source you may see among evidence_ids; nothing was submitted.',
+      { task_id: seen.id, evidence: verification.evidence_completeness },
+      {
+        alternatives: [
+          {
+            tool: 'fetch_text',
+            action: 'Read the source under this lease; its evidence_id is a recorded source.',
+          },
+        ],
+      },
+    );
+  }
+  // Now the task row is locked and the lease checked again: nothing moved it during the checks.
+  const { lease, task } = await requireCurrentLease(ex, me, input.task_id, input.lease_id, now);
+  const submissionId = newId('sub', now);
+  await ex.insert(taskSubmissions).values({
+    id: submissionId,
+    taskId: task.id,
+    leaseId: lease.id,
+    agentId: me,
+    evidenceIds,
+    claimedOutcome: input.claimed_outcome,
+    summary: input.summary,
+    verification: verification as unknown as Record<string, unknown>,
+    verifiedStatus: verification.status,
+    createdAt: now,
+    checkedAt: now,
+  });
+  // Attached sources join the campaign's evidence, shared as its visibility mode says.
+  for (const evidenceId of verification.evidence_completeness.recorded_sources) {
+    await ex
+      .insert(campaignEvidence)
+      .values({
+        campaignId: task.campaignId,
+        evidenceId,
+        agentId: me,
+        authorRole: member.role,
+        taskId: task.id,
+        note: null,
+        createdAt: now,
+      })
+      .onConflictDoNothing();
+  }
+  const verified = verification.status === 'VERIFIED';
+  let version = task.version;
+  if (verified) {
+    await ex
+      .update(taskLeases)
+      .set({ endedAt: now, endReason: 'SUBMITTED' })
+      .where(eq(taskLeases.id, lease.id));
+    version = task.version + 1;
+    await ex.update(tasks).set({ status: 'VERIFIED', version, updatedAt: now }).where(eq(tasks.id, task.id));
+  }
+  await recordHistory(ex, {
+    taskId: task.id,
+    agentId: me,
+    kind: 'SUBMIT',
+    before: { status: task.status },
+    after: {
+      status: verified ? 'VERIFIED' : task.status,
+      submission_id: submissionId,
+      verified_status: verification.status,
+    },
+    version,
+    now,
+  });
+  await appendEvent(
+    ex,
+    task.campaignId,
+    {
+      kind: 'TASK_SUBMITTED',
+      actor: { agentId: me, role: member.role },
+      taskId: task.id,
+      isResult: true,
+      evidenceIds: verification.evidence_completeness.recorded_sources,
+      payload: {
+        submission_id: submissionId,
+        claimed_outcome: input.claimed_outcome,
+        verified_status: verification.status,
+        matched: verification.matched_quotes.length,
+        unmatched: verification.unmatched_quotes.length,
+      },
+    },
+    now,
+  );
+  return {
+    submission_id: submissionId,
+    task_id: task.id,
+    task_status: verified ? 'VERIFIED' : task.status,
+    version,
+    claimed_outcome: input.claimed_outcome,
+    ...verification,
+    next: nextStep(verification, me, lease.executionDeadline),
+  };
+}
+
+/** result_verify: runs the checks again on a submission the caller may see, and records the outcome. */
+export async function reverify(
+  ex: Executor,
+  reading: ReadingService,
+  caller: Caller,
+  input: { task_id: string; campaign_id?: string | undefined; submission_id?: string | undefined },
+  now: Date,
+) {
+  const { task, member, viewer } = await taskForMember(ex, caller, input.task_id, {
+    forChange: true,
+    campaignId: input.campaign_id,
+  });
+  const [submission] = await ex
+    .select()
+    .from(taskSubmissions)
+    .where(
+      and(
+        eq(taskSubmissions.taskId, task.id),
+        input.submission_id ? eq(taskSubmissions.id, input.submission_id) : sql`true`,
+        submissionsVisible(viewer),
+      ),
+    )
+    .orderBy(desc(taskSubmissions.createdAt), desc(taskSubmissions.id))
+    .limit(1);
+  if (!submission) {
+    throw new DomainError('NOT_FOUND', `No submission of task ${task.id} is visible to this identity.`, {
+      task_id: task.id,
+      submission_id: input.submission_id ?? null,
+    });
+  }
+  const verification = await verifySummary(
+    ex,
+    reading,
+    caller,
+    task.campaignId,
+    submission.evidenceIds,
+    submission.summary,
+    now,
+  );
+  // The checks ran with the caller's access to evidence. Only the submitter's own re-check
+  // replaces the stored outcome; anyone else's is reported and recorded on the ledger, so a
+  // reviewer who cannot see a source cannot turn a VERIFIED submission into NOT_VERIFIED.
+  const stored = submission.agentId === caller.agent.id;
+  if (stored) {
+    await ex
+      .update(taskSubmissions)
+      .set({
+        verification: verification as unknown as Record<string, unknown>,
+        verifiedStatus: verification.status,
+        checkedAt: now,
+      })
+      .where(eq(taskSubmissions.id, submission.id));
+  }
+  await appendEvent(
+    ex,
+    task.campaignId,
+    {
+      kind: 'RESULT_VERIFIED',
+      actor: { agentId: caller.agent.id, role: member.role },
+      taskId: task.id,
+      isResult: true,
+      subjectAgentId: submission.agentId,
+      evidenceIds: verification.evidence_completeness.recorded_sources.slice(
+        0,
+        LIMITS.campaignGraph.evidencePerEvent,
+      ),
+      payload: {
+        submission_id: submission.id,
+        verified_status: verification.status,
+        previous_status: submission.verifiedStatus,
+      },
+    },
+    now,
+  );
+  return {
+    submission_id: submission.id,
+    task_id: task.id,
+    submitted_by: submission.agentId,
+    claimed_outcome: submission.claimedOutcome,
+    previous_status: submission.verifiedStatus,
+    stored,
+    ...verification,
+  };
+}

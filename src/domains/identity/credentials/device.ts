@@ -1,0 +1,251 @@
+import { randomInt } from 'node:crypto';
+import { z } from 'zod';
+import type { Clock } from '../../../kernel/clock.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import { hashSecret, newId, newToken } from '../../../kernel/ids.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { OAuthError } from '../../../kernel/oauth-error.ts';
+import type { Database } from '../../../storage/database.ts';
+import { type AboutInput, mergeAbout } from '../about.ts';
+import * as agentRepo from '../agent-repo.ts';
+import { recordAudit } from '../audit.ts';
+import { changeMode } from '../management.ts';
+import * as ownerRepo from '../owner-repo.ts';
+import { addressKey } from '../owners.ts';
+import type { AboutYou } from '../types.ts';
+import * as drepo from './device-repo.ts';
+import type { TokenAnswer, TokenService } from './tokens.ts';
+
+/** RFC 8628 §6.1: consonants only, no vowels (no words) and nothing easily confused. */
+const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
+const USER_CODE_LENGTH = 8;
+const EXPIRES_IN_SECONDS = 15 * 60;
+const INTERVAL_SECONDS = 5;
+const SLOW_DOWN_STEP_SECONDS = 5;
+
+/** Codes that match nothing, per owner and per address, before lookups are locked for a while. */
+export const PAIR_LOOKUP_THROTTLE = {
+  owner: { max: 10, windowMs: 15 * 60_000, lockMs: 15 * 60_000 },
+  address: { max: 30, windowMs: 15 * 60_000, lockMs: 15 * 60_000 },
+} as const;
+
+function pairingThrottled(until: Date, now: Date): DomainError {
+  const seconds = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
+  return new DomainError(
+    'RATE_LIMITED',
+    `Too many pairing codes that match nothing. Try again in ${Math.ceil(seconds / 60)} minutes.`,
+    { retry_after_seconds: seconds },
+  );
+}
+
+/** What a runtime sends to start pairing (SPEC: POST /oauth/device_authorization). */
+export const deviceRequestSchema = z
+  .object({
+    display_name: z.string().trim().min(1).max(LIMITS.displayName.maxChars),
+    runtime: z.string().trim().min(1).max(LIMITS.runtime.maxChars),
+    requested_mode: z.enum(['READ', 'NONE']).optional(),
+    matching_request_id: z.string().min(1).max(96).optional(),
+    // Self-description: checked softly (bad values are dropped and shown as ignored), like identity_update_about.
+    model: z.unknown().optional(),
+    software: z.unknown().optional(),
+    purpose: z.unknown().optional(),
+    contacts: z.unknown().optional(),
+    organization: z.unknown().optional(),
+  })
+  .strict();
+export type DeviceRequest = z.infer<typeof deviceRequestSchema>;
+
+/** Normalises what an owner types: case and the dash do not matter. */
+export function normalizeUserCode(input: string): string {
+  return input.toUpperCase().replace(/[^A-Z]/g, '');
+}
+
+export function formatUserCode(code: string): string {
+  return `${code.slice(0, 4)}-${code.slice(4)}`;
+}
+
+function newUserCode(): string {
+  let code = '';
+  for (let i = 0; i < USER_CODE_LENGTH; i++) code += USER_CODE_ALPHABET[randomInt(USER_CODE_ALPHABET.length)];
+  return code;
+}
+
+/** Device pairing: a runtime asks, the owner approves or declines on /pair, the runtime polls for tokens. */
+export class DeviceService {
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly tokens: TokenService,
+    private readonly baseUrl: string,
+  ) {}
+
+  async authorize(input: DeviceRequest) {
+    const now = this.clock.now();
+    const { display_name, runtime, requested_mode, matching_request_id, ...claims } = input;
+    const about = mergeAbout({}, claims as AboutInput, now);
+    const deviceCode = newToken('dev');
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const userCode = newUserCode();
+      const inserted = await drepo.insertDevice(this.database.db, {
+        id: newId('dva', now),
+        deviceCodeHash: hashSecret(deviceCode),
+        userCode,
+        displayName: display_name,
+        runtime,
+        requestedMode: requested_mode ?? null,
+        about: about as Record<string, unknown>,
+        matchingRequestId: matching_request_id ?? null,
+        status: 'PENDING',
+        intervalSeconds: INTERVAL_SECONDS,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + EXPIRES_IN_SECONDS * 1000),
+      });
+      if (!inserted) continue;
+      const shown = formatUserCode(userCode);
+      const complete = `${this.baseUrl}/pair?code=${shown}`;
+      return {
+        device_code: deviceCode,
+        user_code: shown,
+        verification_uri: `${this.baseUrl}/pair`,
+        verification_uri_complete: complete,
+        say_to_user: `To connect ${display_name} to Cairn, open ${complete} and approve the code ${shown}.`,
+        interval: INTERVAL_SECONDS,
+        expires_in: EXPIRES_IN_SECONDS,
+      };
+    }
+    throw new Error('could not find a free user code');
+  }
+
+  /**
+   * What a signed-in owner sees for a typed code. Codes that match nothing count against the
+   * owner and the address (RFC 8628 §5.1): guessing other people's pending codes is throttled.
+   */
+  async lookUpForOwner(ownerId: string, address: string, code: string) {
+    const keys = [`pair:${ownerId}`, `pair-${addressKey(address)}`];
+    const now = this.clock.now();
+    const locked = await ownerRepo.activeLock(this.database.db, keys, now);
+    if (locked) throw pairingThrottled(locked, now);
+    const found = await this.findForApproval(code);
+    if (!found) {
+      const lockedNow = await this.database.transaction(async (tx) => {
+        const a = await ownerRepo.recordFailure(tx, keys[0]!, now, PAIR_LOOKUP_THROTTLE.owner);
+        const b = await ownerRepo.recordFailure(tx, keys[1]!, now, PAIR_LOOKUP_THROTTLE.address);
+        return a ?? b;
+      });
+      if (lockedNow) throw pairingThrottled(lockedNow, now);
+    }
+    return found;
+  }
+
+  /** What the owner sees before deciding; null when no pending, unexpired request has this code. */
+  async findForApproval(userCodeInput: string) {
+    const row = await drepo.findPendingByUserCode(
+      this.database.db,
+      normalizeUserCode(userCodeInput),
+      this.clock.now(),
+    );
+    if (!row) return null;
+    return {
+      user_code: formatUserCode(row.userCode),
+      display_name: row.displayName,
+      runtime: row.runtime,
+      requested_mode: row.requestedMode,
+      about: row.about as AboutYou,
+      expires_at: row.expiresAt.toISOString(),
+    };
+  }
+
+  /**
+   * The owner's decision. Approval creates the RUNTIME_BOUND identity (inert unless the owner
+   * also activates public reading); either way the decision is audited.
+   */
+  async decide(
+    ownerId: string,
+    userCodeInput: string,
+    decision: { approve: boolean; activateRead: boolean },
+  ) {
+    return this.database.transaction(async (tx) => {
+      const now = this.clock.now();
+      const row = await drepo.findPendingByUserCode(tx, normalizeUserCode(userCodeInput), now, true);
+      if (!row) {
+        throw new DomainError(
+          'NOT_FOUND',
+          'No pending pairing has this code; it may have expired or been decided.',
+        );
+      }
+      if (!decision.approve) {
+        await drepo.updateDevice(tx, row.id, { status: 'DECLINED', ownerId, decidedAt: now });
+        await recordAudit(
+          tx,
+          { ownerId, action: 'agent.decline', subjectId: row.id, details: { display_name: row.displayName } },
+          now,
+        );
+        return { status: 'DECLINED' as const, agent_id: null };
+      }
+      const agentId = newId('agt', now);
+      await agentRepo.insertAgent(tx, {
+        id: agentId,
+        ownerId,
+        displayName: row.displayName,
+        runtime: row.runtime,
+        kind: 'RUNTIME_BOUND',
+        createdAt: now,
+      });
+      await agentRepo.updateAgentAbout(tx, agentId, row.about as AboutYou, now);
+      if (decision.activateRead) await changeMode(tx, agentId, 'READ', now);
+      await drepo.updateDevice(tx, row.id, {
+        status: 'APPROVED',
+        ownerId,
+        agentId,
+        activateRead: decision.activateRead,
+        decidedAt: now,
+      });
+      await recordAudit(
+        tx,
+        {
+          ownerId,
+          action: 'agent.approve',
+          subjectId: agentId,
+          details: { activate_read: decision.activateRead },
+        },
+        now,
+      );
+      return { status: 'APPROVED' as const, agent_id: agentId };
+    });
+  }
+
+  /** The device grant at the token endpoint (RFC 8628 §3.4-3.5). */
+  async poll(deviceCode: string): Promise<TokenAnswer> {
+    const outcome = await this.database.transaction(async (tx): Promise<TokenAnswer | OAuthError> => {
+      const now = this.clock.now();
+      const row = await drepo.lockByDeviceCode(tx, hashSecret(deviceCode));
+      if (!row) return new OAuthError('invalid_grant', 'Unknown device code.');
+      if (row.status === 'CONSUMED')
+        return new OAuthError('invalid_grant', 'This device code was already exchanged.');
+      if (row.status === 'DECLINED')
+        return new OAuthError('access_denied', 'The owner declined this pairing.');
+      // Expiry comes before approval: a device code that leaks later must yield nothing.
+      if (row.expiresAt <= now)
+        return new OAuthError('expired_token', 'The device code expired; start pairing again.');
+      if (row.status === 'APPROVED') {
+        await drepo.updateDevice(tx, row.id, { status: 'CONSUMED', lastPolledAt: now });
+        return this.tokens.issuePair(tx, row.agentId!, row.id);
+      }
+      const tooSoon =
+        row.lastPolledAt && now.getTime() - row.lastPolledAt.getTime() < row.intervalSeconds * 1000;
+      if (tooSoon) {
+        // Committed, not thrown: the longer interval must stick.
+        const interval = row.intervalSeconds + SLOW_DOWN_STEP_SECONDS;
+        await drepo.updateDevice(tx, row.id, { intervalSeconds: interval, lastPolledAt: now });
+        return new OAuthError('slow_down', `Polling too fast; wait ${interval} seconds between requests.`);
+      }
+      await drepo.updateDevice(tx, row.id, { lastPolledAt: now });
+      return new OAuthError(
+        'authorization_pending',
+        'The owner has not decided yet; poll again after the interval.',
+      );
+    });
+    if (outcome instanceof OAuthError) throw outcome;
+    return outcome;
+  }
+}

@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { DomainError } from '../../../kernel/errors.ts';
+import { hashSecret } from '../../../kernel/ids.ts';
+import type * as oauthRepo from './oauth-repo.ts';
+
+/** The shapes and rules of one authorization request: what comes in, what goes back, who decides. */
+
+/** The query of GET /oauth/authorize, as received. */
+export interface AuthorizeQuery {
+  response_type?: string;
+  client_id?: string;
+  redirect_uri?: string;
+  code_challenge?: string;
+  code_challenge_method?: string;
+  state?: string;
+  scope?: string;
+  resource?: string;
+}
+
+/**
+ * What to do with an authorization request: show an error on the page (the client or its
+ * redirect URI cannot be trusted with one), send an error back to the client, or review it.
+ */
+export type AuthorizeOutcome =
+  | { kind: 'page_error'; message: string }
+  | { kind: 'redirect'; location: string }
+  | { kind: 'error_return'; error: string; description: string; location: string; host: string }
+  /** `binding` goes to the browser as an HttpOnly cookie: only that browser may decide the request. */
+  | { kind: 'review'; requestId: string; binding: string };
+
+/** A consent request as the review page and `GET /v1/oauth/requests/{id}` show it. */
+export interface ConsentRequest {
+  request_id: string;
+  status: 'PENDING' | 'APPROVED' | 'DECLINED' | 'EXPIRED';
+  client: { client_id: string; client_name: string; name_is_verified: false };
+  redirect_uri: string;
+  /** The host (or private-use scheme) the browser will be sent back to, for the owner to check. */
+  return_host: string;
+  scope: string;
+  grants: string[];
+  expires_at: string;
+}
+
+/** A redirect URI with OAuth parameters added to its query (RFC 6749 §4.1.2). */
+export function withParams(uri: string, params: Record<string, string | undefined>): string {
+  const url = new URL(uri);
+  for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
+  return url.href;
+}
+
+/** What the owner is shown as the return address: the host, or the private-use scheme. */
+export function returnHost(uri: string): string {
+  const url = new URL(uri);
+  return url.protocol === 'https:' || url.protocol === 'http:' ? url.host : `${url.protocol}//`;
+}
+
+/** A native app's redirect URI: loopback http or a private-use scheme (RFC 8252 §7). */
+export function isNativeRedirect(uri: string): boolean {
+  const url = new URL(uri);
+  if (url.protocol === 'http:') return true; // registration admits http only on loopback
+  return url.protocol !== 'https:';
+}
+
+export const S256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+
+/**
+ * Who may see and decide a request: while pending, a signed-in owner in the browser that started
+ * it (it holds the binding cookie; a leaked request id alone is not enough); once decided, only
+ * the owner who decided it.
+ */
+export function mayDecide(r: oauthRepo.RequestRow, ownerId: string, binding: string | undefined): boolean {
+  if (r.status !== 'PENDING') return r.ownerId === ownerId;
+  // A request without a binding (none are made so) is decided by nobody: the binding is not optional.
+  return (
+    r.browserBindingHash !== null && binding !== undefined && hashSecret(binding) === r.browserBindingHash
+  );
+}
+
+export function notInThisBrowser(requestId: string): DomainError {
+  return new DomainError(
+    'NOT_FOUND',
+    'No such authorization request in this browser. Start again from the application, in the browser you sign in with.',
+    { request_id: requestId },
+  );
+}

@@ -1,0 +1,208 @@
+import { hash } from '@node-rs/argon2';
+import type { Clock } from '../../kernel/clock.ts';
+import { DomainError } from '../../kernel/errors.ts';
+import { hashSecret, newId } from '../../kernel/ids.ts';
+import type { Database, Executor } from '../../storage/database.ts';
+import { type AboutInput, mergeAbout } from './about.ts';
+import * as agentRepo from './agent-repo.ts';
+import { revokeGrantsOfAgent } from './credentials/oauth-repo.ts';
+import { issueProjectKey } from './credentials/project-keys.ts';
+import * as tokenRepo from './credentials/token-repo.ts';
+import { changeMode } from './management.ts';
+import { wakeAgent } from './notifications.ts';
+import { type InboxMessage, takeOwnerMessages } from './owner-messages.ts';
+import { isActive } from './policy.ts';
+import { touchSession } from './session-repo.ts';
+import type { AboutYou, Agent, Caller } from './types.ts';
+
+/** How stale last_used_at may get before a request writes it again: keeps auth read-only on the hot path. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+/** Owner and agent identities, project keys, and bearer authentication. */
+export class IdentityService {
+  private readonly credentialLookup: agentRepo.CredentialLookup;
+  private readonly accessLookup: tokenRepo.AccessLookup;
+
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    standing: agentRepo.StandingColumn = agentRepo.noStanding,
+  ) {
+    this.credentialLookup = agentRepo.prepareCredentialLookup(database.db, standing);
+    this.accessLookup = tokenRepo.prepareAccessLookup(database.db, standing);
+  }
+
+  /** Registers a human owner; the password is kept only as an argon2id hash. */
+  async addOwner(email: string, password: string): Promise<{ owner_id: string }> {
+    const id = newId('own', this.clock.now());
+    const passwordHash = await hash(password);
+    const created = await agentRepo.insertOwner(this.database.db, {
+      id,
+      email: email.trim(),
+      passwordHash,
+      createdAt: this.clock.now(),
+    });
+    if (!created)
+      throw new DomainError('CONFLICT', `An owner with email ${email} already exists.`, { email });
+    return { owner_id: id };
+  }
+
+  /** Creates an inert agent identity for an owner: it has no mode until the owner activates one. */
+  async addAgent(input: {
+    ownerEmail: string;
+    displayName: string;
+    runtime: string;
+    kind: Agent['kind'];
+  }): Promise<{ agent_id: string }> {
+    const owner = await agentRepo.findOwnerByEmail(this.database.db, input.ownerEmail);
+    if (!owner) throw new DomainError('NOT_FOUND', `No owner with email ${input.ownerEmail}.`);
+    const now = this.clock.now();
+    const id = newId('agt', now);
+    await agentRepo.insertAgent(this.database.db, {
+      id,
+      ownerId: owner.id,
+      displayName: input.displayName,
+      runtime: input.runtime,
+      kind: input.kind,
+      createdAt: now,
+    });
+    return { agent_id: id };
+  }
+
+  /** Issues a project key (cd_prj_) for an agent. The key is returned once; only its hash is kept. */
+  async addProjectKey(agentId: string, days: number): Promise<{ project_key: string; expires_at: string }> {
+    const agent = await this.requireAgent(this.database.db, agentId);
+    const { project_key, expires_at } = await issueProjectKey(
+      this.database.db,
+      agent,
+      days,
+      this.clock.now(),
+    );
+    return { project_key, expires_at };
+  }
+
+  /** Sets an agent's mode (READ activates public reading; NONE makes it inert again). */
+  async setMode(
+    agentId: string,
+    mode: Agent['mode'],
+  ): Promise<{ agent_id: string; mode: string; active: boolean }> {
+    return this.database.transaction(async (tx) => {
+      const agent = await this.requireAgent(tx, agentId);
+      if (agent.status === 'REVOKED') throw new DomainError('CONFLICT', `Agent ${agentId} is revoked.`);
+      await changeMode(tx, agentId, mode, this.clock.now());
+      return { agent_id: agentId, mode, active: isActive({ ...agent, mode }) };
+    });
+  }
+
+  /** Revokes one project key, named by its value; it fails from the very next request on. */
+  async revokeProjectKey(projectKey: string): Promise<{ key_id: string; revoked_at: string }> {
+    const now = this.clock.now();
+    const keyId = await agentRepo.revokeProjectKeyByHash(
+      this.database.db,
+      hashSecret(projectKey.trim()),
+      now,
+    );
+    if (!keyId) throw new DomainError('NOT_FOUND', 'No active project key has that value.');
+    return { key_id: keyId, revoked_at: now.toISOString() };
+  }
+
+  /** Revokes an identity: every credential of it stops working at once, and it can get no new ones. */
+  async revokeAgent(agentId: string): Promise<{ agent_id: string; status: 'REVOKED' }> {
+    await this.requireAgent(this.database.db, agentId);
+    await this.database.transaction(async (tx) => {
+      await agentRepo.updateAgentStatus(tx, agentId, 'REVOKED', this.clock.now());
+      await revokeGrantsOfAgent(tx, agentId, this.clock.now());
+      await wakeAgent(tx, agentId);
+    });
+    return { agent_id: agentId, status: 'REVOKED' };
+  }
+
+  /**
+   * Resolves a bearer credential to its caller and says whether `sessionId` (when given) is an
+   * open MCP session of that caller. Any credential failure (unknown, expired, revoked key,
+   * revoked identity) is the same UNAUTHENTICATED, so a probe learns nothing about which.
+   */
+  async authenticate(bearer: string, sessionId: string | null = null): Promise<Authenticated> {
+    const kind = bearer.startsWith('cd_prj_')
+      ? 'project_key'
+      : bearer.startsWith('cd_acc_')
+        ? 'access_token'
+        : null;
+    if (!kind) throw new DomainError('UNAUTHENTICATED', unauthenticatedMessage(bearer));
+    const hashed = hashSecret(bearer);
+    const found =
+      kind === 'project_key'
+        ? await agentRepo.lookupCredential(this.credentialLookup, hashed, sessionId)
+        : await tokenRepo.lookupAccess(this.accessLookup, hashed, sessionId);
+    const now = this.clock.now();
+    if (!found || found.revokedAt || found.expiresAt <= now || found.agent.status === 'REVOKED') {
+      throw new DomainError('UNAUTHENTICATED', 'The credential is invalid, expired or revoked.');
+    }
+    if (isStale(found.lastUsedAt, now)) {
+      const touch = kind === 'project_key' ? agentRepo.touchProjectKey : tokenRepo.touchToken;
+      await touch(this.database.db, found.keyId, found.agent.id, now);
+    }
+    if (found.sessionId && isStale(found.sessionSeenAt, now)) {
+      await touchSession(this.database.db, found.sessionId, now);
+    }
+    return {
+      caller: { agent: found.agent, credential: { kind, id: found.keyId }, standing: found.standing },
+      sessionOpen: found.sessionId !== null,
+      notificationsWaiting: found.notificationsWaiting === true,
+      ownerMessagesWaiting: found.ownerMessagesWaiting === true,
+    };
+  }
+
+  /** The agent's inbox: owner messages not yet handed out, each handed out once. */
+  async takeInbox(agentId: string): Promise<InboxMessage[]> {
+    return takeOwnerMessages(this.database.db, agentId, this.clock.now());
+  }
+
+  /**
+   * Records the agent's self-description; bad values are dropped and explained, never fatal.
+   * Must run inside a transaction (`ex`): the agent row stays locked until it commits.
+   */
+  async updateAbout(ex: Executor, caller: Caller, input: AboutInput): Promise<AboutYou> {
+    const current = await agentRepo.lockAgentAbout(ex, caller.agent.id);
+    if (!current) throw new DomainError('NOT_FOUND', `No agent ${caller.agent.id}.`);
+    const about = mergeAbout(current, input, this.clock.now());
+    await agentRepo.updateAgentAbout(ex, caller.agent.id, about, this.clock.now());
+    return about;
+  }
+
+  async findAgent(agentId: string): Promise<Agent | null> {
+    return agentRepo.findAgent(this.database.db, agentId);
+  }
+
+  async counts() {
+    return agentRepo.countIdentities(this.database.db);
+  }
+
+  private async requireAgent(ex: Executor, agentId: string): Promise<Agent> {
+    const agent = await agentRepo.findAgent(ex, agentId);
+    if (!agent) throw new DomainError('NOT_FOUND', `No agent ${agentId}.`);
+    return agent;
+  }
+}
+
+export interface Authenticated {
+  caller: Caller;
+  /** Whether the session id given to authenticate() is an open session of this caller. */
+  sessionOpen: boolean;
+  /** Whether that session has notifications queued for it. */
+  notificationsWaiting: boolean;
+  /** Whether owner messages wait in the agent's inbox (checked in the same query, so free). */
+  ownerMessagesWaiting: boolean;
+}
+
+/** Whether a last-used stamp is old enough to be written again. */
+function isStale(stamp: Date | null, now: Date): boolean {
+  return !stamp || now.getTime() - stamp.getTime() > TOUCH_INTERVAL_MS;
+}
+
+function unauthenticatedMessage(bearer: string): string {
+  if (bearer.startsWith('cd_boot_')) {
+    return 'A bootstrap token cannot be used on /mcp; exchange it at /oauth/token for an access token first.';
+  }
+  return 'The credential is invalid, expired or revoked.';
+}

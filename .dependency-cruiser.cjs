@@ -27,11 +27,35 @@ module.exports = {
       name: 'areas-through-index',
       comment: 'Areas talk to each other only through index.ts (their public surface), or share plain types.',
       severity: 'error',
-      from: { path: '^src/domains/([^/]+)/' },
+      from: { path: '^src/domains/([^/]+)/', pathNot: '/tables\\.ts$' },
       to: {
         path: '^src/domains/[^/]+/',
         pathNot: ['^src/domains/$1/', '^src/domains/[^/]+/(index|types)\\.ts$'],
       },
+    },
+    {
+      name: 'tables-reach-only-tables',
+      comment:
+        "An area's tables.ts may name another area's tables (foreign keys) and nothing else of it; no other file may import another area's tables.ts at all.",
+      severity: 'error',
+      from: { path: '^src/domains/([^/]+)/.*tables\\.ts$' },
+      to: { path: '^src/domains/', pathNot: ['^src/domains/$1/', '^src/domains/.*/tables\\.ts$'] },
+    },
+    {
+      name: 'sql-stays-in-domains',
+      comment:
+        'Queries live in the areas (and storage); transports, the CLI and the composition root call operations and services.',
+      severity: 'error',
+      from: { path: '^src/(transport/|cli/|app\\.ts|main\\.ts|logging\\.ts)' },
+      to: { path: 'node_modules/drizzle-orm' },
+    },
+    {
+      name: 'mcp-not-http',
+      comment:
+        'The MCP transport shares helpers with the HTTP routes through transport/shared, never by importing them.',
+      severity: 'error',
+      from: { path: '^src/transport/mcp/' },
+      to: { path: '^src/transport/(http|console)/' },
     },
     {
       name: 'outside-through-index',

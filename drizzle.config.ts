@@ -2,6 +2,7 @@ import { defineConfig } from 'drizzle-kit';
 
 export default defineConfig({
   dialect: 'postgresql',
-  schema: ['./src/storage/schema.ts', './src/storage/campaign-schema.ts'],
+  // The server's own tables, and every area's tables.ts (sub-areas included).
+  schema: ['./src/storage/tables.ts', './src/domains/**/tables.ts'],
   out: './src/storage/migrations',
 });

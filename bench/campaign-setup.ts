@@ -3,6 +3,7 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { sql } from 'drizzle-orm';
+import { TABLES } from '../src/domains/catalog.ts';
 import { IdentityService } from '../src/domains/identity/index.ts';
 import { systemClock } from '../src/kernel/clock.ts';
 import { openDatabase } from '../src/storage/database.ts';
@@ -16,7 +17,9 @@ import { openDatabase } from '../src/storage/database.ts';
 /** The database `cairn serve` will open: PostgreSQL, or PGlite in the data dir's `pg` folder (as src/main.ts). */
 function open(where: { databaseUrl?: string | undefined; dataDir: string }) {
   return openDatabase(
-    where.databaseUrl ? { databaseUrl: where.databaseUrl } : { dataDir: path.join(where.dataDir, 'pg') },
+    where.databaseUrl
+      ? { tables: TABLES, databaseUrl: where.databaseUrl }
+      : { tables: TABLES, dataDir: path.join(where.dataDir, 'pg') },
   );
 }
 

@@ -4,9 +4,11 @@ import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { type AnyCommand, COMMANDS, USAGE } from './cli/commands.ts';
 import { type Config, ConfigError, loadConfig } from './config/config.ts';
+import { TABLES } from './domains/catalog.ts';
 import { IdentityService } from './domains/identity/index.ts';
 import { systemClock } from './kernel/clock.ts';
 import { DomainError, errorEnvelope } from './kernel/errors.ts';
+import { createLogger } from './logging.ts';
 import { DataDirHeldError, type DataDirLock, lockDataDir } from './storage/data-dir-lock.ts';
 import { type Database, openDatabase } from './storage/database.ts';
 
@@ -25,6 +27,7 @@ interface Opened {
 async function open(config: Config, logger?: Logger): Promise<Opened> {
   if (config.databaseUrl) {
     const database = await openDatabase({
+      tables: TABLES,
       databaseUrl: config.databaseUrl,
       poolSize: config.dbPoolSize,
       onPoolError: (err) => logger?.warn({ err }, 'idle database connection failed; the pool replaces it'),
@@ -35,7 +38,10 @@ async function open(config: Config, logger?: Logger): Promise<Opened> {
   const lock = lockDataDir(config.dataDir);
   try {
     // PGlite's own files live in a sub-folder, beside the lock and the generated secret.
-    return { database: await openDatabase({ dataDir: path.join(config.dataDir, 'pg') }), lock };
+    return {
+      database: await openDatabase({ tables: TABLES, dataDir: path.join(config.dataDir, 'pg') }),
+      lock,
+    };
   } catch (err) {
     lock.release();
     throw err;
@@ -48,7 +54,7 @@ const SHUTDOWN_GRACE_MS = 5_000;
 async function serve(config: Config): Promise<void> {
   // Loaded here, not at the top: the server's parsers and transports take a second to load, and
   // the admin commands need none of them.
-  const { createApp, createLogger } = await import('./app.ts');
+  const { createApp } = await import('./app.ts');
   const logger = createLogger(config.logLevel);
   const { database, lock } = await open(config, logger);
   const app = await createApp(config, database, { logger });

@@ -1,37 +1,82 @@
-import type { PublishedLimit } from '../kernel/limits.ts';
-import { type CampaignDeps, campaignOperations } from './campaigns/index.ts';
-import { capabilityOperations } from './capabilities/index.ts';
-import {
-  type DomainVerifier,
-  type IdentityService,
-  identityAlwaysOperations,
-  identityOperations,
-} from './identity/index.ts';
-import type { Operation } from './operations/index.ts';
-import {
-  evidenceOperations,
-  type ReadingService,
-  readingOperations,
-  type SearchProvider,
-} from './reading/index.ts';
+import { describeErrorCatalog } from '../kernel/errors.ts';
+import * as serverTables from '../storage/tables.ts';
+import { campaignsArea } from './campaigns/index.ts';
+import { capabilitiesArea } from './capabilities/index.ts';
+import { identityArea } from './identity/index.ts';
+import type { Operation, ServicesOf } from './operations/index.ts';
+import * as operationTables from './operations/tables.ts';
+import { readingArea } from './reading/index.ts';
 
-/** The services operations reach through their context. */
-export interface AppServices {
-  identity: IdentityService;
-  domains: DomainVerifier;
-  limits: PublishedLimit[];
-  reading: ReadingService;
-  /** The configured web_search provider; null when the operator configured none. */
-  search: SearchProvider | null;
-  campaignDeps: CampaignDeps;
+/**
+ * The catalogue: every area Cairn is made of, and the order their tools and error codes are
+ * published in. Adding an area is one line in AREAS (docs/architecture.md).
+ */
+
+/** Every area, in the order they start and their error codes are listed. */
+export const AREAS = [identityArea, capabilitiesArea, readingArea, campaignsArea] as const;
+
+/** The services operations reach through their context, and transports through the app. */
+export type AppServices = ServicesOf<typeof AREAS>;
+
+/**
+ * SPEC's tool table, group by group, in its order: `tools/list`, `/v1/public/tools` and the
+ * tool reference list tools so. Tools of areas still to land are named here already, so a new
+ * area takes its place without touching this list.
+ */
+// biome-ignore format: SPEC's table, a few names a line, group by group.
+export const TOOL_ORDER = [
+  // Always
+  'identity_whoami', 'capabilities_describe',
+  // Read
+  'web_search', 'fetch_text', 'fetch_snapshot', 'extract_table', 'extract_json', 'citation_get',
+  'diff_since', 'policy_explain', 'evidence_locate', 'evidence_view',
+  // Campaigns
+  'campaign_create', 'agent_directory', 'campaign_invite', 'campaign_join', 'campaign_metrics',
+  'task_publish', 'campaign_list', 'campaign_status', 'campaign_graph', 'task_list', 'task_get',
+  'task_claim', 'task_heartbeat', 'task_release', 'task_complete', 'task_delegate', 'task_edit',
+  'task_history', 'task_assign', 'message_append', 'proposal_create', 'proposal_respond',
+  'decision_record', 'context_read', 'events_watch', 'evidence_submit', 'evidence_get',
+  'result_verify', 'message_send', 'finding_create', 'finding_get', 'finding_list',
+  'finding_review', 'research_export_stix', 'reward_release', 'campaign_mail_address',
+  'campaign_mail_request_access', 'campaign_mail_access_status', 'campaign_mail_list',
+  'campaign_mail_get', 'campaign_mail_wait',
+  // Arena
+  'arena_report', 'arena_reports', 'arena_appeal', 'arena_start', 'arena_publications',
+  'arena_publication_review', 'superchallenge_create', 'artifact_submit', 'arena_skill_share',
+  // Matching
+  'matching_list', 'matching_profile', 'matching_interest', 'matching_requests', 'matching_get',
+  'matching_respond', 'matching_watch',
+  // Open pickup
+  'public_task_take', 'public_task_work',
+  // Skills
+  'skill_list', 'skill_get', 'skill_file_get', 'skill_file_bytes_get', 'skill_package_get',
+  'skill_draft_create', 'skill_draft_get', 'skill_draft_update', 'skill_draft_file_put',
+  'skill_draft_file_remove', 'skill_draft_validate', 'skill_version_publish',
+  'campaign_skill_propose', 'campaign_skill_decide', 'campaign_skill_update',
+  'campaign_skill_remove', 'task_skill_attach', 'task_skill_update', 'task_skill_detach',
+  'skill_usage_report',
+  // Identity
+  'identity_update_about', 'identity_verify_domain',
+] as const;
+
+/** The areas' operations in TOOL_ORDER; a tool missing from it, or offered twice, stops the start. */
+export function orderOperations(areas: typeof AREAS): Array<Operation<AppServices>> {
+  const ops = areas.flatMap((area) => area.operations as ReadonlyArray<Operation<AppServices>>);
+  const rank = new Map<string, number>(TOOL_ORDER.map((name, i) => [name, i]));
+  const seen = new Set<string>();
+  for (const op of ops) {
+    if (!rank.has(op.name)) throw new Error(`Tool ${op.name} is not in the catalogue's TOOL_ORDER.`);
+    if (seen.has(op.name)) throw new Error(`Tool ${op.name} is offered by two operations.`);
+    seen.add(op.name);
+  }
+  return ops.sort((a, b) => (rank.get(a.name) ?? 0) - (rank.get(b.name) ?? 0));
 }
 
-/** Every operation Cairn offers, in SPEC's group order. Areas append theirs as they land. */
-export const OPERATIONS: Array<Operation<AppServices>> = [
-  ...identityAlwaysOperations,
-  ...capabilityOperations,
-  ...readingOperations,
-  ...campaignOperations,
-  ...evidenceOperations,
-  ...identityOperations,
-] as Array<Operation<AppServices>>;
+/** Every operation Cairn offers, in SPEC's order. */
+export const OPERATIONS = orderOperations(AREAS);
+
+/** Every table: the drizzle schema the database handle is opened with. */
+export const TABLES = Object.assign({}, serverTables, operationTables, ...AREAS.map((a) => a.tables));
+
+/** The reference at `/v1/public/errors`: the general codes, then each area's, in AREAS order. */
+export const describeErrors = () => describeErrorCatalog(AREAS.map((a) => a.name));

@@ -1,7 +1,8 @@
 /**
- * The error code catalog: one source of truth for every refusal Cairn can give.
- * The HTTP status, the retry hint, the `other_readers` advice and the public reference
- * text at `/v1/public/errors` all come from here. Areas add their codes as they land.
+ * Refusals and the code catalog. The kernel declares the general codes (every area and transport
+ * may give them); each area declares its own in its `errors.ts` with `declareErrors`. Per code:
+ * the HTTP status, the retry hint, the `other_readers` advice and the public reference text at
+ * `/v1/public/errors`, which the catalogue (`domains/catalog.ts`) lists area by area.
  */
 
 /** What the caller may do about a refusal with another reader (SPEC Errors 2). */
@@ -17,7 +18,8 @@ export interface ErrorCodeEntry {
   next: string;
 }
 
-export const ERROR_CATALOG = {
+/** Codes that belong to no one area: authentication, arguments, limits, transport, INTERNAL. */
+export const GENERAL_ERRORS = {
   UNAUTHENTICATED: {
     httpStatus: 401,
     retryable: true,
@@ -123,250 +125,12 @@ export const ERROR_CATALOG = {
     when: 'The request conflicts with what exists (for example an owner with that email is already registered).',
     next: 'Read the current state and decide again; details say what conflicts.',
   },
-  SIGNUP_CLOSED: {
-    httpStatus: 403,
-    retryable: false,
-    otherReaders: 'WAIT_FOR_OWNER',
-    when: 'Console sign-up is closed: an owner already exists and the operator has not set CAIRN_OPEN_SIGNUP=true.',
-    next: 'Ask the operator or an existing owner; sign in if you already have an account.',
-  },
-  SIGNIN_FAILED: {
-    httpStatus: 403,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'The console sign-in email or password is wrong. The refusal is the same for both, so it does not tell whether an account exists.',
-    next: 'Check the email and password and try again; repeated failures lock sign-in for a while.',
-  },
-  SIGNIN_THROTTLED: {
-    httpStatus: 429,
-    retryable: true,
-    otherReaders: 'ALLOWED',
-    when: 'Too many failed console sign-ins for this account or from this address in the last 15 minutes.',
-    next: 'Wait details.retry_after_seconds (also the Retry-After header) and sign in again.',
-  },
-  NESTED_UNWRAP: {
-    httpStatus: 400,
-    retryable: false,
-    otherReaders: 'DO_NOT_BYPASS',
-    when: 'The URL embeds another URL (in a query value or path segment, encoded or not). Cairn is not a proxy or redirector; nothing was requested.',
-    next: 'Read the embedded URL directly if it is the page you want; do not wrap URLs in other URLs.',
-  },
-  REDIRECT_OUT_OF_SCOPE: {
-    httpStatus: 403,
-    retryable: false,
-    otherReaders: 'DO_NOT_BYPASS',
-    when: 'A redirect led to a target that violates network safety (a private address, a sign-in surface, a robots.txt-disallowed path or an unsafe URL). details.redirect_target names it.',
-    next: 'Do not follow the redirect by other means; read a different public source.',
-  },
-  ADDRESS_NOT_PUBLIC: {
-    httpStatus: 403,
-    retryable: false,
-    otherReaders: 'DO_NOT_BYPASS',
-    when: 'The host is an internal name or resolves to an address that is not public unicast (loopback, private, link-local, metadata, reserved, or an IPv6 form carrying one).',
-    next: 'Only public internet addresses are read. Choose a public source.',
-  },
-  URL_NOT_ALLOWED: {
-    httpStatus: 400,
-    retryable: false,
-    otherReaders: 'DO_NOT_BYPASS',
-    when: 'The URL is not an absolute http or https URL on an allowed port (80 and 443 unless the operator allows more).',
-    next: 'Give one absolute http(s) URL on a standard port.',
-  },
-  SIGN_IN_SURFACE: {
-    httpStatus: 403,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'The URL or the page served is a sign-in surface. Cairn reads only anonymous public content and never signs in.',
-    next: 'Read a public page instead, or ask a person who may sign in to read it.',
-  },
-  APP_SHELL: {
-    httpStatus: 422,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'The page is a script-rendered application shell with no readable text; Cairn does not run scripts.',
-    next: 'Look for a static version of the content (an article page, a PDF, an API that serves JSON) or use another reader.',
-  },
-  ROBOTS_DISALLOWED: {
-    httpStatus: 403,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: "The site's robots.txt asks Cairn's user agent not to fetch this path (or robots.txt could not be read because the server failed).",
-    next: 'Respect the site: read another source. A person may still open the page.',
-  },
-  UNSUPPORTED_CONTENT: {
-    httpStatus: 415,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'The response is of a type Cairn does not read (it reads HTML, plain text, JSON, PDF, PNG and JPEG), or it could not be parsed.',
-    next: 'Find the content in a supported format, or use another reader.',
-  },
-  CONTENT_TOO_LARGE: {
-    httpStatus: 413,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'The response or document exceeds a published limit (response bytes, PDF pages, image pixels); see /v1/public/limits.',
-    next: 'Read a smaller document, such as a single chapter or page.',
-  },
-  TOO_MANY_REDIRECTS: {
-    httpStatus: 502,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'The site redirected more than five times.',
-    next: 'Read the final page directly if you know it.',
-  },
-  UPSTREAM_UNAVAILABLE: {
-    httpStatus: 502,
-    retryable: true,
-    otherReaders: 'ALLOWED',
-    when: 'The site could not be reached in time: the name did not resolve, the connection failed or the response timed out.',
-    next: 'Retry later; check the URL for typos.',
-  },
-  UPSTREAM_HTTP_ERROR: {
-    httpStatus: 502,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'The site answered with an HTTP error status (details.http_status). retryable is true for 429 and 5xx.',
-    next: 'Check the URL; for 429 and 5xx retry later.',
-  },
   DEGRADED_MODE: {
     httpStatus: 503,
     retryable: true,
     otherReaders: 'ALLOWED',
     when: 'The parser and OCR capacity of this server is busy.',
     next: 'Retry after details.retry_after_seconds (five seconds).',
-  },
-  SEARCH_NOT_CONFIGURED: {
-    httpStatus: 503,
-    retryable: false,
-    otherReaders: 'WAIT_FOR_OWNER',
-    when: 'No web search provider is configured on this deployment.',
-    next: 'Ask the operator to configure SearXNG or Brave Search; meanwhile read URLs you already know with fetch_text.',
-  },
-  SEARCH_FAILED: {
-    httpStatus: 502,
-    retryable: true,
-    otherReaders: 'ALLOWED',
-    when: 'The configured search provider did not answer or answered with an error.',
-    next: 'Retry later.',
-  },
-  CAMPAIGN_REQUIRED: {
-    httpStatus: 400,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'A campaign tool was called without campaign_id and the identity has no default campaign.',
-    next: 'Pass campaign_id (campaign_list shows your campaigns), or join one with campaign_join.',
-  },
-  NOT_A_MEMBER: {
-    httpStatus: 403,
-    retryable: false,
-    otherReaders: 'WAIT_FOR_OWNER',
-    when: 'The identity is not an active member of that campaign (or the campaign does not exist).',
-    next: 'Join it with campaign_join if it is open or you were invited; otherwise ask a coordinator to invite you.',
-  },
-  ROLE_REQUIRED: {
-    httpStatus: 403,
-    retryable: false,
-    otherReaders: 'WAIT_FOR_OWNER',
-    when: "The action needs a role the caller does not hold in this campaign (coordinator, the task's creator, or the owner).",
-    next: 'Ask a coordinator to do it, or to give you the role named in details.required_role.',
-  },
-  CAMPAIGN_CLOSED: {
-    httpStatus: 409,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'The campaign is closed; nothing more can be added to it.',
-    next: 'Read its ledger and results; start new work in another campaign.',
-  },
-  OWNER_APPROVAL_PENDING: {
-    httpStatus: 409,
-    retryable: true,
-    otherReaders: 'WAIT_FOR_OWNER',
-    when: "The invitation comes from another owner's campaign and your owner has not accepted it yet, or an application waits for a coordinator.",
-    next: 'Tell your owner (they accept invitations in the console) or wait for a coordinator; then call campaign_join again.',
-  },
-  TASK_ALREADY_CLAIMED: {
-    httpStatus: 409,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'task_claim on a task another agent holds (or won in the same instant).',
-    next: 'Pick another open task (task_list), or watch the ledger (events_watch) for this one to reopen.',
-  },
-  TASK_NOT_CLAIMABLE: {
-    httpStatus: 409,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'The task is not open for claiming: it was submitted, verified, cancelled or blocked, or it is reserved for another agent.',
-    next: 'See details.status and details.assignee_id; pick another open task with task_list.',
-  },
-  INCOMPLETE: {
-    httpStatus: 422,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'Task conditions are missing required terms (listed in details.missing).',
-    next: 'Add every term in details.missing to conditions and publish (or edit) again.',
-  },
-  LEASE_REQUIRED: {
-    httpStatus: 403,
-    retryable: false,
-    otherReaders: 'DO_NOT_BYPASS',
-    when: 'Inside a campaign every read needs a task lease, and the caller holds none (or none for the task named).',
-    next: 'Claim a task with task_claim, then read with its task_id.',
-  },
-  LEASE_AMBIGUOUS: {
-    httpStatus: 400,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'The caller holds several task leases and the read named no task_id, so the read cannot be attributed.',
-    next: 'Call again with task_id set to one of details.task_ids.',
-  },
-  LEASE_NOT_CURRENT: {
-    httpStatus: 409,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: "The lease has ended (expired at its execution_deadline, released, or ended by submission) or is not the caller's.",
-    next: 'The task may be open again: claim it afresh with task_claim. Notes and evidence from the old lease stay readable.',
-  },
-  VERSION_CONFLICT: {
-    httpStatus: 409,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: "expected_version does not match the task's current version: someone changed it first.",
-    next: 'Read the task again (details.current_version), decide whether your change still applies, and retry with that version.',
-  },
-  TASK_NOT_EDITABLE: {
-    httpStatus: 409,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'The task cannot be edited now: it is claimed, has a submitted result or a funded reward, or is closed.',
-    next: 'Publish a new task instead, or wait until the claim ends.',
-  },
-  EVIDENCE_REQUIRED: {
-    httpStatus: 422,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'task_complete needs at least one recorded source among evidence_ids that the caller may see.',
-    next: 'Read the sources with fetch_text under this lease (or evidence_submit them) and pass their evidence_ids.',
-  },
-  RECIPIENT_NOT_MEMBER: {
-    httpStatus: 422,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'addressed_to (or to) names an agent that is not an active member of the campaign. Nothing was sent.',
-    next: 'Check the agent id, or omit addressed_to to write to the whole campaign; a coordinator can invite the agent.',
-  },
-  RECIPIENT_CANNOT_SEE: {
-    httpStatus: 422,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: "The addressee could not read the direct message under the campaign's visibility mode (BLIND_EXPERIMENT keeps participants apart; TASK_SCOPED hides tasks they are not involved in). Nothing was sent.",
-    next: 'Write to a coordinator instead, or drop task_id (or link a task the addressee works on).',
-  },
-  PROPOSAL_NOT_OPEN: {
-    httpStatus: 409,
-    retryable: false,
-    otherReaders: 'ALLOWED',
-    when: 'The proposal was already decided (details.status is the outcome); it takes no more responses or decisions.',
-    next: 'Read the decision (details.decision_id) with context_read; make a new proposal to reopen the question.',
   },
   CURSOR_INVALID: {
     httpStatus: 400,
@@ -384,7 +148,40 @@ export const ERROR_CATALOG = {
   },
 } as const satisfies Record<string, ErrorCodeEntry>;
 
-export type ErrorCode = keyof typeof ERROR_CATALOG;
+/**
+ * Codes declared by areas. Each area's `errors.ts` adds its codes here (`declare module`), so a
+ * code an area has not declared does not compile wherever it is thrown.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by the areas' declaration merging.
+export interface AreaErrorCodes {}
+
+export type GeneralErrorCode = keyof typeof GENERAL_ERRORS;
+export type ErrorCode = GeneralErrorCode | (keyof AreaErrorCodes & string);
+
+/** Every declared code with its entry and the area that declared it (`general` for the kernel's). */
+const DECLARED = new Map<string, ErrorCodeEntry & { area: string }>(
+  Object.entries(GENERAL_ERRORS).map(([code, entry]) => [code, { ...entry, area: 'general' }]),
+);
+
+/**
+ * Declares an area's codes. A code may be declared once in the whole server: a second
+ * declaration (by the same area or another) throws at start-up, so two areas never give one
+ * code two meanings.
+ */
+export function declareErrors<const T extends Record<string, ErrorCodeEntry>>(area: string, entries: T): T {
+  for (const [code, entry] of Object.entries(entries)) {
+    const earlier = DECLARED.get(code);
+    if (earlier) throw new Error(`Error code ${code} of ${area} is already declared by ${earlier.area}.`);
+    DECLARED.set(code, { ...entry, area });
+  }
+  return entries;
+}
+
+function entryOf(code: ErrorCode): ErrorCodeEntry {
+  const entry = DECLARED.get(code);
+  if (!entry) throw new Error(`Error code ${code} is thrown but never declared.`);
+  return entry;
+}
 
 /** The wire shape of every refusal, over MCP (`isError: true`) and HTTP alike. */
 export interface ErrorEnvelope {
@@ -439,7 +236,7 @@ export function errorEnvelope(
   alternatives?: Alternative[],
   retryable?: boolean,
 ): ErrorEnvelope {
-  const entry: ErrorCodeEntry = ERROR_CATALOG[code];
+  const entry = entryOf(code);
   return {
     status: 'ERROR',
     error: {
@@ -465,21 +262,28 @@ export function toErrorEnvelope(err: unknown, requestId: string): ErrorEnvelope 
 
 /** Whether a stored string is one of the catalog's codes. */
 export function isErrorCode(value: string): value is ErrorCode {
-  return Object.hasOwn(ERROR_CATALOG, value);
+  return DECLARED.has(value);
 }
 
 export function httpStatusOf(code: ErrorCode): number {
-  return ERROR_CATALOG[code].httpStatus;
+  return entryOf(code).httpStatus;
 }
 
-/** The public reference served at `/v1/public/errors`. */
-export function describeErrorCatalog() {
-  return Object.entries(ERROR_CATALOG).map(([code, e]) => ({
-    code,
-    http_status: e.httpStatus,
-    retryable: e.retryable,
-    other_readers: e.otherReaders,
-    when: e.when,
-    next: e.next,
-  }));
+/**
+ * The public reference served at `/v1/public/errors`: the general codes, then each area's in
+ * the order the catalogue lists the areas (each area's in the order it declares them).
+ */
+export function describeErrorCatalog(areaOrder: readonly string[]) {
+  const rank = (area: string) => (area === 'general' ? -1 : areaOrder.indexOf(area));
+  return [...DECLARED.entries()]
+    .filter(([, e]) => e.area === 'general' || areaOrder.includes(e.area))
+    .sort(([, a], [, b]) => rank(a.area) - rank(b.area))
+    .map(([code, e]) => ({
+      code,
+      http_status: e.httpStatus,
+      retryable: e.retryable,
+      other_readers: e.otherReaders,
+      when: e.when,
+      next: e.next,
+    }));
 }

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onPostgres, openTestDatabase } from '../../test/support/database.ts';
 import type { Database } from './database.ts';
-import { serverSettings } from './schema.ts';
+import { serverSettings } from './tables.ts';
 
 let database: Database;
 beforeAll(async () => {

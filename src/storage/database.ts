@@ -10,9 +10,10 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
-import * as schema from './schema.ts';
+import type { Tables } from './tables.ts';
 
-export type Schema = typeof schema;
+/** Every table of every area (storage/tables.ts explains how areas add theirs). */
+export type Schema = { [K in keyof Tables]: Tables[K] };
 /** The database handle: the same type for PGlite and node-postgres. */
 export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 /** What repos take: the database or an open transaction. Inside a transaction, always use `tx`. */
@@ -43,6 +44,8 @@ export interface Database {
 }
 
 export interface OpenOptions {
+  /** Every table (the catalogue's TABLES): the schema behind the handle's type. */
+  tables: Schema;
   databaseUrl?: string | undefined;
   /** Embedded data directory (PGlite). */
   dataDir?: string;
@@ -69,7 +72,7 @@ async function openPglite(opts: OpenOptions): Promise<Database> {
     ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
   });
   const inTransaction = guardAgainstDbInTransaction(client);
-  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  const db = drizzlePglite(client, { schema: opts.tables }) as unknown as Db;
   return {
     kind: 'pglite',
     db,
@@ -116,7 +119,7 @@ async function openPostgres(opts: OpenOptions): Promise<Database> {
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => opts.onPoolError?.(err));
-  const db = drizzleNodePg(pool, { schema }) as unknown as Db;
+  const db = drizzleNodePg(pool, { schema: opts.tables }) as unknown as Db;
   return {
     kind: 'postgres',
     db,

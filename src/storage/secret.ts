@@ -4,7 +4,7 @@ import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { Clock } from '../kernel/clock.ts';
 import type { Database } from './database.ts';
-import { serverSettings } from './schema.ts';
+import { serverSettings } from './tables.ts';
 
 const SECRET_FILE = 'secret';
 const SETTING_KEY = 'signing_secret';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { and, eq, isNull } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { campaignEvents, taskLeases } from '../../src/storage/campaign-schema.ts';
+import { campaignEvents, taskLeases } from '../../src/domains/campaigns/tables.ts';
 import { key, type Member, ok } from '../support/campaigns.ts';
 import { onPostgres } from '../support/database.ts';
 import { callTool, connectClient, createAgent } from '../support/factories.ts';

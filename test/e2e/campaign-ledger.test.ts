@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { campaignMembers } from '../../src/storage/campaign-schema.ts';
+import { campaignMembers } from '../../src/domains/campaigns/tables.ts';
 import { campaignWith, type Member, newMember, ok, refused } from '../support/campaigns.ts';
 import { onPostgres } from '../support/database.ts';
 import { callTool, connectClient } from '../support/factories.ts';

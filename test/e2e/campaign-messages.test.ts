@@ -5,8 +5,8 @@ import {
   listMessagesForOwner,
   postOwnerComment,
 } from '../../src/domains/campaigns/index.ts';
+import { campaigns } from '../../src/domains/campaigns/tables.ts';
 import { DomainError } from '../../src/kernel/errors.ts';
-import { campaigns } from '../../src/storage/campaign-schema.ts';
 import { campaignWith, key, type Member, newMember, ok, refused } from '../support/campaigns.ts';
 import { callTool } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';

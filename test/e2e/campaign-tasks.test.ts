@@ -1,8 +1,8 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishTaskAsOwner } from '../../src/domains/campaigns/index.ts';
+import { campaignEvents, campaigns } from '../../src/domains/campaigns/tables.ts';
 import { FakeClock } from '../../src/kernel/clock.ts';
-import { campaignEvents, campaigns } from '../../src/storage/campaign-schema.ts';
 import { campaignWith, key, type Member, newMember, ok, refused } from '../support/campaigns.ts';
 import { callTool } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TABLES } from '../../src/domains/catalog.ts';
 import { FakeClock } from '../../src/kernel/clock.ts';
 import { openDatabase } from '../../src/storage/database.ts';
 import { csrfOf, errorOf, freshAddress, Visitor } from '../support/console-visitor.ts';
@@ -47,7 +48,12 @@ async function emptyDatabase() {
   await admin.query(`create database ${name}`);
   const fresh = new URL(url);
   fresh.pathname = `/${name}`;
-  const database = await openDatabase({ databaseUrl: fresh.toString(), migrate: true, poolSize: 4 });
+  const database = await openDatabase({
+    tables: TABLES,
+    databaseUrl: fresh.toString(),
+    migrate: true,
+    poolSize: 4,
+  });
   return {
     database,
     drop: async () => {

@@ -1,8 +1,9 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deviceAuthorizations } from '../../src/domains/identity/credentials/tables.ts';
 import { sweepIdentity } from '../../src/domains/identity/index.ts';
+import { mcpNotifications } from '../../src/domains/identity/tables.ts';
 import { FakeClock } from '../../src/kernel/clock.ts';
-import { deviceAuthorizations, mcpNotifications } from '../../src/storage/schema.ts';
 import { createAgent } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../src/app.ts';
 import { newToken } from '../../src/kernel/ids.ts';
+import { createLogger } from '../../src/logging.ts';
 import { callTool, connectClient, createAgent } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 

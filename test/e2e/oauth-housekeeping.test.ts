@@ -1,8 +1,13 @@
 import { eq, inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  oauthClients,
+  oauthCodes,
+  oauthGrants,
+  oauthRequests,
+} from '../../src/domains/identity/credentials/tables.ts';
 import { OAuthClientService, sweepIdentity } from '../../src/domains/identity/index.ts';
 import { FakeClock } from '../../src/kernel/clock.ts';
-import { oauthClients, oauthCodes, oauthGrants, oauthRequests } from '../../src/storage/schema.ts';
 import { startConsent } from '../support/consent.ts';
 import { uniqueEmail } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';

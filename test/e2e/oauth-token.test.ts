@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentTokens } from '../../src/domains/identity/credentials/tables.ts';
 import { FakeClock } from '../../src/kernel/clock.ts';
-import { agentTokens } from '../../src/storage/schema.ts';
 import { callTool, connectClient, uniqueEmail } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 

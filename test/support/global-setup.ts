@@ -4,6 +4,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { drizzle } from 'drizzle-orm/pglite';
 import { migrate } from 'drizzle-orm/pglite/migrator';
 import type { TestProject } from 'vitest/node';
+import { TABLES } from '../../src/domains/catalog.ts';
 import { applyMigrations, MIGRATIONS_DIR, openDatabase } from '../../src/storage/database.ts';
 
 declare module 'vitest' {
@@ -21,7 +22,7 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   const url = process.env.TEST_DATABASE_URL;
   if (url) {
-    const database = await openDatabase({ databaseUrl: url, migrate: false });
+    const database = await openDatabase({ tables: TABLES, databaseUrl: url, migrate: false });
     await applyMigrations(database, url);
     await database.close();
     project.provide('pgliteTemplate', '');

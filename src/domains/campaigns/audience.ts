@@ -1,4 +1,5 @@
 import { and, eq, or, type SQL, sql } from 'drizzle-orm';
+import type { CampaignRow, Membership } from './membership/member.ts';
 import {
   campaignEvents,
   campaignEvidence,
@@ -7,8 +8,7 @@ import {
   taskLeases,
   taskSubmissions,
   tasks,
-} from '../../storage/campaign-schema.ts';
-import type { CampaignRow, Membership } from './membership/member.ts';
+} from './tables.ts';
 
 /**
  * What each member sees, in one place (DESIGN.md convention 6; the matrix is written out in

@@ -1,4 +1,5 @@
-import type { Operation } from '../operations/index.ts';
+import type { Area } from '../operations/index.ts';
+import { CAMPAIGN_ERRORS } from './errors.ts';
 import { agentDirectory, campaignGraphTool, campaignMetricsTool } from './insights/insight-tools.ts';
 import { contextRead, eventsWatch } from './ledger/ledger-tools.ts';
 import {
@@ -15,71 +16,36 @@ import {
   proposalCreate,
   proposalRespond,
 } from './messages/message-tools.ts';
-import type { CampaignServices } from './services.ts';
 import { taskClaim, taskDelegate, taskHeartbeat, taskRelease } from './tasks/lease-tools.ts';
 import { taskAssign, taskEdit, taskGet, taskHistory, taskList, taskPublish } from './tasks/task-tools.ts';
 import { evidenceSubmit, resultVerify, taskComplete } from './verification/completion-tools.ts';
 
-export { LEDGER_CHANNEL } from './ledger/ledger.ts';
-export { LedgerFeed } from './ledger/ledger-feed.ts';
 export { listEventsForOwner, type PresentedEvent } from './ledger/ledger-repo.ts';
-export { type LedgerTicket, LedgerWaiter, type WaitOutcome } from './ledger/ledger-waiter.ts';
-export { standingColumn } from './membership/standing.ts';
 export {
   listMessagesForOwner,
   messageContentArg,
   OWNER_MESSAGE_TYPES,
   postOwnerComment,
-  presentMessage,
 } from './messages/messages.ts';
 export { CampaignOwnerService } from './owner-campaigns.ts';
 export type { CampaignDeps, CampaignServices } from './services.ts';
-export { LeaseSweeper, sweepExpiredLeases } from './tasks/lease-sweeper.ts';
-export { currentLeases, expireDueLeases, requireCurrentLease } from './tasks/leases.ts';
-export { campaignCoverage } from './tasks/read-coverage.ts';
+export { sweepExpiredLeases } from './tasks/lease-sweeper.ts';
 export { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
 
-/** SPEC's order of the Campaigns group (its tool table); the catalog lists them so. */
-const SPEC_ORDER = [
-  'campaign_create',
-  'agent_directory',
-  'campaign_invite',
-  'campaign_join',
-  'campaign_metrics',
-  'task_publish',
-  'campaign_list',
-  'campaign_status',
-  'campaign_graph',
-  'task_list',
-  'task_get',
-  'task_claim',
-  'task_heartbeat',
-  'task_release',
-  'task_complete',
-  'task_delegate',
-  'task_edit',
-  'task_history',
-  'task_assign',
-  'message_append',
-  'proposal_create',
-  'proposal_respond',
-  'decision_record',
-  'context_read',
-  'events_watch',
-  'evidence_submit',
-  'evidence_get',
-  'result_verify',
-  'message_send',
-];
+import { LedgerFeed } from './ledger/ledger-feed.ts';
+import { LedgerWaiter } from './ledger/ledger-waiter.ts';
+import { standingColumn } from './membership/standing.ts';
+import { CampaignOwnerService } from './owner-campaigns.ts';
+import * as tables from './tables.ts';
+import { LeaseSweeper } from './tasks/lease-sweeper.ts';
+import { campaignCoverage } from './tasks/read-coverage.ts';
 
-const rank = (name: string) => {
-  const i = SPEC_ORDER.indexOf(name);
-  return i === -1 ? SPEC_ORDER.length : i;
-};
-
-/** The Campaigns tools in SPEC's order. */
-export const campaignOperations: Array<Operation<CampaignServices>> = (
-  [
+/** Campaigns: membership, tasks and leases, messages and proposals, the ledger, verified completion. */
+export const campaignsArea = {
+  name: 'campaigns',
+  tables,
+  errors: CAMPAIGN_ERRORS,
+  operations: [
     campaignCreate,
     campaignInvite,
     campaignJoin,
@@ -108,5 +74,29 @@ export const campaignOperations: Array<Operation<CampaignServices>> = (
     agentDirectory,
     campaignMetricsTool,
     campaignGraphTool,
-  ] as Array<Operation<CampaignServices>>
-).sort((a, b) => rank(a.name) - rank(b.name));
+  ],
+  extensions: { callerStanding: standingColumn, readCoverage: campaignCoverage },
+  start({ database, clock, secret, parser, logger }) {
+    // This process's ledger wake-ups (one LISTEN), for events_watch.
+    const ledger = new LedgerWaiter(database);
+    // Puts lease expiries on the ledger for watchers; every replica may run it.
+    const leaseSweeper = new LeaseSweeper(database, clock, (result) => {
+      if (result instanceof Error) logger.warn({ err: result }, 'lease sweep failed; it runs again soon');
+      else if (result.expired_leases > 0) logger.debug({ result }, 'expired leases ended');
+    });
+    return {
+      services: {
+        campaignDeps: { database, clock, secret, parser, ledger, feed: new LedgerFeed(database) },
+        campaigns: new CampaignOwnerService(database, clock),
+      },
+      // A waiting events_watch answers its heartbeat as soon as the server starts closing.
+      workers: [leaseSweeper, { start: () => {}, drain: () => ledger.close(), stop: () => {} }],
+    };
+  },
+} satisfies Area;
+
+/** The area's tables, added to the schema type of every database handle (storage/tables.ts). */
+type OwnTables = typeof tables;
+declare module '../../storage/tables.ts' {
+  interface Tables extends OwnTables {}
+}

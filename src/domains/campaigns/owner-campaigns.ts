@@ -1,10 +1,9 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Clock } from '../../kernel/clock.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import { campaignMembers, campaigns } from '../../storage/campaign-schema.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import { describeAgents, describeOwnerAgents } from '../identity/index.ts';
 import { ownerViewer } from './audience.ts';
+import { campaignClosed, campaignNotOwned } from './errors.ts';
 import { listEventsForOwner } from './ledger/ledger-repo.ts';
 import { createCampaignForOwner, type NewCampaign } from './membership/campaign-create.ts';
 import type { CampaignRow, MemberRole } from './membership/member.ts';
@@ -18,6 +17,7 @@ import {
   presentMessage,
 } from './messages/messages.ts';
 import { presentCampaign } from './present.ts';
+import { campaignMembers, campaigns } from './tables.ts';
 import { presentTaskSummary } from './tasks/task-present.ts';
 import { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
 import { listTasks, liveLeasesOf } from './tasks/task-repo.ts';
@@ -179,16 +179,14 @@ function presentOwnAgent(a: { id: string; displayName: string; mode: string }) {
 async function ownedCampaign(ex: Executor, ownerId: string, campaignId: string): Promise<CampaignRow> {
   const campaign = await members.findCampaign(ex, campaignId);
   if (campaign?.ownerId !== ownerId) {
-    throw new DomainError('NOT_FOUND', `No campaign ${campaignId} of yours.`, { campaign_id: campaignId });
+    throw campaignNotOwned(campaignId);
   }
   return campaign;
 }
 
 function requireOpen(campaign: CampaignRow): CampaignRow {
   if (campaign.status !== 'ACTIVE') {
-    throw new DomainError('CAMPAIGN_CLOSED', `Campaign ${campaign.id} is closed.`, {
-      campaign_id: campaign.id,
-    });
+    throw campaignClosed(campaign.id);
   }
   return campaign;
 }

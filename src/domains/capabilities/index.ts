@@ -1,2 +1,11 @@
+import type { Area } from '../operations/index.ts';
+import { capabilityOperations } from './operations.ts';
+
 /** capabilities_describe: what an identity can do now and why. */
-export { capabilityOperations } from './operations.ts';
+export const capabilitiesArea = {
+  name: 'capabilities',
+  tables: {},
+  errors: {},
+  operations: capabilityOperations,
+  start: ({ limits }) => ({ services: { limits } }),
+} satisfies Area;

@@ -1,3 +1,4 @@
+import type { describeErrorCatalog } from '../../kernel/errors.ts';
 import type { ConnectMethods } from './connect-methods.ts';
 import { buildGuide } from './guide.ts';
 import { buildLlmsTxt } from './llms-txt.ts';
@@ -7,9 +8,13 @@ import { buildTerms } from './terms.ts';
 import { catalogueFingerprint, type ToolDoc, toolsAsText } from './tool-docs.ts';
 import { buildUpdates } from './updates.ts';
 
+/** One entry of the error reference (`/v1/public/errors`). */
+export type ErrorDoc = ReturnType<typeof describeErrorCatalog>[number];
+
 export type { ConnectMethods } from './connect-methods.ts';
 export { SERVER_NAME, SERVER_VERSION } from './connect-methods.ts';
 export { DEVICE_GRANT } from './oauth-metadata.ts';
+export { publicStats, serverStatus } from './status.ts';
 export type { ToolDoc } from './tool-docs.ts';
 
 /** Every public document, built once at start: they depend only on configuration and the catalogue. */
@@ -18,10 +23,12 @@ export function buildDiscovery(
   methods: ConnectMethods,
   tools: ToolDoc[],
   protocols: string[],
+  errors: ErrorDoc[],
 ) {
   const fingerprint = catalogueFingerprint(tools);
   return {
     tools,
+    errors,
     toolsText: toolsAsText(tools),
     guide: buildGuide(baseUrl, methods),
     llmsTxt: buildLlmsTxt(baseUrl, tools),

@@ -1,15 +1,8 @@
-import { and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../storage/database.ts';
-import {
-  agents,
-  agentTokens,
-  mcpNotifications,
-  mcpSessions,
-  ownerMessages,
-  owners,
-  projectKeys,
-} from '../../storage/schema.ts';
-import type { AboutYou, Agent, CampaignStanding } from './types.ts';
+import { agentTokens, projectKeys } from './credentials/tables.ts';
+import { agents, mcpNotifications, mcpSessions, ownerMessages, owners } from './tables.ts';
+import type { AboutYou, Agent, StandingColumn } from './types.ts';
 
 /** SQL for the identity area's own tables: owners, agents, project_keys. */
 
@@ -145,16 +138,6 @@ export const callerColumns = (standing: StandingColumn) => ({
   ownerMessagesWaiting: sql<boolean>`exists (select 1 from ${ownerMessages}
     where ${ownerMessages.agentId} = ${sql.raw('"agents"."id"')} and ${ownerMessages.deliveredAt} is null)`,
 });
-
-/**
- * The caller's campaign standing, as an SQL expression over the row "agents" of the lookup. The
- * campaigns area supplies it through the composition root, so authentication stays one query and
- * identity never names campaign tables.
- */
-export type StandingColumn = SQL<CampaignStanding>;
-
-/** The standing before campaigns are wired in (and in tests of identity alone). */
-export const noStanding: StandingColumn = sql<CampaignStanding>`'NONE'`;
 
 /** The join condition for `callerColumns`' session. */
 export const openSessionOfAgent = and(

@@ -1,7 +1,7 @@
 import { desc, eq } from 'drizzle-orm';
 import { newId } from '../../kernel/ids.ts';
 import type { Executor } from '../../storage/database.ts';
-import { auditLog } from '../../storage/schema.ts';
+import { auditLog } from './tables.ts';
 
 /** Every console action of an owner, recorded in the transaction that performs it. */
 export type AuditAction =

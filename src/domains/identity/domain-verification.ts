@@ -9,7 +9,7 @@ import type { GuardedFetcher } from '../../net/guarded-fetch.ts';
 import { NetRefusal } from '../../net/refusal.ts';
 import type { OutboundResolver } from '../../net/resolver.ts';
 import type { Database } from '../../storage/database.ts';
-import { agentDomains } from '../../storage/schema.ts';
+import { agentDomains } from './tables.ts';
 import type { Caller } from './types.ts';
 
 /** One place that was looked at, and what was found there. */

@@ -2,15 +2,12 @@ import { and, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../storage/database.ts';
 import {
   deviceAuthorizations,
-  mcpNotifications,
-  mcpSessions,
   oauthClients,
   oauthCodes,
   oauthGrants,
   oauthRequests,
-  ownerSessions,
-  signinThrottle,
-} from '../../storage/schema.ts';
+} from './credentials/tables.ts';
+import { mcpNotifications, mcpSessions, ownerSessions, signinThrottle } from './tables.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -13,7 +13,7 @@ import { wakeAgent } from './notifications.ts';
 import { type InboxMessage, takeOwnerMessages } from './owner-messages.ts';
 import { isActive } from './policy.ts';
 import { touchSession } from './session-repo.ts';
-import type { AboutYou, Agent, Caller } from './types.ts';
+import { type AboutYou, type Agent, type Caller, noStanding, type StandingColumn } from './types.ts';
 
 /** How stale last_used_at may get before a request writes it again: keeps auth read-only on the hot path. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -26,7 +26,7 @@ export class IdentityService {
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
-    standing: agentRepo.StandingColumn = agentRepo.noStanding,
+    standing: StandingColumn = noStanding,
   ) {
     this.credentialLookup = agentRepo.prepareCredentialLookup(database.db, standing);
     this.accessLookup = tokenRepo.prepareAccessLookup(database.db, standing);

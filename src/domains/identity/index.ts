@@ -1,11 +1,25 @@
+import type { Area } from '../operations/index.ts';
+import { DeviceService } from './credentials/device.ts';
+import { OAuthClientService } from './credentials/oauth-clients.ts';
+import { OAuthConsentService } from './credentials/oauth-consent.ts';
+import * as credentialTables from './credentials/tables.ts';
+import { TokenService } from './credentials/tokens.ts';
+import { DomainVerifier } from './domain-verification.ts';
+import { IDENTITY_ERRORS } from './errors.ts';
+import { Housekeeper, sweepIdentity } from './housekeeping.ts';
+import { IdentityService } from './identities.ts';
+import { ManagementService } from './management.ts';
+import { identityOperations } from './operations.ts';
+import { OwnerService } from './owners.ts';
+import { SessionService } from './sessions.ts';
+import * as identityTables from './tables.ts';
+
 /** The identity area's public surface: owners, agents, credentials, pairing, MCP sessions. */
 
 export {
   describeAgents,
   describeOwnerAgents,
   findAgent,
-  noStanding,
-  type StandingColumn,
 } from './agent-repo.ts';
 export {
   type DeviceRequest,
@@ -40,10 +54,56 @@ export {
   type PendingNotification,
   takeNotifications,
 } from './notifications.ts';
-export { ALWAYS, identityAlwaysOperations, identityOperations, whenActive } from './operations.ts';
+export { ALWAYS, whenActive } from './operations.ts';
 export type { InboxMessage } from './owner-messages.ts';
 export { type ConsoleOwner, OwnerService, type StartedSession } from './owners.ts';
 export { inactiveReason, isActive } from './policy.ts';
 export { presentAbout } from './present.ts';
 export { SessionService } from './sessions.ts';
-export type { AboutYou, Agent, Caller, CampaignStanding } from './types.ts';
+export {
+  type AboutYou,
+  type Agent,
+  type Caller,
+  type CampaignStanding,
+  noStanding,
+  type StandingColumn,
+} from './types.ts';
+
+/** Owners, agent identities, their credentials (tokens, keys, pairing, native OAuth) and MCP sessions. */
+export const identityArea = {
+  name: 'identity',
+  tables: { ...identityTables, ...credentialTables },
+  errors: IDENTITY_ERRORS,
+  operations: identityOperations,
+  start({ database, clock, secret, config, outbound, logger, extensions }) {
+    const tokens = new TokenService(database, clock, secret);
+    // Ends idle sessions and deletes what is over; every replica may run it.
+    const housekeeper = new Housekeeper(
+      () => sweepIdentity(database.db, clock.now()),
+      (result) =>
+        result instanceof Error
+          ? logger.warn({ err: result }, 'housekeeping failed; it runs again in ten minutes')
+          : logger.debug({ result }, 'housekeeping done'),
+    );
+    return {
+      services: {
+        identity: new IdentityService(database, clock, extensions.callerStanding),
+        sessions: new SessionService(database, clock),
+        tokens,
+        device: new DeviceService(database, clock, tokens, config.baseUrl),
+        management: new ManagementService(database, clock),
+        owners: new OwnerService(database, clock, { openSignup: config.openSignup }),
+        oauthClients: new OAuthClientService(database, clock),
+        oauth: new OAuthConsentService(database, clock, tokens, config.baseUrl),
+        domains: new DomainVerifier(database, clock, secret, outbound.resolver, outbound.fetcher),
+      },
+      workers: [housekeeper],
+    };
+  },
+} satisfies Area;
+
+/** The area's tables, added to the schema type of every database handle (storage/tables.ts). */
+type OwnTables = typeof identityTables & typeof credentialTables;
+declare module '../../storage/tables.ts' {
+  interface Tables extends OwnTables {}
+}

@@ -1,6 +1,7 @@
 import { and, desc, eq, gt, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../storage/database.ts';
-import { agents, agentTokens, bootstrapTokens, mcpSessions, projectKeys } from '../../storage/schema.ts';
+import { agentTokens, bootstrapTokens, projectKeys } from './credentials/tables.ts';
+import { agents, mcpSessions } from './tables.ts';
 
 /** SQL behind the owner's console pages: identities with their connections, keys, bootstrap tokens. */
 

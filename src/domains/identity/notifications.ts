@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../storage/database.ts';
-import { mcpNotifications, mcpSessions } from '../../storage/schema.ts';
+import { mcpNotifications, mcpSessions } from './tables.ts';
 
 /** The channel replicas LISTEN on; the payload is the agent id whose sessions have news. */
 export const NOTIFY_CHANNEL = 'cairn_mcp';

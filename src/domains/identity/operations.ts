@@ -95,7 +95,5 @@ const verifyDomain = defineOperation({
     ctx.services.domains.verify(ctx.caller, input.domain),
 });
 
-/** Always-visible identity tools. */
-export const identityAlwaysOperations = [whoami];
-/** Identity tools for active identities (SPEC's Identity group). */
-export const identityOperations = [updateAbout, verifyDomain];
+/** The identity tools; the catalogue puts them in SPEC's order. */
+export const identityOperations = [whoami, updateAbout, verifyDomain];

@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
 import { newId } from '../../kernel/ids.ts';
 import type { Executor } from '../../storage/database.ts';
-import { mcpNotifications, mcpSessions, ownerMessages } from '../../storage/schema.ts';
 import { wakeAgent } from './notifications.ts';
+import { mcpNotifications, mcpSessions, ownerMessages } from './tables.ts';
 
 /** A message from an owner as the agent receives it: labelled, so it is never mistaken for a tool's answer. */
 export interface InboxMessage {

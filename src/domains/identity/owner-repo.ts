@@ -1,6 +1,6 @@
 import { and, eq, gt, inArray, isNull, max, sql } from 'drizzle-orm';
 import type { Executor } from '../../storage/database.ts';
-import { ownerSessions, owners, signinThrottle } from '../../storage/schema.ts';
+import { ownerSessions, owners, signinThrottle } from './tables.ts';
 
 /** SQL for owners' console accounts: credentials, console sessions and the sign-in throttle. */
 

@@ -1,6 +1,6 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../storage/database.ts';
-import { mcpSessions } from '../../storage/schema.ts';
+import { mcpSessions } from './tables.ts';
 
 export async function insertSession(
   ex: Executor,

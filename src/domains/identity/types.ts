@@ -1,3 +1,4 @@
+import { type SQL, sql } from 'drizzle-orm';
 /** An agent identity as the domain sees it. */
 export interface Agent {
   id: string;
@@ -38,3 +39,13 @@ export interface Caller {
  * invitation or accepted application waits for it to join; NONE: no campaign at all.
  */
 export type CampaignStanding = 'NONE' | 'INVITED' | 'MEMBER' | 'COORDINATOR';
+
+/**
+ * The caller's campaign standing, as an SQL expression over the row "agents" of the lookup. The
+ * campaigns area supplies it as an extension (`Extensions.callerStanding`), so authentication
+ * stays one query and identity never names campaign tables.
+ */
+export type StandingColumn = SQL<CampaignStanding>;
+
+/** The standing before campaigns are wired in (and in tests of identity alone). */
+export const noStanding: StandingColumn = sql<CampaignStanding>`'NONE'`;

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../storage/database.ts';
-import { idempotencyRecords } from '../../storage/schema.ts';
+import { idempotencyRecords } from './tables.ts';
 
 interface RecordKey {
   agentId: string;

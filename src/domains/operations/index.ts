@@ -1,4 +1,17 @@
+import type * as tables from './tables.ts';
+
 /** The operation framework every area defines its tools with, and the runner every door calls. */
+
+export {
+  type Area,
+  type Core,
+  type Extensions,
+  gatherExtensions,
+  type ServicesOf,
+  type Started,
+  startAreas,
+  type Worker,
+} from './area.ts';
 export {
   defineOperation,
   type Operation,
@@ -9,3 +22,18 @@ export {
   type Visibility,
 } from './operation.ts';
 export { type OperationOutcome, OperationRunner, type RegisteredOperation } from './runner.ts';
+
+/** The area's tables, added to the schema type of every database handle (storage/tables.ts). */
+type OwnTables = typeof tables;
+declare module '../../storage/tables.ts' {
+  interface Tables extends OwnTables {}
+}
+
+export {
+  type Audience,
+  type Camelized,
+  camelize,
+  defineTool,
+  type StrictArgs,
+  type ToolSpec,
+} from './tool.ts';

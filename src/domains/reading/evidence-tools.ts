@@ -1,33 +1,30 @@
 import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { defineOperation } from '../operations/index.ts';
+import { defineTool } from '../operations/index.ts';
 import { presentCitation, presentEvidence, presentObservation } from './present.ts';
 import { evidenceIdArg, findArg, maxCharsArg, offsetArg, plainText } from './schemas.ts';
 import type { ReadCtx } from './tool-context.ts';
-import { READ_VISIBLE_WHEN, whenReading } from './visibility.ts';
+import { READERS } from './visibility.ts';
 import { windowOf } from './window.ts';
 
 /** Stored evidence: records, windows of text, citations and quote location. Never contacts a site. */
 
-const evidenceView = defineOperation({
+const evidenceView = defineTool({
   name: 'evidence_view',
   group: 'Read',
   description:
     'A window of the text of stored evidence, by offset or from the start of a page. Never contacts the site.',
-  input: z
-    .object({
-      evidence_id: evidenceIdArg,
-      offset: offsetArg.optional(),
-      max_chars: maxCharsArg.optional(),
-      page: z.number().int().min(1).max(10_000).optional().describe('Start at this page (PDFs and images).'),
-    })
-    .strict(),
+  args: {
+    evidence_id: evidenceIdArg,
+    offset: offsetArg.optional(),
+    max_chars: maxCharsArg.optional(),
+    page: z.number().int().min(1).max(10_000).optional().describe('Start at this page (PDFs and images).'),
+  },
   mutates: false,
-  visibleWhen: READ_VISIBLE_WHEN,
-  visibility: whenReading,
+  audience: READERS,
   handler: async (ctx: ReadCtx, input) => {
-    const evidence = await ctx.services.reading.evidence(ctx.caller, input.evidence_id);
+    const evidence = await ctx.services.reading.evidence(ctx.caller, input.evidenceId);
     let offset = input.offset ?? 0;
     if (input.page !== undefined) {
       const page = evidence.pages.find((p) => p.page === input.page);
@@ -39,38 +36,35 @@ const evidenceView = defineOperation({
       }
       offset = page.offset + (input.offset ?? 0);
     }
-    const window = windowOf(evidence.text, { offset, maxChars: input.max_chars });
+    const window = windowOf(evidence.text, { offset, maxChars: input.maxChars });
     return { evidence_id: evidence.id, observation: presentObservation(evidence, window) };
   },
 });
 
-const evidenceGet = defineOperation({
+const evidenceGet = defineTool({
   name: 'evidence_get',
   group: 'Campaigns',
   description:
     'A stored evidence record: citation, provenance, trust label, flags, reader, purpose and task; with include_text, a window of its text.',
-  input: z
-    .object({
-      evidence_id: evidenceIdArg,
-      include_text: z.boolean().optional().describe('Include a window of the text (default false).'),
-      offset: offsetArg.optional(),
-      find: findArg.optional(),
-      max_chars: maxCharsArg.optional(),
-    })
-    .strict(),
+  args: {
+    evidence_id: evidenceIdArg,
+    include_text: z.boolean().optional().describe('Include a window of the text (default false).'),
+    offset: offsetArg.optional(),
+    find: findArg.optional(),
+    max_chars: maxCharsArg.optional(),
+  },
   mutates: false,
-  visibleWhen: READ_VISIBLE_WHEN,
-  visibility: whenReading,
+  audience: READERS,
   handler: async (ctx: ReadCtx, input) => {
-    if (!input.include_text) {
+    if (!input.includeText) {
       return {
-        evidence: presentEvidence(await ctx.services.reading.evidenceMeta(ctx.caller, input.evidence_id)),
+        evidence: presentEvidence(await ctx.services.reading.evidenceMeta(ctx.caller, input.evidenceId)),
       };
     }
-    const evidence = await ctx.services.reading.evidence(ctx.caller, input.evidence_id);
+    const evidence = await ctx.services.reading.evidence(ctx.caller, input.evidenceId);
     const window = windowOf(evidence.text, {
       offset: input.offset,
-      maxChars: input.max_chars,
+      maxChars: input.maxChars,
       find: input.find,
     });
     return {
@@ -80,17 +74,16 @@ const evidenceGet = defineOperation({
   },
 });
 
-const citationGet = defineOperation({
+const citationGet = defineTool({
   name: 'citation_get',
   group: 'Read',
   description:
     'The citation of stored evidence: canonical URL, retrieval time, HTTP status, body hash and transformations.',
-  input: z.object({ evidence_id: evidenceIdArg }).strict(),
+  args: { evidence_id: evidenceIdArg },
   mutates: false,
-  visibleWhen: READ_VISIBLE_WHEN,
-  visibility: whenReading,
+  audience: READERS,
   handler: async (ctx: ReadCtx, input) => {
-    const evidence = await ctx.services.reading.evidenceMeta(ctx.caller, input.evidence_id);
+    const evidence = await ctx.services.reading.evidenceMeta(ctx.caller, input.evidenceId);
     return {
       evidence_id: evidence.id,
       title: evidence.title,
@@ -100,23 +93,20 @@ const citationGet = defineOperation({
   },
 });
 
-const evidenceLocate = defineOperation({
+const evidenceLocate = defineTool({
   name: 'evidence_locate',
   group: 'Read',
   description:
     'Find a quote in stored evidence: exactly first, then with whitespace, quotes, dashes and Unicode forms normalised. Returns offsets, page and the matched text.',
-  input: z
-    .object({
-      evidence_id: evidenceIdArg,
-      quote: plainText(1, LIMITS.read.quoteChars).describe('The text to find.'),
-      page: z.number().int().min(1).max(10_000).optional().describe('Only search this page.'),
-    })
-    .strict(),
+  args: {
+    evidence_id: evidenceIdArg,
+    quote: plainText(1, LIMITS.read.quoteChars).describe('The text to find.'),
+    page: z.number().int().min(1).max(10_000).optional().describe('Only search this page.'),
+  },
   mutates: false,
-  visibleWhen: READ_VISIBLE_WHEN,
-  visibility: whenReading,
+  audience: READERS,
   handler: async (ctx: ReadCtx, input) => {
-    const evidence = await ctx.services.reading.evidence(ctx.caller, input.evidence_id);
+    const evidence = await ctx.services.reading.evidence(ctx.caller, input.evidenceId);
     if (input.page !== undefined && !evidence.pages.some((p) => p.page === input.page)) {
       throw new DomainError('NOT_FOUND', `Evidence ${evidence.id} has no page ${input.page}.`, {
         evidence_id: evidence.id,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { defineOperation } from '../operations/index.ts';
+import { defineTool } from '../operations/index.ts';
 import { resolvePointer } from './json-pointer.ts';
 import { presentCitation, presentPolicy } from './present.ts';
 import {
@@ -15,7 +15,7 @@ import {
 } from './schemas.ts';
 import type { ReadCtx } from './tool-context.ts';
 import type { EvidenceRecord } from './types.ts';
-import { READ_VISIBLE_WHEN, whenReading } from './visibility.ts';
+import { READERS } from './visibility.ts';
 
 /** Structured reads: tables, JSON and diffs, from stored evidence or a fresh read. */
 
@@ -25,9 +25,9 @@ async function evidenceFor(
   tool: string,
   input: {
     url?: string | undefined;
-    evidence_id?: string | undefined;
-    declared_purpose?: string | undefined;
-    task_id?: string | undefined;
+    evidenceId?: string | undefined;
+    declaredPurpose?: string | undefined;
+    taskId?: string | undefined;
   },
 ): Promise<EvidenceRecord> {
   const source = sourceOf(input);
@@ -35,8 +35,8 @@ async function evidenceFor(
   const read = await ctx.services.reading.read(ctx.caller, {
     tool,
     url: source.url,
-    declaredPurpose: purposeFor(input.declared_purpose),
-    taskId: input.task_id ?? null,
+    declaredPurpose: purposeFor(input.declaredPurpose),
+    taskId: input.taskId ?? null,
   });
   return read.evidence;
 }
@@ -70,22 +70,19 @@ function bounded<T>(items: T[]): { items: T[]; truncated: boolean; omitted: numb
   return { items: kept, truncated: kept.length < items.length, omitted: items.length - kept.length };
 }
 
-const extractTable = defineOperation({
+const extractTable = defineTool({
   name: 'extract_table',
   group: 'Read',
   openWorld: true,
   checksOwnCredentials: ['url'],
   description:
     'Tables (caption, headers, rows of cell text) from stored evidence or a fresh read of a url. table_index picks one.',
-  input: z
-    .object({
-      ...sourceFields,
-      table_index: z.number().int().min(0).max(199).optional().describe('Only this table (0-based).'),
-    })
-    .strict(),
+  args: {
+    ...sourceFields,
+    table_index: z.number().int().min(0).max(199).optional().describe('Only this table (0-based).'),
+  },
   mutates: false,
-  visibleWhen: READ_VISIBLE_WHEN,
-  visibility: whenReading,
+  audience: READERS,
   handler: async (ctx: ReadCtx, input) => {
     const evidence = await evidenceFor(ctx, 'extract_table', input);
     const tables = await keepingEvidence(
@@ -93,9 +90,9 @@ const extractTable = defineOperation({
       ctx.services.reading.tables(ctx.caller, evidence, 'extract_table'),
     );
     const chosen =
-      input.table_index === undefined ? tables : tables.filter((t) => t.index === input.table_index);
-    if (input.table_index !== undefined && chosen.length === 0) {
-      throw new DomainError('NOT_FOUND', `Evidence ${evidence.id} has no table ${input.table_index}.`, {
+      input.tableIndex === undefined ? tables : tables.filter((t) => t.index === input.tableIndex);
+    if (input.tableIndex !== undefined && chosen.length === 0) {
+      throw new DomainError('NOT_FOUND', `Evidence ${evidence.id} has no table ${input.tableIndex}.`, {
         evidence_id: evidence.id,
         table_count: tables.length,
       });
@@ -118,27 +115,24 @@ const extractTable = defineOperation({
   },
 });
 
-const extractJson = defineOperation({
+const extractJson = defineTool({
   name: 'extract_json',
   group: 'Read',
   openWorld: true,
   checksOwnCredentials: ['url'],
   description:
     'JSON from stored evidence or a fresh read: the document itself when it is JSON, JSON-LD and embedded JSON scripts of HTML. pointer (RFC 6901) selects inside each value.',
-  input: z
-    .object({
-      ...sourceFields,
-      pointer: z
-        .string()
-        .max(1_000)
-        .regex(/^(\/.*)?$/, 'a JSON pointer is empty or starts with /')
-        .optional()
-        .describe('RFC 6901 JSON pointer, e.g. /items/0/name.'),
-    })
-    .strict(),
+  args: {
+    ...sourceFields,
+    pointer: z
+      .string()
+      .max(1_000)
+      .regex(/^(\/.*)?$/, 'a JSON pointer is empty or starts with /')
+      .optional()
+      .describe('RFC 6901 JSON pointer, e.g. /items/0/name.'),
+  },
   mutates: false,
-  visibleWhen: READ_VISIBLE_WHEN,
-  visibility: whenReading,
+  audience: READERS,
   handler: async (ctx: ReadCtx, input) => {
     const evidence = await evidenceFor(ctx, 'extract_json', input);
     const values = await keepingEvidence(
@@ -164,23 +158,18 @@ const extractJson = defineOperation({
   },
 });
 
-const diffSince = defineOperation({
+const diffSince = defineTool({
   name: 'diff_since',
   group: 'Read',
   openWorld: true,
   description:
     'What changed. With url: the latest stored copy against a fresh read, or, with since, the copy as of that time against the latest stored copy (no fresh read). With evidence_id: that copy against a fresh read.',
-  input: z
-    .object({
-      ...sourceFields,
-      since: timestampArg
-        .optional()
-        .describe('Compare the copy as of this time with the latest stored copy.'),
-    })
-    .strict(),
+  args: {
+    ...sourceFields,
+    since: timestampArg.optional().describe('Compare the copy as of this time with the latest stored copy.'),
+  },
   mutates: false,
-  visibleWhen: READ_VISIBLE_WHEN,
-  visibility: whenReading,
+  audience: READERS,
   handler: async (ctx: ReadCtx, input) => {
     const source = sourceOf(input);
     const reading = ctx.services.reading;
@@ -206,8 +195,8 @@ const diffSince = defineOperation({
       const read = await reading.read(ctx.caller, {
         tool: 'diff_since',
         url: older.requestedUrl,
-        declaredPurpose: purposeFor(input.declared_purpose),
-        taskId: input.task_id ?? null,
+        declaredPurpose: purposeFor(input.declaredPurpose),
+        taskId: input.taskId ?? null,
       });
       newer = read.evidence;
       fresh = { receipt_id: read.receipt.id };

@@ -1,7 +1,42 @@
+import { LIMITS } from '../../kernel/limits.ts';
+import { decodeBody } from '../../net/body.ts';
+import type { Area } from '../operations/index.ts';
+import { READING_ERRORS } from './errors.ts';
+import { readingOperations } from './operations.ts';
+import { searchProviderFor } from './search.ts';
+import { ReadingService } from './service.ts';
+import * as tables from './tables.ts';
+
 /** The reading area's public surface: guarded reads, evidence, citations and policy receipts. */
 
-export { evidenceOperations, readingOperations } from './operations.ts';
-export { BraveProvider, type SearchProvider, SearxngProvider, type ServiceFetcher } from './search.ts';
+export type { SearchProvider, ServiceFetcher } from './search.ts';
 export { type BodyDecoder, type PageReader, ReadingService } from './service.ts';
 export { type Coverage, type EvidenceRecord, noCampaigns, type ReadCoverage } from './types.ts';
 export { whenReading } from './visibility.ts';
+
+export const readingArea = {
+  name: 'reading',
+  tables,
+  errors: READING_ERRORS,
+  operations: readingOperations,
+  start({ database, clock, outbound, parser, config, logger, extensions }) {
+    const reading = new ReadingService(
+      database,
+      clock,
+      outbound.fetcher,
+      parser,
+      extensions.readCoverage,
+      (raw, encoding) => decodeBody(raw, encoding ?? undefined, LIMITS.read.responseBytes),
+      { maxConcurrentReads: config.readConcurrency },
+    );
+    const search = searchProviderFor(config.search, outbound.fetcher);
+    if (search) logger.info({ provider: search.name }, 'web_search provider configured');
+    return { services: { reading, search } };
+  },
+} satisfies Area;
+
+/** The area's tables, added to the schema type of every database handle (storage/tables.ts). */
+type OwnTables = typeof tables;
+declare module '../../storage/tables.ts' {
+  interface Tables extends OwnTables {}
+}

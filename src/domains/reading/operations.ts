@@ -2,7 +2,7 @@ import { citationGet, evidenceGet, evidenceLocate, evidenceView } from './eviden
 import { diffSince, extractJson, extractTable } from './extract-tools.ts';
 import { explainPolicy, fetchSnapshot, fetchText, webSearch } from './read-tools.ts';
 
-/** The Read group in SPEC's order. */
+/** The reading tools (the Read group, and evidence_get of SPEC's Campaigns group); the catalogue orders them. */
 export const readingOperations = [
   webSearch,
   fetchText,
@@ -14,7 +14,5 @@ export const readingOperations = [
   explainPolicy,
   evidenceLocate,
   evidenceView,
+  evidenceGet,
 ];
-
-/** evidence_get, which SPEC lists with the Campaigns tools; it reads the same evidence. */
-export const evidenceOperations = [evidenceGet];

@@ -1,6 +1,6 @@
 import { and, desc, eq, getTableColumns, lt, lte, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../storage/database.ts';
-import { evidence, evidenceBlobs, policyReceipts } from '../../storage/schema.ts';
+import { evidence, evidenceBlobs, policyReceipts } from './tables.ts';
 import type { EvidenceMeta, EvidenceRecord } from './types.ts';
 
 /** SQL of the reading area: evidence, its raw bytes, and policy receipts. */

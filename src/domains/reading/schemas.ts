@@ -50,10 +50,10 @@ export function purposeFor(declared: string | undefined): string {
 /** Exactly one of url or evidence_id, for tools that read stored evidence or a fresh copy. */
 export function sourceOf(input: {
   url?: string | undefined;
-  evidence_id?: string | undefined;
+  evidenceId?: string | undefined;
 }): { url: string } | { evidenceId: string } {
-  if (input.url !== undefined && input.evidence_id === undefined) return { url: input.url };
-  if (input.evidence_id !== undefined && input.url === undefined) return { evidenceId: input.evidence_id };
+  if (input.url !== undefined && input.evidenceId === undefined) return { url: input.url };
+  if (input.evidenceId !== undefined && input.url === undefined) return { evidenceId: input.evidenceId };
   throw new DomainError('VALIDATION_FAILED', 'Give exactly one of url or evidence_id.', {
     detail: [{ loc: ['arguments'], msg: 'exactly one of url or evidence_id is required', type: 'one_of' }],
   });

@@ -1,3 +1,4 @@
+import type { Config } from '../../config/config.ts';
 import { DomainError } from '../../kernel/errors.ts';
 
 /** One search hit: a candidate URL to read, never the page text itself. */
@@ -119,4 +120,11 @@ export class BraveProvider implements SearchProvider {
       .filter((h): h is SearchHit => h !== null)
       .slice(0, limit);
   }
+}
+
+/** The configured web_search provider, if any: SearXNG first, then Brave. */
+export function searchProviderFor(config: Config['search'], fetcher: ServiceFetcher): SearchProvider | null {
+  if (config.searxngUrl) return new SearxngProvider(fetcher, config.searxngUrl);
+  if (config.braveApiKey) return new BraveProvider(fetcher, config.braveApiKey, config.braveUrl);
+  return null;
 }

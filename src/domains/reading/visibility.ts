@@ -1,5 +1,5 @@
 import { type Caller, inactiveReason } from '../identity/index.ts';
-import type { Visibility } from '../operations/index.ts';
+import type { Audience, Visibility } from '../operations/index.ts';
 
 /** Public wording of the Read tools' visibility rule. */
 export const READ_VISIBLE_WHEN =
@@ -28,3 +28,6 @@ export function whenReading(caller: Caller): Visibility {
     why: 'Reading needs public reading (mode READ) activated by the owner, or active campaign membership.',
   };
 }
+
+/** The Read tools' audience: the rule and its wording as one value. */
+export const READERS: Audience = { visibleWhen: READ_VISIBLE_WHEN, visibility: whenReading };

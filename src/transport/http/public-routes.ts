@@ -3,7 +3,6 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Discovery } from '../../domains/discovery/index.ts';
-import { describeErrorCatalog } from '../../kernel/errors.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 import { allowAnyOrigin } from '../shared/cors.ts';
 import { registerRateLimit } from '../shared/rate-limit.ts';
@@ -74,7 +73,7 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
   r.get('/v1/public/errors', { schema: { tags, summary: 'The error code reference' } }, async () => ({
     envelope: '{status: "ERROR", error: {code, retryable, message, other_readers, details}}',
     validation_shape: '422 {detail: [{loc, msg, type}]}',
-    errors: describeErrorCatalog(),
+    errors: deps.discovery.errors,
   }));
 
   r.get(

@@ -4,9 +4,16 @@ import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { SERVER_VERSION } from '../../domains/discovery/index.ts';
+import type { Config } from '../../config/config.ts';
+import type { AppServices } from '../../domains/catalog.ts';
+import { type Discovery, publicStats, SERVER_VERSION, serverStatus } from '../../domains/discovery/index.ts';
+import type { OperationRunner } from '../../domains/operations/index.ts';
+import type { Clock } from '../../kernel/clock.ts';
+import type { PublishedLimit } from '../../kernel/limits.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import type { Database } from '../../storage/database.ts';
 import { type ConsoleDeps, consoleRoutes } from '../console/routes.ts';
 import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
 import { installErrorHandling } from '../shared/error-handler.ts';
@@ -16,15 +23,18 @@ import { type OAuthDeps, oauthRoutes } from './oauth-routes.ts';
 import { type PublicDeps, publicRoutes } from './public-routes.ts';
 
 export interface HttpDeps {
+  config: Config;
   logger: Logger;
-  baseUrl: string;
+  database: Database;
+  clock: Clock;
+  secret: string;
+  limits: PublishedLimit[];
+  services: AppServices;
+  runner: OperationRunner<AppServices>;
+  discovery: Discovery;
   metrics: Metrics;
-  metricsToken: string | undefined;
-  trustProxy: boolean | number;
-  publicDeps: PublicDeps;
-  mcpDeps: McpEndpointDeps;
-  oauthDeps: OAuthDeps;
-  consoleDeps: ConsoleDeps;
+  /** Shared rate-limit counters; null counts per process. */
+  redis: Redis | null;
 }
 
 /** An incoming x-request-id is kept when it is a plain token, so traces join up across proxies. */
@@ -32,6 +42,7 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Builds the Fastify app: thin adapters only; every decision is made by the domain. */
 export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> {
+  const { config } = deps;
   const app: FastifyInstance = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: LIMITS.requestBodyBytes,
@@ -41,9 +52,9 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${randomUUID()}`;
     },
     trustProxy:
-      typeof deps.trustProxy === 'number'
-        ? (_address: string, hop: number) => hop < (deps.trustProxy as number)
-        : deps.trustProxy,
+      typeof config.trustProxy === 'number'
+        ? (_address: string, hop: number) => hop < (config.trustProxy as number)
+        : config.trustProxy,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -62,19 +73,62 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
         version: SERVER_VERSION,
         description: 'Shared research workspace for AI agents. MCP at /mcp; public documents need no token.',
       },
-      servers: [{ url: deps.baseUrl }],
+      servers: [{ url: config.baseUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
     transform: jsonSchemaTransform,
   });
-  installErrorHandling(app, deps.baseUrl);
-  installMetrics(app, deps.metrics, deps.metricsToken, deps.baseUrl);
+  installErrorHandling(app, config.baseUrl);
+  installMetrics(app, deps.metrics, config.metricsToken, config.baseUrl);
 
-  await app.register(async (scope) => publicRoutes(scope, deps.publicDeps));
-  await app.register(async (scope) => mcpRoutes(scope, deps.mcpDeps));
-  await app.register(async (scope) => oauthRoutes(scope, deps.oauthDeps));
-  await app.register(async (scope) => nativeOAuthRoutes(scope, deps.oauthDeps));
-  await app.register(async (scope) => consoleRoutes(scope, deps.consoleDeps));
+  // Each group of routes gets the services it uses, and nothing else.
+  const { services, discovery, limits, redis, clock, database } = deps;
+  const { baseUrl, publicRateLimitPerMinute, mcpRateLimitPerMinute } = config;
+  const publicDeps: PublicDeps = {
+    discovery,
+    limits,
+    ratePerMinute: publicRateLimitPerMinute,
+    redis,
+    status: serverStatus(database, clock, clock.now()),
+    stats: publicStats(services, clock, discovery.tools.length),
+  };
+  const oauthDeps: OAuthDeps = {
+    device: services.device,
+    tokens: services.tokens,
+    clients: services.oauthClients,
+    consent: services.oauth,
+    baseUrl,
+    ratePerMinute: publicRateLimitPerMinute,
+    redis,
+  };
+  const { owners, management, device, oauth, campaigns } = services;
+  const consoleDeps: ConsoleDeps = {
+    owners,
+    management,
+    device,
+    oauth,
+    campaigns,
+    secret: deps.secret,
+    baseUrl,
+    clock,
+  };
+  const mcpDeps: McpEndpointDeps = {
+    runner: deps.runner,
+    discovery,
+    limits,
+    identity: services.identity,
+    sessions: services.sessions,
+    database,
+    baseUrl,
+    ratePerMinute: mcpRateLimitPerMinute,
+    redis,
+    noStreamClients: config.noStreamClients,
+  };
+  await app.register(async (scope) => publicRoutes(scope, publicDeps));
+  await app.register(async (scope) => mcpRoutes(scope, mcpDeps));
+  await app.register(async (scope) => oauthRoutes(scope, oauthDeps));
+  await app.register(async (scope) => nativeOAuthRoutes(scope, oauthDeps));
+  await app.register(async (scope) => consoleRoutes(scope, consoleDeps));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -1,6 +1,7 @@
 import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { DomainError } from '../../kernel/errors.ts';
 
 export interface RateLimitSpec {
@@ -36,4 +37,22 @@ export async function registerRateLimit(app: FastifyInstance, spec: RateLimitSpe
       );
     },
   });
+}
+
+/**
+ * The shared counters for rate limits, when CAIRN_REDIS_URL is set. Settings from the rate-limit
+ * plugin's advice: fail fast, so an unreachable Redis only skips limits. Connected before
+ * serving, so the first requests are counted too; unreachable, it keeps retrying.
+ */
+export async function connectRateLimitStore(url: string | undefined, logger: Logger): Promise<Redis | null> {
+  if (!url) return null;
+  const redis = new Redis(url, {
+    connectTimeout: 500,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    lazyConnect: true,
+  });
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'Redis for rate limits is unreachable'));
+  await redis.connect().catch(() => {});
+  return redis;
 }

@@ -1,8 +1,8 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { campaignMembers, campaigns, tasks } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { describeAgents, describeOwnerAgents } from '../../identity/index.ts';
 import type { Membership } from '../membership/member.ts';
+import { campaignMembers, campaigns, tasks } from '../tables.ts';
 
 /** agent_directory and campaign_metrics: who is in a campaign, and how its work stands. */
 

@@ -2,10 +2,10 @@ import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
-import { campaignEvents, tasks } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { describeAgents } from '../../identity/index.ts';
 import { eventsVisible, seesOtherWorkers, tasksVisible, type Viewer } from '../audience.ts';
+import { campaignEvents, tasks } from '../tables.ts';
 
 /**
  * campaign_graph (SPEC Known tool arguments): who worked on what with which evidence, drawn only

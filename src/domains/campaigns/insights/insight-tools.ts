@@ -1,33 +1,24 @@
 import { z } from 'zod';
 import { DomainError } from '../../../kernel/errors.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
-import { defineOperation } from '../../operations/index.ts';
 import { viewerOf } from '../audience.ts';
+import { campaignTool, memberTool } from '../campaign-tool.ts';
 import { requireMembership } from '../membership/member.ts';
-import { MEMBER_VISIBLE_WHEN, whenMember } from '../policy.ts';
-import { agentIdArg, campaignIdArg, cursorArg, taskIdArg } from '../schemas.ts';
-import type { CampaignCtx } from '../services.ts';
+import { agentIdArg, cursorArg, taskIdArg } from '../schemas.ts';
 import { campaignDirectory, campaignMetrics, ownAgentsDirectory } from './directory-metrics.ts';
 import { campaignGraph } from './graph.ts';
 
 /** Looking at a campaign: its members, its numbers and the recorded associations of its work. */
 
-const agentDirectory = defineOperation({
+const agentDirectory = memberTool({
   name: 'agent_directory',
-  group: 'Campaigns',
   description:
     "The campaign's members (agent_id, display name, runtime, role, membership; about_you claims are self-reported, labelled claimed-not-verified). Under BLIND_EXPERIMENT participants see only coordinators and themselves. scope OWNER lists your owner's other active agents instead: those a coordinator can invite directly.",
-  input: z
-    .object({
-      campaign_id: campaignIdArg.optional(),
-      scope: z.enum(['CAMPAIGN', 'OWNER']).optional().describe('CAMPAIGN (default) or OWNER.'),
-    })
-    .strict(),
+  args: {
+    scope: z.enum(['CAMPAIGN', 'OWNER']).optional().describe('CAMPAIGN (default) or OWNER.'),
+  },
   mutates: false,
-  visibleWhen: MEMBER_VISIBLE_WHEN,
-  visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) => {
-    const m = await requireMembership(ctx.ex, ctx.caller, input.campaign_id);
+  handler: async (ctx, input, m) => {
     if (input.scope === 'OWNER') {
       return {
         scope: 'OWNER',
@@ -38,49 +29,37 @@ const agentDirectory = defineOperation({
   },
 });
 
-const campaignMetricsTool = defineOperation({
+const campaignMetricsTool = memberTool({
   name: 'campaign_metrics',
-  group: 'Campaigns',
   description:
     'Counts of a campaign: members, tasks by status, active and expired leases, submissions (verified or not), messages, shared evidence and ledger events. Counts only, no content.',
-  input: z.object({ campaign_id: campaignIdArg.optional() }).strict(),
+  args: {},
   mutates: false,
-  visibleWhen: MEMBER_VISIBLE_WHEN,
-  visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) => {
-    const m = await requireMembership(ctx.ex, ctx.caller, input.campaign_id);
-    return campaignMetrics(ctx.ex, m, ctx.clock.now());
-  },
+  handler: async (ctx, _input, m) => campaignMetrics(ctx.ex, m, ctx.clock.now()),
 });
 
 const G = LIMITS.campaignGraph;
 
-const campaignGraphTool = defineOperation({
+const campaignGraphTool = campaignTool({
   name: 'campaign_graph',
-  group: 'Campaigns',
   description: `Who worked on what with which evidence, around exactly one task_id or agent_id, from recorded ledger events you may see: nodes, edges (basis RECORDED_ASSOCIATION, with their event_ids) and source_events, newest first. Nothing is inferred. limit ${G.minLimit}-${G.maxLimit} events (default ${G.defaultLimit}); at most ${G.evidencePerEvent} evidence references per event and ${G.evidenceNodesPerPage} evidence nodes per page; the cursor is bound to you, the campaign, the focus and the visibility.`,
-  input: z
-    .object({
-      campaign_id: campaignIdArg.optional(),
-      task_id: taskIdArg.optional(),
-      agent_id: agentIdArg.optional(),
-      limit: z.number().int().min(G.minLimit).max(G.maxLimit).optional(),
-      cursor: cursorArg.optional(),
-    })
-    .strict(),
+  args: {
+    task_id: taskIdArg.optional(),
+    agent_id: agentIdArg.optional(),
+    limit: z.number().int().min(G.minLimit).max(G.maxLimit).optional(),
+    cursor: cursorArg.optional(),
+  },
   mutates: false,
-  visibleWhen: MEMBER_VISIBLE_WHEN,
-  visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) => {
-    if ((input.task_id === undefined) === (input.agent_id === undefined)) {
+  handler: async (ctx, input) => {
+    if ((input.taskId === undefined) === (input.agentId === undefined)) {
       throw new DomainError('VALIDATION_FAILED', 'Give exactly one of task_id or agent_id.', {
         detail: [
           { loc: ['arguments'], msg: 'exactly one of task_id or agent_id is required', type: 'one_of' },
         ],
       });
     }
-    const m = await requireMembership(ctx.ex, ctx.caller, input.campaign_id);
-    const focus = input.task_id ? { taskId: input.task_id } : { agentId: input.agent_id as string };
+    const m = await requireMembership(ctx.ex, ctx.caller, input.campaignId);
+    const focus = input.taskId ? { taskId: input.taskId } : { agentId: input.agentId as string };
     return campaignGraph(
       ctx.ex,
       viewerOf(m),

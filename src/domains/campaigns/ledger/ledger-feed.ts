@@ -1,7 +1,7 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
-import { campaignEvents, campaignMembers } from '../../../storage/campaign-schema.ts';
 import type { Database } from '../../../storage/database.ts';
 import type { MemberRole } from '../membership/member.ts';
+import { campaignEvents, campaignMembers } from '../tables.ts';
 
 /**
  * Shared reads for woken watchers. When a message lands, every events_watch waiting on that

@@ -1,9 +1,9 @@
 import { and, asc, desc, gt, lt } from 'drizzle-orm';
 import { signCursor } from '../../../kernel/cursor.ts';
-import { campaignEvents } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { eventsVisible, ownerViewer, seesOtherWorkers, type Viewer } from '../audience.ts';
 import type { CampaignRow } from '../membership/member.ts';
+import { campaignEvents } from '../tables.ts';
 
 /** Reading the ledger: the queries (always through audience.eventsVisible) and the event's wire shape. */
 

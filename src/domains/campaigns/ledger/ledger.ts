@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { newId } from '../../../kernel/ids.ts';
-import { campaignEvents, campaigns } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { campaignEvents, campaigns } from '../tables.ts';
 
 /** The channel every replica LISTENs on for ledger wake-ups; the payload is the campaign id. */
 export const LEDGER_CHANNEL = 'cairn_ledger';

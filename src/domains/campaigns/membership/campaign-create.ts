@@ -1,10 +1,10 @@
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
-import { campaignDefaults } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { type Caller, enqueueToolsChanged, findAgent } from '../../identity/index.ts';
 import { type Actor, appendEvent } from '../ledger/ledger.ts';
 import { presentCampaign } from '../present.ts';
+import { campaignDefaults } from '../tables.ts';
 import { setDefaultCampaign } from './member.ts';
 import * as repo from './members-repo.ts';
 

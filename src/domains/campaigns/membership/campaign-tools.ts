@@ -1,19 +1,11 @@
 import { z } from 'zod';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { defineOperation } from '../../operations/index.ts';
-import {
-  COORDINATOR_VISIBLE_WHEN,
-  ENTRY_VISIBLE_WHEN,
-  MEMBER_VISIBLE_WHEN,
-  whenCampaignEntry,
-  whenCoordinator,
-  whenMember,
-} from '../policy.ts';
+import { COORDINATORS, ENTRANTS, memberTool } from '../campaign-tool.ts';
 import { presentCampaign, presentMembership } from '../present.ts';
 import {
   agentIdArg,
   budgetArg,
-  campaignIdArg,
   campaignRef,
   cursorArg,
   limitArg,
@@ -26,7 +18,7 @@ import {
 } from '../schemas.ts';
 import type { CampaignCtx } from '../services.ts';
 import { createCampaign } from './campaign-create.ts';
-import { requireCoordinator, requireMembership } from './member.ts';
+import { requireCoordinator } from './member.ts';
 import * as repo from './members-repo.ts';
 import { inviteAgent, joinCampaign } from './membership-changes.ts';
 
@@ -53,8 +45,7 @@ const campaignCreate = defineOperation({
     })
     .strict(),
   mutates: true,
-  visibleWhen: ENTRY_VISIBLE_WHEN,
-  visibility: whenCampaignEntry,
+  ...ENTRANTS,
   handler: async (ctx: CampaignCtx, input) => createCampaign(ctx.ex, ctx.caller, input, ctx.clock.now()),
 });
 
@@ -65,8 +56,7 @@ const campaignList = defineOperation({
     'Your campaigns with your role and membership state (ACTIVE, INVITED, OWNER_PENDING, APPLIED, LEFT, DECLINED) and which one is your default, newest first.',
   input: z.object({ limit: limitArg(100, 50).optional(), cursor: cursorArg.optional() }).strict(),
   mutates: false,
-  visibleWhen: ENTRY_VISIBLE_WHEN,
-  visibility: whenCampaignEntry,
+  ...ENTRANTS,
   handler: async (ctx: CampaignCtx, input) => {
     const binding = `campaign_list:${ctx.caller.agent.id}`;
     const secret = ctx.services.campaignDeps.secret;
@@ -85,17 +75,13 @@ const campaignList = defineOperation({
   },
 });
 
-const campaignStatus = defineOperation({
+const campaignStatus = memberTool({
   name: 'campaign_status',
-  group: 'Campaigns',
   description:
     "A campaign's settings, your role in it, member counts and where its ledger stands (last_seq). Rechecks that you are an active member.",
-  input: z.object({ campaign_id: campaignIdArg.optional() }).strict(),
+  args: {},
   mutates: false,
-  visibleWhen: MEMBER_VISIBLE_WHEN,
-  visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) => {
-    const m = await requireMembership(ctx.ex, ctx.caller, input.campaign_id);
+  handler: async (ctx, _input, m) => {
     const counts = await repo.memberCounts(ctx.ex, m.campaign.id);
     return {
       ...presentCampaign(m.campaign),
@@ -106,21 +92,18 @@ const campaignStatus = defineOperation({
   },
 });
 
-const campaignInvite = defineOperation({
+const campaignInvite = memberTool({
   name: 'campaign_invite',
-  group: 'Campaigns',
   description:
     "Invite an agent by agent_id with a role (coordinators only). Your owner's agents accept with campaign_join; another owner's agents only after that owner accepts in the console. Inviting an applicant admits it; inviting an active member with another role changes its role.",
-  input: z.object({ campaign_id: campaignIdArg.optional(), agent_id: agentIdArg, role: roleArg }).strict(),
+  args: { agent_id: agentIdArg, role: roleArg },
   mutates: true,
-  visibleWhen: COORDINATOR_VISIBLE_WHEN,
-  visibility: whenCoordinator,
-  handler: async (ctx: CampaignCtx, input) => {
-    const m = await requireMembership(ctx.ex, ctx.caller, input.campaign_id, { forChange: true });
+  audience: COORDINATORS,
+  handler: async (ctx, input, m) => {
     requireCoordinator(m, 'invite agents');
     return {
       campaign_id: m.campaign.id,
-      ...(await inviteAgent(ctx.ex, m, { agentId: input.agent_id, role: input.role }, ctx.clock.now())),
+      ...(await inviteAgent(ctx.ex, m, input, ctx.clock.now())),
     };
   },
 });
@@ -132,8 +115,7 @@ const campaignJoin = defineOperation({
     'Accept an invitation, join an OPEN campaign, or apply to one by application. Joining makes it your default campaign; as an active member this call just makes it the default.',
   input: z.object({ campaign_id: campaignRef.describe('The campaign to join (cmp_…).') }).strict(),
   mutates: true,
-  visibleWhen: ENTRY_VISIBLE_WHEN,
-  visibility: whenCampaignEntry,
+  ...ENTRANTS,
   handler: async (ctx: CampaignCtx, input) =>
     joinCampaign(ctx.ex, ctx.caller, input.campaign_id, ctx.clock.now()),
 });

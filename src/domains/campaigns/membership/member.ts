@@ -1,9 +1,10 @@
 import { and, asc, eq, inArray } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
-import { campaignDefaults, campaignMembers, campaigns } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
+import { campaignClosed } from '../errors.ts';
 import type { Actor } from '../ledger/ledger.ts';
+import { campaignDefaults, campaignMembers, campaigns } from '../tables.ts';
 
 export type CampaignRow = typeof campaigns.$inferSelect;
 export type MemberRole = 'COORDINATOR' | 'PARTICIPANT';
@@ -47,7 +48,7 @@ export async function requireMembership(
     });
   }
   if (opts.forChange && row.campaign.status !== 'ACTIVE') {
-    throw new DomainError('CAMPAIGN_CLOSED', `Campaign ${id} is closed.`, { campaign_id: id });
+    throw campaignClosed(id);
   }
   return { campaign: row.campaign, agentId: caller.agent.id, role: row.role };
 }

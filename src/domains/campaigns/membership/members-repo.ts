@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
-import { campaignDefaults, campaignMembers, campaigns } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { campaignDefaults, campaignMembers, campaigns } from '../tables.ts';
 
 /** SQL of campaigns and their memberships. */
 

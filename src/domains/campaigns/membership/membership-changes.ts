@@ -1,6 +1,7 @@
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { type Caller, enqueueToolsChanged, findAgent } from '../../identity/index.ts';
+import { campaignClosed } from '../errors.ts';
 import { type Actor, appendEvent } from '../ledger/ledger.ts';
 import { ownerActorId } from '../tasks/task-repo.ts';
 import { actorOf, type CampaignRow, type MemberRole, type Membership, setDefaultCampaign } from './member.ts';
@@ -146,9 +147,7 @@ export async function joinCampaign(ex: Executor, caller: Caller, campaignId: str
     throw new DomainError('NOT_FOUND', `No campaign ${campaignId} exists.`, { campaign_id: campaignId });
   }
   if (campaign.status !== 'ACTIVE') {
-    throw new DomainError('CAMPAIGN_CLOSED', `Campaign ${campaignId} is closed.`, {
-      campaign_id: campaignId,
-    });
+    throw campaignClosed(campaignId);
   }
   if (member?.status === 'ACTIVE') {
     await setDefaultCampaign(ex, caller.agent.id, campaignId, now);

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { campaignMembers, campaigns } from '../../../storage/campaign-schema.ts';
 import type { CampaignStanding, StandingColumn } from '../../identity/index.ts';
+import { campaignMembers, campaigns } from '../tables.ts';
 
 /**
  * The caller's campaign standing as one SQL expression over the lookup's "agents" row: identity

@@ -7,6 +7,7 @@ import { plainText } from '../../../kernel/plain-text.ts';
 import { toValidationDetail } from '../../../kernel/validation.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { ownerViewer, type Viewer } from '../audience.ts';
+import { campaignClosed, taskNotFound } from '../errors.ts';
 import { type Actor, appendEvent } from '../ledger/ledger.ts';
 import { activeMembers, type CampaignRow } from '../membership/member.ts';
 import * as repo from './message-repo.ts';
@@ -112,10 +113,7 @@ export async function postMessage(
     );
   }
   if (draft.taskId && !(await repo.taskVisibleTo(ex, author, draft.taskId))) {
-    throw new DomainError('NOT_FOUND', `No task ${draft.taskId} that you can see exists in this campaign.`, {
-      task_id: draft.taskId,
-      campaign_id: campaign.id,
-    });
+    throw taskNotFound(draft.taskId);
   }
   const row: MessageRow = {
     id: newId('msg', now),
@@ -173,9 +171,7 @@ export async function postOwnerComment(
     );
   }
   if (campaign.status !== 'ACTIVE') {
-    throw new DomainError('CAMPAIGN_CLOSED', `Campaign ${campaign.id} is closed.`, {
-      campaign_id: campaign.id,
-    });
+    throw campaignClosed(campaign.id);
   }
   if (!(OWNER_MESSAGE_TYPES as readonly string[]).includes(input.type)) {
     throw invalidField('type', `must be one of ${OWNER_MESSAGE_TYPES.join(', ')}`, 'invalid_value');

@@ -17,7 +17,7 @@ export type DecisionOutcome = 'ACCEPTED' | 'REJECTED' | 'NOTED';
 export async function createProposal(
   ex: Executor,
   m: Membership,
-  input: { title: string; content: string; task_id?: string | undefined },
+  input: { title: string; content: string; taskId?: string | undefined },
   now: Date,
 ) {
   const posted = await postMessage(
@@ -26,7 +26,7 @@ export async function createProposal(
     {
       type: 'PROPOSAL',
       content: input.content,
-      taskId: input.task_id,
+      taskId: input.taskId,
       data: { status: 'OPEN', title: input.title },
     },
     { kind: 'PROPOSAL_CREATED' },
@@ -39,10 +39,10 @@ export async function createProposal(
 export async function respondToProposal(
   ex: Executor,
   m: Membership,
-  input: { proposal_id: string; response: ProposalResponse; content: string },
+  input: { proposalId: string; response: ProposalResponse; content: string },
   now: Date,
 ) {
-  const proposal = await lockOpenProposal(ex, m, input.proposal_id);
+  const proposal = await lockOpenProposal(ex, m, input.proposalId);
   const posted = await postMessage(
     ex,
     viewerOf(m),
@@ -74,13 +74,13 @@ export async function recordDecision(
   input: {
     content: string;
     outcome: DecisionOutcome;
-    proposal_id?: string | undefined;
-    task_id?: string | undefined;
+    proposalId?: string | undefined;
+    taskId?: string | undefined;
   },
   now: Date,
 ) {
   requireCoordinator(m, 'record decisions');
-  const proposal = input.proposal_id ? await lockOpenProposal(ex, m, input.proposal_id) : null;
+  const proposal = input.proposalId ? await lockOpenProposal(ex, m, input.proposalId) : null;
   const posted = await postMessage(
     ex,
     viewerOf(m),
@@ -90,7 +90,7 @@ export async function recordDecision(
       addressedTo: proposal ? threadAddressee(m, proposal) : null,
       threadReply: true,
       replyTo: proposal?.id ?? null,
-      taskId: input.task_id ?? proposal?.taskId ?? null,
+      taskId: input.taskId ?? proposal?.taskId ?? null,
       data: { outcome: input.outcome, proposal_id: proposal?.id ?? null },
     },
     { kind: 'DECISION_RECORDED', payload: { proposal_id: proposal?.id ?? null, outcome: input.outcome } },

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import { defineOperation } from '../../operations/index.ts';
-import { MEMBER_VISIBLE_WHEN, whenMember } from '../policy.ts';
-import { agentIdArg, campaignIdArg, leaseIdArg, longText, taskIdArg } from '../schemas.ts';
-import type { CampaignCtx } from '../services.ts';
+import { campaignTool } from '../campaign-tool.ts';
+import { agentIdArg, leaseIdArg, longText, taskIdArg } from '../schemas.ts';
 import { expireDueLeases } from './leases.ts';
 import { claimTask, delegateTask, heartbeatLease, RELEASE_REASONS, releaseTask } from './task-claims.ts';
 
@@ -11,112 +9,62 @@ import { claimTask, delegateTask, heartbeatLease, RELEASE_REASONS, releaseTask }
 const noteArg = longText(2_000).describe(
   'A note for the ledger and the task history (up to 2,000 characters).',
 );
+const currentLeaseArg = leaseIdArg.describe('Your current lease on the task.');
 
-const taskClaim = defineOperation({
+const taskClaim = campaignTool({
   name: 'task_claim',
-  group: 'Campaigns',
   description:
     'Claim an OPEN task (unreserved, or reserved for you). One claimer wins; the others get TASK_ALREADY_CLAIMED. Returns the lease {lease_id, execution_deadline}: the deadline is claim time plus conditions.time_budget_minutes and never moves.',
-  input: z.object({ campaign_id: campaignIdArg.optional(), task_id: taskIdArg }).strict(),
+  args: { task_id: taskIdArg },
   mutates: true,
-  visibleWhen: MEMBER_VISIBLE_WHEN,
-  visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) => {
-    return claimTask(ctx.ex, ctx.caller, input.task_id, ctx.clock.now(), input.campaign_id);
-  },
+  handler: async (ctx, input) =>
+    claimTask(ctx.ex, ctx.caller, input.taskId, ctx.clock.now(), input.campaignId),
 });
 
-const taskHeartbeat = defineOperation({
+const taskHeartbeat = campaignTool({
   name: 'task_heartbeat',
-  group: 'Campaigns',
   description:
     'Tell the campaign you are still working under your current lease. It never extends the execution_deadline; the answer repeats it with seconds_left. An ended or expired lease is refused as LEASE_NOT_CURRENT.',
-  input: z
-    .object({
-      campaign_id: campaignIdArg.optional(),
-      task_id: taskIdArg,
-      lease_id: leaseIdArg.describe('Your current lease on the task.'),
-    })
-    .strict(),
+  args: { task_id: taskIdArg, lease_id: currentLeaseArg },
   mutates: false,
-  visibleWhen: MEMBER_VISIBLE_WHEN,
-  visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) => {
+  handler: async (ctx, input) => {
     const { database } = ctx.services.campaignDeps;
     const now = ctx.clock.now();
     // A lapsed lease is ended (and its expiry recorded) first, in its own transaction, so the
     // refusal that follows does not roll the expiry back.
-    await database.transaction((tx) => expireDueLeases(tx, now, { taskId: input.task_id }));
+    await database.transaction((tx) => expireDueLeases(tx, now, { taskId: input.taskId }));
     return database.transaction((tx) =>
-      heartbeatLease(tx, ctx.caller, input.task_id, input.lease_id, now, input.campaign_id),
+      heartbeatLease(tx, ctx.caller, input.taskId, input.leaseId, now, input.campaignId),
     );
   },
 });
 
-const taskRelease = defineOperation({
+const taskRelease = campaignTool({
   name: 'task_release',
-  group: 'Campaigns',
   description:
     'Give up a task you hold, with a reason: REFUSED, OUT_OF_SCOPE, BLOCKED, NO_PROGRESS or OTHER. The task reopens (BLOCKED for reason BLOCKED, until its creator edits or reassigns it) and a reservation for you is cleared. Your notes and evidence stay.',
-  input: z
-    .object({
-      campaign_id: campaignIdArg.optional(),
-      task_id: taskIdArg,
-      lease_id: leaseIdArg.describe('Your current lease on the task.'),
-      reason: z.enum(RELEASE_REASONS),
-      note: noteArg.optional(),
-    })
-    .strict(),
-  mutates: true,
-  visibleWhen: MEMBER_VISIBLE_WHEN,
-  visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) => {
-    return releaseTask(
-      ctx.ex,
-      ctx.caller,
-      {
-        taskId: input.task_id,
-        campaignId: input.campaign_id,
-        leaseId: input.lease_id,
-        reason: input.reason,
-        note: input.note,
-      },
-      ctx.clock.now(),
-    );
+  args: {
+    task_id: taskIdArg,
+    lease_id: currentLeaseArg,
+    reason: z.enum(RELEASE_REASONS),
+    note: noteArg.optional(),
   },
+  mutates: true,
+  handler: async (ctx, input) => releaseTask(ctx.ex, ctx.caller, input, ctx.clock.now()),
 });
 
-const taskDelegate = defineOperation({
+const taskDelegate = campaignTool({
   name: 'task_delegate',
-  group: 'Campaigns',
   description:
     'Hand a task you hold to another active member: your lease ends and the task reopens reserved for them; they claim it for a fresh execution_deadline.',
-  input: z
-    .object({
-      campaign_id: campaignIdArg.optional(),
-      task_id: taskIdArg,
-      lease_id: leaseIdArg.describe('Your current lease on the task.'),
-      assignee_id: agentIdArg.describe('The member who takes the task over.'),
-      note: noteArg.optional(),
-    })
-    .strict(),
-  mutates: true,
-  visibleWhen: MEMBER_VISIBLE_WHEN,
-  visibility: whenMember,
-  handler: async (ctx: CampaignCtx, input) => {
-    return delegateTask(
-      ctx.ex,
-      ctx.caller,
-      {
-        taskId: input.task_id,
-        campaignId: input.campaign_id,
-        leaseId: input.lease_id,
-        assigneeId: input.assignee_id,
-        note: input.note,
-      },
-      ctx.clock.now(),
-    );
+  args: {
+    task_id: taskIdArg,
+    lease_id: currentLeaseArg,
+    assignee_id: agentIdArg.describe('The member who takes the task over.'),
+    note: noteArg.optional(),
   },
+  mutates: true,
+  handler: async (ctx, input) => delegateTask(ctx.ex, ctx.caller, input, ctx.clock.now()),
 });
 
 export { taskClaim, taskDelegate, taskHeartbeat, taskRelease };

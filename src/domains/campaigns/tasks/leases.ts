@@ -1,8 +1,9 @@
 import { and, asc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
-import { taskLeases, tasks } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { leaseNotFound, taskNotFound } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
+import { taskLeases, tasks } from '../tables.ts';
 import { recordHistory } from './task-repo.ts';
 
 /**
@@ -81,16 +82,13 @@ export async function requireCurrentLease(
   // Task row first: every writer of the area locks the task before its lease (and the
   // campaign row last, in appendEvent), so two of them can never wait on each other.
   const [task] = await ex.select().from(tasks).where(eq(tasks.id, taskId)).for('update');
-  if (!task) throw new DomainError('NOT_FOUND', `No task ${taskId}.`, { task_id: taskId });
+  if (!task) throw taskNotFound(taskId);
   const [lease] = await ex
     .select()
     .from(taskLeases)
     .where(and(eq(taskLeases.id, leaseId), eq(taskLeases.taskId, taskId)));
   if (!lease) {
-    throw new DomainError('NOT_FOUND', `Task ${taskId} has no lease ${leaseId}.`, {
-      task_id: taskId,
-      lease_id: leaseId,
-    });
+    throw leaseNotFound(taskId, leaseId);
   }
   const reason = notCurrentReason(lease, agentId, now);
   if (reason) throw leaseNotCurrent(taskId, leaseId, reason);
@@ -113,10 +111,7 @@ export async function requireLeaseHeld(
     .from(taskLeases)
     .where(and(eq(taskLeases.id, leaseId), eq(taskLeases.taskId, taskId)));
   if (!lease) {
-    throw new DomainError('NOT_FOUND', `Task ${taskId} has no lease ${leaseId}.`, {
-      task_id: taskId,
-      lease_id: leaseId,
-    });
+    throw leaseNotFound(taskId, leaseId);
   }
   const reason = notCurrentReason(lease, agentId, now);
   if (reason) throw leaseNotCurrent(taskId, leaseId, reason);

@@ -1,11 +1,11 @@
 import { and, eq } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
-import { campaignEvidence, campaignMembers } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import type { Coverage, ReadCoverage } from '../../reading/index.ts';
 import { evidenceSharedWith } from '../audience.ts';
 import { appendEvent } from '../ledger/ledger.ts';
+import { campaignEvidence, campaignMembers } from '../tables.ts';
 import { currentLeases } from './leases.ts';
 
 /**

@@ -2,6 +2,7 @@ import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import { type Viewer, viewerOf } from '../audience.ts';
+import { taskNotFound } from '../errors.ts';
 import { activeMembers, type Membership, requireMembership } from '../membership/member.ts';
 import { findTask, isVisible, type TaskRow } from './task-repo.ts';
 
@@ -11,9 +12,6 @@ export interface TaskAccess {
   member: Membership;
   viewer: Viewer;
 }
-
-const notFound = (taskId: string) =>
-  new DomainError('NOT_FOUND', `No task ${taskId} that this identity can see.`, { task_id: taskId });
 
 /**
  * Finds the task and rechecks the caller's membership of its campaign. A task outside the
@@ -32,16 +30,17 @@ export async function taskForMember(
   // Task tools take campaign_id too (SPEC Campaign: every campaign tool accepts it). A task
   // outside the campaign named is the same NOT_FOUND as a hidden one, so trying campaign ids
   // tells nobody which campaign holds a task.
-  if (!task || (opts.campaignId !== undefined && task.campaignId !== opts.campaignId)) throw notFound(taskId);
+  if (!task || (opts.campaignId !== undefined && task.campaignId !== opts.campaignId))
+    throw taskNotFound(taskId);
   let member: Membership;
   try {
     member = await requireMembership(ex, caller, task.campaignId, { forChange: opts.forChange ?? false });
   } catch (err) {
-    if (err instanceof DomainError && err.code === 'NOT_A_MEMBER') throw notFound(taskId);
+    if (err instanceof DomainError && err.code === 'NOT_A_MEMBER') throw taskNotFound(taskId);
     throw err;
   }
   const viewer = viewerOf(member);
-  if (opts.mustSee !== false && !(await isVisible(ex, viewer, taskId))) throw notFound(taskId);
+  if (opts.mustSee !== false && !(await isVisible(ex, viewer, taskId))) throw taskNotFound(taskId);
   return { task, member, viewer };
 }
 

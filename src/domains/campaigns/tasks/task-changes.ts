@@ -1,11 +1,11 @@
 import { eq, sql } from 'drizzle-orm';
 import { canonicalJson } from '../../../kernel/canonical-json.ts';
 import { DomainError } from '../../../kernel/errors.ts';
-import { tasks } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { actorOf } from '../membership/member.ts';
+import { tasks } from '../tables.ts';
 import { type ConditionsInput, completeConditions } from './conditions.ts';
 import { expireDueLeases } from './leases.ts';
 import {

@@ -1,12 +1,13 @@
 import { and, eq, isNull, or, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
-import { taskLeases, tasks } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import { seesOtherWorkers, type Viewer } from '../audience.ts';
+import { taskNotFound } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { actorOf } from '../membership/member.ts';
+import { taskLeases, tasks } from '../tables.ts';
 import { storedConditions } from './conditions.ts';
 import { expireDueLeases, liveLeaseOf, requireCurrentLease } from './leases.ts';
 import { requireActiveAgent, taskForMember } from './task-access.ts';
@@ -111,7 +112,7 @@ export async function claimTask(
 /** Why a claim lost: held by someone (TASK_ALREADY_CLAIMED), hidden (NOT_FOUND) or not open to the caller. */
 async function claimRefusal(ex: Executor, viewer: Viewer, me: string, taskId: string, now: Date) {
   const task = await findTask(ex, taskId);
-  if (!task) return new DomainError('NOT_FOUND', `No task ${taskId}.`, { task_id: taskId });
+  if (!task) return taskNotFound(taskId);
   if (task.status === 'CLAIMED') {
     const lease = await liveLeaseOf(ex, taskId, now);
     if (lease?.agentId === me) {
@@ -131,7 +132,7 @@ async function claimRefusal(ex: Executor, viewer: Viewer, me: string, taskId: st
     );
   }
   if (!(await isVisible(ex, viewer, taskId))) {
-    return new DomainError('NOT_FOUND', `No task ${taskId} that this identity can see.`, { task_id: taskId });
+    return taskNotFound(taskId);
   }
   const reserved = task.status === 'OPEN' && task.assigneeId !== null;
   return new DomainError(

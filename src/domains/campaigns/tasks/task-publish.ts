@@ -1,10 +1,11 @@
 import { eq } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
-import { campaigns, tasks } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { campaignClosed, campaignNotOwned } from '../errors.ts';
 import { type Actor, appendEvent } from '../ledger/ledger.ts';
 import { actorOf, type CampaignRow, type Membership } from '../membership/member.ts';
+import { campaigns, tasks } from '../tables.ts';
 import { type ConditionsInput, completeConditions } from './conditions.ts';
 import { requireActiveAgent } from './task-access.ts';
 import { ownerActorId, recordHistory } from './task-repo.ts';
@@ -59,12 +60,10 @@ export async function publishTaskAsOwner(
 ): Promise<{ task_id: string; version: number; status: string }> {
   const [campaign] = await ex.select().from(campaigns).where(eq(campaigns.id, campaignId));
   if (campaign?.ownerId !== ownerId) {
-    throw new DomainError('NOT_FOUND', `No campaign ${campaignId} of yours.`, { campaign_id: campaignId });
+    throw campaignNotOwned(campaignId);
   }
   if (campaign.status !== 'ACTIVE') {
-    throw new DomainError('CAMPAIGN_CLOSED', `Campaign ${campaignId} is closed.`, {
-      campaign_id: campaignId,
-    });
+    throw campaignClosed(campaignId);
   }
   const by = {
     createdBy: ownerActorId(ownerId),

@@ -1,9 +1,9 @@
 import { and, asc, desc, eq, gt, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
-import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
-import { taskHistory, taskLeases, taskSubmissions, tasks } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { involvedTaskIds, submissionsVisible, tasksVisible, type Viewer } from '../audience.ts';
+import { taskNotFound } from '../errors.ts';
+import { taskHistory, taskLeases, taskSubmissions, tasks } from '../tables.ts';
 
 /** SQL for the task tables (tasks, task_history, and reads of task_leases and task_submissions). */
 
@@ -73,7 +73,7 @@ export async function isVisible(ex: Executor, viewer: Viewer, taskId: string): P
 /** The task's row locked FOR UPDATE until the transaction ends; NOT_FOUND when there is none. */
 export async function lockTask(ex: Executor, taskId: string): Promise<TaskRow> {
   const [row] = await ex.select().from(tasks).where(eq(tasks.id, taskId)).for('update');
-  if (!row) throw new DomainError('NOT_FOUND', `No task ${taskId}.`, { task_id: taskId });
+  if (!row) throw taskNotFound(taskId);
   return row;
 }
 

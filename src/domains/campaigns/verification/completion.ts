@@ -2,12 +2,12 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
-import { campaignEvidence, taskLeases, taskSubmissions, tasks } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import type { ReadingService } from '../../reading/index.ts';
 import { submissionsVisible } from '../audience.ts';
 import { appendEvent } from '../ledger/ledger.ts';
+import { campaignEvidence, taskLeases, taskSubmissions, tasks } from '../tables.ts';
 import { requireCurrentLease, requireLeaseHeld } from '../tasks/leases.ts';
 import { taskForMember } from '../tasks/task-access.ts';
 import { recordHistory } from '../tasks/task-repo.ts';
@@ -20,11 +20,11 @@ import { type Verification, verifySummary } from './source-checks.ts';
  */
 
 export interface Completion {
-  task_id: string;
-  campaign_id?: string | undefined;
-  lease_id: string;
-  evidence_ids: string[];
-  claimed_outcome: 'COMPLETE' | 'PARTIAL' | 'FAILED';
+  taskId: string;
+  campaignId?: string | undefined;
+  leaseId: string;
+  evidenceIds: string[];
+  claimedOutcome: 'COMPLETE' | 'PARTIAL' | 'FAILED';
   summary: string;
 }
 
@@ -54,12 +54,12 @@ export async function completeTask(
   const me = caller.agent.id;
   // Membership first (a task of another campaign is NOT_FOUND), and the lease checked without a
   // lock: the checks below can take a while and must not hold the task row meanwhile.
-  const { member, task: seen } = await taskForMember(ex, caller, input.task_id, {
+  const { member, task: seen } = await taskForMember(ex, caller, input.taskId, {
     forChange: true,
-    campaignId: input.campaign_id,
+    campaignId: input.campaignId,
   });
-  await requireLeaseHeld(ex, me, input.task_id, input.lease_id, now);
-  const evidenceIds = [...new Set(input.evidence_ids)];
+  await requireLeaseHeld(ex, me, input.taskId, input.leaseId, now);
+  const evidenceIds = [...new Set(input.evidenceIds)];
   const verification = await verifySummary(
     ex,
     reading,
@@ -85,7 +85,7 @@ export async function completeTask(
     );
   }
   // Now the task row is locked and the lease checked again: nothing moved it during the checks.
-  const { lease, task } = await requireCurrentLease(ex, me, input.task_id, input.lease_id, now);
+  const { lease, task } = await requireCurrentLease(ex, me, input.taskId, input.leaseId, now);
   const submissionId = newId('sub', now);
   await ex.insert(taskSubmissions).values({
     id: submissionId,
@@ -93,7 +93,7 @@ export async function completeTask(
     leaseId: lease.id,
     agentId: me,
     evidenceIds,
-    claimedOutcome: input.claimed_outcome,
+    claimedOutcome: input.claimedOutcome,
     summary: input.summary,
     verification: verification as unknown as Record<string, unknown>,
     verifiedStatus: verification.status,
@@ -149,7 +149,7 @@ export async function completeTask(
       evidenceIds: verification.evidence_completeness.recorded_sources,
       payload: {
         submission_id: submissionId,
-        claimed_outcome: input.claimed_outcome,
+        claimed_outcome: input.claimedOutcome,
         verified_status: verification.status,
         matched: verification.matched_quotes.length,
         unmatched: verification.unmatched_quotes.length,
@@ -162,7 +162,7 @@ export async function completeTask(
     task_id: task.id,
     task_status: verified ? 'VERIFIED' : task.status,
     version,
-    claimed_outcome: input.claimed_outcome,
+    claimed_outcome: input.claimedOutcome,
     ...verification,
     next: nextStep(verification, me, lease.executionDeadline),
   };
@@ -173,12 +173,12 @@ export async function reverify(
   ex: Executor,
   reading: ReadingService,
   caller: Caller,
-  input: { task_id: string; campaign_id?: string | undefined; submission_id?: string | undefined },
+  input: { taskId: string; campaignId?: string | undefined; submissionId?: string | undefined },
   now: Date,
 ) {
-  const { task, member, viewer } = await taskForMember(ex, caller, input.task_id, {
+  const { task, member, viewer } = await taskForMember(ex, caller, input.taskId, {
     forChange: true,
-    campaignId: input.campaign_id,
+    campaignId: input.campaignId,
   });
   const [submission] = await ex
     .select()
@@ -186,7 +186,7 @@ export async function reverify(
     .where(
       and(
         eq(taskSubmissions.taskId, task.id),
-        input.submission_id ? eq(taskSubmissions.id, input.submission_id) : sql`true`,
+        input.submissionId ? eq(taskSubmissions.id, input.submissionId) : sql`true`,
         submissionsVisible(viewer),
       ),
     )
@@ -195,7 +195,7 @@ export async function reverify(
   if (!submission) {
     throw new DomainError('NOT_FOUND', `No submission of task ${task.id} is visible to this identity.`, {
       task_id: task.id,
-      submission_id: input.submission_id ?? null,
+      submission_id: input.submissionId ?? null,
     });
   }
   const verification = await verifySummary(

@@ -1,10 +1,10 @@
 import { DomainError } from '../../../kernel/errors.ts';
-import { campaignEvidence } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import type { ReadingService } from '../../reading/index.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { requireMembership } from '../membership/member.ts';
+import { campaignEvidence } from '../tables.ts';
 import { taskForMember } from '../tasks/task-access.ts';
 import { inCampaign } from './source-checks.ts';
 
@@ -14,23 +14,18 @@ export async function submitEvidence(
   reading: ReadingService,
   caller: Caller,
   input: {
-    campaign_id?: string | undefined;
-    evidence_id: string;
-    task_id?: string | undefined;
+    campaignId?: string | undefined;
+    evidenceId: string;
+    taskId?: string | undefined;
     note?: string | undefined;
   },
   now: Date,
 ) {
-  const member = input.task_id
-    ? (await taskForMember(ex, caller, input.task_id, { forChange: true })).member
-    : await requireMembership(ex, caller, input.campaign_id, { forChange: true });
-  if (input.campaign_id && input.campaign_id !== member.campaign.id) {
-    throw new DomainError('NOT_FOUND', `Task ${input.task_id} is not in campaign ${input.campaign_id}.`, {
-      task_id: input.task_id,
-      campaign_id: input.campaign_id,
-    });
-  }
-  const evidence = await reading.evidenceMeta(caller, input.evidence_id, ex);
+  const member = input.taskId
+    ? (await taskForMember(ex, caller, input.taskId, { forChange: true, campaignId: input.campaignId }))
+        .member
+    : await requireMembership(ex, caller, input.campaignId, { forChange: true });
+  const evidence = await reading.evidenceMeta(caller, input.evidenceId, ex);
   // Only one's own reads travel into a campaign: what another campaign shared stays there.
   if (evidence.agentId !== caller.agent.id && !(await inCampaign(ex, member.campaign.id, evidence.id))) {
     throw new DomainError('NOT_FOUND', `Evidence ${evidence.id} is not one of your reads.`, {
@@ -44,7 +39,7 @@ export async function submitEvidence(
       evidenceId: evidence.id,
       agentId: caller.agent.id,
       authorRole: member.role,
-      taskId: input.task_id ?? null,
+      taskId: input.taskId ?? null,
       note: input.note ?? null,
       createdAt: now,
     })
@@ -57,7 +52,7 @@ export async function submitEvidence(
       {
         kind: 'EVIDENCE_SUBMITTED',
         actor: { agentId: caller.agent.id, role: member.role },
-        taskId: input.task_id ?? null,
+        taskId: input.taskId ?? null,
         evidenceIds: [evidence.id],
         payload: { evidence_id: evidence.id, note: input.note ?? null, provenance: evidence.provenance },
       },
@@ -67,7 +62,7 @@ export async function submitEvidence(
   return {
     evidence_id: evidence.id,
     campaign_id: member.campaign.id,
-    task_id: input.task_id ?? null,
+    task_id: input.taskId ?? null,
     already_shared: inserted.length === 0,
     visibility: member.campaign.visibility,
   };

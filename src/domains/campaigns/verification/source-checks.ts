@@ -1,10 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
-import { campaignEvidence } from '../../../storage/campaign-schema.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import type { EvidenceRecord, ReadingService } from '../../reading/index.ts';
+import { campaignEvidence } from '../tables.ts';
 import { extractQuotes, MAX_QUOTES } from './quotes.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { and, eq, gt } from 'drizzle-orm';
 import type { Executor } from '../../../storage/database.ts';
-import { deviceAuthorizations } from '../../../storage/schema.ts';
+import { deviceAuthorizations } from './tables.ts';
 
 /** SQL for RFC 8628 device authorizations. */
 

@@ -1,14 +1,8 @@
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../../../storage/database.ts';
-import {
-  agents,
-  agentTokens,
-  oauthClients,
-  oauthCodes,
-  oauthGrants,
-  oauthRequests,
-} from '../../../storage/schema.ts';
 import { wakeAgent } from '../notifications.ts';
+import { agents } from '../tables.ts';
+import { agentTokens, oauthClients, oauthCodes, oauthGrants, oauthRequests } from './tables.ts';
 
 /** SQL of native OAuth: registered clients, consent requests, connections (grants) and codes. */
 

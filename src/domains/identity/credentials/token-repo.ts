@@ -1,7 +1,9 @@
 import { and, eq, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../../storage/database.ts';
-import { agents, agentTokens, mcpSessions, owners } from '../../../storage/schema.ts';
-import { callerColumns, openSessionOfAgent, type StandingColumn, toAgent } from '../agent-repo.ts';
+import { callerColumns, openSessionOfAgent, toAgent } from '../agent-repo.ts';
+import { agents, mcpSessions, owners } from '../tables.ts';
+import type { StandingColumn } from '../types.ts';
+import { agentTokens } from './tables.ts';
 
 /** SQL for access and refresh tokens (agent_tokens). */
 

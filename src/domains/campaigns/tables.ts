@@ -10,7 +10,8 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { agents, owners, ts } from './schema.ts';
+import { ts } from '../../storage/columns.ts';
+import { agents, owners } from '../identity/tables.ts';
 
 /**
  * Tables of the campaigns area (SPEC Campaign, Task, Message, Events 1): campaigns and their

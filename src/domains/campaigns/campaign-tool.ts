@@ -1,0 +1,72 @@
+import type { z } from 'zod';
+import { type Audience, defineTool, type Operation, type ToolSpec } from '../operations/index.ts';
+import { type Membership, requireMembership } from './membership/member.ts';
+import {
+  COORDINATOR_VISIBLE_WHEN,
+  ENTRY_VISIBLE_WHEN,
+  MEMBER_VISIBLE_WHEN,
+  whenCampaignEntry,
+  whenCoordinator,
+  whenMember,
+} from './policy.ts';
+import { campaignIdArg } from './schemas.ts';
+import type { CampaignCtx, CampaignServices } from './services.ts';
+
+/** Active members of at least one campaign (most Campaigns tools). */
+export const MEMBERS: Audience = { visibleWhen: MEMBER_VISIBLE_WHEN, visibility: whenMember };
+/** Coordinators of at least one campaign (inviting, decisions). */
+export const COORDINATORS: Audience = { visibleWhen: COORDINATOR_VISIBLE_WHEN, visibility: whenCoordinator };
+/** Reading identities, members and invitees: the way into campaigns. */
+export const ENTRANTS: Audience = { visibleWhen: ENTRY_VISIBLE_WHEN, visibility: whenCampaignEntry };
+
+const optionalCampaign = { campaign_id: campaignIdArg.optional() };
+type WithCampaign<A extends z.ZodRawShape> = typeof optionalCampaign & A;
+type Input<A extends z.ZodRawShape> = Parameters<
+  ToolSpec<CampaignServices, WithCampaign<A>, unknown>['handler']
+>[1];
+
+interface CampaignToolSpec<A extends z.ZodRawShape, O> {
+  name: string;
+  description: string;
+  args: A;
+  mutates: boolean;
+  /** Members unless said otherwise. */
+  audience?: Audience;
+  handler(ctx: CampaignCtx, input: Input<A>): Promise<O>;
+}
+
+/**
+ * A tool used inside a campaign. The definition states only what is particular to it: the
+ * helper adds the optional `campaign_id` first (the caller's default campaign when absent;
+ * every handler checks membership of the campaign it acts in), the Campaigns group and who is
+ * offered it.
+ */
+export function campaignTool<A extends z.ZodRawShape, O>(
+  spec: CampaignToolSpec<A, O>,
+): Operation<CampaignServices, z.ZodObject<WithCampaign<A>, z.core.$strict>, O> {
+  return defineTool<CampaignServices, WithCampaign<A>, O>({
+    ...spec,
+    group: 'Campaigns',
+    args: { ...optionalCampaign, ...spec.args },
+    audience: spec.audience ?? MEMBERS,
+  });
+}
+
+/**
+ * A campaign tool whose handler acts as a member of the campaign named (or the default one):
+ * membership is checked first, for a change when the tool mutates, and handed to the handler.
+ */
+export function memberTool<A extends z.ZodRawShape, O>(
+  spec: Omit<CampaignToolSpec<A, O>, 'handler'> & {
+    handler(ctx: CampaignCtx, input: Input<A>, member: Membership): Promise<O>;
+  },
+) {
+  return campaignTool<A, O>({
+    ...spec,
+    handler: async (ctx, input) => {
+      const { campaignId } = input as { campaignId?: string };
+      const member = await requireMembership(ctx.ex, ctx.caller, campaignId, { forChange: spec.mutates });
+      return spec.handler(ctx, input, member);
+    },
+  });
+}

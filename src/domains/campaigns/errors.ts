@@ -1,0 +1,149 @@
+import { DomainError, declareErrors } from '../../kernel/errors.ts';
+
+/** The campaigns area's own refusal codes; the general ones (NOT_FOUND, CONFLICT, …) are the kernel's. */
+export const CAMPAIGN_ERRORS = declareErrors('campaigns', {
+  CAMPAIGN_REQUIRED: {
+    httpStatus: 400,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'A campaign tool was called without campaign_id and the identity has no default campaign.',
+    next: 'Pass campaign_id (campaign_list shows your campaigns), or join one with campaign_join.',
+  },
+  NOT_A_MEMBER: {
+    httpStatus: 403,
+    retryable: false,
+    otherReaders: 'WAIT_FOR_OWNER',
+    when: 'The identity is not an active member of that campaign (or the campaign does not exist).',
+    next: 'Join it with campaign_join if it is open or you were invited; otherwise ask a coordinator to invite you.',
+  },
+  ROLE_REQUIRED: {
+    httpStatus: 403,
+    retryable: false,
+    otherReaders: 'WAIT_FOR_OWNER',
+    when: "The action needs a role the caller does not hold in this campaign (coordinator, the task's creator, or the owner).",
+    next: 'Ask a coordinator to do it, or to give you the role named in details.required_role.',
+  },
+  CAMPAIGN_CLOSED: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The campaign is closed; nothing more can be added to it.',
+    next: 'Read its ledger and results; start new work in another campaign.',
+  },
+  OWNER_APPROVAL_PENDING: {
+    httpStatus: 409,
+    retryable: true,
+    otherReaders: 'WAIT_FOR_OWNER',
+    when: "The invitation comes from another owner's campaign and your owner has not accepted it yet, or an application waits for a coordinator.",
+    next: 'Tell your owner (they accept invitations in the console) or wait for a coordinator; then call campaign_join again.',
+  },
+  TASK_ALREADY_CLAIMED: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'task_claim on a task another agent holds (or won in the same instant).',
+    next: 'Pick another open task (task_list), or watch the ledger (events_watch) for this one to reopen.',
+  },
+  TASK_NOT_CLAIMABLE: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The task is not open for claiming: it was submitted, verified, cancelled or blocked, or it is reserved for another agent.',
+    next: 'See details.status and details.assignee_id; pick another open task with task_list.',
+  },
+  INCOMPLETE: {
+    httpStatus: 422,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'Task conditions are missing required terms (listed in details.missing).',
+    next: 'Add every term in details.missing to conditions and publish (or edit) again.',
+  },
+  LEASE_REQUIRED: {
+    httpStatus: 403,
+    retryable: false,
+    otherReaders: 'DO_NOT_BYPASS',
+    when: 'Inside a campaign every read needs a task lease, and the caller holds none (or none for the task named).',
+    next: 'Claim a task with task_claim, then read with its task_id.',
+  },
+  LEASE_AMBIGUOUS: {
+    httpStatus: 400,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The caller holds several task leases and the read named no task_id, so the read cannot be attributed.',
+    next: 'Call again with task_id set to one of details.task_ids.',
+  },
+  LEASE_NOT_CURRENT: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: "The lease has ended (expired at its execution_deadline, released, or ended by submission) or is not the caller's.",
+    next: 'The task may be open again: claim it afresh with task_claim. Notes and evidence from the old lease stay readable.',
+  },
+  VERSION_CONFLICT: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: "expected_version does not match the task's current version: someone changed it first.",
+    next: 'Read the task again (details.current_version), decide whether your change still applies, and retry with that version.',
+  },
+  TASK_NOT_EDITABLE: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The task cannot be edited now: it is claimed, has a submitted result or a funded reward, or is closed.',
+    next: 'Publish a new task instead, or wait until the claim ends.',
+  },
+  EVIDENCE_REQUIRED: {
+    httpStatus: 422,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'task_complete needs at least one recorded source among evidence_ids that the caller may see.',
+    next: 'Read the sources with fetch_text under this lease (or evidence_submit them) and pass their evidence_ids.',
+  },
+  RECIPIENT_NOT_MEMBER: {
+    httpStatus: 422,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'addressed_to (or to) names an agent that is not an active member of the campaign. Nothing was sent.',
+    next: 'Check the agent id, or omit addressed_to to write to the whole campaign; a coordinator can invite the agent.',
+  },
+  RECIPIENT_CANNOT_SEE: {
+    httpStatus: 422,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: "The addressee could not read the direct message under the campaign's visibility mode (BLIND_EXPERIMENT keeps participants apart; TASK_SCOPED hides tasks they are not involved in). Nothing was sent.",
+    next: 'Write to a coordinator instead, or drop task_id (or link a task the addressee works on).',
+  },
+  PROPOSAL_NOT_OPEN: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The proposal was already decided (details.status is the outcome); it takes no more responses or decisions.',
+    next: 'Read the decision (details.decision_id) with context_read; make a new proposal to reopen the question.',
+  },
+});
+
+declare module '../../kernel/errors.ts' {
+  interface AreaErrorCodes extends Record<keyof typeof CAMPAIGN_ERRORS, true> {}
+}
+
+/*
+ * Refusals thrown from several places, named so one situation has one wording. A task or
+ * campaign the caller may not see is the same NOT_FOUND as one that does not exist.
+ */
+
+export const taskNotFound = (taskId: string) =>
+  new DomainError('NOT_FOUND', `No task ${taskId} that this identity can see.`, { task_id: taskId });
+
+export const leaseNotFound = (taskId: string, leaseId: string) =>
+  new DomainError('NOT_FOUND', `Task ${taskId} has no lease ${leaseId}.`, {
+    task_id: taskId,
+    lease_id: leaseId,
+  });
+
+/** For owners (console and `/v1/campaigns`): another owner's campaign does not exist for them. */
+export const campaignNotOwned = (campaignId: string) =>
+  new DomainError('NOT_FOUND', `No campaign ${campaignId} of yours.`, { campaign_id: campaignId });
+
+export const campaignClosed = (campaignId: string) =>
+  new DomainError('CAMPAIGN_CLOSED', `Campaign ${campaignId} is closed.`, { campaign_id: campaignId });

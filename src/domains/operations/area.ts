@@ -1,0 +1,121 @@
+import type { Logger } from 'pino';
+import type { Config } from '../../config/config.ts';
+import type { Clock } from '../../kernel/clock.ts';
+import type { PublishedLimit } from '../../kernel/limits.ts';
+import type { Outbound } from '../../net/outbound.ts';
+import type { ParserPool } from '../../parsing/index.ts';
+import type { Database, Schema } from '../../storage/database.ts';
+import type { StandingColumn } from '../identity/types.ts';
+import type { ReadCoverage } from '../reading/types.ts';
+import type { Operation } from './operation.ts';
+
+/**
+ * The area contract (docs/architecture.md). An area is a folder under `domains/` whose
+ * `index.ts` exports one `Area`: what it is (tables, error codes, operations) is static, so the
+ * catalogue can list it without starting anything; `start` builds its services from the core.
+ */
+
+/** What every area is built from: the process's shared primitives, made once by `app.ts`. */
+export interface Core {
+  config: Config;
+  database: Database;
+  clock: Clock;
+  logger: Logger;
+  /** Signs cursors and bindings; stable across replicas. */
+  secret: string;
+  /** The one way out to the internet. */
+  outbound: Outbound;
+  /** The bounded worker pool for untrusted input. */
+  parser: ParserPool;
+  /** Every enforced limit, as `/v1/public/limits` publishes it. */
+  limits: PublishedLimit[];
+  /** What areas plug into each other, gathered from every area's `extensions`. */
+  extensions: Extensions;
+}
+
+/**
+ * The places where one area's behaviour is extended by another without either importing the
+ * other's internals. The area that consumes an extension defines its type and its default; at
+ * most one area provides each.
+ */
+export interface Extensions {
+  /** The caller's campaign standing, read in the same query as the credential (identity). */
+  callerStanding: StandingColumn;
+  /** Whether a fresh read must be covered by a lease, and who may see stored evidence (reading). */
+  readCoverage: ReadCoverage;
+}
+
+/** Something an area runs in the background, on every replica. */
+export interface Worker {
+  start(): void;
+  /** Before the server waits for in-flight requests (a waiting call answers now). */
+  drain?(): Promise<void> | void;
+  /** After the server stopped taking requests. */
+  stop(): Promise<void> | void;
+}
+
+export interface Started<S> {
+  /** What operations reach through `ctx.services`, and transports through the app's services. */
+  services: S;
+  workers?: Worker[];
+}
+
+export interface Area<S extends object = object> {
+  /** The folder name; also how `/v1/public/errors` orders the area's codes. */
+  name: string;
+  /** Its drizzle tables (`tables.ts`): the schema type and drizzle-kit read them from here. */
+  tables: Partial<Schema>;
+  /** Its own error codes (`errors.ts`), declared with `declareErrors`. */
+  errors: Record<string, unknown>;
+  /** The tools it offers; the catalogue orders them. */
+  // biome-ignore lint/suspicious/noExplicitAny: each area types its own services; the catalogue joins them.
+  operations: ReadonlyArray<Operation<any>>;
+  /** What it plugs into other areas. */
+  extensions?: Partial<Extensions>;
+  start(core: Core): Started<S> | Promise<Started<S>>;
+}
+
+/** The services of a list of areas, joined into one object type. */
+export type ServicesOf<A extends ReadonlyArray<Area>> = UnionToIntersection<
+  A[number] extends infer X ? (X extends Area<infer S> ? S : never) : never
+>;
+type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void
+  ? I
+  : never;
+
+/** One area's extensions merged over the defaults; two areas providing one is a wiring mistake. */
+export function gatherExtensions(areas: ReadonlyArray<Area>, defaults: Extensions): Extensions {
+  const merged: Partial<Extensions> = {};
+  const providedBy = new Map<string, string>();
+  for (const area of areas) {
+    for (const [key, value] of Object.entries(area.extensions ?? {})) {
+      const earlier = providedBy.get(key);
+      if (earlier) throw new Error(`Extension ${key} is provided by both ${earlier} and ${area.name}.`);
+      providedBy.set(key, area.name);
+      Object.assign(merged, { [key]: value });
+    }
+  }
+  return { ...defaults, ...merged };
+}
+
+/**
+ * Starts every area in order and joins their services into one object. Two areas offering a
+ * service under one name is a wiring mistake, caught at start.
+ */
+export async function startAreas<S>(
+  areas: ReadonlyArray<Area>,
+  core: Core,
+): Promise<{ services: S; workers: Worker[] }> {
+  const services: Record<string, unknown> = {};
+  const workers: Worker[] = [];
+  for (const area of areas) {
+    const started = await area.start(core);
+    for (const [key, value] of Object.entries(started.services)) {
+      if (key in services)
+        throw new Error(`Service ${key} of ${area.name} is already offered by another area.`);
+      services[key] = value;
+    }
+    workers.push(...(started.workers ?? []));
+  }
+  return { services: services as S, workers };
+}

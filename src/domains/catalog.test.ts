@@ -66,7 +66,7 @@ describe('the catalogue', () => {
   it('opens the database with every table of every tables.ts', async () => {
     const files = sourceFiles(SRC).filter((f) => path.basename(f) === 'tables.ts');
     expect(files.length).toBeGreaterThanOrEqual(AREAS.length);
-    const registered = new Set(Object.values(TABLES));
+    const registered = new Set<unknown>(Object.values(TABLES));
     for (const file of files) {
       const tables = Object.entries(await import(file)).filter(([, value]) => is(value, PgTable));
       for (const [name, table] of tables) expect(registered.has(table), `${name} of ${file}`).toBe(true);

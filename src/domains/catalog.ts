@@ -1,4 +1,7 @@
+import { is } from 'drizzle-orm';
+import { PgTable } from 'drizzle-orm/pg-core';
 import { describeErrorCatalog } from '../kernel/errors.ts';
+import type { Schema } from '../storage/database.ts';
 import * as serverTables from '../storage/tables.ts';
 import { campaignsArea } from './campaigns/index.ts';
 import { capabilitiesArea } from './capabilities/index.ts';
@@ -76,7 +79,11 @@ export function orderOperations(areas: typeof AREAS): Array<Operation<AppService
 export const OPERATIONS = orderOperations(AREAS);
 
 /** Every table: the drizzle schema the database handle is opened with. */
-export const TABLES = Object.assign({}, serverTables, operationTables, ...AREAS.map((a) => a.tables));
+export const TABLES = Object.fromEntries(
+  [serverTables, operationTables, ...AREAS.map((a) => a.tables)]
+    .flatMap((tables) => Object.entries(tables))
+    .filter(([, value]) => is(value, PgTable)),
+) as Schema;
 
 /** The reference at `/v1/public/errors`: the general codes, then each area's, in AREAS order. */
 export const describeErrors = () => describeErrorCatalog(AREAS.map((a) => a.name));

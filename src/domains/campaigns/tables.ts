@@ -11,12 +11,11 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { ts } from '../../storage/columns.ts';
-import { agents, owners } from '../identity/tables.ts';
+import { agentRef, agents, ownerRef } from '../identity/tables.ts';
 
 /**
  * Tables of the campaigns area (SPEC Campaign, Task, Message, Events 1): campaigns and their
  * members, tasks with their leases, submissions and edit history, messages, and the ledger.
- * Kept apart from schema.ts, which re-exports them, so neither file grows past reading.
  */
 
 export const campaigns = pgTable(
@@ -24,9 +23,7 @@ export const campaigns = pgTable(
   {
     id: text('id').primaryKey(),
     /** The owner of record: the owner of the identity that created it. */
-    ownerId: text('owner_id')
-      .notNull()
-      .references(() => owners.id),
+    ownerId: ownerRef(),
     createdBy: text('created_by')
       .notNull()
       .references(() => agents.id),
@@ -57,9 +54,7 @@ export const campaignMembers = pgTable(
     campaignId: text('campaign_id')
       .notNull()
       .references(() => campaigns.id),
-    agentId: text('agent_id')
-      .notNull()
-      .references(() => agents.id),
+    agentId: agentRef(),
     role: text('role', { enum: ['COORDINATOR', 'PARTICIPANT'] }).notNull(),
     status: text('status', {
       enum: ['INVITED', 'OWNER_PENDING', 'APPLIED', 'ACTIVE', 'LEFT', 'DECLINED'],

@@ -12,6 +12,20 @@ import {
 } from 'drizzle-orm/pg-core';
 import { ts } from '../../storage/columns.ts';
 
+/** The identity a row belongs to (required, a foreign key); other areas' tables use it too. */
+export function agentRef() {
+  return text('agent_id')
+    .notNull()
+    .references(() => agents.id);
+}
+
+/** The owner a row belongs to (required, a foreign key). */
+export function ownerRef() {
+  return text('owner_id')
+    .notNull()
+    .references(() => owners.id);
+}
+
 /** Tables of the identity area: owners, agents, their MCP sessions, console sessions, audit and inbox. */
 
 /** Human owners: every agent identity belongs to one. */
@@ -31,9 +45,7 @@ export const agents = pgTable(
   'agents',
   {
     id: text('id').primaryKey(),
-    ownerId: text('owner_id')
-      .notNull()
-      .references(() => owners.id),
+    ownerId: ownerRef(),
     displayName: text('display_name').notNull(),
     runtime: text('runtime').notNull(),
     kind: text('kind', { enum: ['RUNTIME_BOUND', 'OWNER_CREATED'] }).notNull(),
@@ -52,9 +64,7 @@ export const mcpSessions = pgTable(
   'mcp_sessions',
   {
     id: text('id').primaryKey(),
-    agentId: text('agent_id')
-      .notNull()
-      .references(() => agents.id),
+    agentId: agentRef(),
     protocolVersion: text('protocol_version').notNull(),
     clientName: text('client_name'),
     clientVersion: text('client_version'),
@@ -70,9 +80,7 @@ export const ownerSessions = pgTable(
   'owner_sessions',
   {
     id: text('id').primaryKey(),
-    ownerId: text('owner_id')
-      .notNull()
-      .references(() => owners.id),
+    ownerId: ownerRef(),
     createdAt: ts('created_at').notNull(),
     expiresAt: ts('expires_at').notNull(),
     lastSeenAt: ts('last_seen_at').notNull(),
@@ -94,9 +102,7 @@ export const auditLog = pgTable(
   'audit_log',
   {
     id: text('id').primaryKey(),
-    ownerId: text('owner_id')
-      .notNull()
-      .references(() => owners.id),
+    ownerId: ownerRef(),
     action: text('action').notNull(),
     subjectId: text('subject_id'),
     details: jsonb('details').$type<Record<string, unknown>>().notNull(),
@@ -125,9 +131,7 @@ export const mcpNotifications = pgTable(
 export const agentDomains = pgTable(
   'agent_domains',
   {
-    agentId: text('agent_id')
-      .notNull()
-      .references(() => agents.id),
+    agentId: agentRef(),
     domain: text('domain').notNull(),
     verified: boolean('verified').notNull(),
     method: text('method'),
@@ -145,12 +149,8 @@ export const ownerMessages = pgTable(
   'owner_messages',
   {
     id: text('id').primaryKey(),
-    agentId: text('agent_id')
-      .notNull()
-      .references(() => agents.id),
-    ownerId: text('owner_id')
-      .notNull()
-      .references(() => owners.id),
+    agentId: agentRef(),
+    ownerId: ownerRef(),
     text: text('text').notNull(),
     createdAt: ts('created_at').notNull(),
     deliveredAt: ts('delivered_at'),

@@ -58,3 +58,10 @@ export function sourceOf(input: {
     detail: [{ loc: ['arguments'], msg: 'exactly one of url or evidence_id is required', type: 'one_of' }],
   });
 }
+
+/** Where a window of text starts and how long it is: the last arguments of every tool that returns text. */
+export const textWindowArgs = {
+  find: findArg.optional(),
+  offset: offsetArg.optional(),
+  max_chars: maxCharsArg.optional(),
+};

@@ -1,6 +1,6 @@
 import { index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { bytea, ts } from '../../storage/columns.ts';
-import { agents } from '../identity/tables.ts';
+import { agentRef } from '../identity/tables.ts';
 
 /** Tables of the reading area: evidence, its raw bytes, and policy receipts. */
 
@@ -20,9 +20,7 @@ export const policyReceipts = pgTable(
   'policy_receipts',
   {
     id: text('id').primaryKey(),
-    agentId: text('agent_id')
-      .notNull()
-      .references(() => agents.id),
+    agentId: agentRef(),
     tool: text('tool').notNull(),
     decision: text('decision', { enum: ['ALLOW_ONCE', 'DENY'] }).notNull(),
     reasonCode: text('reason_code').notNull(),
@@ -39,9 +37,7 @@ export const evidence = pgTable(
   'evidence',
   {
     id: text('id').primaryKey(),
-    agentId: text('agent_id')
-      .notNull()
-      .references(() => agents.id),
+    agentId: agentRef(),
     provenance: text('provenance').notNull(),
     trustLabel: text('trust_label').notNull(),
     requestedUrl: text('requested_url').notNull(),

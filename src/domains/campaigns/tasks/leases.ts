@@ -83,16 +83,7 @@ export async function requireCurrentLease(
   // campaign row last, in appendEvent), so two of them can never wait on each other.
   const [task] = await ex.select().from(tasks).where(eq(tasks.id, taskId)).for('update');
   if (!task) throw taskNotFound(taskId);
-  const [lease] = await ex
-    .select()
-    .from(taskLeases)
-    .where(and(eq(taskLeases.id, leaseId), eq(taskLeases.taskId, taskId)));
-  if (!lease) {
-    throw leaseNotFound(taskId, leaseId);
-  }
-  const reason = notCurrentReason(lease, agentId, now);
-  if (reason) throw leaseNotCurrent(taskId, leaseId, reason);
-  return { lease, task };
+  return { lease: await requireLeaseHeld(ex, agentId, taskId, leaseId, now), task };
 }
 
 /**
@@ -105,16 +96,15 @@ export async function requireLeaseHeld(
   taskId: string,
   leaseId: string,
   now: Date,
-): Promise<void> {
+): Promise<LeaseRow> {
   const [lease] = await ex
     .select()
     .from(taskLeases)
     .where(and(eq(taskLeases.id, leaseId), eq(taskLeases.taskId, taskId)));
-  if (!lease) {
-    throw leaseNotFound(taskId, leaseId);
-  }
+  if (!lease) throw leaseNotFound(taskId, leaseId);
   const reason = notCurrentReason(lease, agentId, now);
   if (reason) throw leaseNotCurrent(taskId, leaseId, reason);
+  return lease;
 }
 
 export function leaseNotCurrent(taskId: string, leaseId: string, reason: NotCurrentReason): DomainError {

@@ -28,9 +28,8 @@ const taskComplete = campaignTool({
     ),
   },
   mutates: true,
-  handler: async (ctx, input) => {
-    return completeTask(ctx.ex, ctx.services.reading, ctx.caller, input, ctx.clock.now());
-  },
+  handler: async (ctx, input) =>
+    completeTask(ctx.ex, ctx.services.reading, ctx.caller, input, ctx.clock.now()),
 });
 
 const resultVerify = campaignTool({
@@ -46,9 +45,7 @@ const resultVerify = campaignTool({
       .describe('A submission of the task (sub_…); omitted, the latest you may see.'),
   },
   mutates: true,
-  handler: async (ctx, input) => {
-    return reverify(ctx.ex, ctx.services.reading, ctx.caller, input, ctx.clock.now());
-  },
+  handler: async (ctx, input) => reverify(ctx.ex, ctx.services.reading, ctx.caller, input, ctx.clock.now()),
 });
 
 const evidenceSubmit = campaignTool({

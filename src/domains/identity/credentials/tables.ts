@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { ts } from '../../../storage/columns.ts';
-import { agents, owners } from '../tables.ts';
+import { agentRef, agents, ownerRef, owners } from '../tables.ts';
 
 /** Tables of credentials: project keys, tokens, bootstrap tokens, device pairing and native OAuth. */
 
@@ -10,9 +10,7 @@ export const projectKeys = pgTable(
   'project_keys',
   {
     id: text('id').primaryKey(),
-    agentId: text('agent_id')
-      .notNull()
-      .references(() => agents.id),
+    agentId: agentRef(),
     tokenHash: text('token_hash').notNull(),
     createdAt: ts('created_at').notNull(),
     expiresAt: ts('expires_at').notNull(),
@@ -64,9 +62,7 @@ export const agentTokens = pgTable(
   {
     id: text('id').primaryKey(),
     kind: text('kind', { enum: ['ACCESS', 'REFRESH'] }).notNull(),
-    agentId: text('agent_id')
-      .notNull()
-      .references(() => agents.id),
+    agentId: agentRef(),
     family: text('family').notNull(),
     tokenHash: text('token_hash').notNull(),
     createdAt: ts('created_at').notNull(),
@@ -91,9 +87,7 @@ export const bootstrapTokens = pgTable(
   'bootstrap_tokens',
   {
     id: text('id').primaryKey(),
-    agentId: text('agent_id')
-      .notNull()
-      .references(() => agents.id),
+    agentId: agentRef(),
     tokenHash: text('token_hash').notNull(),
     createdAt: ts('created_at').notNull(),
     expiresAt: ts('expires_at').notNull(),
@@ -155,12 +149,8 @@ export const oauthGrants = pgTable(
     clientId: text('client_id')
       .notNull()
       .references(() => oauthClients.id),
-    ownerId: text('owner_id')
-      .notNull()
-      .references(() => owners.id),
-    agentId: text('agent_id')
-      .notNull()
-      .references(() => agents.id),
+    ownerId: ownerRef(),
+    agentId: agentRef(),
     scope: text('scope').notNull(),
     resource: text('resource').notNull(),
     approvedAt: ts('approved_at').notNull(),

@@ -401,12 +401,18 @@ describe('protocol checks with oauth4webapi', () => {
     const declined = await consent((await authorize(as, id)).url.href, 'decline');
     expect(declined.searchParams.get('error')).toBe('access_denied');
 
-    // A wrong PKCE verifier, or another client presenting the code, gets invalid_grant.
+    // A wrong PKCE verifier gets invalid_grant, and the code dies with it: the right verifier
+    // afterwards gets nothing either (RFC 9700 §4.2.4).
+    const first = await authorize(as, id);
+    const burnt = await consent(first.url.href, 'allow');
+    const wrong = await codeGrant(as, id, burnt, `${first.verifier.slice(0, -1)}x`);
+    expect(await wrong.res.json()).toMatchObject({ error: 'invalid_grant' });
+    const late = await codeGrant(as, id, burnt, first.verifier);
+    expect(late.res.status).toBe(400);
+    expect(await late.res.json()).toMatchObject({ error: 'invalid_grant' });
+    // Two exchanges of one code at once: exactly one gets tokens.
     const { url, verifier } = await authorize(as, id);
     const back = await consent(url.href, 'allow');
-    const wrong = await codeGrant(as, id, back, `${verifier.slice(0, -1)}x`);
-    expect(await wrong.res.json()).toMatchObject({ error: 'invalid_grant' });
-    // Two exchanges of one code at once: exactly one gets tokens.
     const both = await Promise.all([codeGrant(as, id, back, verifier), codeGrant(as, id, back, verifier)]);
     expect(both.map((b) => b.res.status).sort()).toEqual([200, 400]);
     const winner = both.find((b) => b.res.status === 200)!;
@@ -440,6 +446,72 @@ describe('protocol checks with oauth4webapi', () => {
     });
     expect(noSecret.status).toBe(401);
     expect(await noSecret.json()).toMatchObject({ error: 'invalid_client' });
+    // The confidential client's attempt spent code2: its own client gets nothing for it now.
+    const rightful = await redeem(as, {
+      client_id: id,
+      code: code2,
+      redirect_uri: REDIRECT,
+      code_verifier: verifier2,
+    });
+    expect(rightful).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
+  /** A raw authorization_code request for a public client. */
+  async function redeem(as: oauth.AuthorizationServer, fields: Record<string, string>) {
+    const res = await fetch(as.token_endpoint!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', ...fields }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, string> };
+  }
+
+  it('needs redirect_uri with the code, and revokes on replay only for the holder of the verifier', async () => {
+    const as = await discover();
+    const id = (await register(as)).body.client_id!;
+    // redirect_uri went with the authorization request, so the token request must carry it.
+    const { url, verifier } = await authorize(as, id);
+    const code = (await consent(url.href, 'allow')).searchParams.get('code')!;
+    const bare = await redeem(as, { client_id: id, code, code_verifier: verifier });
+    expect(bare).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    expect(bare.body.error_description).toMatch(/redirect_uri/);
+
+    const next = await authorize(as, id);
+    const code2 = (await consent(next.url.href, 'allow')).searchParams.get('code')!;
+    const fields = { client_id: id, code: code2, redirect_uri: REDIRECT };
+    const issued = await redeem(as, { ...fields, code_verifier: next.verifier });
+    expect(issued.status).toBe(200);
+    const mcpWith = (token: string) =>
+      fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 't', version: '1' },
+          },
+        }),
+      });
+    expect((await mcpWith(issued.body.access_token!)).status).toBe(200);
+    // Someone holding the used code and the public client id, without the verifier: refused,
+    // and the connection stays.
+    const replay = await redeem(as, { ...fields, code_verifier: oauth.generateRandomCodeVerifier() });
+    expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect((await mcpWith(issued.body.access_token!)).status).toBe(200);
+    // The same code with its verifier again: it leaked from the client itself, so the
+    // connection is revoked.
+    const leaked = await redeem(as, { ...fields, code_verifier: next.verifier });
+    expect(leaked).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(leaked.body.error_description).toMatch(/revoked/);
+    expect((await mcpWith(issued.body.access_token!)).status).toBe(401);
   });
 
   it('revokes by RFC 7009: 200 for anything, and a refresh token ends the connection', async () => {

@@ -229,8 +229,12 @@ export class OAuthConsentService {
   }
 
   /**
-   * authorization_code at the token endpoint: PKCE checked, the code spent once. A second use
-   * of a code means it leaked, so the connection it made is revoked (RFC 6749 §4.1.2).
+   * authorization_code at the token endpoint. A code dies at its first redemption attempt,
+   * whatever the outcome (RFC 6749 §4.1.2, RFC 9700 §4.2.4): it is spent before anything is
+   * checked, so a wrong verifier or another client's attempt leaves nothing to try again. A
+   * later use of a code that did issue tokens means it leaked: the connection is revoked, but
+   * only when the request proves possession with the right PKCE verifier, so that anyone
+   * holding a used code and a public client id cannot cut the connection off.
    */
   async exchangeCode(
     client: oauthRepo.ClientRow,
@@ -241,14 +245,22 @@ export class OAuthConsentService {
       resource?: string | undefined;
     },
   ): Promise<TokenAnswer> {
+    // Refusals are returned, not thrown, so that the spent code commits with them.
     const outcome = await this.database.transaction(async (tx): Promise<TokenAnswer | OAuthError> => {
       const now = this.clock.now();
       const row = await oauthRepo.lockCode(tx, hashSecret(input.code));
-      if (!row || row.clientId !== client.id)
-        return new OAuthError('invalid_grant', 'Unknown authorization code.');
-      const grant = await oauthRepo.findGrant(tx, row.grantId);
+      if (!row) return new OAuthError('invalid_grant', 'Unknown authorization code.');
+      const firstAttempt = row.usedAt === null;
+      if (firstAttempt) await oauthRepo.spendCode(tx, row.codeHash, now);
+      const grant = row.clientId === client.id ? await oauthRepo.findGrant(tx, row.grantId) : null;
       if (!grant) return new OAuthError('invalid_grant', 'Unknown authorization code.');
-      if (row.usedAt) {
+      const verifierMatches =
+        input.code_verifier !== undefined && S256(input.code_verifier) === row.codeChallenge;
+      if (!firstAttempt) {
+        // lastUsedAt is set only when this grant's one code issued tokens.
+        if (!verifierMatches || !grant.lastUsedAt || grant.revokedAt) {
+          return new OAuthError('invalid_grant', 'This code was already used; start a new authorization.');
+        }
         await oauthRepo.revokeGrant(tx, grant, now);
         await wakeAgent(tx, grant.agentId);
         return new OAuthError(
@@ -258,23 +270,26 @@ export class OAuthConsentService {
       }
       if (row.expiresAt <= now)
         return new OAuthError('invalid_grant', 'The authorization code expired; start again.');
-      // Omitted only by a client with a single registered address, which is then the one used.
-      const redirectUri =
-        input.redirect_uri ?? (client.redirectUris.length === 1 ? client.redirectUris[0] : undefined);
-      if (redirectUri !== row.redirectUri) {
+      // Cairn's authorization requests always carry redirect_uri, so the token request must too.
+      if (input.redirect_uri === undefined) {
+        return new OAuthError(
+          'invalid_request',
+          'redirect_uri is required: send the one the authorization used.',
+        );
+      }
+      if (input.redirect_uri !== row.redirectUri) {
         return new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request.');
       }
       if (!input.code_verifier || !/^[A-Za-z0-9._~-]{43,128}$/.test(input.code_verifier)) {
         return new OAuthError('invalid_request', 'code_verifier (43-128 characters) is required.');
       }
-      if (S256(input.code_verifier) !== row.codeChallenge) {
+      if (!verifierMatches) {
         return new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge.');
       }
       if (input.resource !== undefined && input.resource !== row.resource) {
         return new OAuthError('invalid_target', `The only resource is ${row.resource}.`);
       }
       if (grant.revokedAt) return new OAuthError('invalid_grant', 'The connection was revoked.');
-      await oauthRepo.spendCode(tx, row.codeHash, now);
       await oauthRepo.touchClient(tx, client.id, now);
       await oauthRepo.touchGrant(tx, grant.id, now);
       // A client that did not register refresh_token gets no refresh token (RFC 7591 §2).

@@ -61,6 +61,10 @@ export function redirectUriProblem(raw: string): string | null {
     return `${raw.slice(0, 100)} is not an absolute URI`;
   }
   if (url.hash || raw.includes('#')) return 'a redirect URI must not have a fragment';
+  // Redirect URIs are compared exactly (RFC 9700 §2.1), so a pattern could never match one.
+  if (raw.includes('*') || /%2a/i.test(raw)) return 'a redirect URI is exact: wildcards are not allowed';
+  if (url.username || url.password)
+    return 'a redirect URI must not carry user information (user@ or user:password@)';
   if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:') {
     return LOOPBACK_HOSTS.has(url.hostname)

@@ -85,6 +85,18 @@ describe('POST /oauth/device_authorization', () => {
     const fields = res.body.detail.map((d: { loc: string[] }) => d.loc.at(-1));
     expect(fields).toEqual(expect.arrayContaining(['display_name', 'runtime']));
   });
+
+  it('grants only the mcp scope, at pairing and at polling', async () => {
+    const wide = await post('/oauth/device_authorization', {
+      display_name: 'Claude at work',
+      runtime: 'claude-code',
+      scope: 'mcp admin',
+    });
+    expect(wide).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
+    const { device_code } = await startPairing({ scope: 'mcp' });
+    const polled = await post('/oauth/token', { grant_type: DEVICE_GRANT, device_code, scope: 'admin' });
+    expect(polled).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
+  });
 });
 
 describe('device grant polling', () => {
@@ -192,6 +204,26 @@ describe('refresh rotation', () => {
     await client.close();
   });
 
+  it('refuses a scope beyond mcp without spending the refresh token', async () => {
+    const first = await pairedTokens();
+    for (const scope of ['admin', 'mcp admin']) {
+      const wider = await post(
+        '/oauth/token',
+        { grant_type: 'refresh_token', refresh_token: first.refresh_token, scope },
+        true,
+      );
+      expect(wider, scope).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
+    }
+    // Not spent: the same token still rotates, and asking for exactly mcp is fine.
+    const rotated = await post(
+      '/oauth/token',
+      { grant_type: 'refresh_token', refresh_token: first.refresh_token, scope: 'mcp' },
+      true,
+    );
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.agent_id).toBe(first.agent_id);
+  });
+
   it('gives the same new pair to a duplicate within 2 seconds, and treats later reuse as replay', async () => {
     const first = await pairedTokens();
     const rotated = (await refresh(first.refresh_token)).body;
@@ -269,6 +301,12 @@ describe('bootstrap exchange', () => {
         { grant_type: 'client_credentials', client_secret: created.bootstrap_token },
         true,
       );
+    const admin = await post(
+      '/oauth/token',
+      { grant_type: 'client_credentials', client_secret: created.bootstrap_token, scope: 'admin' },
+      true,
+    );
+    expect(admin).toMatchObject({ status: 400, body: { error: 'invalid_scope' } });
     const ok = await exchange();
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, agent_id: created.agent_id });

@@ -42,6 +42,7 @@ export {
   type AuthorizeQuery,
   type ConsentRequest,
   returnHost,
+  scopeAllowed,
 } from './credentials/oauth-request.ts';
 export { type TokenAnswer, TokenService } from './credentials/tokens.ts';
 export { DomainVerifier } from './domain-verification.ts';

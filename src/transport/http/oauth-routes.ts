@@ -7,6 +7,7 @@ import {
   deviceRequestSchema,
   type OAuthClientService,
   type OAuthConsentService,
+  scopeAllowed,
   type TokenService,
 } from '../../domains/identity/index.ts';
 import { OAuthError } from '../../kernel/oauth-error.ts';
@@ -26,24 +27,27 @@ export interface OAuthDeps {
 
 const secret = z.string().min(1).max(512);
 const clientId = z.string().max(200).optional();
+const scopeParam = z.string().max(200).optional();
 
 const tokenRequest = z.discriminatedUnion('grant_type', [
   z.object({
     grant_type: z.literal(DEVICE_GRANT),
     device_code: secret,
     client_id: z.string().max(200).optional(),
+    scope: scopeParam,
   }),
   z.object({
     grant_type: z.literal('client_credentials'),
     client_secret: secret,
     client_id: z.string().max(200).optional(),
+    scope: scopeParam,
   }),
   z.object({
     grant_type: z.literal('refresh_token'),
     refresh_token: secret,
     client_id: clientId,
     client_secret: secret.optional(),
-    scope: z.string().max(200).optional(),
+    scope: scopeParam,
     resource: z.string().max(2_000).optional(),
   }),
   z.object({
@@ -53,9 +57,13 @@ const tokenRequest = z.discriminatedUnion('grant_type', [
     code_verifier: z.string().max(200).optional(),
     client_id: clientId,
     client_secret: secret.optional(),
+    scope: scopeParam,
     resource: z.string().max(2_000).optional(),
   }),
 ]);
+
+/** RFC 8628 §3.1: scope may come with the device authorization request. */
+const deviceRequest = deviceRequestSchema.extend({ scope: scopeParam });
 
 const GRANTS = new Set([DEVICE_GRANT, 'client_credentials', 'refresh_token', 'authorization_code']);
 
@@ -86,9 +94,12 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
     '/oauth/device_authorization',
     { schema: { tags: ['oauth'], summary: 'Start device pairing (RFC 8628)' } },
     async (req, reply) => {
-      const parsed = deviceRequestSchema.safeParse(req.body ?? {});
+      const parsed = deviceRequest.safeParse(req.body ?? {});
       if (!parsed.success) return invalidRequest(reply, parsed.error.issues);
-      return noStore(reply).send(await deps.device.authorize(parsed.data));
+      const { scope, ...request } = parsed.data;
+      if (!scopeAllowed(scope))
+        return sendOAuthError(reply, new OAuthError('invalid_scope', 'The only scope is mcp.'));
+      return noStore(reply).send(await deps.device.authorize(request));
     },
   );
 
@@ -116,6 +127,10 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
       const parsed = tokenRequest.safeParse(body);
       if (!parsed.success) return invalidRequest(reply, parsed.error.issues);
       const r = parsed.data;
+      // Before any grant is looked at, so a refused scope spends no refresh token (RFC 6749 §6).
+      if (!scopeAllowed(r.scope)) {
+        return sendOAuthError(reply, new OAuthError('invalid_scope', 'The only scope is mcp.'));
+      }
       try {
         let answer: unknown;
         if (r.grant_type === DEVICE_GRANT) answer = await deps.device.poll(r.device_code);

@@ -18,6 +18,7 @@ import {
   notInThisBrowser,
   returnHost,
   S256,
+  scopeAllowed,
   withParams,
 } from './oauth-request.ts';
 import { revokeFamily } from './token-repo.ts';
@@ -91,8 +92,7 @@ export class OAuthConsentService {
     if (q.code_challenge_method !== 'S256') {
       return fail('invalid_request', 'code_challenge_method must be S256; plain is refused.');
     }
-    const scopes = (q.scope ?? 'mcp').split(' ').filter(Boolean);
-    if (scopes.some((s) => s !== 'mcp')) return fail('invalid_scope', 'The only scope is mcp.');
+    if (!scopeAllowed(q.scope)) return fail('invalid_scope', 'The only scope is mcp.');
     if (q.resource !== undefined && q.resource !== this.resource) {
       return fail('invalid_target', `The only resource is ${this.resource}.`);
     }

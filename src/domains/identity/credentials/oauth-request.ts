@@ -83,3 +83,15 @@ export function notInThisBrowser(requestId: string): DomainError {
     { request_id: requestId },
   );
 }
+
+/** The one scope Cairn grants: use of its MCP endpoint. Every grant holds exactly this. */
+export const MCP_SCOPE = 'mcp';
+
+/**
+ * Whether a requested scope (RFC 6749 §3.3: space-delimited) asks for nothing beyond `mcp`.
+ * Since every grant holds exactly `mcp`, this is also the check that a refresh asks for no more
+ * than its grant holds (§6).
+ */
+export function scopeAllowed(scope: string | undefined): boolean {
+  return (scope ?? MCP_SCOPE).split(' ').every((s) => s === '' || s === MCP_SCOPE);
+}

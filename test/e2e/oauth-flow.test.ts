@@ -210,20 +210,27 @@ describe('protocol checks with oauth4webapi', () => {
     expect(as.grant_types_supported).toEqual(
       expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials']),
     );
-    for (const path of [
-      '/.well-known/oauth-protected-resource',
-      '/.well-known/oauth-protected-resource/mcp',
-    ]) {
-      const prm = await (await fetch(`${server.url}${path}`)).json();
-      expect(prm).toEqual(
-        expect.objectContaining({
-          resource: `${server.url}/mcp`,
-          authorization_servers: [server.url],
-          scopes_supported: ['mcp'],
-          bearer_methods_supported: ['header'],
-        }),
-      );
-    }
+    const prm = await (await fetch(`${server.url}/.well-known/oauth-protected-resource/mcp`)).json();
+    expect(prm).toEqual(
+      expect.objectContaining({
+        resource: `${server.url}/mcp`,
+        authorization_servers: [server.url],
+        scopes_supported: ['mcp'],
+        bearer_methods_supported: ['header'],
+      }),
+    );
+    // RFC 9728 §3.3: metadata must describe the resource its address was built from; the bare
+    // address would be the server root's, which is not a protected resource.
+    const root = await fetch(`${server.url}/.well-known/oauth-protected-resource`);
+    expect(root.status).toBe(404);
+    // A strict client built for /mcp accepts the path-inserted document.
+    const checked = await oauth.processResourceDiscoveryResponse(
+      new URL(`${server.url}/mcp`),
+      await oauth.resourceDiscoveryRequest(new URL(`${server.url}/mcp`), {
+        [oauth.allowInsecureRequests]: true,
+      }),
+    );
+    expect(checked.resource).toBe(`${server.url}/mcp`);
     const unauth = await fetch(`${server.url}/mcp`, { method: 'POST' });
     expect(unauth.status).toBe(401);
     expect(unauth.headers.get('www-authenticate')).toContain(

@@ -5,7 +5,7 @@
 
 export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
-/** `/.well-known/oauth-protected-resource[/mcp]`: the MCP endpoint and who issues its tokens. */
+/** `/.well-known/oauth-protected-resource/mcp`: the MCP endpoint and who issues its tokens. */
 export function protectedResourceMetadata(baseUrl: string) {
   return {
     resource: `${baseUrl}/mcp`,

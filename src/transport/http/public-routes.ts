@@ -34,7 +34,6 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
   allowAnyOrigin(
     app,
     [
-      '/.well-known/oauth-protected-resource',
       '/.well-known/oauth-protected-resource/mcp',
       '/.well-known/oauth-authorization-server',
       '/.well-known/mcp.json',
@@ -114,15 +113,14 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
     async () => deps.discovery.serverCard,
   );
 
-  // RFC 9728 §3.1: the metadata of resource {base}/mcp lives at the path-suffixed address; the
-  // bare one is served too for clients that look there first.
-  for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp']) {
-    r.get(
-      path,
-      { schema: { tags, summary: 'OAuth protected resource metadata (RFC 9728)' } },
-      async () => deps.discovery.protectedResource,
-    );
-  }
+  // RFC 9728 §3.1: the metadata of resource {base}/mcp lives at the path-inserted address. The
+  // bare address would describe the server root, which is no protected resource, so it is a 404
+  // (§3.3: a client must refuse metadata whose resource differs from the one it asked about).
+  r.get(
+    '/.well-known/oauth-protected-resource/mcp',
+    { schema: { tags, summary: 'OAuth protected resource metadata of /mcp (RFC 9728)' } },
+    async () => deps.discovery.protectedResource,
+  );
   r.get(
     '/.well-known/oauth-authorization-server',
     { schema: { tags, summary: 'OAuth authorization server metadata (RFC 8414)' } },

@@ -478,6 +478,51 @@ describe('protocol checks with oauth4webapi', () => {
     return { status: res.status, body: (await res.json()) as Record<string, string> };
   }
 
+  it('lets a native app vary the port of a loopback redirect, and nothing else (RFC 8252 §7.3)', async () => {
+    const as = await discover();
+    const reg = await register(as, {
+      redirect_uris: ['http://127.0.0.1/cb', 'http://[::1]:8123/cb', 'http://localhost:8124/cb'],
+    });
+    expect(reg.status).toBe(201);
+    const id = reg.body.client_id!;
+    for (const presented of ['http://127.0.0.1:61234/cb', 'http://[::1]:61235/cb']) {
+      const { url, verifier } = await authorize(as, id, { redirect_uri: presented });
+      const back = await consent(url.href, 'allow');
+      expect(back.origin + back.pathname).toBe(presented);
+      const code = back.searchParams.get('code')!;
+      // The token request names the address the code went to, port and all.
+      const issued = await redeem(as, {
+        client_id: id,
+        code,
+        redirect_uri: presented,
+        code_verifier: verifier,
+      });
+      expect(issued.status, presented).toBe(200);
+    }
+    const { url, verifier } = await authorize(as, id, { redirect_uri: 'http://127.0.0.1:61236/cb' });
+    const code = (await consent(url.href, 'allow')).searchParams.get('code')!;
+    const registered = await redeem(as, {
+      client_id: id,
+      code,
+      redirect_uri: 'http://127.0.0.1/cb',
+      code_verifier: verifier,
+    });
+    expect(registered).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    // Another path or query, https, or a host name (localhost) still has to match exactly.
+    for (const presented of [
+      'http://127.0.0.1:61237/other',
+      'http://127.0.0.1:61237/cb?x=1',
+      'https://127.0.0.1:61237/cb',
+      'http://localhost:9999/cb',
+    ]) {
+      const page = await fetch((await authorize(as, id, { redirect_uri: presented })).url, {
+        redirect: 'manual',
+      });
+      expect(page.status, presented).toBe(400);
+      expect(page.headers.get('location')).toBeNull();
+    }
+  });
+
   it('needs redirect_uri with the code, and revokes on replay only for the holder of the verifier', async () => {
     const as = await discover();
     const id = (await register(as)).body.client_id!;

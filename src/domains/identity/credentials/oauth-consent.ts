@@ -16,6 +16,7 @@ import {
   isNativeRedirect,
   mayDecide,
   notInThisBrowser,
+  redirectMatches,
   returnHost,
   S256,
   scopeAllowed,
@@ -58,10 +59,11 @@ export class OAuthConsentService {
     // Without a redirect URI the client registered, errors must not leave this page (§4.1.2.1).
     // OAuth 2.1 and the MCP authorization spec require it, so it is never implied.
     const redirectUri = q.redirect_uri;
-    if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
+    if (!redirectUri || !redirectMatches(client.redirectUris, redirectUri)) {
       return {
         kind: 'page_error',
-        message: 'The return address is missing or does not exactly match one the application registered.',
+        message:
+          'The return address is missing or does not match one the application registered (exactly; a loopback address may differ only in its port).',
       };
     }
     if (q.state !== undefined && q.state.length > MAX_STATE_CHARS) {

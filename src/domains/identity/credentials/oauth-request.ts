@@ -95,3 +95,30 @@ export const MCP_SCOPE = 'mcp';
 export function scopeAllowed(scope: string | undefined): boolean {
   return (scope ?? MCP_SCOPE).split(' ').every((s) => s === '' || s === MCP_SCOPE);
 }
+
+const LOOPBACK_LITERALS = new Set(['127.0.0.1', '[::1]']);
+
+/**
+ * Whether a redirect URI sent to /oauth/authorize matches one the client registered: exactly,
+ * or, for a loopback IP literal over http, with any port (RFC 8252 §7.3): native apps listen
+ * on a port the system gives them at run time. Scheme, host, path and query must still match.
+ */
+export function redirectMatches(registered: readonly string[], presented: string): boolean {
+  if (registered.includes(presented)) return true;
+  const asked = loopbackWithoutPort(presented);
+  return asked !== null && registered.some((uri) => loopbackWithoutPort(uri) === asked);
+}
+
+/** A loopback IP literal http URI with its port taken out; null for any other URI. */
+function loopbackWithoutPort(uri: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return null;
+  }
+  if (url.protocol !== 'http:' || !LOOPBACK_LITERALS.has(url.hostname)) return null;
+  if (url.username || url.password || url.hash) return null;
+  url.port = '';
+  return url.href;
+}

@@ -571,6 +571,112 @@ describe('protocol checks with oauth4webapi', () => {
     expect((await mcpWith(issued.body.access_token!)).status).toBe(401);
   });
 
+  it('authenticates clients exactly: one method, Basic wherever advertised (RFC 6749 §2.3, RFC 7009)', async () => {
+    const as = await discover();
+    expect(as.token_endpoint_auth_methods_supported).toContain('client_secret_basic');
+    const basic = (id: string, secret: string) =>
+      `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
+    const token = async (fields: Record<string, string>, authorization?: string) => {
+      const res = await fetch(as.token_endpoint!, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          ...(authorization ? { authorization } : {}),
+        },
+        body: new URLSearchParams(fields),
+      });
+      return {
+        status: res.status,
+        challenge: res.headers.get('www-authenticate'),
+        body: (await res.json()) as Record<string, string>,
+      };
+    };
+
+    // A bootstrap token is the client secret of client_credentials, in the body or in Basic.
+    const { owner_id } = await server.app.services.identity.addOwner(
+      uniqueEmail(),
+      'correct horse battery staple',
+    );
+    const made = () =>
+      server.app.services.management.createIdentity(owner_id, {
+        displayName: 'Scripted agent',
+        runtime: 'cron',
+        bootstrapDays: 1,
+      });
+    const viaBasic = await token(
+      { grant_type: 'client_credentials' },
+      basic('agent', (await made()).bootstrap_token!),
+    );
+    expect(viaBasic.status).toBe(200);
+    expect(viaBasic.body.access_token).toMatch(/^cd_acc_/);
+    const wrong = await token({ grant_type: 'client_credentials' }, basic('agent', 'cd_boot_wrong'));
+    expect(wrong).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+    expect(wrong.challenge).toMatch(/^Basic /);
+    // Two methods in one request are refused, whatever the secrets.
+    const live = (await made()).bootstrap_token!;
+    const both = await token({ grant_type: 'client_credentials', client_secret: live }, basic('agent', live));
+    expect(both).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+
+    // Registered clients use the code and refresh grants only.
+    const pub = (await register(as)).body.client_id!;
+    expect(await token({ grant_type: 'client_credentials', client_id: pub })).toMatchObject({
+      status: 400,
+      body: { error: 'unauthorized_client' },
+    });
+    const conf = (await register(as, { token_endpoint_auth_method: 'client_secret_basic' })).body;
+    const own = await token(
+      { grant_type: 'client_credentials' },
+      basic(conf.client_id!, conf.client_secret!),
+    );
+    expect(own).toMatchObject({ status: 400, body: { error: 'unauthorized_client' } });
+    const guessed = await token(
+      { grant_type: 'client_credentials' },
+      basic(conf.client_id!, 'not-the-secret'),
+    );
+    expect(guessed).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+    expect(guessed.challenge).toMatch(/^Basic /);
+
+    // A confidential client's connection: its tokens are revoked only by it, authenticated.
+    const { url, verifier } = await authorize(as, conf.client_id!);
+    const code = (await consent(url.href, 'allow')).searchParams.get('code')!;
+    const issued = await token(
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
+      basic(conf.client_id!, conf.client_secret!),
+    );
+    expect(issued.status).toBe(200);
+    const revoke = (authorization?: string) =>
+      fetch(as.revocation_endpoint!, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          ...(authorization ? { authorization } : {}),
+        },
+        body: new URLSearchParams({ token: issued.body.refresh_token! }),
+      });
+    const anonymous = await revoke();
+    expect(anonymous.status).toBe(401);
+    expect(await anonymous.json()).toMatchObject({ error: 'invalid_client' });
+    const refreshed = await token(
+      { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token! },
+      basic(conf.client_id!, conf.client_secret!),
+    );
+    expect(refreshed.status).toBe(200);
+    const authenticated = await fetch(as.revocation_endpoint!, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: basic(conf.client_id!, conf.client_secret!),
+      },
+      body: new URLSearchParams({ token: refreshed.body.refresh_token! }),
+    });
+    expect(authenticated.status).toBe(200);
+    const after = await token(
+      { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token! },
+      basic(conf.client_id!, conf.client_secret!),
+    );
+    expect(after).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
   it('revokes by RFC 7009: 200 for anything, and a refresh token ends the connection', async () => {
     const as = await discover();
     const reg = await register(as);

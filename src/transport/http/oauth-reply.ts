@@ -4,19 +4,35 @@ import { OAuthError } from '../../kernel/oauth-error.ts';
 
 /** What every OAuth route shares: OAuth-shaped errors, no-store answers, client credentials. */
 
-/** Who the client says it is, its secret, and how it presented them (Basic wins over the body). */
+/**
+ * Who the client says it is, its secret, and how it presented them. RFC 6749 §2.3: a client uses
+ * one authentication method a request, so HTTP Basic together with a body secret is refused, and
+ * a Basic header that cannot be read is a failed client authentication.
+ */
 export function clientCredentials(
   authorization: string | undefined,
   bodyId: string | undefined,
   bodySecret: string | undefined,
 ): { id: string | undefined; secret: string | undefined; method: ClientAuthMethod } {
-  const basic = basicCredentials(authorization);
-  if (basic) return { id: basic.id, secret: basic.secret, method: 'client_secret_basic' };
+  if (/^Basic(\s|$)/i.test(authorization ?? '')) {
+    const basic = basicCredentials(authorization);
+    if (!basic) throw new OAuthError('invalid_client', 'The HTTP Basic credentials cannot be read.');
+    if (bodySecret !== undefined) {
+      throw new OAuthError(
+        'invalid_request',
+        'Use one client authentication method: HTTP Basic or client_secret in the body, not both.',
+      );
+    }
+    if (bodyId !== undefined && bodyId !== basic.id) {
+      throw new OAuthError('invalid_request', 'client_id in the body differs from the one in HTTP Basic.');
+    }
+    return { id: basic.id, secret: basic.secret, method: 'client_secret_basic' };
+  }
   if (bodySecret !== undefined) return { id: bodyId, secret: bodySecret, method: 'client_secret_post' };
   return { id: bodyId, secret: undefined, method: 'none' };
 }
 
-/** Client credentials from HTTP Basic (RFC 6749 §2.3.1: form-encoded id and secret), if sent. */
+/** Client credentials from HTTP Basic (RFC 6749 §2.3.1: form-encoded id and secret), if readable. */
 function basicCredentials(header: string | undefined): { id: string; secret: string } | null {
   const match = /^Basic\s+([A-Za-z0-9+/=]{1,2000})$/i.exec(header ?? '');
   if (!match?.[1]) return null;

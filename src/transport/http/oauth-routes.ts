@@ -38,7 +38,8 @@ const tokenRequest = z.discriminatedUnion('grant_type', [
   }),
   z.object({
     grant_type: z.literal('client_credentials'),
-    client_secret: secret,
+    // Or in HTTP Basic: the bootstrap token is the client secret.
+    client_secret: secret.optional(),
     client_id: z.string().max(200).optional(),
     scope: scopeParam,
   }),
@@ -134,9 +135,20 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
       try {
         let answer: unknown;
         if (r.grant_type === DEVICE_GRANT) answer = await deps.device.poll(r.device_code);
-        else if (r.grant_type === 'client_credentials')
-          answer = await deps.tokens.exchangeBootstrap(r.client_secret);
-        else {
+        else if (r.grant_type === 'client_credentials') {
+          const presented = clientCredentials(req.headers.authorization, r.client_id, r.client_secret);
+          // A registered client's own id and secret are never taken for a bootstrap token.
+          if (presented.id?.startsWith('cli_')) {
+            await deps.clients.refuseClientCredentials(presented.id, presented.secret, presented.method);
+          }
+          if (!presented.secret) {
+            throw new OAuthError(
+              'invalid_client',
+              'client_credentials takes the bootstrap token as the client secret (client_secret, or HTTP Basic).',
+            );
+          }
+          answer = await deps.tokens.exchangeBootstrap(presented.secret);
+        } else {
           const presented = clientCredentials(req.headers.authorization, r.client_id, r.client_secret);
           if (r.grant_type === 'refresh_token') {
             if (r.resource !== undefined && r.resource !== deps.consent.resource) {

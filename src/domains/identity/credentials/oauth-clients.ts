@@ -169,6 +169,26 @@ export class OAuthClientService {
    * Authenticates a client at the token or revocation endpoint: public clients by client_id,
    * confidential ones by their secret (in the body or by HTTP Basic, as registered).
    */
+  /**
+   * client_credentials asked by a registered client. Registered clients use the authorization
+   * code and refresh grants only (client_credentials is for owner-created identities' bootstrap
+   * tokens), so the answer is unauthorized_client (RFC 6749 §5.2) once a confidential client has
+   * authenticated; a wrong secret is invalid_client as anywhere else.
+   */
+  async refuseClientCredentials(
+    clientId: string,
+    secret: string | undefined,
+    method: ClientAuthMethod,
+  ): Promise<never> {
+    const client = await oauthRepo.findClient(this.database.db, clientId);
+    if (client?.secretHash) await this.authenticate(clientId, secret, method);
+    else if (!client) throw new OAuthError('invalid_client', 'Unknown client_id; register the client again.');
+    throw new OAuthError(
+      'unauthorized_client',
+      'Registered clients use authorization_code and refresh_token; client_credentials is only for bootstrap tokens.',
+    );
+  }
+
   async authenticate(
     clientId: string | undefined,
     secret: string | undefined,

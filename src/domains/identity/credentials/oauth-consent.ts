@@ -351,9 +351,15 @@ export class OAuthConsentService {
       if (!row) return;
       const grant = await oauthRepo.findGrant(tx, row.family);
       if (client && grant?.clientId !== client.id) return;
+      // RFC 7009 §2.1: a confidential client's token is revoked only by that client, authenticated.
       if (grant && !client) {
         const owner = await oauthRepo.findClient(tx, grant.clientId);
-        if (owner?.secretHash) return;
+        if (owner?.secretHash) {
+          throw new OAuthError(
+            'invalid_client',
+            'This token belongs to a confidential client: authenticate as it.',
+          );
+        }
       }
       if (row.kind === 'ACCESS') {
         await oauthRepo.revokeToken(tx, row.id, now);

@@ -34,7 +34,8 @@ export async function provisionAgents(
 ): Promise<Identity[]> {
   const database = await open(where);
   try {
-    const identity = new IdentityService(database, systemClock);
+    // Provisioning only: nothing here authenticates, so the audience is never compared.
+    const identity = new IdentityService(database, systemClock, 'http://127.0.0.1/mcp');
     const email = `bench-${randomUUID()}@example.org`;
     await identity.addOwner(email, randomUUID());
     const out: Identity[] = [];

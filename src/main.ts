@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { type AnyCommand, COMMANDS, USAGE } from './cli/commands.ts';
 import { type Config, ConfigError, loadConfig } from './config/config.ts';
 import { TABLES } from './domains/catalog.ts';
-import { IdentityService } from './domains/identity/index.ts';
+import { IdentityService, mcpResource } from './domains/identity/index.ts';
 import { systemClock } from './kernel/clock.ts';
 import { DomainError, errorEnvelope } from './kernel/errors.ts';
 import { createLogger } from './logging.ts';
@@ -100,7 +100,11 @@ async function admin(config: Config, command: AnyCommand, flags: Record<string, 
   const secret = command.stdin ? await readSecret(command.stdin) : '';
   const { database, lock } = await open(config);
   try {
-    return await command.run(new IdentityService(database, systemClock), parsed.data, secret);
+    return await command.run(
+      new IdentityService(database, systemClock, mcpResource(config.baseUrl)),
+      parsed.data,
+      secret,
+    );
   } finally {
     await database.close();
     lock?.release();

@@ -335,3 +335,88 @@ describe('bootstrap exchange', () => {
     expect(expired).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
   });
 });
+
+describe('tokens bound to their resource (RFC 8707)', () => {
+  const MCP_INIT = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+  });
+  const mcp = (token: string) =>
+    fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: MCP_INIT,
+    });
+
+  it('refuses a grant for any other resource, and records /mcp as the audience of every token', async () => {
+    const elsewhere = 'https://elsewhere.example/mcp';
+    const { device_code, user_code } = await startPairing();
+    await services().device.decide(await newOwner(), user_code, { approve: true, activateRead: true });
+    clock.advance(6_000);
+    const foreign = await post('/oauth/token', {
+      grant_type: DEVICE_GRANT,
+      device_code,
+      resource: elsewhere,
+    });
+    expect(foreign).toMatchObject({ status: 400, body: { error: 'invalid_target' } });
+    const paired = await post('/oauth/token', {
+      grant_type: DEVICE_GRANT,
+      device_code,
+      resource: `${server.url}/mcp`,
+    });
+    expect(paired.status).toBe(200);
+
+    const created = await services().management.createIdentity(await newOwner(), {
+      displayName: 'Scripted agent',
+      runtime: 'cron',
+      bootstrapDays: 1,
+    });
+    const exchange = (resource: string) =>
+      post(
+        '/oauth/token',
+        { grant_type: 'client_credentials', client_secret: created.bootstrap_token, resource },
+        true,
+      );
+    expect(await exchange(elsewhere)).toMatchObject({ status: 400, body: { error: 'invalid_target' } });
+    const bootstrapped = await exchange(`${server.url}/mcp`);
+    expect(bootstrapped.status).toBe(200);
+
+    for (const agentId of [paired.body.agent_id, created.agent_id]) {
+      const rows = await server.database.db
+        .select({ audience: agentTokens.audience })
+        .from(agentTokens)
+        .where(eq(agentTokens.agentId, agentId));
+      expect(rows.length).toBeGreaterThan(0);
+      expect(rows.every((r) => r.audience === `${server.url}/mcp`)).toBe(true);
+    }
+    expect((await mcp(paired.body.access_token)).status).toBe(200);
+  });
+
+  it('refuses at /mcp a token whose audience is another resource', async () => {
+    const created = await services().management.createIdentity(await newOwner(), {
+      displayName: 'Scripted agent',
+      runtime: 'cron',
+      bootstrapDays: 1,
+    });
+    const { body } = await post(
+      '/oauth/token',
+      { grant_type: 'client_credentials', client_secret: created.bootstrap_token },
+      true,
+    );
+    expect((await mcp(body.access_token)).status).toBe(200);
+    // As if another server (another resource) had issued it into the same database.
+    await server.database.db
+      .update(agentTokens)
+      .set({ audience: 'https://elsewhere.example/mcp' })
+      .where(eq(agentTokens.agentId, created.agent_id));
+    const refused = await mcp(body.access_token);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+});

@@ -26,6 +26,8 @@ export class IdentityService {
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
+    /** This server's protected resource: an access token issued for another is refused (RFC 8707). */
+    private readonly audience: string,
     standing: StandingColumn = noStanding,
   ) {
     this.credentialLookup = agentRepo.prepareCredentialLookup(database.db, standing);
@@ -137,6 +139,12 @@ export class IdentityService {
     const now = this.clock.now();
     if (!found || found.revokedAt || found.expiresAt <= now || found.agent.status === 'REVOKED') {
       throw new DomainError('UNAUTHENTICATED', 'The credential is invalid, expired or revoked.');
+    }
+    if ('audience' in found && found.audience !== null && found.audience !== this.audience) {
+      throw new DomainError(
+        'UNAUTHENTICATED',
+        `The token was issued for another resource, not ${this.audience}; get one for this server.`,
+      );
     }
     if (isStale(found.lastUsedAt, now)) {
       const touch = kind === 'project_key' ? agentRepo.touchProjectKey : tokenRepo.touchToken;

@@ -2,6 +2,7 @@ import type { Area } from '../operations/index.ts';
 import { DeviceService } from './credentials/device.ts';
 import { OAuthClientService } from './credentials/oauth-clients.ts';
 import { OAuthConsentService } from './credentials/oauth-consent.ts';
+import { mcpResource } from './credentials/oauth-request.ts';
 import * as credentialTables from './credentials/tables.ts';
 import { TokenService } from './credentials/tokens.ts';
 import { DomainVerifier } from './domain-verification.ts';
@@ -41,6 +42,7 @@ export {
   type AuthorizeOutcome,
   type AuthorizeQuery,
   type ConsentRequest,
+  mcpResource,
   returnHost,
   scopeAllowed,
 } from './credentials/oauth-request.ts';
@@ -77,7 +79,8 @@ export const identityArea = {
   errors: IDENTITY_ERRORS,
   operations: identityOperations,
   start({ database, clock, secret, config, outbound, logger, extensions }) {
-    const tokens = new TokenService(database, clock, secret);
+    const resource = mcpResource(config.baseUrl);
+    const tokens = new TokenService(database, clock, secret, resource);
     // Ends idle sessions and deletes what is over; every replica may run it.
     const housekeeper = new Housekeeper(
       () => sweepIdentity(database.db, clock.now()),
@@ -88,7 +91,7 @@ export const identityArea = {
     );
     return {
       services: {
-        identity: new IdentityService(database, clock, extensions.callerStanding),
+        identity: new IdentityService(database, clock, resource, extensions.callerStanding),
         sessions: new SessionService(database, clock),
         tokens,
         device: new DeviceService(database, clock, tokens, config.baseUrl),

@@ -44,7 +44,7 @@ let runner: OperationRunner<S>;
 
 beforeAll(async () => {
   database = await openTestDatabase();
-  identity = new IdentityService(database, clock);
+  identity = new IdentityService(database, clock, 'http://127.0.0.1/mcp');
   const agent = await createAgent(identity, { mode: 'READ' });
   caller = (await identity.authenticate(agent.key)).caller;
   runner = new OperationRunner(

@@ -28,6 +28,7 @@ export interface OAuthDeps {
 const secret = z.string().min(1).max(512);
 const clientId = z.string().max(200).optional();
 const scopeParam = z.string().max(200).optional();
+const resourceParam = z.string().max(2_000).optional();
 
 const tokenRequest = z.discriminatedUnion('grant_type', [
   z.object({
@@ -35,6 +36,7 @@ const tokenRequest = z.discriminatedUnion('grant_type', [
     device_code: secret,
     client_id: z.string().max(200).optional(),
     scope: scopeParam,
+    resource: resourceParam,
   }),
   z.object({
     grant_type: z.literal('client_credentials'),
@@ -42,6 +44,7 @@ const tokenRequest = z.discriminatedUnion('grant_type', [
     client_secret: secret.optional(),
     client_id: z.string().max(200).optional(),
     scope: scopeParam,
+    resource: resourceParam,
   }),
   z.object({
     grant_type: z.literal('refresh_token'),
@@ -49,7 +52,7 @@ const tokenRequest = z.discriminatedUnion('grant_type', [
     client_id: clientId,
     client_secret: secret.optional(),
     scope: scopeParam,
-    resource: z.string().max(2_000).optional(),
+    resource: resourceParam,
   }),
   z.object({
     grant_type: z.literal('authorization_code'),
@@ -59,7 +62,7 @@ const tokenRequest = z.discriminatedUnion('grant_type', [
     client_id: clientId,
     client_secret: secret.optional(),
     scope: scopeParam,
-    resource: z.string().max(2_000).optional(),
+    resource: resourceParam,
   }),
 ]);
 
@@ -132,6 +135,13 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
       if (!scopeAllowed(r.scope)) {
         return sendOAuthError(reply, new OAuthError('invalid_scope', 'The only scope is mcp.'));
       }
+      // RFC 8707 §2.2: every grant is for this server's /mcp, and every token records it.
+      if (r.resource !== undefined && r.resource !== deps.consent.resource) {
+        return sendOAuthError(
+          reply,
+          new OAuthError('invalid_target', `The only resource is ${deps.consent.resource}.`),
+        );
+      }
       try {
         let answer: unknown;
         if (r.grant_type === DEVICE_GRANT) answer = await deps.device.poll(r.device_code);
@@ -151,9 +161,6 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
         } else {
           const presented = clientCredentials(req.headers.authorization, r.client_id, r.client_secret);
           if (r.grant_type === 'refresh_token') {
-            if (r.resource !== undefined && r.resource !== deps.consent.resource) {
-              throw new OAuthError('invalid_target', `The only resource is ${deps.consent.resource}.`);
-            }
             // Device-paired runtimes refresh without a registered client; registered ones authenticate.
             const client = presented.id?.startsWith('cli_')
               ? await deps.clients.authenticate(presented.id, presented.secret, presented.method)

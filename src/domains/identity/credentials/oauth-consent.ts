@@ -15,6 +15,7 @@ import {
   type ConsentRequest,
   isNativeRedirect,
   mayDecide,
+  mcpResource,
   notInThisBrowser,
   redirectMatches,
   returnHost,
@@ -45,7 +46,7 @@ export class OAuthConsentService {
 
   /** The protected resource every token is bound to. */
   get resource(): string {
-    return `${this.baseUrl}/mcp`;
+    return mcpResource(this.baseUrl);
   }
 
   /** Checks an authorization request (RFC 6749 §4.1.1, RFC 7636, RFC 8707) and files it for review. */

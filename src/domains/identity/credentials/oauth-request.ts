@@ -84,6 +84,9 @@ export function notInThisBrowser(requestId: string): DomainError {
   );
 }
 
+/** The one protected resource (RFC 8707, RFC 9728): this server's MCP endpoint. */
+export const mcpResource = (baseUrl: string) => `${baseUrl}/mcp`;
+
 /** The one scope Cairn grants: use of its MCP endpoint. Every grant holds exactly this. */
 export const MCP_SCOPE = 'mcp';
 

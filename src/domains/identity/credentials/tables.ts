@@ -73,6 +73,11 @@ export const agentTokens = pgTable(
     retrySealed: text('retry_sealed'),
     revokedAt: ts('revoked_at'),
     lastUsedAt: ts('last_used_at'),
+    /**
+     * The resource the token is for (RFC 8707): this server's `/mcp` when it was issued. Null
+     * only on tokens issued before audiences were recorded; those are accepted until they end.
+     */
+    audience: text('audience'),
   },
   (t) => [
     uniqueIndex('agent_tokens_token_hash_key').on(t.tokenHash),

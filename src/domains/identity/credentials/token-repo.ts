@@ -17,6 +17,7 @@ export async function insertToken(
     tokenHash: string;
     createdAt: Date;
     expiresAt: Date;
+    audience: string;
   },
 ) {
   await ex.insert(agentTokens).values(row);
@@ -72,6 +73,7 @@ export function prepareAccessLookup(db: Db, standing: StandingColumn) {
       expiresAt: agentTokens.expiresAt,
       revokedAt: agentTokens.revokedAt,
       lastUsedAt: agentTokens.lastUsedAt,
+      audience: agentTokens.audience,
       ...callerColumns(standing),
     })
     .from(agentTokens)

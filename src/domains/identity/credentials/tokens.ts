@@ -32,6 +32,8 @@ export class TokenService {
     private readonly database: Database,
     private readonly clock: Clock,
     private readonly secret: string,
+    /** The resource every token is issued for: this server's `/mcp` (RFC 8707). */
+    private readonly audience: string,
   ) {}
 
   /**
@@ -165,6 +167,7 @@ export class TokenService {
       tokenHash: hashSecret(token),
       createdAt: now,
       expiresAt,
+      audience: this.audience,
     });
     return { token, expiresAt };
   }

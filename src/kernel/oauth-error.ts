@@ -17,19 +17,23 @@ export type OAuthErrorCode =
   | 'invalid_redirect_uri'
   | 'unsupported_response_type'
   | 'invalid_target'
-  | 'unauthorized_client';
+  | 'unauthorized_client'
+  | 'temporarily_unavailable';
 
 export class OAuthError extends Error {
   constructor(
     readonly error: OAuthErrorCode,
     readonly description: string,
+    /** Set when the caller must wait (a throttle): the answer is then 429 with Retry-After. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(description);
     this.name = 'OAuthError';
   }
 
-  /** RFC 6749: 401 for a failed client authentication, 400 for everything else. */
+  /** RFC 6749: 401 for a failed client authentication, 400 for everything else; 429 to wait. */
   get httpStatus(): number {
+    if (this.retryAfterSeconds !== undefined) return 429;
     return this.error === 'invalid_client' ? 401 : 400;
   }
 }

@@ -229,6 +229,10 @@ describe('device pairing through the console', () => {
     const locked = await v.get(`/pair?code=${real.user_code}`);
     expect(locked.status).toBe(429);
     expect(locked.text).toMatch(/Too many pairing codes/);
+    // The lock page says when it ends, for scripts as well as people (15 minutes at most).
+    const retryAfter = Number(locked.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(15 * 60);
     clock.advance(16 * 60_000);
     const fresh = await startPairing({ display_name: 'Later agent', runtime: 'cursor' });
     expect((await v.get(`/pair?code=${fresh.user_code}`)).status).toBe(200);

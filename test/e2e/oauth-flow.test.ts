@@ -677,6 +677,69 @@ describe('protocol checks with oauth4webapi', () => {
     expect(after).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 
+  it('throttles secret guessing per client id and per address, with a 429 that says when to retry', async () => {
+    const as = await discover();
+    const basic = (id: string, secret: string) =>
+      `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+    const token = async (from: string, fields: Record<string, string>, authorization?: string) => {
+      const res = await fetch(as.token_endpoint!, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'x-forwarded-for': from,
+          ...(authorization ? { authorization } : {}),
+        },
+        body: new URLSearchParams(fields),
+      });
+      return { status: res.status, headers: res.headers, body: (await res.json()) as Record<string, string> };
+    };
+    const conf = (await register(as, { token_endpoint_auth_method: 'client_secret_basic' })).body;
+    const refresh = { grant_type: 'refresh_token', refresh_token: 'cd_ref_whatever' };
+    // Ten wrong secrets for one client, from two addresses: the tenth locks the client id.
+    for (let i = 0; i < 9; i++) {
+      const wrong = await token(
+        i % 2 ? '203.0.113.7' : '203.0.113.8',
+        refresh,
+        basic(conf.client_id!, `guess-${i}`),
+      );
+      expect(wrong.status, `guess ${i}`).toBe(401);
+    }
+    const locking = await token('203.0.113.7', refresh, basic(conf.client_id!, 'guess-9'));
+    expect(locking.status).toBe(429);
+    expect(locking.body.error).toBe('temporarily_unavailable');
+    expect(Number(locking.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(locking.headers.get('cache-control')).toBe('no-store');
+    // Locked even with the right secret, from anywhere, until the lock ends.
+    const right = await token('198.51.100.9', refresh, basic(conf.client_id!, conf.client_secret!));
+    expect(right.status).toBe(429);
+
+    // Thirty wrong bootstrap secrets from one address lock that address.
+    for (let i = 0; i < 29; i++) {
+      const wrong = await token('203.0.113.50', {
+        grant_type: 'client_credentials',
+        client_secret: `cd_boot_${i}`,
+      });
+      expect(wrong.status, `bootstrap guess ${i}`).toBe(401);
+    }
+    const lockedOut = await token('203.0.113.50', {
+      grant_type: 'client_credentials',
+      client_secret: 'cd_boot_x',
+    });
+    expect(lockedOut.status).toBe(429);
+    const { owner_id } = await server.app.services.identity.addOwner(
+      uniqueEmail(),
+      'correct horse battery staple',
+    );
+    const made = await server.app.services.management.createIdentity(owner_id, {
+      displayName: 'Scripted agent',
+      runtime: 'cron',
+      bootstrapDays: 1,
+    });
+    const live = { grant_type: 'client_credentials', client_secret: made.bootstrap_token! };
+    expect((await token('203.0.113.50', live)).status).toBe(429);
+    expect((await token('203.0.113.51', live)).status).toBe(200);
+  });
+
   it('revokes by RFC 7009: 200 for anything, and a refresh token ends the connection', async () => {
     const as = await discover();
     const reg = await register(as);

@@ -3,6 +3,7 @@ import { DeviceService } from './credentials/device.ts';
 import { OAuthClientService } from './credentials/oauth-clients.ts';
 import { OAuthConsentService } from './credentials/oauth-consent.ts';
 import { mcpResource } from './credentials/oauth-request.ts';
+import { SecretGuard } from './credentials/secret-guard.ts';
 import * as credentialTables from './credentials/tables.ts';
 import { TokenService } from './credentials/tokens.ts';
 import { DomainVerifier } from './domain-verification.ts';
@@ -46,6 +47,7 @@ export {
   returnHost,
   scopeAllowed,
 } from './credentials/oauth-request.ts';
+export { SECRET_THROTTLE, SecretGuard } from './credentials/secret-guard.ts';
 export { type TokenAnswer, TokenService } from './credentials/tokens.ts';
 export { DomainVerifier } from './domain-verification.ts';
 export { Housekeeper, RETENTION, sweepIdentity } from './housekeeping.ts';
@@ -98,6 +100,7 @@ export const identityArea = {
         management: new ManagementService(database, clock),
         owners: new OwnerService(database, clock, { openSignup: config.openSignup }),
         oauthClients: new OAuthClientService(database, clock),
+        secrets: new SecretGuard(database, clock),
         oauth: new OAuthConsentService(database, clock, tokens, config.baseUrl),
         domains: new DomainVerifier(database, clock, secret, outbound.resolver, outbound.fetcher),
       },

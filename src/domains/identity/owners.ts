@@ -7,6 +7,7 @@ import { LIMITS } from '../../kernel/limits.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import * as agentRepo from './agent-repo.ts';
 import * as ownerRepo from './owner-repo.ts';
+import { FailureThrottle, secondsUntil } from './throttle.ts';
 
 /** A console session ends after this long without a request… */
 export const SESSION_IDLE_MS = 12 * 3_600_000;
@@ -49,7 +50,11 @@ export class OwnerService {
     private readonly database: Database,
     private readonly clock: Clock,
     private readonly opts: { openSignup: boolean },
-  ) {}
+  ) {
+    this.throttle = new FailureThrottle(database, clock);
+  }
+
+  private readonly throttle: FailureThrottle;
 
   /** Whether a new account may be created now: FIRST (no owner yet), OPEN (operator's choice) or CLOSED. */
   async signUpState(): Promise<'FIRST' | 'OPEN' | 'CLOSED'> {
@@ -93,7 +98,7 @@ export class OwnerService {
     const accountKey = `email:${email}`;
     const keys = [accountKey, addressKey(address)];
     const now = this.clock.now();
-    const locked = await ownerRepo.activeLock(this.database.db, keys, now);
+    const locked = await this.throttle.lockedUntil(keys);
     if (locked) throw throttled(locked, now);
 
     const found = await ownerRepo.findOwnerCredentials(this.database.db, email);
@@ -101,15 +106,14 @@ export class OwnerService {
     const stored = found?.passwordHash ?? (await this.getDummyHash());
     const ok = (await verify(stored, password).catch(() => false)) && found !== null;
     if (!ok) {
-      const lockedNow = await this.database.transaction(async (tx) => {
-        const a = await ownerRepo.recordFailure(tx, accountKey, now, SIGNIN_THROTTLE.account);
-        const b = await ownerRepo.recordFailure(tx, keys[1]!, now, SIGNIN_THROTTLE.address);
-        return a && b ? (a > b ? a : b) : (a ?? b);
-      });
+      const lockedNow = await this.throttle.fail([
+        { key: accountKey, rule: SIGNIN_THROTTLE.account },
+        { key: keys[1]!, rule: SIGNIN_THROTTLE.address },
+      ]);
       if (lockedNow) throw throttled(lockedNow, now);
       throw new DomainError('SIGNIN_FAILED', 'That email and password do not match an account.');
     }
-    await ownerRepo.clearThrottle(this.database.db, accountKey);
+    await this.throttle.clear(accountKey);
     return this.startSession(this.database.db, { id: found.id, email: found.email }, now);
   }
 
@@ -203,7 +207,7 @@ function signupClosed(): DomainError {
 }
 
 function throttled(until: Date, now: Date): DomainError {
-  const seconds = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
+  const seconds = secondsUntil(until, now);
   return new DomainError(
     'SIGNIN_THROTTLED',
     `Too many failed sign-ins. Try again in ${Math.ceil(seconds / 60)} minute${seconds > 60 ? 's' : ''}.`,

@@ -54,6 +54,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     const csrf = req.ownerSessionId ? ctx.csrf.forSession(req.ownerSessionId) : undefined;
     if (err instanceof DomainError) {
       const title = err.code === 'NOT_FOUND' ? 'Not found' : 'That did not work';
+      // A lock (pairing codes, sign-ins) says when it ends, to people and to scripts alike.
+      const retry = err.details.retry_after_seconds;
+      if (typeof retry === 'number') reply.header('retry-after', String(retry));
       return sendPage(
         reply,
         httpStatusOf(err.code),

@@ -6,7 +6,7 @@ import { messagePage } from '../console/layout.ts';
 import { allowAnyOrigin } from '../shared/cors.ts';
 import { registerRateLimit } from '../shared/rate-limit.ts';
 import { consentCookies } from './consent-cookie.ts';
-import { clientCredentials, installOAuthErrors, noStore, sendOAuthError } from './oauth-reply.ts';
+import { clientCredentials, guarded, installOAuthErrors, noStore, sendOAuthError } from './oauth-reply.ts';
 import type { OAuthDeps } from './oauth-routes.ts';
 
 const authorizeQuery = z.object({
@@ -117,16 +117,18 @@ export async function nativeOAuthRoutes(app: FastifyInstance, deps: OAuthDeps): 
       const body = (req.body ?? {}) as Record<string, unknown>;
       const token = typeof body.token === 'string' ? body.token.slice(0, 512) : '';
       if (!token) return sendOAuthError(reply, new OAuthError('invalid_request', 'token is required.'));
-      const presented = clientCredentials(
-        req.headers.authorization,
-        typeof body.client_id === 'string' ? body.client_id.slice(0, 200) : undefined,
-        typeof body.client_secret === 'string' ? body.client_secret.slice(0, 512) : undefined,
-      );
       try {
-        const client = presented.id
-          ? await deps.clients.authenticate(presented.id, presented.secret, presented.method)
-          : null;
-        await deps.consent.revokeToken(token, client);
+        const presented = clientCredentials(
+          req.headers.authorization,
+          typeof body.client_id === 'string' ? body.client_id.slice(0, 200) : undefined,
+          typeof body.client_secret === 'string' ? body.client_secret.slice(0, 512) : undefined,
+        );
+        await guarded(deps.secrets, presented.id, req, async () => {
+          const client = presented.id
+            ? await deps.clients.authenticate(presented.id, presented.secret, presented.method)
+            : null;
+          await deps.consent.revokeToken(token, client);
+        });
       } catch (err) {
         if (err instanceof OAuthError)
           return sendOAuthError(reply, err, undefined, req.headers.authorization);

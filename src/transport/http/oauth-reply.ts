@@ -1,5 +1,5 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import type { ClientAuthMethod } from '../../domains/identity/index.ts';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ClientAuthMethod, SecretGuard } from '../../domains/identity/index.ts';
 import { OAuthError } from '../../kernel/oauth-error.ts';
 
 /** What every OAuth route shares: OAuth-shaped errors, no-store answers, client credentials. */
@@ -78,7 +78,33 @@ export function sendOAuthError(
   if (err.error === 'invalid_client' && /^Basic\s/i.test(authorization ?? '')) {
     reply.header('www-authenticate', 'Basic realm="cairn", charset="UTF-8"');
   }
+  if (err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds));
   return noStore(reply)
     .code(err.httpStatus)
     .send({ error: err.error, error_description: err.description, ...(detail ? { detail } : {}) });
+}
+
+/**
+ * Runs a request that authenticates a client under the secret-guessing guard: refused at once
+ * while its client id or address is locked out; a failed client authentication is counted,
+ * logged at warn (never the secret), and answered 429 once it locks.
+ */
+export async function guarded<T>(
+  secrets: SecretGuard,
+  clientId: string | undefined,
+  req: FastifyRequest,
+  work: () => Promise<T>,
+): Promise<T> {
+  await secrets.check(clientId, req.ip);
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof OAuthError) || err.error !== 'invalid_client') throw err;
+    const locked = await secrets.failed(clientId, req.ip);
+    req.log.warn(
+      { client_id: clientId?.slice(0, 100) ?? null, address: req.ip, locked: locked !== null },
+      'failed client authentication',
+    );
+    throw locked ?? err;
+  }
 }

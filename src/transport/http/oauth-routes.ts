@@ -7,16 +7,18 @@ import {
   deviceRequestSchema,
   type OAuthClientService,
   type OAuthConsentService,
+  type SecretGuard,
   scopeAllowed,
   type TokenService,
 } from '../../domains/identity/index.ts';
 import { OAuthError } from '../../kernel/oauth-error.ts';
 import { allowAnyOrigin } from '../shared/cors.ts';
 import { registerRateLimit } from '../shared/rate-limit.ts';
-import { clientCredentials, installOAuthErrors, noStore, sendOAuthError } from './oauth-reply.ts';
+import { clientCredentials, guarded, installOAuthErrors, noStore, sendOAuthError } from './oauth-reply.ts';
 
 export interface OAuthDeps {
   device: DeviceService;
+  secrets: SecretGuard;
   tokens: TokenService;
   clients: OAuthClientService;
   consent: OAuthConsentService;
@@ -143,34 +145,12 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
         );
       }
       try {
-        let answer: unknown;
-        if (r.grant_type === DEVICE_GRANT) answer = await deps.device.poll(r.device_code);
-        else if (r.grant_type === 'client_credentials') {
-          const presented = clientCredentials(req.headers.authorization, r.client_id, r.client_secret);
-          // A registered client's own id and secret are never taken for a bootstrap token.
-          if (presented.id?.startsWith('cli_')) {
-            await deps.clients.refuseClientCredentials(presented.id, presented.secret, presented.method);
-          }
-          if (!presented.secret) {
-            throw new OAuthError(
-              'invalid_client',
-              'client_credentials takes the bootstrap token as the client secret (client_secret, or HTTP Basic).',
-            );
-          }
-          answer = await deps.tokens.exchangeBootstrap(presented.secret);
-        } else {
-          const presented = clientCredentials(req.headers.authorization, r.client_id, r.client_secret);
-          if (r.grant_type === 'refresh_token') {
-            // Device-paired runtimes refresh without a registered client; registered ones authenticate.
-            const client = presented.id?.startsWith('cli_')
-              ? await deps.clients.authenticate(presented.id, presented.secret, presented.method)
-              : null;
-            answer = await deps.tokens.refresh(r.refresh_token, client);
-          } else {
-            const client = await deps.clients.authenticate(presented.id, presented.secret, presented.method);
-            answer = await deps.consent.exchangeCode(client, r);
-          }
-        }
+        const presented = clientCredentials(
+          req.headers.authorization,
+          r.client_id,
+          'client_secret' in r ? r.client_secret : undefined,
+        );
+        const answer = await guarded(deps.secrets, presented.id, req, () => grantTokens(deps, r, presented));
         return noStore(reply).send(answer);
       } catch (err) {
         if (err instanceof OAuthError)
@@ -179,4 +159,34 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
       }
     },
   );
+}
+
+type TokenRequest = z.infer<typeof tokenRequest>;
+type Presented = ReturnType<typeof clientCredentials>;
+
+/** Issues what one token request asks for, or throws the OAuthError that refuses it. */
+async function grantTokens(deps: OAuthDeps, r: TokenRequest, presented: Presented): Promise<unknown> {
+  if (r.grant_type === DEVICE_GRANT) return deps.device.poll(r.device_code);
+  if (r.grant_type === 'client_credentials') {
+    // A registered client's own id and secret are never taken for a bootstrap token.
+    if (presented.id?.startsWith('cli_')) {
+      await deps.clients.refuseClientCredentials(presented.id, presented.secret, presented.method);
+    }
+    if (!presented.secret) {
+      throw new OAuthError(
+        'invalid_client',
+        'client_credentials takes the bootstrap token as the client secret (client_secret, or HTTP Basic).',
+      );
+    }
+    return deps.tokens.exchangeBootstrap(presented.secret);
+  }
+  if (r.grant_type === 'refresh_token') {
+    // Device-paired runtimes refresh without a registered client; registered ones authenticate.
+    const client = presented.id?.startsWith('cli_')
+      ? await deps.clients.authenticate(presented.id, presented.secret, presented.method)
+      : null;
+    return deps.tokens.refresh(r.refresh_token, client);
+  }
+  const client = await deps.clients.authenticate(presented.id, presented.secret, presented.method);
+  return deps.consent.exchangeCode(client, r);
 }

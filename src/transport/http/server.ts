@@ -95,6 +95,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   const oauthDeps: OAuthDeps = {
     device: services.device,
     tokens: services.tokens,
+    secrets: services.secrets,
     clients: services.oauthClients,
     consent: services.oauth,
     baseUrl,

@@ -23,6 +23,8 @@ export function sendError(
     const presented = reply.request.headers.authorization !== undefined;
     reply.header('www-authenticate', wwwAuthenticate(baseUrl, presented ? 'invalid_token' : undefined));
   }
+  const retry = details.retry_after_seconds;
+  if (typeof retry === 'number' && Number.isFinite(retry)) reply.header('retry-after', String(retry));
   return reply
     .code(httpStatusOf(code))
     .type('application/json')

@@ -10,8 +10,8 @@ import { type AboutInput, mergeAbout } from '../about.ts';
 import * as agentRepo from '../agent-repo.ts';
 import { recordAudit } from '../audit.ts';
 import { changeMode } from '../management.ts';
-import * as ownerRepo from '../owner-repo.ts';
 import { addressKey } from '../owners.ts';
+import { FailureThrottle, secondsUntil } from '../throttle.ts';
 import type { AboutYou } from '../types.ts';
 import * as drepo from './device-repo.ts';
 import type { TokenAnswer, TokenService } from './tokens.ts';
@@ -30,7 +30,7 @@ export const PAIR_LOOKUP_THROTTLE = {
 } as const;
 
 function pairingThrottled(until: Date, now: Date): DomainError {
-  const seconds = Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000));
+  const seconds = secondsUntil(until, now);
   return new DomainError(
     'RATE_LIMITED',
     `Too many pairing codes that match nothing. Try again in ${Math.ceil(seconds / 60)} minutes.`,
@@ -77,7 +77,11 @@ export class DeviceService {
     private readonly clock: Clock,
     private readonly tokens: TokenService,
     private readonly baseUrl: string,
-  ) {}
+  ) {
+    this.throttle = new FailureThrottle(database, clock);
+  }
+
+  private readonly throttle: FailureThrottle;
 
   async authorize(input: DeviceRequest) {
     const now = this.clock.now();
@@ -123,15 +127,14 @@ export class DeviceService {
   async lookUpForOwner(ownerId: string, address: string, code: string) {
     const keys = [`pair:${ownerId}`, `pair-${addressKey(address)}`];
     const now = this.clock.now();
-    const locked = await ownerRepo.activeLock(this.database.db, keys, now);
+    const locked = await this.throttle.lockedUntil(keys);
     if (locked) throw pairingThrottled(locked, now);
     const found = await this.findForApproval(code);
     if (!found) {
-      const lockedNow = await this.database.transaction(async (tx) => {
-        const a = await ownerRepo.recordFailure(tx, keys[0]!, now, PAIR_LOOKUP_THROTTLE.owner);
-        const b = await ownerRepo.recordFailure(tx, keys[1]!, now, PAIR_LOOKUP_THROTTLE.address);
-        return a ?? b;
-      });
+      const lockedNow = await this.throttle.fail([
+        { key: keys[0]!, rule: PAIR_LOOKUP_THROTTLE.owner },
+        { key: keys[1]!, rule: PAIR_LOOKUP_THROTTLE.address },
+      ]);
       if (lockedNow) throw pairingThrottled(lockedNow, now);
     }
     return found;

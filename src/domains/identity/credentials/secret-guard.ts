@@ -1,0 +1,58 @@
+import type { Clock } from '../../../kernel/clock.ts';
+import { OAuthError } from '../../../kernel/oauth-error.ts';
+import type { Database } from '../../../storage/database.ts';
+import { addressKey } from '../owners.ts';
+import { FailureThrottle, secondsUntil, type ThrottleRule } from '../throttle.ts';
+
+const MINUTE = 60_000;
+
+/**
+ * Failed client authentications (wrong client secrets, unknown bootstrap tokens, unknown
+ * clients) before the client id or the address is locked out for a while (RFC 6749 §10.10,
+ * RFC 9700 §4.15: guessing secrets must be made impractical).
+ */
+export const SECRET_THROTTLE = {
+  client: { max: 10, windowMs: 10 * MINUTE, lockMs: 10 * MINUTE },
+  address: { max: 30, windowMs: 10 * MINUTE, lockMs: 10 * MINUTE },
+} as const;
+
+/** Guards the token and revocation endpoints against secret guessing, on every replica alike. */
+export class SecretGuard {
+  private readonly throttle: FailureThrottle;
+
+  constructor(
+    database: Database,
+    private readonly clock: Clock,
+  ) {
+    this.throttle = new FailureThrottle(database, clock);
+  }
+
+  /** Refuses at once (429) while the client id or the address is locked out. */
+  async check(clientId: string | undefined, address: string): Promise<void> {
+    const locked = await this.throttle.lockedUntil(this.keys(clientId, address).map((k) => k.key));
+    if (locked) throw this.lockedOut(locked);
+  }
+
+  /** Counts a failed client authentication; the answer is 429 once this failure locks. */
+  async failed(clientId: string | undefined, address: string): Promise<OAuthError | null> {
+    const locked = await this.throttle.fail(this.keys(clientId, address));
+    return locked ? this.lockedOut(locked) : null;
+  }
+
+  private keys(clientId: string | undefined, address: string) {
+    const keys: Array<{ key: string; rule: ThrottleRule }> = [
+      { key: `oauth-${addressKey(address)}`, rule: SECRET_THROTTLE.address },
+    ];
+    if (clientId) keys.push({ key: `oauth-client:${clientId.slice(0, 200)}`, rule: SECRET_THROTTLE.client });
+    return keys;
+  }
+
+  private lockedOut(until: Date): OAuthError {
+    const seconds = secondsUntil(until, this.clock.now());
+    return new OAuthError(
+      'temporarily_unavailable',
+      `Too many failed client authentications for this client or from this address; try again in ${seconds} s.`,
+      seconds,
+    );
+  }
+}

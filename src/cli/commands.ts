@@ -67,6 +67,21 @@ export const COMMANDS = {
     flags: z.object({ agent: agentId, mode: z.enum(['READ', 'NONE']) }).strict(),
     run: (identity, f) => identity.setMode(f.agent, f.mode),
   }),
+  'agent bootstrap': define({
+    usage: `cairn agent bootstrap --agent AGT [--days D] [--json]   (a new bootstrap token, printed once; the old one stops working at once; D ${LIMITS.bootstrapDays.min}-${LIMITS.bootstrapDays.max}, default ${LIMITS.bootstrapDays.default})`,
+    flags: z
+      .object({
+        agent: agentId,
+        days: z.coerce
+          .number()
+          .int()
+          .min(LIMITS.bootstrapDays.min)
+          .max(LIMITS.bootstrapDays.max)
+          .default(LIMITS.bootstrapDays.default),
+      })
+      .strict(),
+    run: (identity, f) => identity.reissueBootstrap(f.agent, f.days),
+  }),
   'agent revoke': define({
     usage: 'cairn agent revoke --agent AGT [--json]   (every credential of it stops working at once)',
     flags: z.object({ agent: agentId }).strict(),

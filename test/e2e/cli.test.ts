@@ -164,12 +164,23 @@ describe('cairn key revoke and agent revoke', () => {
     const again = await cairn(['key', 'revoke', '--json'], { stdin: `${key}\n` });
     expect(again.code).toBe(1);
     expect(JSON.parse(again.stderr).error.code).toBe('NOT_FOUND');
+    // A bootstrap token for it, printed once (the console's "Replace bootstrap token" too).
+    const boot = await cairn(['agent', 'bootstrap', '--agent', doomed, '--days', '2', '--json']);
+    expect(boot.code).toBe(0);
+    expect(onlyJson(boot.stdout)).toEqual({
+      agent_id: doomed,
+      bootstrap_token: expect.stringMatching(/^cd_boot_/),
+      expires_at: expect.any(String),
+    });
     const gone = await cairn(['agent', 'revoke', '--agent', doomed, '--json']);
     expect(onlyJson(gone.stdout)).toEqual({ agent_id: doomed, status: 'REVOKED' });
+    const noBoot = await cairn(['agent', 'bootstrap', '--agent', doomed, '--json']);
+    expect(noBoot.code).toBe(1);
+    expect(JSON.parse(noBoot.stderr).error.code).toBe('CONFLICT');
     const noKeys = await cairn(['key', 'add', '--agent', doomed, '--json']);
     expect(noKeys.code).toBe(1);
     expect(JSON.parse(noKeys.stderr).error.message).toMatch(/revoked/);
-  }, 120_000); // Six CLI processes, each opening the embedded database: generous on a loaded machine.
+  }, 180_000); // Eight CLI processes, each opening the embedded database: generous on a loaded machine.
 });
 
 describe('cairn serve with the admin commands beside it', () => {

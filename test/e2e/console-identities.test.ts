@@ -161,6 +161,37 @@ describe('console identity pages', () => {
     expect(errorOf(again.text)).toMatch(/already revoked/);
   });
 
+  it('replaces a leaked bootstrap token: the old one and its access tokens die at once, the identity stays', async () => {
+    const v = await owner();
+    const { agentId, token: leaked } = await createIdentity(v, 'Scripted agent', '3');
+    const before = await exchange(leaked!);
+    expect(before.status).toBe(200);
+    expect(await mcpStatus(before.body.access_token)).toBe(200);
+
+    const replaced = await act(v, agentId, 'bootstrap', { days: '5' });
+    expect(replaced.status).toBe(201);
+    const fresh = secretOf(replaced.text, 'cd_boot_')!;
+    expect(fresh).toMatch(/^cd_boot_/);
+    expect(fresh).not.toBe(leaked);
+    // Shown once: the page afterwards does not carry it.
+    expect((await v.get(`/console/identities/${agentId}`)).text).not.toContain(fresh);
+
+    expect(await exchange(leaked!)).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+    expect(await mcpStatus(before.body.access_token)).toBe(401);
+    const after = await exchange(fresh);
+    expect(after.status).toBe(200);
+    expect(after.body.agent_id).toBe(agentId);
+    expect(await mcpStatus(after.body.access_token)).toBe(200);
+    const audit = (await v.get('/console/audit')).text;
+    expect(audit).toContain('bootstrap.reissue');
+    expect(audit).not.toContain(fresh);
+
+    // Bad days are explained on the page; nothing changes.
+    const bad = await act(v, agentId, 'bootstrap', { days: '99' });
+    expect(bad.status).toBe(422);
+    expect((await exchange(fresh)).status).toBe(200);
+  });
+
   it('revoking an identity (after confirming) stops its project key on the very next request', async () => {
     const v = await owner();
     const { agentId } = await createIdentity(v);

@@ -14,6 +14,7 @@ export type AuditAction =
   | 'agent.revoke'
   | 'key.create'
   | 'key.revoke'
+  | 'bootstrap.reissue'
   | 'agent.message'
   | 'oauth.allow'
   | 'oauth.decline'

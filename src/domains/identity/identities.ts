@@ -5,6 +5,7 @@ import { hashSecret, newId } from '../../kernel/ids.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import { type AboutInput, mergeAbout } from './about.ts';
 import * as agentRepo from './agent-repo.ts';
+import { reissueBootstrap } from './credentials/bootstrap-tokens.ts';
 import { revokeGrantsOfAgent } from './credentials/oauth-repo.ts';
 import { issueProjectKey } from './credentials/project-keys.ts';
 import * as tokenRepo from './credentials/token-repo.ts';
@@ -81,6 +82,13 @@ export class IdentityService {
       this.clock.now(),
     );
     return { project_key, expires_at };
+  }
+
+  /** A new bootstrap token for an owner-created identity (the operator's `cairn agent bootstrap`). */
+  async reissueBootstrap(agentId: string, days: number) {
+    return this.database.transaction(async (tx) =>
+      reissueBootstrap(tx, await this.requireAgent(tx, agentId), days, this.clock.now()),
+    );
   }
 
   /** Sets an agent's mode (READ activates public reading; NONE makes it inert again). */

@@ -69,13 +69,6 @@ export async function revokeKeyById(ex: Executor, keyId: string, now: Date): Pro
   return rows.length === 1;
 }
 
-export async function insertBootstrapToken(
-  ex: Executor,
-  row: { id: string; agentId: string; tokenHash: string; createdAt: Date; expiresAt: Date },
-) {
-  await ex.insert(bootstrapTokens).values(row);
-}
-
 /** The agent behind a live bootstrap token, or null when it is unknown, revoked or expired. */
 export async function findLiveBootstrap(ex: Executor, tokenHash: string, now: Date) {
   const [row] = await ex

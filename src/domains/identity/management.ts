@@ -1,10 +1,11 @@
 import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
-import { hashSecret, newId, newToken } from '../../kernel/ids.ts';
+import { newId } from '../../kernel/ids.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import * as agentRepo from './agent-repo.ts';
 import { type AuditAction, listAudit, recordAudit } from './audit.ts';
+import { issueBootstrap, reissueBootstrap } from './credentials/bootstrap-tokens.ts';
 import { revokeGrantsOfAgent } from './credentials/oauth-repo.ts';
 import { issueProjectKey } from './credentials/project-keys.ts';
 import * as mrepo from './management-repo.ts';
@@ -147,9 +148,7 @@ export class ManagementService {
     }
     const now = this.clock.now();
     const agentId = newId('agt', now);
-    const token = newToken('boot');
-    const expiresAt = new Date(now.getTime() + input.bootstrapDays * 86_400_000);
-    await this.database.transaction(async (tx) => {
+    return this.database.transaction(async (tx) => {
       await agentRepo.insertAgent(tx, {
         id: agentId,
         ownerId,
@@ -158,16 +157,21 @@ export class ManagementService {
         kind: 'OWNER_CREATED',
         createdAt: now,
       });
-      await mrepo.insertBootstrapToken(tx, {
-        id: newId('bst', now),
-        agentId,
-        tokenHash: hashSecret(token),
-        createdAt: now,
-        expiresAt,
-      });
+      const issued = await issueBootstrap(tx, agentId, input.bootstrapDays, now);
       await recordAudit(tx, { ownerId, action: 'agent.create', subjectId: agentId }, now);
+      return issued;
     });
-    return { agent_id: agentId, bootstrap_token: token, expires_at: expiresAt.toISOString() };
+  }
+
+  /** A new bootstrap token for an owner-created identity; the old ones (and their tokens) die at once. */
+  async reissueBootstrap(ownerId: string, agentId: string, days: number) {
+    let issued: Awaited<ReturnType<typeof reissueBootstrap>> | undefined;
+    await this.act(ownerId, agentId, 'bootstrap.reissue', async (tx, agent) => {
+      issued = await reissueBootstrap(tx, agent, days, this.clock.now());
+      // The audit record says when it expires, never its value.
+      return { expires_at: issued.expires_at };
+    });
+    return issued!;
   }
 
   async createProjectKey(ownerId: string, agentId: string, days: number) {

@@ -86,6 +86,8 @@ export const projectKeyForm = z
   .object({ csrf, days: days(LIMITS.projectKeyDays.min, LIMITS.projectKeyDays.max) })
   .strict();
 
+export const bootstrapForm = z.object({ csrf, days: days(BOOTSTRAP_DAYS.min, BOOTSTRAP_DAYS.max) }).strict();
+
 export const pairDecisionForm = z
   .object({
     csrf,

@@ -6,6 +6,7 @@ import { auditPage } from './audit-views.ts';
 import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
 import { createdIdentityPage, newIdentityPage } from './create-views.ts';
 import {
+  bootstrapForm,
   createIdentityForm,
   messageForm,
   modeForm,
@@ -35,6 +36,12 @@ const DONE: Record<string, string> = {
 
 type Params = { agent_id: string; key_id?: string };
 
+/** A secret the detail page shows once, right after it was issued. */
+type Shown = {
+  newKey?: { project_key: string; expires_at: string };
+  newBootstrap?: { bootstrap_token: string; expires_at: string };
+};
+
 /** The owner's identities: list, detail, activation, rename, revocation, project keys, audit log. */
 export function identityRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   const m = ctx.management;
@@ -51,11 +58,7 @@ export function identityRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
     reply: FastifyReply,
     owner: ConsoleOwner,
     status: number,
-    extra: {
-      flash?: string | undefined;
-      error?: string;
-      newKey?: { project_key: string; expires_at: string };
-    },
+    extra: Shown & { flash?: string | undefined; error?: string },
   ) => {
     const { agent, keys } = await m.getIdentity(owner.id, agentId(req));
     const csrf = sessionToken(ctx, req);
@@ -157,21 +160,33 @@ export function identityRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
     return 'key_revoked';
   });
 
-  app.post('/console/identities/:agent_id/keys', hidden, async (req, reply) => {
-    const owner = guardPost(ctx, req, reply);
-    if (!owner) return reply;
-    const form = parseForm(projectKeyForm, req.body);
-    if (!form.ok) return showDetail(req, reply, owner, 422, { error: form.message });
-    try {
-      const key = await m.createProjectKey(owner.id, agentId(req), form.data.days);
-      return showDetail(req, reply, owner, 201, { newKey: key });
-    } catch (err) {
-      if (err instanceof DomainError && err.code !== 'NOT_FOUND') {
-        return showDetail(req, reply, owner, httpStatusOf(err.code), { error: err.message });
+  /** A secret issued from the detail page (a project key, a bootstrap token), shown on it once. */
+  const issue = <T extends z.ZodType>(
+    suffix: string,
+    schema: T,
+    act: (owner: ConsoleOwner, id: string, data: z.infer<T>) => Promise<Shown>,
+  ) =>
+    app.post(`/console/identities/:agent_id/${suffix}`, hidden, async (req, reply) => {
+      const owner = guardPost(ctx, req, reply);
+      if (!owner) return reply;
+      const form = parseForm(schema, req.body);
+      if (!form.ok) return showDetail(req, reply, owner, 422, { error: form.message });
+      try {
+        return showDetail(req, reply, owner, 201, await act(owner, agentId(req), form.data));
+      } catch (err) {
+        if (err instanceof DomainError && err.code !== 'NOT_FOUND') {
+          return showDetail(req, reply, owner, httpStatusOf(err.code), { error: err.message });
+        }
+        throw err;
       }
-      throw err;
-    }
-  });
+    });
+
+  issue('keys', projectKeyForm, async (owner, id, data) => ({
+    newKey: await m.createProjectKey(owner.id, id, data.days),
+  }));
+  issue('bootstrap', bootstrapForm, async (owner, id, data) => ({
+    newBootstrap: await m.reissueBootstrap(owner.id, id, data.days),
+  }));
 
   app.get('/console/audit', hidden, async (req, reply) => {
     const owner = requireOwner(req, reply);

@@ -78,6 +78,7 @@ export interface DetailView extends Signed {
   flash?: string | undefined;
   error?: string | undefined;
   newKey?: { project_key: string; expires_at: string } | undefined;
+  newBootstrap?: { bootstrap_token: string; expires_at: string } | undefined;
   /** The server's clock, to tell expired keys. */
   now: Date;
 }
@@ -132,6 +133,7 @@ export function detailPage(v: DetailView): SafeHtml {
         </section>
       </div>
       ${keysPanel(v, path, revoked)}
+      ${a.kind === 'OWNER_CREATED' && !revoked ? bootstrapPanel(v, path) : ''}
       ${revoked ? '' : messagePanel(v.csrf, path)}
       ${claimsPanel(a.about)}
       ${revoked ? '' : revokePanel(v.csrf, path)}`,
@@ -189,6 +191,26 @@ function keysPanel(v: DetailView, path: string, revoked: boolean): SafeHtml {
         : html`<p class="hint">No project keys. A project key is a static bearer for clients that cannot pair.</p>`
     }
     ${create}
+  </section>`;
+}
+
+/** An owner-created identity's bootstrap token, replaced when it leaked, without revoking the identity. */
+function bootstrapPanel(v: DetailView, path: string): SafeHtml {
+  const fresh = v.newBootstrap
+    ? html`<div class="notice ok" role="status"><strong>New bootstrap token. Copy it now: it is shown only this once.</strong>
+        <code class="secret">${v.newBootstrap.bootstrap_token}</code>
+        <p>Expires ${time(v.newBootstrap.expires_at)}. The agent exchanges it at <code>/oauth/token</code> (<code>grant_type=client_credentials</code>).</p></div>`
+    : '';
+  return html`<section class="panel">
+    <h2>Bootstrap token</h2>
+    ${fresh}
+    <p class="hint">Replacing it ends the old bootstrap token at once, and the access tokens exchanged from it; the identity, its mode and its project keys stay.</p>
+    <form method="post" action="${path}/bootstrap" class="row">
+      ${csrfField(v.csrf)}
+      <div><label for="bootstrap_days">Expires in (days)</label>
+        <input id="bootstrap_days" name="days" type="number" min="${LIMITS.bootstrapDays.min}" max="${LIMITS.bootstrapDays.max}" value="${LIMITS.bootstrapDays.default}" required></div>
+      <div><button class="secondary" type="submit">Replace bootstrap token</button></div>
+    </form>
   </section>`;
 }
 

@@ -10,6 +10,12 @@ export interface UpdateEntry {
 
 const ENTRIES: UpdateEntry[] = [
   {
+    id: 'upd_2026_11_24_oauth_rfcs',
+    date: '2026-11-24',
+    title: 'OAuth held to the RFCs',
+    text: 'An authorization code dies at its first redemption attempt; redirect_uri is required at /oauth/token; every grant and token is for {base}/mcp (resource and audience, RFC 8707) and scope mcp only; HTTP Basic works for bootstrap tokens and one client authentication method per request; wrong secrets are throttled per client and address (429 with Retry-After); loopback redirect URIs may vary their port (RFC 8252); protected resource metadata lives at /.well-known/oauth-protected-resource/mcp only; owners can replace a bootstrap token (console, cairn agent bootstrap).',
+  },
+  {
     id: 'upd_2026_11_21_native_oauth',
     date: '2026-11-21',
     title: 'Native OAuth for MCP clients',

@@ -3,7 +3,13 @@ import path from 'node:path';
 import { is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
-import { declareErrors } from '../kernel/errors.ts';
+import {
+  DomainError,
+  declareErrors,
+  type ErrorCode,
+  errorEnvelope,
+  toErrorEnvelope,
+} from '../kernel/errors.ts';
 import { AREAS, describeErrors, OPERATIONS, orderOperations, TABLES, TOOL_ORDER } from './catalog.ts';
 
 const SRC = path.resolve(import.meta.dirname, '..');
@@ -34,6 +40,19 @@ describe('the catalogue', () => {
         },
       }),
     ).toThrow(/already declared by campaigns/);
+  });
+
+  it('gives every refusal a next move: every code, however it is thrown', () => {
+    for (const { code, next } of describeErrors()) {
+      expect(next.length, code).toBeGreaterThan(10);
+      const envelope = errorEnvelope(code as ErrorCode, 'refused');
+      expect(envelope.error.next_action, code).toBe(next);
+      const specific = toErrorEnvelope(
+        new DomainError(code as ErrorCode, 'refused', {}, { next: 'Do this.' }),
+        'r',
+      );
+      expect(specific.error.next_action, code).toBe('Do this.');
+    }
   });
 
   it('declares every code the source throws or answers with', () => {

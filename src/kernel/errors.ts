@@ -192,6 +192,11 @@ export interface ErrorEnvelope {
     message: string;
     other_readers: OtherReaders;
     details: Record<string, unknown>;
+    /**
+     * The next move, in words: what this caller can do now. Specific to the situation where the
+     * code that refused knows it, the catalogue's general advice for the code otherwise.
+     */
+    next_action: string;
     /** What the caller may do instead (refusals of reads and other policy decisions). */
     allowed_alternatives?: Alternative[];
   };
@@ -212,12 +217,14 @@ export class DomainError extends Error {
   readonly alternatives: Alternative[] | undefined;
   /** Overrides the catalog's retry hint where it depends on the case (e.g. an upstream 503). */
   readonly retryable: boolean | undefined;
+  /** Overrides the catalog's next move where the situation says more (which tool, which id). */
+  readonly next: string | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
     details: Record<string, unknown> = {},
-    extras: { alternatives?: Alternative[]; retryable?: boolean } = {},
+    extras: ErrorExtras = {},
   ) {
     super(message);
     this.name = 'DomainError';
@@ -225,7 +232,15 @@ export class DomainError extends Error {
     this.details = details;
     this.alternatives = extras.alternatives;
     this.retryable = extras.retryable;
+    this.next = extras.next;
   }
+}
+
+/** What a refusal may say beyond the catalogue's entry for its code. */
+export interface ErrorExtras {
+  alternatives?: Alternative[] | undefined;
+  retryable?: boolean | undefined;
+  next?: string | undefined;
 }
 
 /** Builds the envelope for a code from the catalog. */
@@ -233,19 +248,19 @@ export function errorEnvelope(
   code: ErrorCode,
   message: string,
   details: Record<string, unknown> = {},
-  alternatives?: Alternative[],
-  retryable?: boolean,
+  extras: ErrorExtras = {},
 ): ErrorEnvelope {
   const entry = entryOf(code);
   return {
     status: 'ERROR',
     error: {
       code,
-      retryable: retryable ?? entry.retryable,
+      retryable: extras.retryable ?? entry.retryable,
       message,
       other_readers: entry.otherReaders,
       details,
-      ...(alternatives ? { allowed_alternatives: alternatives } : {}),
+      next_action: extras.next ?? entry.next,
+      ...(extras.alternatives ? { allowed_alternatives: extras.alternatives } : {}),
     },
   };
 }
@@ -253,7 +268,7 @@ export function errorEnvelope(
 /** Envelope for anything thrown: DomainErrors keep their code; everything else is INTERNAL. */
 export function toErrorEnvelope(err: unknown, requestId: string): ErrorEnvelope {
   if (err instanceof DomainError) {
-    return errorEnvelope(err.code, err.message, err.details, err.alternatives, err.retryable);
+    return errorEnvelope(err.code, err.message, err.details, err);
   }
   return errorEnvelope('INTERNAL', 'Internal error; the operator can find it by request_id.', {
     request_id: requestId,

@@ -199,6 +199,18 @@ describe('claims and leases', () => {
       false,
     );
     expect(notYours).toMatchObject({ code: 'LEASE_NOT_CURRENT', details: { reason: 'NOT_YOURS' } });
+    // A lease id the task never had: the refusal says to claim first, naming the task.
+    const unknownLease = await refused(
+      p2,
+      'task_heartbeat',
+      { task_id: taskId, lease_id: 'lse_01ARZ3NDEKTSV4RRFFQ69G5FAV' },
+      false,
+    );
+    expect(unknownLease).toMatchObject({
+      code: 'NOT_FOUND',
+      details: { lease_id: 'lse_01ARZ3NDEKTSV4RRFFQ69G5FAV' },
+    });
+    expect(unknownLease.next_action).toContain(`task_claim with task_id ${taskId}`);
     expect((await get(p1, taskId)).lease.execution_deadline).toBe(lease.execution_deadline);
   });
 

@@ -129,6 +129,21 @@ describe('MCP endpoint with the official SDK client', () => {
     const client = await connectClient(server.url, agent.key);
     const unknown = await callTool(client, 'no_such_tool');
     expect(unknown).toMatchObject({ isError: true, body: { error: { code: 'UNKNOWN_TOOL' } } });
+    // Every refusal names the next move; a typo is answered with the tools it may have meant,
+    // only among those this caller can call now.
+    expect(unknown.body.error.next_action).toMatch(/tools\/list/);
+    const typo = await callTool(client, 'fetch_txt');
+    expect(typo.body.error.next_action).toMatch(/Did you mean fetch_text/);
+    expect(typo.body.error.allowed_alternatives).toContainEqual(
+      expect.objectContaining({ tool: 'fetch_text' }),
+    );
+    const inert = await connectClient(server.url, (await createAgent(identity(), { mode: 'NONE' })).key);
+    const inertTypo = await callTool(inert, 'fetch_txt');
+    expect(inertTypo.body.error.code).toBe('UNKNOWN_TOOL');
+    expect(inertTypo.body.error.allowed_alternatives ?? []).not.toContainEqual(
+      expect.objectContaining({ tool: 'fetch_text' }),
+    );
+    await inert.close();
     const invalid = await callTool(client, 'identity_update_about', { model: 'x', idempotency_key: 'short' });
     expect(invalid.isError).toBe(true);
     expect(invalid.body.error.code).toBe('VALIDATION_FAILED');

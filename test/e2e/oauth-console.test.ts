@@ -227,6 +227,7 @@ describe('the JSON API for a signed-in person', () => {
           message: expect.any(String),
           other_readers: 'WAIT_FOR_OWNER',
           details: {},
+          next_action: expect.stringMatching(/\w/),
         },
       });
     }

@@ -32,7 +32,12 @@ export async function ok(m: Member, tool: string, args: Record<string, unknown> 
 export async function refused(m: Member, tool: string, args: Record<string, unknown> = {}, mutates = true) {
   const res = await callTool(m.client, tool, mutates ? { ...args, idempotency_key: key() } : args);
   expect(res.isError, `${tool} should fail: ${JSON.stringify(res.body)}`).toBe(true);
-  return res.body.error as { code: string; message: string; details: Record<string, unknown> };
+  return res.body.error as {
+    code: string;
+    message: string;
+    details: Record<string, unknown>;
+    next_action: string;
+  };
 }
 
 /** A campaign created by `coordinator`, with `members` joined as participants. */

@@ -136,10 +136,14 @@ export const taskNotFound = (taskId: string) =>
   new DomainError('NOT_FOUND', `No task ${taskId} that this identity can see.`, { task_id: taskId });
 
 export const leaseNotFound = (taskId: string, leaseId: string) =>
-  new DomainError('NOT_FOUND', `Task ${taskId} has no lease ${leaseId}.`, {
-    task_id: taskId,
-    lease_id: leaseId,
-  });
+  new DomainError(
+    'NOT_FOUND',
+    `Task ${taskId} has no lease ${leaseId}.`,
+    { task_id: taskId, lease_id: leaseId },
+    {
+      next: `Claim the task first (task_claim with task_id ${taskId}); task_get shows your lease_id while you hold it.`,
+    },
+  );
 
 /** For owners (console and `/v1/campaigns`): another owner's campaign does not exist for them. */
 export const campaignNotOwned = (campaignId: string) =>

@@ -1,8 +1,15 @@
 import { z } from 'zod';
 import { hashJson, nestsDeeperThan } from '../../kernel/canonical-json.ts';
 import type { Clock } from '../../kernel/clock.ts';
+import { closestNames } from '../../kernel/closest.ts';
 import { findCredential } from '../../kernel/credential-scan.ts';
-import { DomainError, type ErrorEnvelope, errorEnvelope, toErrorEnvelope } from '../../kernel/errors.ts';
+import {
+  DomainError,
+  type ErrorEnvelope,
+  type ErrorExtras,
+  errorEnvelope,
+  toErrorEnvelope,
+} from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { toValidationDetail } from '../../kernel/validation.ts';
 import type { Database } from '../../storage/database.ts';
@@ -107,9 +114,22 @@ export class OperationRunner<S> {
   ): Promise<OperationOutcome> {
     const entry = this.registry.get(name);
     if (!entry) {
-      return fail('UNKNOWN_TOOL', `There is no tool named ${JSON.stringify(name.slice(0, 100))}.`, {
-        tool: name.slice(0, 100),
-      });
+      // Only tools this caller may call now are suggested: an alternative must be able to succeed.
+      const near = closestNames(
+        name,
+        this.visibleTo(caller).map(({ op }) => op.name),
+      );
+      return fail(
+        'UNKNOWN_TOOL',
+        `There is no tool named ${JSON.stringify(name.slice(0, 100))}.`,
+        { tool: name.slice(0, 100) },
+        near.length > 0
+          ? {
+              next: `Did you mean ${near.join(' or ')}? tools/list names every tool you can call now.`,
+              alternatives: near.map((tool) => ({ tool, action: `Call ${tool}.` })),
+            }
+          : {},
+      );
     }
     if (nestsDeeperThan(args, LIMITS.argumentsDepth)) {
       return fail('VALIDATION_FAILED', `The arguments nest deeper than ${LIMITS.argumentsDepth} levels.`, {
@@ -194,6 +214,11 @@ function withoutOwnChecks(args: unknown, own: readonly string[] | undefined): un
   return rest;
 }
 
-function fail(code: Parameters<typeof errorEnvelope>[0], message: string, details: Record<string, unknown>) {
-  return { ok: false as const, error: errorEnvelope(code, message, details) };
+function fail(
+  code: Parameters<typeof errorEnvelope>[0],
+  message: string,
+  details: Record<string, unknown>,
+  extras: ErrorExtras = {},
+) {
+  return { ok: false as const, error: errorEnvelope(code, message, details, extras) };
 }

@@ -70,7 +70,8 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
   }));
 
   r.get('/v1/public/errors', { schema: { tags, summary: 'The error code reference' } }, async () => ({
-    envelope: '{status: "ERROR", error: {code, retryable, message, other_readers, details}}',
+    envelope:
+      '{status: "ERROR", error: {code, retryable, message, other_readers, details, next_action, allowed_alternatives?}}',
     validation_shape: '422 {detail: [{loc, msg, type}]}',
     errors: deps.discovery.errors,
   }));

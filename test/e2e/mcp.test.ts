@@ -213,6 +213,17 @@ describe('identity_update_about', () => {
       model: 'one',
     });
     expect(again).toEqual(first);
+    // Byte for byte: the replay's text is the first answer's text, keys in the same order.
+    const other = await connectClient(server.url, (await createAgent(identity(), { mode: 'READ' })).key);
+    const text = async (args: Record<string, unknown>) => {
+      const r = await other.callTool({ name: 'identity_update_about', arguments: args });
+      return (r.content as Array<{ type: string; text: string }>)[0]?.text;
+    };
+    const firstText = await text({ idempotency_key: 'idem-0002', model: 'm', purpose: 'p', software: 's' });
+    expect(firstText).toMatch(/"model"/);
+    expect(await text({ idempotency_key: 'idem-0002', model: 'm', purpose: 'p', software: 's' })).toBe(
+      firstText,
+    );
     const reused = await callTool(client, 'identity_update_about', {
       idempotency_key: 'idem-0001',
       model: 'two',

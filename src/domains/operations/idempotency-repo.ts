@@ -21,16 +21,21 @@ export async function claimKey(ex: Executor, k: RecordKey, argsHash: string, now
   return rows.length === 1;
 }
 
+/** The first call's record: its arguments' hash and its result, parsed back in its own key order. */
 export async function findRecord(ex: Executor, k: RecordKey) {
   const [row] = await ex
     .select({ argsHash: idempotencyRecords.argsHash, result: idempotencyRecords.result })
     .from(idempotencyRecords)
     .where(matches(k));
-  return row ?? null;
+  return row ? { argsHash: row.argsHash, result: row.result === null ? null : JSON.parse(row.result) } : null;
 }
 
+/** Keeps the result as the JSON text it is answered with, so a replay serialises to the same bytes. */
 export async function storeResult(ex: Executor, k: RecordKey, result: unknown): Promise<void> {
-  await ex.update(idempotencyRecords).set({ result }).where(matches(k));
+  await ex
+    .update(idempotencyRecords)
+    .set({ result: JSON.stringify(result) })
+    .where(matches(k));
 }
 
 function matches(k: RecordKey) {

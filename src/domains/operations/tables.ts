@@ -1,4 +1,4 @@
-import { jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
+import { pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import { ts } from '../../storage/columns.ts';
 
 /** The operation runner's idempotency records (DESIGN.md convention 7). */
@@ -14,8 +14,12 @@ export const idempotencyRecords = pgTable(
     operation: text('operation').notNull(),
     key: text('key').notNull(),
     argsHash: text('args_hash').notNull(),
-    /** Null only inside the creating transaction; others never see it so. */
-    result: jsonb('result'),
+    /**
+     * The first result as the JSON text it was answered with: text, not jsonb, because jsonb
+     * reorders keys and a replay must be byte-identical. Null only inside the creating
+     * transaction; others never see it so.
+     */
+    result: text('result'),
     createdAt: ts('created_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.agentId, t.operation, t.key] })],

@@ -509,10 +509,30 @@ describe('sessions live in the database', () => {
       result: { structuredContent: { agent_id: agent.agentId } },
     });
     expect(answer.result.content[0].type).toBe('text');
-    // No tool name: the SDK's own JSON-RPC error (it answers -32603 for it), no result.
+    // Params that do not fit tools/call (no name; arguments not an object): JSON-RPC's
+    // -32602 Invalid params, said readably, and no result.
     const bad = await (await call({ arguments: {} })).json();
-    expect(bad).toMatchObject({ jsonrpc: '2.0', id: 'c1', error: { code: -32603 } });
+    expect(bad).toMatchObject({ jsonrpc: '2.0', id: 'c1', error: { code: -32602 } });
+    expect(bad.error.message).toMatch(/params\.name/);
     expect(bad.result).toBeUndefined();
+    for (const args of ['text', 42, [1, 2], null]) {
+      const wrong = await (await call({ name: 'identity_whoami', arguments: args })).json();
+      expect(wrong, JSON.stringify(args)).toMatchObject({
+        jsonrpc: '2.0',
+        id: 'c1',
+        error: { code: -32602 },
+      });
+      expect(wrong.error.message).toMatch(/params\.arguments/);
+      expect(wrong.error.message).not.toMatch(/"code":/);
+    }
+    // A body that is not JSON at all: the JSON-RPC parse error, with a null id.
+    const garbled = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc": "2.0", "id": 1, "method": ',
+    });
+    expect(garbled.status).toBe(400);
+    expect(await garbled.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
     // Ids and keys the SDK's JSON-RPC schema refuses, and task-augmented calls, stay the SDK's.
     const fractional = await rpc(
       { jsonrpc: '2.0', id: 1.5, method: 'tools/call', params: { name: 'identity_whoami' } },

@@ -213,7 +213,7 @@ describe('HTTP conventions', () => {
     );
   });
 
-  it('refuses malformed JSON and wrong media types with the envelope', async () => {
+  it('refuses malformed JSON with the JSON-RPC parse error, and wrong media types with the envelope', async () => {
     const agent = await createAgent(server.app.services.identity);
     const headers = { authorization: `Bearer ${agent.key}`, accept: 'application/json, text/event-stream' };
     const broken = await fetch(`${server.url}/mcp`, {
@@ -222,7 +222,11 @@ describe('HTTP conventions', () => {
       body: '{"jsonrpc":',
     });
     expect(broken.status).toBe(400);
-    expect((await broken.json()).error.code).toBe('BAD_REQUEST');
+    expect(await broken.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32700, message: expect.stringMatching(/^Parse error/) },
+    });
     const text = await fetch(`${server.url}/mcp`, {
       method: 'POST',
       headers: { ...headers, 'content-type': 'text/plain' },

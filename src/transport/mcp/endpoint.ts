@@ -1,5 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type {
   Authenticated,
@@ -12,7 +12,7 @@ import { DomainError } from '../../kernel/errors.ts';
 import type { Database } from '../../storage/database.ts';
 import { authenticateRequest } from '../shared/auth.ts';
 import { allowAnyOrigin } from '../shared/cors.ts';
-import { codeForStatus, sendError } from '../shared/error-handler.ts';
+import { codeForStatus, envelopeErrorHandler, sendError } from '../shared/error-handler.ts';
 import { registerRateLimit } from '../shared/rate-limit.ts';
 import { asJsonRpc, NotificationHub, sseEvent } from './notification-hub.ts';
 import { createMcpServer, type McpDeps } from './server.ts';
@@ -67,6 +67,25 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     // A CORS preflight carries no credential: the browser asks before it sends one.
     if (req.method === 'OPTIONS') return;
     req.mcpAuth = await authenticateRequest(req, deps.identity, header(req, 'mcp-session-id') ?? null);
+  });
+  // JSON-RPC 2.0 §5.1: a body that is not JSON is a parse error (-32700) with a null id, as the
+  // MCP SDK's transport answers it; every other failure keeps Cairn's envelope.
+  const envelope = envelopeErrorHandler(deps.baseUrl);
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+      return reply
+        .code(400)
+        .type('application/json')
+        .send({
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32700,
+            message: 'Parse error: the body is not valid JSON. Send one JSON-RPC message.',
+          },
+        });
+    }
+    return envelope(err, req, reply);
   });
   const hub = new NotificationHub(deps.database, deps.sessions);
   await hub.start();

@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { DomainError, type ErrorCode, errorEnvelope, httpStatusOf } from '../../kernel/errors.ts';
 
@@ -70,7 +70,18 @@ export function sendValidationFailure(err: FastifyError, reply: FastifyReply) {
  * with `detail: [{loc, msg, type}]`; anything unexpected is INTERNAL with only a request id.
  */
 export function installErrorHandling(app: FastifyInstance, baseUrl: string): void {
-  app.setErrorHandler((err: FastifyError, request, reply) => {
+  app.setErrorHandler(envelopeErrorHandler(baseUrl));
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, baseUrl, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`, {
+      path: request.url.split('?')[0],
+    }),
+  );
+}
+
+/** The handler installErrorHandling installs; a route scope that answers some errors its own way delegates the rest. */
+export function envelopeErrorHandler(baseUrl: string) {
+  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const invalid = sendValidationFailure(err, reply);
     if (invalid) return invalid;
     if (err instanceof DomainError) return sendError(reply, baseUrl, err.code, err.message, err.details);
@@ -85,11 +96,5 @@ export function installErrorHandling(app: FastifyInstance, baseUrl: string): voi
     return sendError(reply, baseUrl, 'INTERNAL', 'Internal error; the operator can find it by request_id.', {
       request_id: request.id,
     });
-  });
-
-  app.setNotFoundHandler((request, reply) =>
-    sendError(reply, baseUrl, 'NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`, {
-      path: request.url.split('?')[0],
-    }),
-  );
+  };
 }

@@ -18,6 +18,25 @@ const toolNames = async (m: { client: { listTools(): Promise<{ tools: Array<{ na
   (await m.client.listTools()).tools.map((t) => t.name);
 
 describe('campaign membership', () => {
+  it('tells a participant who calls a coordinators tool what to do, and only that', async () => {
+    const coordinator = await newMember(server);
+    const participant = await newMember(server);
+    await campaignWith(coordinator, [participant]);
+    for (const tool of ['campaign_invite', 'decision_record']) {
+      const args =
+        tool === 'campaign_invite'
+          ? { agent_id: coordinator.agentId, role: 'PARTICIPANT' }
+          : { content: 'Decided.', outcome: 'NOTED' };
+      const refusal = await refused(participant, tool, args);
+      expect(refusal.code, tool).toBe('TOOL_NOT_AVAILABLE');
+      // The same reason for both tools, naming what would help; no advice to activate a mode,
+      // which the participant's owner cannot fix this with.
+      expect(refusal.next_action, tool).toMatch(/ask a coordinator/);
+      expect(refusal.next_action, tool).not.toMatch(/activate/);
+      expect(refusal.message, tool).not.toMatch(/invite agents;/);
+    }
+  });
+
   it('lets a READ identity create a campaign, becoming its first coordinator, and shows campaign tools after', async () => {
     const a = await newMember(server);
     const before = await toolNames(a);

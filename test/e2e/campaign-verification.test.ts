@@ -151,6 +151,7 @@ describe('verified completion', () => {
     expect(first.unmatched_quotes).toEqual([expect.objectContaining({ quote: invented })]);
     expect(first.matched_quotes).toEqual([expect.objectContaining({ quote: ARTICLE_QUOTE })]);
     expect(first.next).toMatchObject({ actor: 'WORKER', agent_id: worker.agentId });
+    expect(first.next.action).toMatch(/unmatched quotations/);
     expect(first.checks).toContainEqual(
       expect.objectContaining({ check: 'QUOTES_MATCH_EVIDENCE', passed: false }),
     );
@@ -168,6 +169,9 @@ describe('verified completion', () => {
     expect(noQuote.checks).toContainEqual(
       expect.objectContaining({ check: 'QUOTATION_PRESENT', passed: false }),
     );
+    // The advice is about what failed: there is no quotation, so nothing is "unmatched".
+    expect(noQuote.next.action).toMatch(/Quote the source verbatim/);
+    expect(noQuote.next.action).not.toMatch(/unmatched/);
 
     const second = await ok(worker, 'task_complete', {
       task_id: taskId,

@@ -167,6 +167,10 @@ describe('bootstrap exchange', () => {
       body: '{}',
     });
     expect(bootstrapOnMcp.status).toBe(401);
+    // Sending it again can never work: not retryable, and the answer says where it goes.
+    const { error } = await bootstrapOnMcp.json();
+    expect(error).toMatchObject({ code: 'UNAUTHENTICATED', retryable: false });
+    expect(error.next_action).toMatch(/\/oauth\/token/);
 
     const exchange = () =>
       h.post(

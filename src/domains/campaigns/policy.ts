@@ -61,5 +61,8 @@ export function whenCoordinator(caller: Caller): Visibility {
   if (caller.standing === 'COORDINATOR') {
     return { visible: true, why: 'Available because the identity coordinates a campaign.' };
   }
-  return { visible: false, why: 'Only campaign coordinators invite agents; ask a coordinator.' };
+  return {
+    visible: false,
+    why: 'Only campaign coordinators use this tool (inviting agents, recording decisions); ask a coordinator of your campaign.',
+  };
 }

@@ -138,7 +138,21 @@ export class IdentityService {
       : bearer.startsWith('cd_acc_')
         ? 'access_token'
         : null;
-    if (!kind) throw new DomainError('UNAUTHENTICATED', unauthenticatedMessage(bearer));
+    if (!kind) {
+      // A bootstrap token is a client secret: sending it again here can never work.
+      if (bearer.startsWith('cd_boot_')) {
+        throw new DomainError(
+          'UNAUTHENTICATED',
+          'A bootstrap token cannot be used on /mcp; exchange it at /oauth/token for an access token first.',
+          {},
+          {
+            retryable: false,
+            next: 'POST /oauth/token with grant_type=client_credentials and the bootstrap token as client_secret, then use the access token it returns.',
+          },
+        );
+      }
+      throw new DomainError('UNAUTHENTICATED', 'The credential is invalid, expired or revoked.');
+    }
     const hashed = hashSecret(bearer);
     const found =
       kind === 'project_key'
@@ -214,11 +228,4 @@ export interface Authenticated {
 /** Whether a last-used stamp is old enough to be written again. */
 function isStale(stamp: Date | null, now: Date): boolean {
   return !stamp || now.getTime() - stamp.getTime() > TOUCH_INTERVAL_MS;
-}
-
-function unauthenticatedMessage(bearer: string): string {
-  if (bearer.startsWith('cd_boot_')) {
-    return 'A bootstrap token cannot be used on /mcp; exchange it at /oauth/token for an access token first.';
-  }
-  return 'The credential is invalid, expired or revoked.';
 }

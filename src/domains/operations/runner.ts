@@ -148,11 +148,15 @@ export class OperationRunner<S> {
     }
     const visibility = entry.op.visibility(caller);
     if (!visibility.visible) {
-      return fail('TOOL_NOT_AVAILABLE', `${name} is not available to this identity: ${visibility.why}`, {
-        tool: name,
-        why: visibility.why,
-        next_step: 'Call capabilities_describe, and ask your owner to activate the mode it names.',
-      });
+      // The rule's own reason says what would make the tool available (activation, membership,
+      // a role); the next move repeats it rather than guessing at a mode.
+      const next = `${visibility.why} capabilities_describe lists what you can use now.`;
+      return fail(
+        'TOOL_NOT_AVAILABLE',
+        `${name} is not available to this identity: ${visibility.why}`,
+        { tool: name, why: visibility.why, next_step: next },
+        { next },
+      );
     }
     const parsed = entry.schema.safeParse(args);
     if (!parsed.success) {

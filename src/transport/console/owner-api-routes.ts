@@ -1,7 +1,13 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DomainError, type ErrorCode, errorEnvelope, httpStatusOf } from '../../kernel/errors.ts';
+import {
+  DomainError,
+  type ErrorCode,
+  type ErrorExtras,
+  errorEnvelope,
+  httpStatusOf,
+} from '../../kernel/errors.ts';
 import { consentCookieName } from '../http/consent-cookie.ts';
 import { codeForStatus, sendValidationFailure } from '../shared/error-handler.ts';
 import { campaignApiRoutes } from './campaign-api-routes.ts';
@@ -16,11 +22,12 @@ function sendError(
   code: ErrorCode,
   message: string,
   details: Record<string, unknown> = {},
+  extras: ErrorExtras = {},
 ) {
   return reply
     .code(httpStatusOf(code))
     .type('application/json')
-    .send(errorEnvelope(code, message, details));
+    .send(errorEnvelope(code, message, details, extras));
 }
 
 /** Whether a Content-Type header names application/json (parameters such as charset allowed). */
@@ -67,7 +74,7 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   api.setErrorHandler((err: FastifyError, req, reply) => {
     const invalid = sendValidationFailure(err, reply);
     if (invalid) return invalid;
-    if (err instanceof DomainError) return sendError(reply, err.code, err.message, err.details);
+    if (err instanceof DomainError) return sendError(reply, err.code, err.message, err.details, err);
     const status = err.statusCode ?? 500;
     if (status < 500) return sendError(reply, codeForStatus(status), err.message);
     req.log.error({ err }, 'owner api error');

@@ -1,6 +1,12 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { DomainError, type ErrorCode, errorEnvelope, httpStatusOf } from '../../kernel/errors.ts';
+import {
+  DomainError,
+  type ErrorCode,
+  type ErrorExtras,
+  errorEnvelope,
+  httpStatusOf,
+} from '../../kernel/errors.ts';
 
 /** What a 401 says about how to authenticate (RFC 6750, RFC 9728 resource metadata). */
 export function wwwAuthenticate(baseUrl: string, error?: 'invalid_token'): string {
@@ -17,6 +23,7 @@ export function sendError(
   code: ErrorCode,
   message: string,
   details: Record<string, unknown> = {},
+  extras: ErrorExtras = {},
 ) {
   if (code === 'UNAUTHENTICATED') {
     // RFC 6750 §3.1: no error code when the request carried no credential at all.
@@ -28,7 +35,7 @@ export function sendError(
   return reply
     .code(httpStatusOf(code))
     .type('application/json')
-    .send(errorEnvelope(code, message, details));
+    .send(errorEnvelope(code, message, details, extras));
 }
 
 const STATUS_CODES: Record<number, ErrorCode> = {
@@ -84,7 +91,7 @@ export function envelopeErrorHandler(baseUrl: string) {
   return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const invalid = sendValidationFailure(err, reply);
     if (invalid) return invalid;
-    if (err instanceof DomainError) return sendError(reply, baseUrl, err.code, err.message, err.details);
+    if (err instanceof DomainError) return sendError(reply, baseUrl, err.code, err.message, err.details, err);
     const status = err.statusCode ?? 500;
     if (status < 500) {
       const code = codeForStatus(status);

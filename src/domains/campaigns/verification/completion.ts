@@ -28,6 +28,31 @@ export interface Completion {
   summary: string;
 }
 
+/** What to change for each failed check: the advice names only what actually failed. */
+function fixesFor(v: Verification): string[] {
+  const failed = new Set(v.checks.filter((c) => !c.passed).map((c) => c.check));
+  const fixes: string[] = [];
+  if (failed.has('RECORDED_SOURCE')) {
+    fixes.push(
+      'Attach evidence you read yourself (fetch_text under this lease) or evidence shared in this campaign.',
+    );
+  }
+  if (failed.has('QUOTATION_PRESENT')) {
+    fixes.push(
+      'Quote the source verbatim: 20 or more characters in quotation marks, beside the claim the quotation supports.',
+    );
+  }
+  if (v.unmatched_quotes.length > 0) {
+    fixes.push(
+      'Fix the unmatched quotations (quote the source verbatim) or attach the evidence they come from.',
+    );
+  }
+  if (failed.has('EVERY_QUOTATION_CHECKED')) {
+    fixes.push(v.checks.find((c) => c.check === 'EVERY_QUOTATION_CHECKED')?.detail ?? '');
+  }
+  return fixes.filter(Boolean);
+}
+
 /** Who may act next and what they should do, from a verification outcome. */
 function nextStep(v: Verification, worker: string, deadline: Date) {
   return v.status === 'VERIFIED'
@@ -39,7 +64,7 @@ function nextStep(v: Verification, worker: string, deadline: Date) {
     : {
         actor: 'WORKER',
         agent_id: worker,
-        action: `Fix the unmatched quotations (quote the source verbatim) or attach the evidence they come from, then call task_complete again before ${deadline.toISOString()}; resubmission is allowed. Or release the task with task_release.`,
+        action: `${fixesFor(v).join(' ')} Then call task_complete again before ${deadline.toISOString()}; resubmission is allowed. Or release the task with task_release.`,
         execution_deadline: deadline.toISOString(),
       };
 }

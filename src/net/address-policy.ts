@@ -118,8 +118,13 @@ const BLOCKED_SUFFIXES = [
   '.svc', // Kubernetes service names (name.namespace.svc[.cluster.local])
 ];
 
-/** True for names of local or cloud-internal services (a trailing dot makes no difference). */
+/**
+ * True for names of local or cloud-internal services (a trailing dot makes no difference), and
+ * for any single-label name (`intranet`, `ip6-localhost`): no public site has one, and a
+ * resolver's search domains would turn it into an internal name.
+ */
 export function isBlockedHostName(host: string): boolean {
   const h = host.toLowerCase().replace(/\.+$/, '');
-  return BLOCKED_HOSTS.has(h) || BLOCKED_SUFFIXES.some((s) => h.endsWith(s));
+  const singleLabel = !h.includes('.') && !h.includes(':');
+  return singleLabel || BLOCKED_HOSTS.has(h) || BLOCKED_SUFFIXES.some((s) => h.endsWith(s));
 }

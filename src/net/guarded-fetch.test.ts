@@ -65,6 +65,7 @@ beforeAll(async () => {
   dns.records.set('private.test', { A: ['10.1.2.3'] });
   dns.records.set('mixed.test', { A: ['8.8.8.8', '127.0.0.1'] });
   dns.records.set('search.test', { A: ['127.0.0.1'] });
+  dns.records.set('intranet', { A: ['127.0.0.1'] });
 });
 afterAll(async () => {
   site.closeAllConnections();
@@ -126,6 +127,22 @@ describe('GuardedFetcher', () => {
     expect((await refusal(bare.fetch('http://2130706433/'))).reason).toBe('ADDRESS_NOT_PUBLIC');
     expect((await refusal(bare.fetch('http://localhost/'))).reason).toBe('HOST_BLOCKED');
     expect((await refusal(bare.fetch('http://metadata.google.internal/'))).reason).toBe('HOST_BLOCKED');
+  });
+
+  it('refuses single-label names up front, before any lookup, unless the operator allowed one', async () => {
+    const bare = fetcher({ allow: new Set() });
+    for (const url of ['http://intranet/', 'http://ip6-localhost/', `http://intranet:${port}/hello`]) {
+      const refused = await refusal(bare.fetch(url));
+      expect(refused.reason, url).toBe('HOST_BLOCKED');
+    }
+    const allowed = fetcher({ allow: new Set([`intranet:${port}`]) });
+    expect((await allowed.fetch(`http://intranet:${port}/hello`)).status).toBe(200);
+  });
+
+  it('lets an explicit host:port exception open that port for that host alone', async () => {
+    const f = fetcher({ ports: new Set([80, 443]), allow: new Set([`fixture.test:${port}`]) });
+    expect((await f.fetch(`http://fixture.test:${port}/hello`)).status).toBe(200);
+    expect((await refusal(f.fetch(`http://127.0.0.1:${port}/hello`))).reason).toBe('PORT_NOT_ALLOWED');
   });
 
   it('keeps operator exceptions exact: another port, or a name below an allowed one, is checked', async () => {

@@ -51,7 +51,13 @@ export class GuardedFetcher {
   ): Promise<FetchResult> {
     // Only fetchService may call a URL trusted; no caller of `fetch` can ask for it.
     const { trustedService: _, ...checked } = options;
-    return this.follow(checkTargetUrl(rawUrl, this.policy.ports), accept, maxRedirects, checked, null);
+    return this.follow(
+      checkTargetUrl(rawUrl, this.policy.ports, this.policy.allow),
+      accept,
+      maxRedirects,
+      checked,
+      null,
+    );
   }
 
   /**
@@ -62,7 +68,7 @@ export class GuardedFetcher {
    * details.cause) for a later hop.
    */
   async readPage(rawUrl: string, accept: string): Promise<FetchResult> {
-    const url = checkTargetUrl(rawUrl, this.policy.ports);
+    const url = checkTargetUrl(rawUrl, this.policy.ports, this.policy.allow);
     refuseSignIn(url);
     return this.follow(url, accept, this.policy.maxRedirects, {}, (hop, deadline) =>
       this.checkRobots(hop, deadline),
@@ -157,7 +163,7 @@ export class GuardedFetcher {
     let target = location;
     try {
       target = new URL(location, from).href;
-      const url = checkTargetUrl(target, this.policy.ports);
+      const url = checkTargetUrl(target, this.policy.ports, this.policy.allow);
       if (gate) refuseSignIn(url);
       const address = await this.withinDeadline(this.pick(url), deadline);
       if (gate) await gate(url, deadline);

@@ -70,13 +70,19 @@ export function portOf(url: URL): number {
  * https only, an allowed port, and no other URL folded inside it (a reader is not a proxy for
  * somewhere else). Returns the parsed URL; throws NetRefusal otherwise.
  */
-export function checkTargetUrl(raw: string, allowedPorts: ReadonlySet<number>): URL {
+export function checkTargetUrl(
+  raw: string,
+  allowedPorts: ReadonlySet<number>,
+  /** The operator's CAIRN_FETCH_ALLOW: an explicit host:port entry allows that port for that host. */
+  allowedHosts: ReadonlySet<string> = new Set(),
+): URL {
   const url = parseUrl(raw);
   const credential = credentialIn(url, raw);
   if (credential) throw new NetRefusal('CREDENTIALS_IN_URL', credential);
   checkScheme(url);
   const port = portOf(url);
-  if (!allowedPorts.has(port))
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (!allowedPorts.has(port) && !allowedHosts.has(`${host}:${port}`))
     throw new NetRefusal('PORT_NOT_ALLOWED', `Port ${port} is not allowed.`, { port });
   const nested = findNestedUrl(url);
   if (nested) {

@@ -81,7 +81,7 @@ const NET_RULES: Record<NetRefusalReason, NetMapping> = {
   },
   HOST_BLOCKED: {
     code: 'ADDRESS_NOT_PUBLIC',
-    rule: 'Internal host names (localhost, *.internal, *.local, cloud metadata names) are never read.',
+    rule: 'Internal host names (localhost, single-label names, *.internal, *.local, cloud metadata names) are never read.',
   },
   ADDRESS_NOT_PUBLIC: {
     code: 'ADDRESS_NOT_PUBLIC',

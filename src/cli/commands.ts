@@ -17,6 +17,10 @@ const define = <F extends z.ZodObject>(c: Command<F>) => c;
 const email = z.string().trim().email('must be an email address').max(LIMITS.email.maxChars);
 const agentId = z.string().regex(/^agt_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an agent id (agt_…)');
 
+/** --days for a credential's life, within its published range. */
+const daysFlag = (range: { min: number; max: number; default: number }) =>
+  z.coerce.number().int().min(range.min).max(range.max).default(range.default);
+
 export const COMMANDS = {
   'owner add': define({
     usage: 'cairn owner add --email E [--json]   (password read from stdin)',
@@ -46,12 +50,7 @@ export const COMMANDS = {
     flags: z
       .object({
         agent: agentId,
-        days: z.coerce
-          .number()
-          .int()
-          .min(LIMITS.projectKeyDays.min)
-          .max(LIMITS.projectKeyDays.max)
-          .default(LIMITS.projectKeyDays.default),
+        days: daysFlag(LIMITS.projectKeyDays),
       })
       .strict(),
     run: (identity, f) => identity.addProjectKey(f.agent, f.days),
@@ -72,12 +71,7 @@ export const COMMANDS = {
     flags: z
       .object({
         agent: agentId,
-        days: z.coerce
-          .number()
-          .int()
-          .min(LIMITS.bootstrapDays.min)
-          .max(LIMITS.bootstrapDays.max)
-          .default(LIMITS.bootstrapDays.default),
+        days: daysFlag(LIMITS.bootstrapDays),
       })
       .strict(),
     run: (identity, f) => identity.reissueBootstrap(f.agent, f.days),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/kernel/clock.ts';
 import { csrfOf, errorOf, secretOf, Visitor } from '../support/console-visitor.ts';
-import { callTool, connectClient, uniqueEmail } from '../support/factories.ts';
+import { callTool, connectClient, mcpInitialize, uniqueEmail } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 let server: TestServer;
@@ -41,25 +41,8 @@ async function exchange(bootstrap: string) {
   return { status: res.status, body: await res.json() };
 }
 
-/** A raw MCP initialize with a bearer: 200 when the credential works, 401 when it does not. */
-async function mcpStatus(bearer: string): Promise<number> {
-  const res = await fetch(`${server.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${bearer}`,
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    }),
-  });
-  await res.body?.cancel();
-  return res.status;
-}
+/** 200 when the credential works on /mcp, 401 when it does not. */
+const mcpStatus = async (bearer: string) => (await mcpInitialize(server.url, bearer)).status;
 
 const toolNames = async (client: Awaited<ReturnType<typeof connectClient>>) =>
   (await client.listTools()).tools.map((t) => t.name).sort();

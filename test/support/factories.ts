@@ -53,3 +53,23 @@ export async function callTool(client: Client, name: string, args: Record<string
     body: result.structuredContent as Record<string, any>,
   };
 }
+
+/** A raw MCP initialize with a bearer: 200 when the credential works, 401 (and its challenge) when not. */
+export async function mcpInitialize(baseUrl: string, bearer: string) {
+  const res = await fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${bearer}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  });
+  await res.body?.cancel();
+  return { status: res.status, challenge: res.headers.get('www-authenticate') };
+}

@@ -2,7 +2,7 @@ import * as oauth from 'oauth4webapi';
 import { expect } from 'vitest';
 import { FakeClock } from '../../src/kernel/clock.ts';
 import { csrfOf, Visitor } from './console-visitor.ts';
-import { uniqueEmail } from './factories.ts';
+import { mcpInitialize, uniqueEmail } from './factories.ts';
 import { startTestServer, type TestServer } from './test-server.ts';
 
 /**
@@ -231,28 +231,7 @@ export async function startOAuthHarness(): Promise<OAuthHarness & { close(): Pro
       });
       return { agentId: made.agent_id, token: made.bootstrap_token };
     },
-    async mcpStatus(bearer) {
-      const res = await fetch(`${server.url}/mcp`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${bearer}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 'raw', version: '1' },
-          },
-        }),
-      });
-      await res.body?.cancel();
-      return { status: res.status, challenge: res.headers.get('www-authenticate') };
-    },
+    mcpStatus: (bearer) => mcpInitialize(server.url, bearer),
   };
   return { ...h, close: () => server.close() };
 }

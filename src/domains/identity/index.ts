@@ -2,6 +2,7 @@ import type { Area } from '../operations/index.ts';
 import { DeviceService } from './credentials/device.ts';
 import { OAuthClientService } from './credentials/oauth-clients.ts';
 import { OAuthConsentService } from './credentials/oauth-consent.ts';
+import { OAuthGrantService } from './credentials/oauth-grants.ts';
 import { mcpResource } from './credentials/oauth-request.ts';
 import { SecretGuard } from './credentials/secret-guard.ts';
 import * as credentialTables from './credentials/tables.ts';
@@ -39,6 +40,7 @@ export {
   registrationSchema,
 } from './credentials/oauth-clients.ts';
 export { OAuthConsentService } from './credentials/oauth-consent.ts';
+export { OAuthGrantService } from './credentials/oauth-grants.ts';
 export {
   type AuthorizeOutcome,
   type AuthorizeQuery,
@@ -47,7 +49,7 @@ export {
   returnHost,
   scopeAllowed,
 } from './credentials/oauth-request.ts';
-export { SECRET_THROTTLE, SecretGuard } from './credentials/secret-guard.ts';
+export { SecretGuard } from './credentials/secret-guard.ts';
 export { type TokenAnswer, TokenService } from './credentials/tokens.ts';
 export { DomainVerifier } from './domain-verification.ts';
 export { Housekeeper, RETENTION, sweepIdentity } from './housekeeping.ts';
@@ -101,7 +103,8 @@ export const identityArea = {
         owners: new OwnerService(database, clock, { openSignup: config.openSignup }),
         oauthClients: new OAuthClientService(database, clock),
         secrets: new SecretGuard(database, clock),
-        oauth: new OAuthConsentService(database, clock, tokens, config.baseUrl),
+        oauth: new OAuthConsentService(database, clock, config.baseUrl),
+        grants: new OAuthGrantService(database, clock, tokens),
         domains: new DomainVerifier(database, clock, secret, outbound.resolver, outbound.fetcher),
       },
       workers: [housekeeper],

@@ -32,7 +32,6 @@ declare module '../../storage/tables.ts' {
 export {
   type Audience,
   type Camelized,
-  camelize,
   defineTool,
   type StrictArgs,
   type ToolSpec,

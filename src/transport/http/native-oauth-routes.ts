@@ -123,11 +123,11 @@ export async function nativeOAuthRoutes(app: FastifyInstance, deps: OAuthDeps): 
           typeof body.client_id === 'string' ? body.client_id.slice(0, 200) : undefined,
           typeof body.client_secret === 'string' ? body.client_secret.slice(0, 512) : undefined,
         );
-        await guarded(deps.secrets, presented.id, req, async () => {
+        await guarded(deps.secrets, presented, req, async () => {
           const client = presented.id
             ? await deps.clients.authenticate(presented.id, presented.secret, presented.method)
             : null;
-          await deps.consent.revokeToken(token, client);
+          await deps.grants.revokeToken(token, client);
         });
       } catch (err) {
         if (err instanceof OAuthError)

@@ -85,16 +85,20 @@ export function sendOAuthError(
 }
 
 /**
- * Runs a request that authenticates a client under the secret-guessing guard: refused at once
- * while its client id or address is locked out; a failed client authentication is counted,
- * logged at warn (never the secret), and answered 429 once it locks.
+ * Runs a request that presents a secret (a client secret or a bootstrap token) under the
+ * guessing guard: refused at once while its client id or address is locked out; a failed
+ * client authentication is counted, logged at warn (never the secret), and answered 429 once it
+ * locks. A request with no secret (device polls, public clients) guesses nothing and costs no
+ * lookup.
  */
 export async function guarded<T>(
   secrets: SecretGuard,
-  clientId: string | undefined,
+  presented: { id: string | undefined; secret: string | undefined },
   req: FastifyRequest,
   work: () => Promise<T>,
 ): Promise<T> {
+  if (presented.secret === undefined) return work();
+  const clientId = presented.id;
   await secrets.check(clientId, req.ip);
   try {
     return await work();

@@ -7,6 +7,7 @@ import {
   deviceRequestSchema,
   type OAuthClientService,
   type OAuthConsentService,
+  type OAuthGrantService,
   type SecretGuard,
   scopeAllowed,
   type TokenService,
@@ -22,6 +23,7 @@ export interface OAuthDeps {
   tokens: TokenService;
   clients: OAuthClientService;
   consent: OAuthConsentService;
+  grants: OAuthGrantService;
   baseUrl: string;
   ratePerMinute: number;
   redis: Redis | null;
@@ -150,7 +152,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
           r.client_id,
           'client_secret' in r ? r.client_secret : undefined,
         );
-        const answer = await guarded(deps.secrets, presented.id, req, () => grantTokens(deps, r, presented));
+        const answer = await guarded(deps.secrets, presented, req, () => grantTokens(deps, r, presented));
         return noStore(reply).send(answer);
       } catch (err) {
         if (err instanceof OAuthError)
@@ -188,5 +190,5 @@ async function grantTokens(deps: OAuthDeps, r: TokenRequest, presented: Presente
     return deps.tokens.refresh(r.refresh_token, client);
   }
   const client = await deps.clients.authenticate(presented.id, presented.secret, presented.method);
-  return deps.consent.exchangeCode(client, r);
+  return deps.grants.exchangeCode(client, r);
 }

@@ -98,6 +98,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     secrets: services.secrets,
     clients: services.oauthClients,
     consent: services.oauth,
+    grants: services.grants,
     baseUrl,
     ratePerMinute: publicRateLimitPerMinute,
     redis,

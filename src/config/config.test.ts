@@ -59,6 +59,33 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CAIRN_FETCH_ALLOW: 'http://x/' })).toThrow(/CAIRN_FETCH_ALLOW/);
   });
 
+  it('reads the /mcp host and origin lists normalized, and refuses what is not a host or an origin', () => {
+    const c = loadConfig({
+      CAIRN_ALLOWED_HOSTS: 'Cairn.Internal., 10.0.0.5:8080,[::1]:9000',
+      CAIRN_ALLOWED_ORIGINS: 'HTTPS://App.Example:443/, http://localhost:6274,chrome-extension://abcdef,*',
+    });
+    expect(c.allowedHosts).toEqual(['cairn.internal', '10.0.0.5:8080', '[::1]:9000']);
+    expect(c.allowedOrigins).toEqual([
+      'https://app.example',
+      'http://localhost:6274',
+      'chrome-extension://abcdef',
+      '*',
+    ]);
+    expect(loadConfig({})).toMatchObject({ allowedHosts: [], allowedOrigins: [] });
+    for (const bad of [
+      'https://cairn.example',
+      'cairn.example/mcp',
+      'cairn.example:99999',
+      '*',
+      'user@host',
+    ]) {
+      expect(() => loadConfig({ CAIRN_ALLOWED_HOSTS: bad }), bad).toThrow(/CAIRN_ALLOWED_HOSTS: /);
+    }
+    for (const bad of ['app.example', 'https://app.example/path', 'https://app.example:99999', 'null']) {
+      expect(() => loadConfig({ CAIRN_ALLOWED_ORIGINS: bad }), bad).toThrow(/CAIRN_ALLOWED_ORIGINS: /);
+    }
+  });
+
   it('reads CAIRN_TRUST_PROXY as a flag or a hop count', () => {
     expect(loadConfig({}).trustProxy).toBe(false);
     expect(loadConfig({ CAIRN_TRUST_PROXY: 'true' }).trustProxy).toBe(true);

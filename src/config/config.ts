@@ -89,6 +89,20 @@ const envSchema = z.object({
       'a comma-separated list of name@version (version * for any)',
     ),
   CAIRN_READ_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
+  CAIRN_ALLOWED_HOSTS: list(
+    /^[a-z0-9](?:[a-z0-9.-]*[a-z0-9.])?(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$/i,
+    'a comma-separated list of host or host:port (no scheme, no path), e.g. cairn.internal,10.0.0.5:8080',
+  ).refine(
+    (hosts) => hosts.every((h) => portOf(h) === null || (portOf(h)! >= 1 && portOf(h)! <= 65_535)),
+    'ports must be 1-65535',
+  ),
+  CAIRN_ALLOWED_ORIGINS: list(
+    /^\*$|^[a-z][a-z0-9+.-]*:\/\/[^\s/?#@,]+\/?$/i,
+    'a comma-separated list of origins as scheme://host[:port] (no path), e.g. https://app.example, or *',
+  ).refine(
+    (origins) => origins.every((o) => normalizeOrigin(o) !== null),
+    'every origin must be a valid scheme://host[:port]',
+  ),
 });
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -132,6 +146,13 @@ export interface Config {
   readConcurrency: number;
   /** MCP clients (clientInfo name and version, version * for any) whose GET /mcp is answered 405. */
   noStreamClients: Array<{ name: string; version: string }>;
+  /**
+   * DNS-rebinding protection on /mcp: names the Host header may carry besides the base URL's
+   * host (`host` for any port, `host:port` for that port), lower-case.
+   */
+  allowedHosts: string[];
+  /** Browser origins /mcp answers besides the base URL's own, normalized; `*` for any. */
+  allowedOrigins: string[];
   /** web_search providers; SearXNG wins when both are set. */
   search: {
     searxngUrl: string | undefined;
@@ -190,6 +211,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       name: item.slice(0, item.lastIndexOf('@')),
       version: item.slice(item.lastIndexOf('@') + 1),
     })),
+    allowedHosts: e.CAIRN_ALLOWED_HOSTS.map((h) => h.toLowerCase().replace(/\.(?=:\d+$|$)/, '')),
+    allowedOrigins: e.CAIRN_ALLOWED_ORIGINS.map((o) => normalizeOrigin(o)!),
     search: {
       searxngUrl: e.CAIRN_SEARCH_SEARXNG_URL,
       braveApiKey: e.CAIRN_SEARCH_BRAVE_API_KEY,
@@ -206,6 +229,29 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 }
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
+
+/** The port a `host:port` entry names, null for a bare host. */
+function portOf(entry: string): number | null {
+  const match = /^(?:\[[^\]]*\]|[^:]*):(\d+)$/.exec(entry);
+  return match ? Number(match[1]) : null;
+}
+
+/**
+ * An origin as browsers serialize it: lower-case, no trailing slash, no default port for http
+ * and https. Other schemes (browser extensions, editor webviews) are kept as written, lower-cased.
+ * Null when an http(s) origin does not parse or carries more than scheme, host and port.
+ */
+export function normalizeOrigin(value: string): string | null {
+  if (value === '*') return value;
+  const trimmed = value.replace(/\/$/, '').toLowerCase();
+  if (!/^https?:/.test(trimmed)) return trimmed;
+  try {
+    const parsed = new URL(trimmed);
+    return parsed.origin === 'null' || parsed.username || parsed.password ? null : parsed.origin;
+  } catch {
+    return null;
+  }
+}
 
 const SECRET_VARS = new Set([
   'CAIRN_SECRET',

@@ -1,4 +1,5 @@
 import { runCampaignBenchmark } from './campaign.ts';
+import { runInjectionBenchmark } from './injection.ts';
 import { runMcpBenchmark } from './mcp.ts';
 import { runReadBenchmark } from './read.ts';
 
@@ -15,6 +16,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
     summary:
       '1,000 task_claim attempts on 100 tasks from 100 clients; 500 waiting events_watch woken by one message',
     run: runCampaignBenchmark,
+  },
+  injection: {
+    summary:
+      'recall and false-flag rate of INSTRUCTION_LIKE_CONTENT on a labelled set, Cairn vs one plain regex',
+    run: runInjectionBenchmark,
   },
   mcp: {
     summary: 'tools/call identity_whoami from concurrent MCP clients, Cairn vs a minimal SDK server',

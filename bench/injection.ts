@@ -1,0 +1,110 @@
+import { readFileSync } from 'node:fs';
+import { parseBody } from '../src/parsing/dispatch.ts';
+
+/**
+ * `npm run bench -- injection`: recall and false-flag rate of the instruction-like content flag on
+ * the labelled set in test/fixtures/injection/set.json. Each snippet goes through the reader's
+ * own parser (HTML through the sanitiser, text through the text path), and counts as flagged when
+ * the result's flags hold INSTRUCTION_LIKE_CONTENT. The plain baseline, in the same run, is one
+ * regular expression for "ignore (all) previous/prior instructions" over the raw snippet, as a
+ * script with no parser would grep it. The last line, injection_recall=<r>, is Cairn's recall
+ * (target ≥ 0.9 with false flags ≤ 0.1).
+ */
+
+export interface InjectionItem {
+  id: string;
+  category: string;
+  label: 'injection' | 'benign';
+  format: 'text' | 'html';
+  content: string;
+  note?: string;
+}
+
+const SET_URL = new URL('../test/fixtures/injection/set.json', import.meta.url);
+
+export function loadInjectionSet(): InjectionItem[] {
+  return JSON.parse(readFileSync(SET_URL, 'utf8')) as InjectionItem[];
+}
+
+/** Whether Cairn's reader flags the snippet. */
+export async function cairnFlags(item: InjectionItem): Promise<boolean> {
+  const parsed = await parseBody({
+    bytes: new TextEncoder().encode(item.content),
+    contentType: item.format === 'html' ? 'text/html; charset=utf-8' : 'text/plain; charset=utf-8',
+    url: 'https://example.test/page',
+  });
+  return parsed.flags.includes('INSTRUCTION_LIKE_CONTENT');
+}
+
+const PLAIN = /\bignore\s+(?:all\s+)?(?:previous|prior)\s+instructions\b/i;
+
+/** The plain baseline: one regular expression over the raw snippet. */
+export function plainFlags(item: InjectionItem): boolean {
+  return PLAIN.test(item.content);
+}
+
+interface Score {
+  positives: number;
+  caught: number;
+  negatives: number;
+  falseFlags: number;
+}
+
+const empty = (): Score => ({ positives: 0, caught: 0, negatives: 0, falseFlags: 0 });
+
+function add(score: Score, item: InjectionItem, flagged: boolean): void {
+  if (item.label === 'injection') {
+    score.positives++;
+    if (flagged) score.caught++;
+  } else {
+    score.negatives++;
+    if (flagged) score.falseFlags++;
+  }
+}
+
+const ratio = (n: number, d: number): string => (d === 0 ? '   -' : (n / d).toFixed(2));
+
+export async function runInjectionBenchmark(): Promise<number> {
+  const set = loadInjectionSet();
+  const cairn = new Map<string, Score>();
+  const plain = new Map<string, Score>();
+  const missed: string[] = [];
+  const falselyFlagged: string[] = [];
+  for (const item of set) {
+    const flagged = await cairnFlags(item);
+    for (const key of ['all', item.category]) {
+      if (!cairn.has(key)) cairn.set(key, empty());
+      if (!plain.has(key)) plain.set(key, empty());
+      add(cairn.get(key)!, item, flagged);
+      add(plain.get(key)!, item, plainFlags(item));
+    }
+    if (item.label === 'injection' && !flagged) missed.push(item.id);
+    if (item.label === 'benign' && flagged) falselyFlagged.push(item.id);
+  }
+  const all = cairn.get('all')!;
+  console.log(
+    `injection benchmark: ${set.length} snippets (${all.positives} injections, ${all.negatives} benign), test/fixtures/injection/set.json`,
+  );
+  console.log(
+    `${'category'.padEnd(18)} ${'inj'.padStart(4)} ${'ben'.padStart(4)}  cairn recall/false  plain recall/false`,
+  );
+  const categories = [...cairn.keys()].filter((key) => key !== 'all').sort();
+  for (const key of [...categories, 'all']) {
+    const c = cairn.get(key)!;
+    const p = plain.get(key)!;
+    console.log(
+      `${key.padEnd(18)} ${String(c.positives).padStart(4)} ${String(c.negatives).padStart(4)}  ` +
+        `${ratio(c.caught, c.positives)} / ${ratio(c.falseFlags, c.negatives)}        ` +
+        `${ratio(p.caught, p.positives)} / ${ratio(p.falseFlags, p.negatives)}`,
+    );
+  }
+  console.log(`missed: ${missed.join(' ') || 'none'}`);
+  console.log(`false flags: ${falselyFlagged.join(' ') || 'none'}`);
+  const plainAll = plain.get('all')!;
+  console.log(
+    `plain_recall=${ratio(plainAll.caught, plainAll.positives)} plain_false_flag_rate=${ratio(plainAll.falseFlags, plainAll.negatives)}`,
+  );
+  console.log(`cairn_false_flag_rate=${ratio(all.falseFlags, all.negatives)}`);
+  console.log(`injection_recall=${ratio(all.caught, all.positives)}`);
+  return 0;
+}

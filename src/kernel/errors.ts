@@ -104,6 +104,20 @@ export const GENERAL_ERRORS = {
     when: 'The request body is not application/json.',
     next: 'Send the body as JSON with Content-Type: application/json.',
   },
+  HOST_NOT_ALLOWED: {
+    httpStatus: 403,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The Host header of an /mcp request (X-Forwarded-Host behind a trusted proxy) names a host this server does not answer to: DNS-rebinding protection.',
+    next: 'Call the /mcp address in the server card; the operator sets CAIRN_BASE_URL or lists other names in CAIRN_ALLOWED_HOSTS.',
+  },
+  ORIGIN_NOT_ALLOWED: {
+    httpStatus: 403,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'A browser page from an origin this server does not allow called /mcp: DNS-rebinding protection.',
+    next: 'Call from an allowed origin, or from a client that is not a web page; the operator lists origins in CAIRN_ALLOWED_ORIGINS.',
+  },
   BAD_REQUEST: {
     httpStatus: 400,
     retryable: false,

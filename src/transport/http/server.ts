@@ -125,6 +125,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     ratePerMinute: mcpRateLimitPerMinute,
     redis,
     noStreamClients: config.noStreamClients,
+    allowedHosts: config.allowedHosts,
+    allowedOrigins: config.allowedOrigins,
   };
   await app.register(async (scope) => publicRoutes(scope, publicDeps));
   await app.register(async (scope) => mcpRoutes(scope, mcpDeps));

@@ -11,9 +11,10 @@ import type {
 import { DomainError } from '../../kernel/errors.ts';
 import type { Database } from '../../storage/database.ts';
 import { authenticateRequest } from '../shared/auth.ts';
-import { allowAnyOrigin } from '../shared/cors.ts';
+import { allowOrigins } from '../shared/cors.ts';
 import { codeForStatus, envelopeErrorHandler, sendError } from '../shared/error-handler.ts';
 import { registerRateLimit } from '../shared/rate-limit.ts';
+import { guardHostAndOrigin, requestPolicy } from './host-guard.ts';
 import { asJsonRpc, NotificationHub, sseEvent } from './notification-hub.ts';
 import { createMcpServer, type McpDeps } from './server.ts';
 import { directToolCall } from './tool-call.ts';
@@ -31,6 +32,10 @@ export interface McpEndpointDeps extends McpDeps {
    * notifications ride in POST answers instead (SPEC Authentication 8).
    */
   noStreamClients: ReadonlyArray<{ name: string; version: string }>;
+  /** Host names /mcp answers to besides the base URL's (CAIRN_ALLOWED_HOSTS). */
+  allowedHosts: readonly string[];
+  /** Browser origins /mcp answers besides the base URL's (CAIRN_ALLOWED_ORIGINS; `*` for any). */
+  allowedOrigins: readonly string[];
 }
 
 /** Headers the SDK transport reads; nothing else of the request reaches it. */
@@ -50,8 +55,12 @@ const security = [{ bearer: [] }];
  * JSON-RPC framing, protocol negotiation and dispatch are the official SDK's.
  */
 export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Promise<void> {
-  // Authenticate before the body is read: an unauthenticated caller costs one lookup, not a parse.
-  allowAnyOrigin(app, ['/mcp'], {
+  // DNS-rebinding protection first: a foreign Host or Origin learns nothing, not even CORS.
+  const policy = requestPolicy(deps.baseUrl, deps.allowedHosts, deps.allowedOrigins);
+  guardHostAndOrigin(app, deps.baseUrl, policy);
+  // CORS answers exactly the origins the guard lets through.
+  allowOrigins(app, ['/mcp'], {
+    origins: policy.anyOrigin ? 'any' : (origin) => policy.originAllowed(origin),
     methods: ['GET', 'POST', 'DELETE'],
     headers: [
       'authorization',
@@ -63,6 +72,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     ],
     expose: ['mcp-session-id', 'www-authenticate'],
   });
+  // Authenticate before the body is read: an unauthenticated caller costs one lookup, not a parse.
   app.addHook('onRequest', async (req) => {
     // A CORS preflight carries no credential: the browser asks before it sends one.
     if (req.method === 'OPTIONS') return;

@@ -222,6 +222,8 @@ export interface Alternative {
   tool?: string;
   /** What to do, in words. */
   action: string;
+  /** Arguments known to fit the alternative (the caller adds the rest the tool needs). */
+  arguments?: Record<string, unknown>;
 }
 
 /** Thrown by domain code; transports map it once through the catalog. */
@@ -292,6 +294,11 @@ export function toErrorEnvelope(err: unknown, requestId: string): ErrorEnvelope 
 /** Whether a stored string is one of the catalog's codes. */
 export function isErrorCode(value: string): value is ErrorCode {
   return DECLARED.has(value);
+}
+
+/** The catalogue's retry hint for a code (a refusal may say otherwise for its case). */
+export function retryableByDefault(code: ErrorCode): boolean {
+  return entryOf(code).retryable;
 }
 
 export function httpStatusOf(code: ErrorCode): number {

@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { campaignWith, claimedTask, key, type Member, newMember, ok, refused } from '../support/campaigns.ts';
+import {
+  campaignWith,
+  claimedTask,
+  inertMember,
+  key,
+  type Member,
+  newMember,
+  ok,
+  refused,
+} from '../support/campaigns.ts';
 import { callTool } from '../support/factories.ts';
 import { ARTICLE_QUOTE, type FixtureSite, startFixtureSite } from '../support/fixture-site.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -29,16 +38,23 @@ const PDF_QUOTE = 'cairns mark trails across open moorland';
 describe('reading inside a campaign', () => {
   it('needs a lease: none is refused with a receipt, one is used, several need task_id', async () => {
     const coordinator = await newMember(server);
-    const worker = await newMember(server);
-    const campaignId = await campaignWith(coordinator, [worker]);
+    const campaignId = await campaignWith(coordinator, []);
+    // A member with no public reading of its own reads only under a lease.
+    const worker = await inertMember(server, coordinator, campaignId);
 
     const none = await read(worker, '/article');
     expect(none.body.error.code).toBe('LEASE_REQUIRED');
     expect(none.body.error.details.policy_receipt_id).toMatch(/^pol_/);
+    // The way out is a task, never another read that would be refused the same way.
+    expect(none.body.error.allowed_alternatives.map((a: { tool?: string }) => a.tool)).toEqual([
+      'task_list',
+      'task_claim',
+    ]);
     const explained = await callTool(worker.client, 'policy_explain', {
       receipt_id: none.body.error.details.policy_receipt_id,
     });
     expect(explained.body).toMatchObject({ decision: 'DENY', reason_code: 'LEASE_REQUIRED' });
+    expect(explained.body.allowed_alternatives).toEqual(none.body.error.allowed_alternatives);
 
     const first = await claimedTask(coordinator, worker, campaignId);
     const covered = await read(worker, '/article');
@@ -50,11 +66,34 @@ describe('reading inside a campaign', () => {
     const ambiguous = await read(worker, '/article');
     expect(ambiguous.body.error.code).toBe('LEASE_AMBIGUOUS');
     expect(ambiguous.body.error.details.task_ids.sort()).toEqual([first.taskId, second.taskId].sort());
+    expect(ambiguous.body.error.allowed_alternatives.map((a: { arguments?: object }) => a.arguments)).toEqual(
+      expect.arrayContaining([{ task_id: first.taskId }, { task_id: second.taskId }]),
+    );
     expect((await read(worker, '/article', second.taskId)).isError).toBe(false);
 
     // A task the reader holds no lease on is refused, not stored unchecked.
     const other = await claimedTask(coordinator, coordinator, campaignId);
     expect((await read(worker, '/article', other.taskId)).body.error.code).toBe('LEASE_REQUIRED');
+  });
+
+  it('lets a member with public reading of its own read outside any lease, as its own read', async () => {
+    const coordinator = await newMember(server);
+    const participant = await newMember(server);
+    const campaignId = await campaignWith(coordinator, [participant], { visibility: 'SHARED' });
+
+    const own = await read(coordinator, '/article');
+    expect(own.isError, JSON.stringify(own.body)).toBe(false);
+    const record = await ok(coordinator, 'evidence_get', { evidence_id: own.body.evidence_id }, false);
+    expect(record.evidence).toMatchObject({ task_id: null, campaign_id: null });
+    // Not filed under the campaign, so not shared with it.
+    const seen = await callTool(participant.client, 'evidence_get', { evidence_id: own.body.evidence_id });
+    expect(seen.body.error.code).toBe('NOT_FOUND');
+
+    // Once it holds a lease, a read without task_id is filed under that lease, as before.
+    const t = await claimedTask(coordinator, coordinator, campaignId);
+    const covered = await read(coordinator, '/article');
+    const filed = await ok(coordinator, 'evidence_get', { evidence_id: covered.body.evidence_id }, false);
+    expect(filed.evidence).toMatchObject({ task_id: t.taskId, campaign_id: campaignId });
   });
 
   it('shares reads made under a lease with the campaign as its mode says', async () => {

@@ -21,6 +21,26 @@ export async function newMember(server: TestServer, ownerEmail?: string): Promis
   return { ...agent, client: await connectClient(server.url, agent.key) };
 }
 
+/**
+ * An identity with no mode of its own (never activated by its owner), of the coordinator's
+ * owner, invited to the campaign by the coordinator and joined: it acts only as a member.
+ */
+export async function inertMember(
+  server: TestServer,
+  coordinator: Member,
+  campaignId: string,
+): Promise<Member> {
+  const agent = await createAgent(server.app.services.identity, { ownerEmail: coordinator.ownerEmail });
+  const member = { ...agent, client: await connectClient(server.url, agent.key) };
+  await ok(coordinator, 'campaign_invite', {
+    campaign_id: campaignId,
+    agent_id: agent.agentId,
+    role: 'PARTICIPANT',
+  });
+  await ok(member, 'campaign_join', { campaign_id: campaignId });
+  return member;
+}
+
 /** Calls a tool that must succeed, with a fresh idempotency_key when `mutates`. */
 export async function ok(m: Member, tool: string, args: Record<string, unknown> = {}, mutates = true) {
   const res = await callTool(m.client, tool, mutates ? { ...args, idempotency_key: key() } : args);

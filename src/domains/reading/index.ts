@@ -20,6 +20,7 @@ export const readingArea = {
   errors: READING_ERRORS,
   operations: readingOperations,
   start({ database, clock, outbound, parser, config, logger, extensions }) {
+    const search = searchProviderFor(config.search, outbound.fetcher);
     const reading = new ReadingService(
       database,
       clock,
@@ -27,9 +28,8 @@ export const readingArea = {
       parser,
       extensions.readCoverage,
       (raw, encoding) => decodeBody(raw, encoding ?? undefined, LIMITS.read.responseBytes),
-      { maxConcurrentReads: config.readConcurrency },
+      { maxConcurrentReads: config.readConcurrency, searchConfigured: search !== null },
     );
-    const search = searchProviderFor(config.search, outbound.fetcher);
     if (search) logger.info({ provider: search.name }, 'web_search provider configured');
     return { services: { reading, search } };
   },

@@ -1,9 +1,7 @@
 import { z } from 'zod';
-import { isErrorCode } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { defineTool } from '../operations/index.ts';
 import { presentRead, presentReceipt } from './present.ts';
-import { alternativesFor } from './refusals.ts';
 import {
   evidenceIdArg,
   plainText,
@@ -145,7 +143,7 @@ const explainPolicy = defineTool({
       ...presentReceipt(receipt),
       ...(receipt.decision === 'DENY'
         ? {
-            allowed_alternatives: isErrorCode(receipt.reasonCode) ? alternativesFor(receipt.reasonCode) : [],
+            allowed_alternatives: await ctx.services.reading.alternativesTo(ctx.caller, receipt),
           }
         : {}),
     };

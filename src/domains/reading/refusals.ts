@@ -12,54 +12,91 @@ export interface ReadRefusal {
   message: string;
   details: Record<string, unknown>;
   retryable?: boolean;
+  /** Decided by the refusing rule itself (a lease refusal knows the tasks); else by code. */
+  alternatives?: Alternative[] | undefined;
+  next?: string | undefined;
 }
 
-const SEARCH: Alternative = {
-  tool: 'web_search',
-  action: 'Find another public source for the same information.',
-};
+/**
+ * What the refused caller can do now, so that only alternatives that can succeed are offered
+ * (issue 13 item 2): a tool is named only when this caller may call it and it has something to
+ * work with.
+ */
+export interface RefusalContext {
+  /** The tool that was refused (a retry names it). */
+  tool: string;
+  /** The URL asked for, credential-free, when there was one. */
+  url: string | null;
+  /** Whether the refusal is one a later retry may get past. */
+  retryable: boolean;
+  /** A search provider is configured, so web_search can answer. */
+  search: boolean;
+  /** A stored copy of `url` is visible to the caller, so fetch_snapshot finds one. */
+  snapshot: boolean;
+  /**
+   * Whether a fresh read without task_id would be covered now: null when it would, else the
+   * moves the coverage refusal names instead (claim a task, name one).
+   */
+  readBlockedBy: Alternative[] | null;
+}
+
 const ASK_PERSON: Alternative = {
   action: 'Ask your user to open the page in a browser and share the public text with you.',
 };
-const SNAPSHOT: Alternative = {
-  tool: 'fetch_snapshot',
-  action: 'Read a stored copy of this URL, if one was read before.',
-};
-const RETRY: Alternative = { tool: 'fetch_text', action: 'Retry the read later.' };
 
-/** What a refused caller may do instead, per code. */
-export function alternativesFor(code: ErrorCode): Alternative[] {
-  switch (code) {
-    case 'NESTED_UNWRAP':
-      return [{ tool: 'fetch_text', action: 'Read the embedded URL directly, if it is the page you want.' }];
-    case 'CREDENTIAL_IN_INPUT':
-      return [
+/** What a refused caller may do instead, per code, keeping only what can succeed for it now. */
+export function alternativesFor(code: ErrorCode, ctx: RefusalContext): Alternative[] {
+  const url = ctx.url ? { url: ctx.url } : undefined;
+  const search = (action: string): Alternative[] => (ctx.search ? [{ tool: 'web_search', action }] : []);
+  const read = (action: string, args?: Record<string, unknown>): Alternative[] =>
+    ctx.readBlockedBy
+      ? ctx.readBlockedBy
+      : [{ tool: 'fetch_text', action, ...(args ? { arguments: args } : {}) }];
+  const snapshot: Alternative[] = ctx.snapshot
+    ? [
         {
-          tool: 'fetch_text',
-          action: 'Read the URL without credentials; Cairn reads only anonymous public pages.',
+          tool: 'fetch_snapshot',
+          action: 'Read the stored copy of this URL.',
+          ...(url ? { arguments: url } : {}),
         },
-      ];
-    case 'SIGN_IN_SURFACE':
-    case 'APP_SHELL':
-    case 'ROBOTS_DISALLOWED':
-      return [SEARCH, ASK_PERSON];
-    case 'UNSUPPORTED_CONTENT':
-    case 'CONTENT_TOO_LARGE':
-      return [{ tool: 'web_search', action: 'Look for the content as HTML, plain text, PDF or an image.' }];
-    case 'UPSTREAM_UNAVAILABLE':
-    case 'UPSTREAM_HTTP_ERROR':
-    case 'TOO_MANY_REDIRECTS':
-      return [RETRY, SNAPSHOT, SEARCH];
-    case 'DEGRADED_MODE':
-      return [{ tool: 'fetch_text', action: 'Retry in five seconds.' }, SNAPSHOT];
-    case 'SEARCH_NOT_CONFIGURED':
-      return [
-        { tool: 'fetch_text', action: 'Read a URL you already know.' },
-        { action: 'Ask the operator to configure a search provider (SearXNG or Brave Search).' },
-      ];
-    default:
-      return [SEARCH];
-  }
+      ]
+    : [];
+  const retry: Alternative[] = ctx.retryable
+    ? ctx.tool === 'fetch_text'
+      ? read('Retry the read later.', url)
+      : [{ tool: ctx.tool, action: 'Retry the same call in a few seconds.' }]
+    : [];
+  const found = ((): Alternative[] => {
+    switch (code) {
+      case 'NESTED_UNWRAP':
+        return read('Read the embedded URL directly, if it is the page you want.');
+      case 'CREDENTIAL_IN_INPUT':
+        return read('Read the URL without credentials; Cairn reads only anonymous public pages.');
+      case 'SIGN_IN_SURFACE':
+      case 'APP_SHELL':
+      case 'ROBOTS_DISALLOWED':
+        return [...retry, ...search('Find another public source for the same information.'), ASK_PERSON];
+      case 'UNSUPPORTED_CONTENT':
+      case 'CONTENT_TOO_LARGE':
+        return search('Look for the content as HTML, plain text, PDF or an image.');
+      case 'UPSTREAM_UNAVAILABLE':
+      case 'UPSTREAM_HTTP_ERROR':
+      case 'TOO_MANY_REDIRECTS':
+      case 'DEGRADED_MODE':
+        return [...retry, ...snapshot, ...search('Find another public source for the same information.')];
+      case 'LEASE_REQUIRED':
+      case 'LEASE_AMBIGUOUS':
+        return read('Read again: the leases you hold now cover it.', url);
+      case 'SEARCH_NOT_CONFIGURED':
+        return [
+          ...read('Read a URL you already know.'),
+          { action: 'Ask the operator to configure a search provider (SearXNG or Brave Search).' },
+        ];
+      default:
+        return search('Find another public source for the same information.');
+    }
+  })();
+  return found.length > 0 ? found : [ASK_PERSON];
 }
 
 type NetMapping = { code: ErrorCode; rule: string; retryable?: boolean };

@@ -122,6 +122,16 @@ export async function findLatestCopy(
   return row ? toRecord(row) : null;
 }
 
+/** Whether any stored copy of a URL is visible (what fetch_snapshot would find), without reading it. */
+export async function hasCopy(ex: Executor, visible: SQL, url: string): Promise<boolean> {
+  const [row] = await ex
+    .select({ id: evidence.id })
+    .from(evidence)
+    .where(and(visible, or(eq(evidence.canonicalUrl, url), eq(evidence.requestedUrl, url))))
+    .limit(1);
+  return row !== undefined;
+}
+
 function toRecord(row: typeof evidence.$inferSelect): EvidenceRecord {
   const { createdAt: _createdAt, ...rest } = row;
   return { ...rest, provenance: rest.provenance as EvidenceRecord['provenance'] };

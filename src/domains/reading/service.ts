@@ -1,6 +1,5 @@
 import type { Clock } from '../../kernel/clock.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import { newId } from '../../kernel/ids.ts';
+import { type Alternative, DomainError, isErrorCode, retryableByDefault } from '../../kernel/errors.ts';
 import type { FetchResult } from '../../net/guarded-fetch.ts';
 import type {
   ExtractedJson,
@@ -12,14 +11,16 @@ import type {
 } from '../../parsing/types.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Caller } from '../identity/types.ts';
-import { buildRead } from './evidence-rows.ts';
 import {
-  alternativesFor,
-  type ReadRefusal,
-  receiptUrl,
-  refusalOf,
-  upstreamStatusRefusal,
-} from './refusals.ts';
+  alternativesNow,
+  type DenialDeps,
+  type DenialOptions,
+  deny,
+  normaliseUrl,
+  readBlockedBy,
+} from './denials.ts';
+import { buildRead } from './evidence-rows.ts';
+import { type ReadRefusal, receiptUrl, refusalOf, upstreamStatusRefusal } from './refusals.ts';
 import type { ReceiptRow } from './repo.ts';
 import * as repo from './repo.ts';
 import type { Coverage, EvidenceMeta, EvidenceRecord, ReadCoverage, ReadRequest } from './types.ts';
@@ -52,10 +53,13 @@ const ACCEPT =
 export interface ReadingOptions {
   /** Fresh reads in flight per process; past it reads are refused with DEGRADED_MODE. */
   maxConcurrentReads: number;
+  /** A web search provider is configured (refusals offer web_search only then). */
+  searchConfigured: boolean;
 }
 
 export class ReadingService {
   private inFlight = 0;
+  private readonly denials: DenialDeps;
 
   constructor(
     private readonly database: Database,
@@ -65,7 +69,15 @@ export class ReadingService {
     private readonly coverage: ReadCoverage,
     private readonly decode: BodyDecoder,
     private readonly options: ReadingOptions,
-  ) {}
+  ) {
+    this.denials = {
+      database,
+      clock,
+      coverage,
+      searchConfigured: options.searchConfigured,
+      visibleTo: (caller) => this.visibleTo(caller),
+    };
+  }
 
   /** Reads a URL now and stores what was read. Throws a DomainError carrying a DENY receipt when refused. */
   async read(caller: Caller, req: ReadRequest): Promise<CompletedRead> {
@@ -110,7 +122,7 @@ export class ReadingService {
           req.tool,
           inputs(),
           upstreamStatusRefusal(fetched.status, fetched.url),
-          fetched.hops,
+          { hops: fetched.hops, covered: true },
         );
       }
       parsed = await this.parser.parse({
@@ -122,7 +134,7 @@ export class ReadingService {
       if (err instanceof DomainError) throw err;
       const refusal = refusalOf(err);
       if (!refusal) throw err;
-      throw await this.refuse(caller, req.tool, inputs(), refusal);
+      throw await this.refuse(caller, req.tool, inputs(), refusal, { covered: true });
     }
     if (parsed.surface) {
       const refusal: ReadRefusal =
@@ -139,7 +151,7 @@ export class ReadingService {
               message: `${fetched.url.slice(0, 300)} is an application shell with no readable text.`,
               details: { final_url: fetched.url },
             };
-      throw await this.refuse(caller, req.tool, inputs(), refusal, fetched.hops);
+      throw await this.refuse(caller, req.tool, inputs(), refusal, { hops: fetched.hops, covered: true });
     }
     return this.record(caller, req, coverage, fetched, parsed, inputs());
   }
@@ -159,6 +171,8 @@ export class ReadingService {
           rule: 'Inside a campaign every read needs a task lease (SPEC Authentication 10): the task_id named, or the only lease held.',
           message: err.message,
           details: err.details,
+          alternatives: err.alternatives,
+          next: err.next,
         },
       );
     }
@@ -183,36 +197,27 @@ export class ReadingService {
     return { evidence, receipt };
   }
 
-  /** Stores the DENY receipt of a refusal and returns the error that carries it. */
-  async refuse(
+  /** Stores the DENY receipt of a refusal and returns the error that carries it (see denials.ts). */
+  refuse(
     caller: Caller,
     tool: string,
     inputs: Record<string, unknown>,
     refusal: ReadRefusal,
-    hops?: string[],
+    options?: DenialOptions,
   ): Promise<DomainError> {
-    const now = this.clock.now();
-    const receiptId = newId('pol', now);
-    await repo.insertReceipt(this.database.db, {
-      id: receiptId,
-      agentId: caller.agent.id,
-      tool,
-      decision: 'DENY',
-      reasonCode: refusal.code,
-      rule: refusal.rule,
-      inputs: { ...inputs, ...(hops ? { hops } : {}), refusal: refusal.details },
-      evidenceId: null,
-      createdAt: now,
+    return deny(this.denials, caller, tool, inputs, refusal, options);
+  }
+
+  /** The alternatives to a stored refusal that can succeed for this caller now (policy_explain). */
+  alternativesTo(caller: Caller, receipt: ReceiptRow): Promise<Alternative[]> {
+    const code = receipt.reasonCode;
+    if (!isErrorCode(code)) return Promise.resolve([]);
+    const url = (receipt.inputs as { url?: unknown }).url;
+    return alternativesNow(this.denials, caller, receipt.tool, code, {
+      url: typeof url === 'string' ? url : null,
+      retryable: retryableByDefault(code),
+      covered: false,
     });
-    return new DomainError(
-      refusal.code,
-      refusal.message,
-      { ...refusal.details, policy_receipt_id: receiptId },
-      {
-        alternatives: alternativesFor(refusal.code),
-        ...(refusal.retryable !== undefined ? { retryable: refusal.retryable } : {}),
-      },
-    );
   }
 
   /** What evidence the caller may see: its own reads and what its campaigns share with it. */
@@ -273,7 +278,11 @@ export class ReadingService {
           ? `No stored copy of ${url.slice(0, 300)} read before ${earlierThan.toISOString()} is visible to this identity.`
           : `No stored copy of ${url.slice(0, 300)} is visible to this identity.`,
         { url: url.slice(0, 300) },
-        { alternatives: [{ tool: 'fetch_text', action: 'Read the URL now; that stores a copy.' }] },
+        {
+          alternatives: (await readBlockedBy(this.denials, caller)) ?? [
+            { tool: 'fetch_text', action: 'Read the URL now; that stores a copy.', arguments: { url } },
+          ],
+        },
       );
     }
     return found;
@@ -317,7 +326,7 @@ export class ReadingService {
       const refusal = refusalOf(err);
       if (!refusal) throw err;
       throw new DomainError(refusal.code, refusal.message, refusal.details, {
-        alternatives: alternativesFor(refusal.code),
+        alternatives: [{ action: 'Submit again in a few seconds; nothing was recorded.' }],
         ...(refusal.retryable !== undefined ? { retryable: refusal.retryable } : {}),
       });
     }
@@ -382,14 +391,5 @@ export class ReadingService {
         url: record.canonicalUrl,
       }),
     );
-  }
-}
-
-/** The URL as the WHATWG parser spells it, so lookups match what reads stored; raw text otherwise. */
-function normaliseUrl(url: string): string {
-  try {
-    return new URL(url).href;
-  } catch {
-    return url;
   }
 }

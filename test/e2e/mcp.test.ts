@@ -73,7 +73,7 @@ describe('MCP endpoint with the official SDK client', () => {
     const about = before.tools.find((t: { name: string }) => t.name === 'identity_update_about');
     expect(about).toMatchObject({ available: false, group: 'Identity' });
     expect(about.why).toMatch(/inert until the owner activates/);
-    expect(before.next_steps.join(' ')).toContain(agent.agentId);
+    expect(JSON.stringify(before.next_steps)).toContain(agent.agentId);
     expect(before.capability_map.Always).toMatchObject({ available: true });
     expect(before.capability_map.Identity).toMatchObject({ available: false });
     expect(before.limits.length).toBeGreaterThan(10);

@@ -34,7 +34,7 @@ export { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
 
 import { LedgerFeed } from './ledger/ledger-feed.ts';
 import { LedgerWaiter } from './ledger/ledger-waiter.ts';
-import { standingColumn } from './membership/standing.ts';
+import { campaignLinks, standingColumn } from './membership/standing.ts';
 import { CampaignOwnerService } from './owner-campaigns.ts';
 import * as tables from './tables.ts';
 import { LeaseSweeper } from './tasks/lease-sweeper.ts';
@@ -75,7 +75,7 @@ export const campaignsArea = {
     campaignMetricsTool,
     campaignGraphTool,
   ],
-  extensions: { callerStanding: standingColumn, readCoverage: campaignCoverage },
+  extensions: { callerStanding: standingColumn, campaignLinks, readCoverage: campaignCoverage },
   start({ database, clock, secret, parser, logger }) {
     // This process's ledger wake-ups (one LISTEN), for events_watch.
     const ledger = new LedgerWaiter(database);

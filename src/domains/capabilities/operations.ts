@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { PublishedLimit } from '../../kernel/limits.ts';
-import { type Agent, ALWAYS, inactiveReason, isActive } from '../identity/index.ts';
+import { ALWAYS, type IdentityService, presentStanding } from '../identity/index.ts';
 import {
   defineOperation,
   type OperationContext,
@@ -8,7 +8,7 @@ import {
   type ToolAvailability,
 } from '../operations/index.ts';
 
-type S = { limits: PublishedLimit[] };
+type S = { limits: PublishedLimit[]; identity: IdentityService };
 
 /** Per SPEC group: whether anything in it is usable now, and which tools. */
 function capabilityMap(tools: ToolAvailability[]) {
@@ -31,21 +31,6 @@ function capabilityMap(tools: ToolAvailability[]) {
   );
 }
 
-function nextSteps(agent: Agent): string[] {
-  const reason = inactiveReason(agent);
-  if (reason?.code === 'NO_MODE_ACTIVATED') {
-    return [
-      `Ask your owner (${agent.ownerEmail}) to activate public reading for ${agent.id}; until then only identity_whoami and capabilities_describe work.`,
-      'After activation, call capabilities_describe again: the tool list changes with the mode.',
-    ];
-  }
-  if (reason) return [reason.message, `Ask your owner (${agent.ownerEmail}) for help.`];
-  return [
-    'Describe yourself with identity_update_about (optional; shown as claimed, not verified).',
-    'Call capabilities_describe again whenever a tool list change is announced.',
-  ];
-}
-
 const describe = defineOperation({
   name: 'capabilities_describe',
   group: 'Always',
@@ -58,16 +43,19 @@ const describe = defineOperation({
   handler: async (ctx: OperationContext<S>) => {
     const agent = ctx.caller.agent;
     const tools = ctx.availability();
+    const { next_steps, ...standing } = presentStanding(
+      agent,
+      await ctx.services.identity.campaignLinks(ctx.ex, agent.id),
+    );
     return {
       agent_id: agent.id,
       mode: agent.mode,
-      active: isActive(agent),
-      inactive_reason: inactiveReason(agent),
+      ...standing,
       tools,
       limits: ctx.services.limits,
       // SPEC leaves budget units open; see docs/decisions.md. Nothing here spends money yet.
       budget: { currency: 'USD', spend_cap_usd: 0, spent_usd: 0, paid_actions_available: false },
-      next_steps: nextSteps(agent),
+      next_steps,
       capability_map: capabilityMap(tools),
       arena_assignment: null,
     };

@@ -14,7 +14,16 @@ import { wakeAgent } from './notifications.ts';
 import { type InboxMessage, takeOwnerMessages } from './owner-messages.ts';
 import { isActive } from './policy.ts';
 import { touchSession } from './session-repo.ts';
-import { type AboutYou, type Agent, type Caller, noStanding, type StandingColumn } from './types.ts';
+import {
+  type AboutYou,
+  type Agent,
+  type Caller,
+  type CampaignLink,
+  type CampaignLinks,
+  noCampaignLinks,
+  noStanding,
+  type StandingColumn,
+} from './types.ts';
 
 /** How stale last_used_at may get before a request writes it again: keeps auth read-only on the hot path. */
 const TOUCH_INTERVAL_MS = 60_000;
@@ -30,9 +39,15 @@ export class IdentityService {
     /** This server's protected resource: an access token issued for another is refused (RFC 8707). */
     private readonly audience: string,
     standing: StandingColumn = noStanding,
+    private readonly links: CampaignLinks = noCampaignLinks,
   ) {
     this.credentialLookup = agentRepo.prepareCredentialLookup(database.db, standing);
     this.accessLookup = tokenRepo.prepareAccessLookup(database.db, standing);
+  }
+
+  /** The open campaigns the identity is a member of or invited to (for its status answers). */
+  campaignLinks(ex: Executor, agentId: string): Promise<CampaignLink[]> {
+    return this.links(ex, agentId);
   }
 
   /** Registers a human owner; the password is kept only as an argon2id hash. */

@@ -67,11 +67,16 @@ export { type ConsoleOwner, OwnerService, type StartedSession } from './owners.t
 export { inactiveReason, isActive } from './policy.ts';
 export { presentAbout } from './present.ts';
 export { SessionService } from './sessions.ts';
+export { presentStanding } from './standing.ts';
 export {
   type AboutYou,
   type Agent,
   type Caller,
+  type CampaignLink,
+  type CampaignLinks,
   type CampaignStanding,
+  LINKS_SHOWN,
+  noCampaignLinks,
   noStanding,
   type StandingColumn,
 } from './types.ts';
@@ -95,7 +100,13 @@ export const identityArea = {
     );
     return {
       services: {
-        identity: new IdentityService(database, clock, resource, extensions.callerStanding),
+        identity: new IdentityService(
+          database,
+          clock,
+          resource,
+          extensions.callerStanding,
+          extensions.campaignLinks,
+        ),
         sessions: new SessionService(database, clock),
         tokens,
         device: new DeviceService(database, clock, tokens, config.baseUrl),

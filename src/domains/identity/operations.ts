@@ -27,12 +27,13 @@ const whoami = defineOperation({
   name: 'identity_whoami',
   group: 'Always',
   description:
-    'Who this connection is: agent_id, display name, runtime, owner, mode, whether it is active (and why not), and the self-reported about_you claims.',
+    'Who this connection is: agent_id, display name, runtime, owner, mode, whether it is active (through its mode or campaign membership; why not), the campaigns it is in or invited to, the self-reported about_you claims, and next_steps naming the tools to call next.',
   input: z.object({}).strict(),
   mutates: false,
   visibleWhen: 'always',
   visibility: () => ALWAYS,
-  handler: async (ctx: OperationContext<S>) => presentWhoami(ctx.caller.agent),
+  handler: async (ctx: OperationContext<S>) =>
+    presentWhoami(ctx.caller.agent, await ctx.services.identity.campaignLinks(ctx.ex, ctx.caller.agent.id)),
 });
 
 // Claims are parsed as `unknown` on purpose: a bad value is dropped and explained in

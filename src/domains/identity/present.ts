@@ -1,6 +1,6 @@
 import { askUser } from './about.ts';
-import { inactiveReason, isActive } from './policy.ts';
-import type { AboutYou, Agent } from './types.ts';
+import { presentStanding } from './standing.ts';
+import type { AboutYou, Agent, CampaignLink } from './types.ts';
 
 /** The about_you block: the claims, what was ignored, a question for the user, and the label. */
 export function presentAbout(about: AboutYou) {
@@ -18,8 +18,8 @@ export function presentAbout(about: AboutYou) {
 }
 
 /** identity_whoami's answer. */
-export function presentWhoami(agent: Agent) {
-  const reason = inactiveReason(agent);
+export function presentWhoami(agent: Agent, links: CampaignLink[]) {
+  const { next_steps, ...standing } = presentStanding(agent, links);
   return {
     agent_id: agent.id,
     display_name: agent.displayName,
@@ -27,8 +27,8 @@ export function presentWhoami(agent: Agent) {
     kind: agent.kind,
     owner: { owner_id: agent.ownerId, email: agent.ownerEmail },
     mode: agent.mode,
-    active: isActive(agent),
-    inactive_reason: reason,
+    ...standing,
     about_you: presentAbout(agent.about),
+    next_steps,
   };
 }

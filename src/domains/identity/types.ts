@@ -1,4 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { Executor } from '../../storage/database.ts';
 /** An agent identity as the domain sees it. */
 export interface Agent {
   id: string;
@@ -46,6 +47,23 @@ export type CampaignStanding = 'NONE' | 'INVITED' | 'MEMBER' | 'COORDINATOR';
  * stays one query and identity never names campaign tables.
  */
 export type StandingColumn = SQL<CampaignStanding>;
+
+/** One campaign an identity is active in or invited to, as whoami and capabilities_describe show it. */
+export interface CampaignLink {
+  campaign_id: string;
+  title: string;
+  role: 'COORDINATOR' | 'PARTICIPANT';
+  /** ACTIVE: a member; INVITED: campaign_join accepts; OWNER_PENDING: the owner must accept first. */
+  status: 'ACTIVE' | 'INVITED' | 'OWNER_PENDING';
+}
+
+/**
+ * The open campaigns an identity is tied to, memberships first (at most `LINKS_SHOWN`). The
+ * campaigns area supplies it (`Extensions.campaignLinks`); before it, there are none.
+ */
+export type CampaignLinks = (ex: Executor, agentId: string) => Promise<CampaignLink[]>;
+export const LINKS_SHOWN = 20;
+export const noCampaignLinks: CampaignLinks = async () => [];
 
 /** The standing before campaigns are wired in (and in tests of identity alone). */
 export const noStanding: StandingColumn = sql<CampaignStanding>`'NONE'`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { noStanding } from '../identity/index.ts';
+import { noCampaignLinks, noStanding } from '../identity/index.ts';
 import { noCampaigns } from '../reading/index.ts';
 import { type Area, type Core, gatherExtensions, startAreas } from './area.ts';
 
@@ -11,7 +11,7 @@ const area = (name: string, services: object, extras: Partial<Area> = {}): Area 
   start: () => ({ services }),
   ...extras,
 });
-const defaults = { callerStanding: noStanding, readCoverage: noCampaigns };
+const defaults = { callerStanding: noStanding, campaignLinks: noCampaignLinks, readCoverage: noCampaigns };
 
 describe('the area contract', () => {
   it('joins the areas services, and refuses one service name offered twice', async () => {
@@ -30,6 +30,7 @@ describe('the area contract', () => {
     const coverage = { ...noCampaigns };
     expect(gatherExtensions([area('a', {}, { extensions: { readCoverage: coverage } })], defaults)).toEqual({
       callerStanding: noStanding,
+      campaignLinks: noCampaignLinks,
       readCoverage: coverage,
     });
     expect(() =>

@@ -5,7 +5,7 @@ import type { PublishedLimit } from '../../kernel/limits.ts';
 import type { Outbound } from '../../net/outbound.ts';
 import type { ParserPool } from '../../parsing/index.ts';
 import type { Database, Schema } from '../../storage/database.ts';
-import type { StandingColumn } from '../identity/types.ts';
+import type { CampaignLinks, StandingColumn } from '../identity/types.ts';
 import type { ReadCoverage } from '../reading/types.ts';
 import type { Operation } from './operation.ts';
 
@@ -41,6 +41,8 @@ export interface Core {
 export interface Extensions {
   /** The caller's campaign standing, read in the same query as the credential (identity). */
   callerStanding: StandingColumn;
+  /** The campaigns an identity is tied to, for its status answers (identity, capabilities). */
+  campaignLinks: CampaignLinks;
   /** Whether a fresh read must be covered by a lease, and who may see stored evidence (reading). */
   readCoverage: ReadCoverage;
 }

@@ -46,7 +46,32 @@ const campaignCreate = defineOperation({
     .strict(),
   mutates: true,
   ...ENTRANTS,
-  handler: async (ctx: CampaignCtx, input) => createCampaign(ctx.ex, ctx.caller, input, ctx.clock.now()),
+  handler: async (ctx: CampaignCtx, input) => {
+    const created = await createCampaign(ctx.ex, ctx.caller, input, ctx.clock.now());
+    const campaign = { campaign_id: created.campaign_id };
+    return {
+      ...created,
+      next_steps: [
+        {
+          tool: 'task_publish',
+          action: 'Publish the first task: title, objective, acceptance and every condition term.',
+          arguments: campaign,
+        },
+        {
+          tool: 'campaign_invite',
+          action: 'Invite agents to work on it (agent_directory lists agents you may invite).',
+          arguments: campaign,
+        },
+        ...(input.participation === 'OPEN'
+          ? [
+              {
+                action: `Or share the campaign_id ${created.campaign_id}: an open campaign is joined directly with campaign_join.`,
+              },
+            ]
+          : []),
+      ],
+    };
+  },
 });
 
 const campaignList = defineOperation({

@@ -1,5 +1,11 @@
-import { sql } from 'drizzle-orm';
-import type { CampaignStanding, StandingColumn } from '../../identity/index.ts';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import {
+  type CampaignLink,
+  type CampaignLinks,
+  type CampaignStanding,
+  LINKS_SHOWN,
+  type StandingColumn,
+} from '../../identity/index.ts';
 import { campaignMembers, campaigns } from '../tables.ts';
 
 /**
@@ -13,3 +19,33 @@ export const standingColumn: StandingColumn = sql<CampaignStanding>`(select case
     else 'NONE' end
   from ${campaignMembers} join ${campaigns} on ${campaigns.id} = ${campaignMembers.campaignId}
   where ${campaignMembers.agentId} = ${sql.raw('"agents"."id"')} and ${campaigns.status} = 'ACTIVE')`;
+
+/**
+ * The open campaigns an identity is a member of or invited to, for identity_whoami and
+ * capabilities_describe: memberships first, then invitations, oldest first within each.
+ */
+export const campaignLinks: CampaignLinks = async (ex, agentId) => {
+  const rows = await ex
+    .select({
+      campaign_id: campaigns.id,
+      title: campaigns.title,
+      role: campaignMembers.role,
+      status: campaignMembers.status,
+    })
+    .from(campaignMembers)
+    .innerJoin(campaigns, eq(campaigns.id, campaignMembers.campaignId))
+    .where(
+      and(
+        eq(campaignMembers.agentId, agentId),
+        eq(campaigns.status, 'ACTIVE'),
+        inArray(campaignMembers.status, ['ACTIVE', 'INVITED', 'OWNER_PENDING']),
+      ),
+    )
+    .orderBy(
+      sql`case when ${campaignMembers.status} = 'ACTIVE' then 0 else 1 end`,
+      asc(campaignMembers.createdAt),
+      asc(campaigns.id),
+    )
+    .limit(LINKS_SHOWN);
+  return rows as CampaignLink[];
+};

@@ -17,8 +17,31 @@ const taskClaim = campaignTool({
     'Claim an OPEN task (unreserved, or reserved for you). One claimer wins; the others get TASK_ALREADY_CLAIMED. Returns the lease {lease_id, execution_deadline}: the deadline is claim time plus conditions.time_budget_minutes and never moves.',
   args: { task_id: taskIdArg },
   mutates: true,
-  handler: async (ctx, input) =>
-    claimTask(ctx.ex, ctx.caller, input.taskId, ctx.clock.now(), input.campaignId),
+  handler: async (ctx, input) => {
+    const claimed = await claimTask(ctx.ex, ctx.caller, input.taskId, ctx.clock.now(), input.campaignId);
+    const lease = { task_id: claimed.task_id, lease_id: claimed.lease.lease_id };
+    return {
+      ...claimed,
+      next_steps: [
+        {
+          tool: 'fetch_text',
+          action:
+            'Read sources for the task: with task_id, each read is filed under this lease as campaign evidence.',
+          arguments: { task_id: claimed.task_id },
+        },
+        {
+          tool: 'task_complete',
+          action: `Submit the result before ${claimed.lease.execution_deadline}, quoting the evidence verbatim; the quotations are checked against it.`,
+          arguments: lease,
+        },
+        {
+          tool: 'task_release',
+          action: 'Give the task up with a reason if you cannot finish it.',
+          arguments: lease,
+        },
+      ],
+    };
+  },
 });
 
 const taskHeartbeat = campaignTool({

@@ -35,7 +35,29 @@ const taskPublish = campaignTool({
   mutates: true,
   handler: async (ctx, input) => {
     const m = await requireMembership(ctx.ex, ctx.caller, input.campaignId, { forChange: true });
-    return publishTask(ctx.ex, m, input, ctx.clock.now());
+    const published = await publishTask(ctx.ex, m, input, ctx.clock.now());
+    const task = { task_id: published.task_id };
+    const reservedForOther = input.assigneeId !== undefined && input.assigneeId !== ctx.caller.agent.id;
+    return {
+      ...published,
+      next_steps: [
+        reservedForOther
+          ? {
+              action: `Reserved for ${input.assigneeId}: only that member can claim it (task_claim); task_assign changes or clears the reservation.`,
+            }
+          : {
+              tool: 'task_claim',
+              action:
+                'Any active member (you too) claims it with task_claim; the claimer gets a lease with an execution deadline, and reads for the task go under it.',
+              arguments: task,
+            },
+        {
+          tool: 'events_watch',
+          action: 'Wait for it to be claimed, submitted and verified.',
+          arguments: { campaign_id: m.campaign.id },
+        },
+      ],
+    };
   },
 });
 

@@ -23,12 +23,14 @@ interface Step {
 }
 
 /** The steps of an answer, after checking that each tool they name is one `m` may call now. */
-async function steps(m: Member, answer: { next_steps: Step[] }): Promise<Step[]> {
+async function steps(m: Member, answer: Record<string, unknown>): Promise<Step[]> {
+  const next = answer.next_steps as Step[];
+  expect(Array.isArray(next), JSON.stringify(answer)).toBe(true);
   const visible = new Set((await m.client.listTools()).tools.map((t) => t.name));
-  for (const step of answer.next_steps) {
+  for (const step of next) {
     if (step.tool) expect(visible.has(step.tool), `${step.tool} is named but not callable`).toBe(true);
   }
-  return answer.next_steps;
+  return next;
 }
 
 /** An identity with no mode of its own, of `ownerEmail` (or a new owner), connected over MCP. */

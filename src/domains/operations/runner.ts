@@ -160,9 +160,15 @@ export class OperationRunner<S> {
     }
     const parsed = entry.schema.safeParse(args);
     if (!parsed.success) {
-      return fail('VALIDATION_FAILED', `The arguments of ${name} are not valid.`, {
-        detail: toValidationDetail(parsed.error.issues, 'arguments'),
-      });
+      return fail(
+        'VALIDATION_FAILED',
+        `The arguments of ${name} are not valid.`,
+        { detail: toValidationDetail(parsed.error.issues, 'arguments') },
+        {
+          next: `Correct the arguments listed in details.detail and call ${name} again; tools/list has its input schema.`,
+          alternatives: [{ tool: name, action: 'Call again with the arguments corrected.' }],
+        },
+      );
     }
     try {
       const result = entry.op.mutates

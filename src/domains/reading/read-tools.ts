@@ -88,9 +88,31 @@ const fetchText = defineTool({
       maxChars: input.maxChars,
       find: input.find,
     });
-    return presentRead(evidence, receipt, window);
+    return { ...presentRead(evidence, receipt, window), next_steps: afterRead(evidence, receipt) };
   },
 });
+
+/** What follows a fresh read: submitting the task it was read for, or citing it. */
+function afterRead(evidence: { id: string; taskId: string | null }, receipt: { inputs: unknown }) {
+  const leaseId = (receipt.inputs as { lease_id?: unknown }).lease_id;
+  if (evidence.taskId !== null && typeof leaseId === 'string') {
+    return [
+      {
+        tool: 'task_complete',
+        action:
+          'When the result is ready, submit it with quotations copied verbatim from this text, listing this evidence.',
+        arguments: { task_id: evidence.taskId, lease_id: leaseId, evidence_ids: [evidence.id] },
+      },
+    ];
+  }
+  return [
+    {
+      tool: 'citation_get',
+      action: 'The citation for what you read (canonical URL, retrieval time, body hash).',
+      arguments: { evidence_id: evidence.id },
+    },
+  ];
+}
 
 const fetchSnapshot = defineTool({
   name: 'fetch_snapshot',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { defineOperation } from '../../operations/index.ts';
 import { COORDINATORS, ENTRANTS, memberTool } from '../campaign-tool.ts';
+import { afterCreate, afterInvite, afterJoin } from '../next-steps.ts';
 import { presentCampaign, presentMembership } from '../present.ts';
 import {
   agentIdArg,
@@ -48,29 +49,7 @@ const campaignCreate = defineOperation({
   ...ENTRANTS,
   handler: async (ctx: CampaignCtx, input) => {
     const created = await createCampaign(ctx.ex, ctx.caller, input, ctx.clock.now());
-    const campaign = { campaign_id: created.campaign_id };
-    return {
-      ...created,
-      next_steps: [
-        {
-          tool: 'task_publish',
-          action: 'Publish the first task: title, objective, acceptance and every condition term.',
-          arguments: campaign,
-        },
-        {
-          tool: 'campaign_invite',
-          action: 'Invite agents to work on it (agent_directory lists agents you may invite).',
-          arguments: campaign,
-        },
-        ...(input.participation === 'OPEN'
-          ? [
-              {
-                action: `Or share the campaign_id ${created.campaign_id}: an open campaign is joined directly with campaign_join.`,
-              },
-            ]
-          : []),
-      ],
-    };
+    return { ...created, next_steps: afterCreate(created.campaign_id, input.participation === 'OPEN') };
   },
 });
 
@@ -129,6 +108,7 @@ const campaignInvite = memberTool({
     return {
       campaign_id: m.campaign.id,
       ...(await inviteAgent(ctx.ex, m, input, ctx.clock.now())),
+      next_steps: afterInvite(m.campaign.id),
     };
   },
 });
@@ -141,8 +121,10 @@ const campaignJoin = defineOperation({
   input: z.object({ campaign_id: campaignRef.describe('The campaign to join (cmp_…).') }).strict(),
   mutates: true,
   ...ENTRANTS,
-  handler: async (ctx: CampaignCtx, input) =>
-    joinCampaign(ctx.ex, ctx.caller, input.campaign_id, ctx.clock.now()),
+  handler: async (ctx: CampaignCtx, input) => {
+    const joined = await joinCampaign(ctx.ex, ctx.caller, input.campaign_id, ctx.clock.now());
+    return { ...joined, next_steps: afterJoin(joined) };
+  },
 });
 
 export { campaignCreate, campaignInvite, campaignJoin, campaignList, campaignStatus };

@@ -29,9 +29,17 @@ export async function inviteAgent(
     inviter.role === 'OWNER' ? { ownerId: inviter.ownerId, role: 'OWNER' } : actorOf(inviter);
   const agent = await findAgent(ex, target.agentId);
   if (!agent || agent.status === 'REVOKED') {
-    throw new DomainError('NOT_FOUND', `No active agent ${target.agentId} exists.`, {
-      agent_id: target.agentId,
-    });
+    throw new DomainError(
+      'NOT_FOUND',
+      `No active agent ${target.agentId} exists.`,
+      { agent_id: target.agentId },
+      inviter.role === 'OWNER'
+        ? {}
+        : {
+            next: 'Check the agent_id (agent_directory lists agents you may invite), then call campaign_invite again.',
+            alternatives: [{ tool: 'agent_directory', action: 'Find the agent to invite.' }],
+          },
+    );
   }
   if (agent.status !== 'ACTIVE') {
     throw new DomainError('CONFLICT', `Agent ${target.agentId} is suspended; it cannot be invited.`, {

@@ -92,6 +92,9 @@ export function completeConditions(input: ConditionsInput, taskId?: string): Con
         required: [...REQUIRED_TERMS],
         ...(taskId ? { task_id: taskId } : {}),
       },
+      {
+        next: `Add every term in details.missing to conditions and call ${taskId ? 'task_edit' : 'task_publish'} again.`,
+      },
     );
   }
   const c = input as Required<Pick<ConditionsInput, (typeof REQUIRED_TERMS)[number]>> & ConditionsInput;

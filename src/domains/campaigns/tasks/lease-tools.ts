@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { campaignTool } from '../campaign-tool.ts';
+import { afterClaim } from '../next-steps.ts';
 import { agentIdArg, leaseIdArg, longText, taskIdArg } from '../schemas.ts';
 import { expireDueLeases } from './leases.ts';
 import { claimTask, delegateTask, heartbeatLease, RELEASE_REASONS, releaseTask } from './task-claims.ts';
@@ -19,27 +20,9 @@ const taskClaim = campaignTool({
   mutates: true,
   handler: async (ctx, input) => {
     const claimed = await claimTask(ctx.ex, ctx.caller, input.taskId, ctx.clock.now(), input.campaignId);
-    const lease = { task_id: claimed.task_id, lease_id: claimed.lease.lease_id };
     return {
       ...claimed,
-      next_steps: [
-        {
-          tool: 'fetch_text',
-          action:
-            'Read sources for the task: with task_id, each read is filed under this lease as campaign evidence.',
-          arguments: { task_id: claimed.task_id },
-        },
-        {
-          tool: 'task_complete',
-          action: `Submit the result before ${claimed.lease.execution_deadline}, quoting the evidence verbatim; the quotations are checked against it.`,
-          arguments: lease,
-        },
-        {
-          tool: 'task_release',
-          action: 'Give the task up with a reason if you cannot finish it.',
-          arguments: lease,
-        },
-      ],
+      next_steps: afterClaim(claimed.task_id, claimed.lease.lease_id, claimed.lease.execution_deadline),
     };
   },
 });

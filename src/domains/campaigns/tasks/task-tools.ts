@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { campaignTool } from '../campaign-tool.ts';
 import { requireMembership } from '../membership/member.ts';
+import { afterList, afterPublish } from '../next-steps.ts';
 import { agentIdArg, cursorArg, limitArg, longText, taskIdArg, titleArg } from '../schemas.ts';
 import { conditionsArg } from './conditions.ts';
 import { assignTask, editTask } from './task-changes.ts';
@@ -36,27 +37,9 @@ const taskPublish = campaignTool({
   handler: async (ctx, input) => {
     const m = await requireMembership(ctx.ex, ctx.caller, input.campaignId, { forChange: true });
     const published = await publishTask(ctx.ex, m, input, ctx.clock.now());
-    const task = { task_id: published.task_id };
-    const reservedForOther = input.assigneeId !== undefined && input.assigneeId !== ctx.caller.agent.id;
     return {
       ...published,
-      next_steps: [
-        reservedForOther
-          ? {
-              action: `Reserved for ${input.assigneeId}: only that member can claim it (task_claim); task_assign changes or clears the reservation.`,
-            }
-          : {
-              tool: 'task_claim',
-              action:
-                'Any active member (you too) claims it with task_claim; the claimer gets a lease with an execution deadline, and reads for the task go under it.',
-              arguments: task,
-            },
-        {
-          tool: 'events_watch',
-          action: 'Wait for it to be claimed, submitted and verified.',
-          arguments: { campaign_id: m.campaign.id },
-        },
-      ],
+      next_steps: afterPublish(m.campaign.id, published.task_id, input.assigneeId, ctx.caller.agent.id),
     };
   },
 });
@@ -74,7 +57,8 @@ const taskList = campaignTool({
   mutates: false,
   handler: async (ctx, input) => {
     const m = await requireMembership(ctx.ex, ctx.caller, input.campaignId);
-    return listTasksFor(ctx.ex, m, input, ctx.services.campaignDeps.secret, ctx.clock.now());
+    const listed = await listTasksFor(ctx.ex, m, input, ctx.services.campaignDeps.secret, ctx.clock.now());
+    return { ...listed, next_steps: afterList(m.campaign.id, listed.tasks, ctx.caller.agent.id) };
   },
 });
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { campaignTool } from '../campaign-tool.ts';
+import { afterSubmit } from '../next-steps.ts';
 import { evidenceIdArg, leaseIdArg, longText, taskIdArg } from '../schemas.ts';
 import { completeTask, reverify } from './completion.ts';
 import { submitEvidence } from './evidence-share.ts';
@@ -28,8 +29,10 @@ const taskComplete = campaignTool({
     ),
   },
   mutates: true,
-  handler: async (ctx, input) =>
-    completeTask(ctx.ex, ctx.services.reading, ctx.caller, input, ctx.clock.now()),
+  handler: async (ctx, input) => {
+    const submitted = await completeTask(ctx.ex, ctx.services.reading, ctx.caller, input, ctx.clock.now());
+    return { ...submitted, next_steps: afterSubmit(submitted, input.leaseId) };
+  },
 });
 
 const resultVerify = campaignTool({

@@ -11,7 +11,7 @@ import { HEADING_LEVEL_ATTRIBUTE, renderText } from './html-text.ts';
 import { detectInstructions } from './instructions.ts';
 import { cleanTitle, stripInvisible } from './invisible.ts';
 import { classifySurface, readSurfaceSignals } from './surface.ts';
-import type { ParsedDocument } from './types.ts';
+import type { HiddenText, ParsedDocument } from './types.ts';
 
 /** Readability's main content is used only when it holds at least this much text… */
 const MAIN_CONTENT_MIN_CHARS = 200;
@@ -129,14 +129,17 @@ export function parseHtml(bytes: Uint8Array, charset: string | null): ParsedDocu
   }
   const cleaned = stripInvisible(text);
   transformations.push(...cleaned.transformations);
-  // Hidden elements and tag characters (here and in the title) are read for instructions too.
-  const hiddenTexts: string[] = [];
-  for (const hidden of sanitised.hiddenTexts) {
-    const stripped = stripInvisible(hidden);
-    hiddenTexts.push(stripped.text, ...stripped.hiddenTexts);
+  // Hidden elements, comments and tag characters (here and in the title) are read for instructions too.
+  const hiddenTexts: HiddenText[] = [];
+  const tagged = (text: string): HiddenText => ({ text, source: 'TAG_CHARACTERS' });
+  for (const hidden of sanitised.hidden) {
+    const stripped = stripInvisible(hidden.text);
+    hiddenTexts.push({ text: stripped.text, source: hidden.source }, ...stripped.hiddenTexts.map(tagged));
   }
-  hiddenTexts.push(...cleaned.hiddenTexts);
-  const title = chooseTitle(titles, transformations, hiddenTexts);
+  hiddenTexts.push(...cleaned.hiddenTexts.map(tagged));
+  const titleHidden: string[] = [];
+  const title = chooseTitle(titles, transformations, titleHidden);
+  hiddenTexts.push(...titleHidden.map(tagged));
   const instructions = detectInstructions(cleaned.text, hiddenTexts);
   return {
     kind: 'html',

@@ -23,6 +23,25 @@ export interface InstructionSpan {
   kind: string;
   /** The matched text, at most 200 characters. */
   excerpt: string;
+  /**
+   * What the excerpt alone does not say, in words: for HIDDEN_TEXT, that the text was removed
+   * and where it was hidden; for ENCODED_INSTRUCTIONS, what the encoded text decodes to.
+   */
+  note?: string;
+}
+
+/** Where text removed from a page was hidden. */
+export type HiddenSource =
+  | 'HTML_COMMENT'
+  | 'ARIA_HIDDEN'
+  | 'HIDDEN_ELEMENT'
+  | 'CSS_HIDDEN'
+  | 'TAG_CHARACTERS';
+
+/** Text removed as hidden, kept for the instruction detector with where it was. */
+export interface HiddenText {
+  text: string;
+  source: HiddenSource;
 }
 
 /** Why a page could not be served as text even though it was fetched. */

@@ -7,8 +7,10 @@ import { parseBody } from '../src/parsing/dispatch.ts';
  * own parser (HTML through the sanitiser, text through the text path), and counts as flagged when
  * the result's flags hold INSTRUCTION_LIKE_CONTENT. The plain baseline, in the same run, is one
  * regular expression for "ignore (all) previous/prior instructions" over the raw snippet, as a
- * script with no parser would grep it. The last line, injection_recall=<r>, is Cairn's recall
- * (target ≥ 0.9 with false flags ≤ 0.1).
+ * script with no parser would grep it. Rows per round show how the set was written: each round
+ * was measured once before the rules saw it, and the latest round is held out (docs/injection.md).
+ * The last line, injection_recall=<r>, is Cairn's recall over the whole set (target ≥ 0.9 with
+ * false flags ≤ 0.1).
  */
 
 export interface InjectionItem {
@@ -18,6 +20,8 @@ export interface InjectionItem {
   format: 'text' | 'html';
   content: string;
   note?: string;
+  /** The round the snippet was written in: round1 … round4 (docs/injection.md). */
+  split: string;
 }
 
 const SET_URL = new URL('../test/fixtures/injection/set.json', import.meta.url);
@@ -72,7 +76,7 @@ export async function runInjectionBenchmark(): Promise<number> {
   const falselyFlagged: string[] = [];
   for (const item of set) {
     const flagged = await cairnFlags(item);
-    for (const key of ['all', item.category]) {
+    for (const key of ['all', item.category, `(${item.split})`]) {
       if (!cairn.has(key)) cairn.set(key, empty());
       if (!plain.has(key)) plain.set(key, empty());
       add(cairn.get(key)!, item, flagged);
@@ -88,8 +92,9 @@ export async function runInjectionBenchmark(): Promise<number> {
   console.log(
     `${'category'.padEnd(18)} ${'inj'.padStart(4)} ${'ben'.padStart(4)}  cairn recall/false  plain recall/false`,
   );
-  const categories = [...cairn.keys()].filter((key) => key !== 'all').sort();
-  for (const key of [...categories, 'all']) {
+  const categories = [...cairn.keys()].filter((key) => key !== 'all' && !key.startsWith('(')).sort();
+  const rounds = [...cairn.keys()].filter((key) => key.startsWith('(')).sort();
+  for (const key of [...categories, ...rounds, 'all']) {
     const c = cairn.get(key)!;
     const p = plain.get(key)!;
     console.log(

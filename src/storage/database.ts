@@ -10,6 +10,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
+import { PgListener } from './pg-listener.ts';
 import type { Tables } from './tables.ts';
 
 /** Every table of every area (storage/tables.ts explains how areas add theirs). */
@@ -126,43 +127,18 @@ async function openPostgres(opts: OpenOptions): Promise<Database> {
     transaction: (fn) => db.transaction(fn),
     healthy: () => ping(db),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
-    listen: (channel, onPayload) => listenPostgres(opts, channel, onPayload),
+    // LISTEN needs a connection of its own for as long as it listens (see pg-listener.ts).
+    listen: async (channel, onPayload) => {
+      const listener = new PgListener({
+        databaseUrl: opts.databaseUrl,
+        channel,
+        onPayload,
+        onError: opts.onPoolError,
+      });
+      await listener.start();
+      return () => listener.stop();
+    },
     close: () => pool.end(),
-  };
-}
-
-/**
- * LISTEN needs a connection of its own for as long as it listens. A dropped connection is
- * reconnected after a pause; what was notified meanwhile is picked up by the listeners' own
- * periodic re-checks, so a notification is late at worst, never lost.
- */
-async function listenPostgres(
-  opts: OpenOptions,
-  channel: string,
-  onPayload: (payload: string) => void,
-): Promise<() => Promise<void>> {
-  let client: pg.Client | null = null;
-  let stopped = false;
-  const reconnectSoon = (): void => {
-    if (!stopped) setTimeout(() => void connect().catch(reconnectSoon), 1_000).unref();
-  };
-  const connect = async (): Promise<void> => {
-    const c = new pg.Client({ connectionString: opts.databaseUrl, connectionTimeoutMillis: 5_000 });
-    c.on('notification', (n) => {
-      if (n.channel === channel) onPayload(n.payload ?? '');
-    });
-    c.on('error', (err) => {
-      opts.onPoolError?.(err);
-      reconnectSoon();
-    });
-    await c.connect();
-    await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`);
-    client = c;
-  };
-  await connect();
-  return async () => {
-    stopped = true;
-    await client?.end().catch(() => {});
   };
 }
 

@@ -11,7 +11,7 @@ import {
   toErrorEnvelope,
 } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { toValidationDetail } from '../../kernel/validation.ts';
+import { illFormedStrings, toValidationDetail } from '../../kernel/validation.ts';
 import type { Database } from '../../storage/database.ts';
 import type { Caller } from '../identity/types.ts';
 import { claimKey, findRecord, storeResult } from './idempotency-repo.ts';
@@ -137,6 +137,17 @@ export class OperationRunner<S> {
           { loc: ['arguments'], msg: `nested deeper than ${LIMITS.argumentsDepth} levels`, type: 'too_deep' },
         ],
       });
+    }
+    const illFormed = illFormedStrings(args, 'arguments');
+    if (illFormed.length > 0) {
+      return fail(
+        'VALIDATION_FAILED',
+        `The arguments of ${name} hold strings that are not valid text.`,
+        { detail: illFormed },
+        {
+          next: `Remove NUL characters and lone surrogates from the strings listed in details.detail and call ${name} again.`,
+        },
+      );
     }
     const secret = findCredential(withoutOwnChecks(args, entry.op.checksOwnCredentials));
     if (secret) {

@@ -17,6 +17,7 @@ import type { Database } from '../../storage/database.ts';
 import { type ConsoleDeps, consoleRoutes } from '../console/routes.ts';
 import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
 import { installErrorHandling } from '../shared/error-handler.ts';
+import { refuseIllFormedInput } from '../shared/ill-formed.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
 import { nativeOAuthRoutes } from './native-oauth-routes.ts';
 import { type OAuthDeps, oauthRoutes } from './oauth-routes.ts';
@@ -79,6 +80,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     transform: jsonSchemaTransform,
   });
   installErrorHandling(app, config.baseUrl);
+  refuseIllFormedInput(app);
   installMetrics(app, deps.metrics, config.metricsToken, config.baseUrl);
 
   // Each group of routes gets the services it uses, and nothing else.

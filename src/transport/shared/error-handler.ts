@@ -7,6 +7,7 @@ import {
   errorEnvelope,
   httpStatusOf,
 } from '../../kernel/errors.ts';
+import { IllFormedInput } from './ill-formed.ts';
 
 /** What a 401 says about how to authenticate (RFC 6750, RFC 9728 resource metadata). */
 export function wwwAuthenticate(baseUrl: string, error?: 'invalid_token'): string {
@@ -60,6 +61,12 @@ export function codeForStatus(status: number): ErrorCode {
  * beside the envelope. Null when the error is not a schema failure.
  */
 export function sendValidationFailure(err: FastifyError, reply: FastifyReply) {
+  if (err instanceof IllFormedInput) {
+    const detail = err.detail;
+    return reply
+      .code(422)
+      .send({ detail, ...errorEnvelope('VALIDATION_FAILED', 'The request is not valid.', { detail }) });
+  }
   if (!hasZodFastifySchemaValidationErrors(err)) return null;
   const where = err.validationContext ?? 'body';
   const detail = err.validation.map((v) => ({
@@ -91,6 +98,7 @@ export function envelopeErrorHandler(baseUrl: string) {
   return (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const invalid = sendValidationFailure(err, reply);
     if (invalid) return invalid;
+
     if (err instanceof DomainError) return sendError(reply, baseUrl, err.code, err.message, err.details, err);
     const status = err.statusCode ?? 500;
     if (status < 500) {

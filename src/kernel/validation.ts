@@ -44,8 +44,9 @@ export function illFormedStrings(value: unknown, root: string): ValidationDetail
   while (stack.length > 0 && problems.length < MAX_PROBLEMS) {
     const [current, loc] = stack.pop()!;
     if (typeof current === 'string') check(current, loc, 'the string');
-    else if (Array.isArray(current)) current.forEach((v, i) => stack.push([v, [...loc, i]]));
-    else if (current !== null && typeof current === 'object') {
+    else if (Array.isArray(current)) {
+      for (const [i, v] of current.entries()) stack.push([v, [...loc, i]]);
+    } else if (current !== null && typeof current === 'object') {
       for (const [k, v] of Object.entries(current)) {
         check(k, [...loc, k], 'the key');
         stack.push([v, [...loc, k]]);

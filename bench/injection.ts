@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { parseBody } from '../src/parsing/dispatch.ts';
+import { detectInstructions } from '../src/parsing/instructions.ts';
+import { longArticle } from './article.ts';
 
 /**
  * `npm run bench -- injection`: recall and false-flag rate of the instruction-like content flag on
@@ -68,6 +71,53 @@ function add(score: Score, item: InjectionItem, flagged: boolean): void {
 
 const ratio = (n: number, d: number): string => (d === 0 ? '   -' : (n / d).toFixed(2));
 
+/**
+ * Two ~500 KB texts for the cost of detection: the read benchmark's long article as plain text (few
+ * candidate words), and prose made of the set's benign snippets repeated (every paragraph full of
+ * "AI", "assistant", "must", quotes and chat markers: the detector's worst ordinary case).
+ */
+function costTexts(set: InjectionItem[]): Array<[string, string]> {
+  const article = longArticle()
+    .replace(/<[^>]+>/g, '\n')
+    .replace(/\n{2,}/g, '\n\n');
+  const benign = set
+    .filter((item) => item.label === 'benign')
+    .map((item) => item.content.replace(/<[^>]+>/g, ' '));
+  const parts: string[] = [];
+  for (let i = 0, size = 0; size < 500_000; i++) {
+    const part = benign[i % benign.length]!;
+    parts.push(part);
+    size += part.length + 2;
+  }
+  return [
+    ['long article', article],
+    ['benign-set prose', parts.join('\n\n')],
+  ];
+}
+
+/** Median milliseconds of `run` over a few repetitions, after one warm-up. */
+function medianMs(run: () => unknown, repetitions = 7): number {
+  run();
+  const times: number[] = [];
+  for (let i = 0; i < repetitions; i++) {
+    const start = performance.now();
+    run();
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+function printCost(set: InjectionItem[]): void {
+  for (const [name, text] of costTexts(set)) {
+    const cairnMs = medianMs(() => detectInstructions(text));
+    const plainMs = medianMs(() => PLAIN.test(text));
+    console.log(
+      `detection cost, ${name} (${Math.round(text.length / 1000)} K chars): cairn ${cairnMs.toFixed(1)} ms, plain ${plainMs.toFixed(2)} ms`,
+    );
+  }
+}
+
 export async function runInjectionBenchmark(): Promise<number> {
   const set = loadInjectionSet();
   const cairn = new Map<string, Score>();
@@ -109,6 +159,7 @@ export async function runInjectionBenchmark(): Promise<number> {
   console.log(
     `plain_recall=${ratio(plainAll.caught, plainAll.positives)} plain_false_flag_rate=${ratio(plainAll.falseFlags, plainAll.negatives)}`,
   );
+  printCost(set);
   console.log(`cairn_false_flag_rate=${ratio(all.falseFlags, all.negatives)}`);
   console.log(`injection_recall=${ratio(all.caught, all.positives)}`);
   return 0;

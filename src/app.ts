@@ -58,6 +58,8 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   const runner = new OperationRunner(OPERATIONS, database, clock, services, {
     onInternalError: (err, requestId, operation) =>
       logger.error({ err: loggableError(err), requestId, operation }, 'operation failed'),
+    onUnavailable: (err, requestId, operation) =>
+      logger.warn({ err: loggableError(err), requestId, operation }, 'database unavailable; answered 503'),
     onFinished: (operation, outcome, seconds) => metrics.observeTool(operation, outcome, seconds),
   });
   const tools: ToolDoc[] = runner.all().map(({ op, jsonSchema }) => ({

@@ -153,6 +153,13 @@ export const GENERAL_ERRORS = {
     when: 'The cursor was altered, or was issued to another caller, campaign or query.',
     next: 'Call again without the cursor to start from the beginning.',
   },
+  SERVICE_UNAVAILABLE: {
+    httpStatus: 503,
+    retryable: true,
+    otherReaders: 'WAIT_FOR_OWNER',
+    when: "The server's database cannot be reached right now (restarting, failing over, or out of connections). Nothing was changed.",
+    next: 'Retry after details.retry_after_seconds (also the Retry-After header); the same call with the same idempotency_key is safe.',
+  },
   INTERNAL: {
     httpStatus: 500,
     retryable: true,

@@ -20,7 +20,10 @@ describe('public documents', () => {
   it('/health and /v1/status report the database', async () => {
     const health = await get('/health');
     expect(health.status).toBe(200);
-    expect(await health.json()).toEqual({ status: 'ok' });
+    expect(await health.json()).toEqual({ status: 'ok', database: 'ok' });
+    const ready = await get('/health/ready');
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', database: 'ok' });
     const status = await (await get('/v1/status')).json();
     expect(status).toMatchObject({ service: 'cairn', version: '0.9.0', database: { healthy: true } });
     expect(status.database.kind).toBe(server.database.kind === 'pglite' ? 'embedded (PGlite)' : 'PostgreSQL');
@@ -322,7 +325,7 @@ const PUBLISHED_ERROR_CODES = [
   ...['IDEMPOTENCY_KEY_REUSED', 'NOT_FOUND', 'METHOD_NOT_ALLOWED', 'SESSION_NOT_FOUND', 'PAYLOAD_TOO_LARGE'],
   ...['NOT_ACCEPTABLE', 'UNSUPPORTED_MEDIA_TYPE', 'HOST_NOT_ALLOWED', 'ORIGIN_NOT_ALLOWED', 'BAD_REQUEST'],
   ...['RATE_LIMITED', 'CONFLICT', 'DEGRADED_MODE'],
-  ...['CURSOR_INVALID', 'INTERNAL'],
+  ...['CURSOR_INVALID', 'SERVICE_UNAVAILABLE', 'INTERNAL'],
   ...['SIGNUP_CLOSED', 'SIGNIN_FAILED', 'SIGNIN_THROTTLED'],
   ...['NESTED_UNWRAP', 'REDIRECT_OUT_OF_SCOPE', 'ADDRESS_NOT_PUBLIC', 'URL_NOT_ALLOWED', 'SIGN_IN_SURFACE'],
   ...['APP_SHELL', 'ROBOTS_DISALLOWED', 'UNSUPPORTED_CONTENT', 'CONTENT_TOO_LARGE', 'TOO_MANY_REDIRECTS'],

@@ -13,6 +13,7 @@ import {
 import { LIMITS } from '../../kernel/limits.ts';
 import { illFormedStrings, toValidationDetail } from '../../kernel/validation.ts';
 import type { Database } from '../../storage/database.ts';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
 import type { Caller } from '../identity/types.ts';
 import { claimKey, findRecord, storeResult } from './idempotency-repo.ts';
 import type { Operation, OperationContext, ToolAvailability } from './operation.ts';
@@ -22,6 +23,8 @@ export type OperationOutcome = { ok: true; result: unknown } | { ok: false; erro
 export interface RunnerHooks {
   /** Called with every unexpected (non-domain) error, for the log. */
   onInternalError(err: unknown, requestId: string, operation: string): void;
+  /** Called when the database could not be reached (a 503, not a bug), for the log. */
+  onUnavailable?(err: unknown, requestId: string, operation: string): void;
   /** Called after every call, for metrics. */
   onFinished(operation: string, outcome: 'ok' | string, seconds: number): void;
 }
@@ -94,8 +97,7 @@ export class OperationRunner<S> {
       outcome = await this.execute(name, args ?? {}, caller, requestId);
     } catch (err) {
       // execute() maps handler errors itself; this catches failures of the pipeline around them.
-      this.hooks.onInternalError(err, requestId, name);
-      outcome = { ok: false, error: toErrorEnvelope(err, requestId) };
+      outcome = this.failure(err, requestId, name);
     }
     const label = outcome.ok ? 'ok' : outcome.error.error.code;
     this.hooks.onFinished(
@@ -187,9 +189,25 @@ export class OperationRunner<S> {
         : await entry.op.handler(this.context(caller, this.database.db, requestId), parsed.data);
       return { ok: true, result };
     } catch (err) {
-      if (!(err instanceof DomainError)) this.hooks.onInternalError(err, requestId, name);
-      return { ok: false, error: toErrorEnvelope(err, requestId) };
+      return this.failure(err, requestId, name);
     }
+  }
+
+  /**
+   * A thrown error as the caller sees it: a domain refusal as itself, a database that cannot be
+   * reached as SERVICE_UNAVAILABLE with a retry hint (nothing was changed: the transaction did
+   * not commit), anything else as INTERNAL, logged.
+   */
+  private failure(err: unknown, requestId: string, name: string): OperationOutcome {
+    if (err instanceof DomainError) return { ok: false, error: toErrorEnvelope(err, requestId) };
+    if (isDatabaseUnavailable(err)) {
+      this.hooks.onUnavailable?.(err, requestId, name);
+      return fail('SERVICE_UNAVAILABLE', 'The database cannot be reached right now; nothing was changed.', {
+        retry_after_seconds: RETRY_AFTER_SECONDS,
+      });
+    }
+    this.hooks.onInternalError(err, requestId, name);
+    return { ok: false, error: toErrorEnvelope(err, requestId) };
   }
 
   /** The mutation, its idempotency record and (later) its ledger event commit together or not at all. */

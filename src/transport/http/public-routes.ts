@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { Discovery } from '../../domains/discovery/index.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
+import { RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
 import { allowAnyOrigin } from '../shared/cors.ts';
 import { registerRateLimit } from '../shared/rate-limit.ts';
 
@@ -43,14 +44,24 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
   );
   const r = app.withTypeProvider<ZodTypeProvider>();
 
+  // Liveness: the process answers; a lost database is no reason to restart it (it reconnects by
+  // itself), so this stays 200 and only says what it sees.
+  r.get('/health', { schema: { tags, summary: 'Liveness (the process answers)' } }, async () => {
+    const s = await deps.status();
+    return { status: 'ok', database: s.databaseHealthy ? 'ok' : 'unreachable' };
+  });
+
+  // Readiness: whether to send this replica traffic; 503 with Retry-After while the database is away.
   r.get(
-    '/health',
-    { schema: { tags, summary: 'Liveness and database reachability' } },
+    '/health/ready',
+    { schema: { tags, summary: 'Readiness (the database answers)' } },
     async (_req, reply) => {
       const s = await deps.status();
-      return reply
-        .code(s.databaseHealthy ? 200 : 503)
-        .send({ status: s.databaseHealthy ? 'ok' : 'degraded' });
+      if (!s.databaseHealthy) reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS));
+      return {
+        status: s.databaseHealthy ? 'ready' : 'unavailable',
+        database: s.databaseHealthy ? 'ok' : 'unreachable',
+      };
     },
   );
 

@@ -7,6 +7,8 @@ import {
   errorEnvelope,
   httpStatusOf,
 } from '../../kernel/errors.ts';
+import { loggableError } from '../../logging.ts';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
 import { IllFormedInput } from './ill-formed.ts';
 
 /** What a 401 says about how to authenticate (RFC 6750, RFC 9728 resource metadata). */
@@ -106,6 +108,12 @@ export function envelopeErrorHandler(baseUrl: string) {
       const details =
         code === 'RATE_LIMITED' ? { retry_after_seconds: Number(reply.getHeader('retry-after')) } : {};
       return sendError(reply, baseUrl, code, err.message, details);
+    }
+    if (isDatabaseUnavailable(err)) {
+      request.log.warn({ err: loggableError(err) }, 'database unavailable; answered 503');
+      return sendError(reply, baseUrl, 'SERVICE_UNAVAILABLE', 'The database cannot be reached right now.', {
+        retry_after_seconds: RETRY_AFTER_SECONDS,
+      });
     }
     request.log.error({ err }, 'unhandled error');
     return sendError(reply, baseUrl, 'INTERNAL', 'Internal error; the operator can find it by request_id.', {

@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '../../src/domains/catalog.ts';
 import { type Database, openDatabase } from '../../src/storage/database.ts';
-import { campaignWith, type Member, newMember, ok, publishTask } from '../support/campaigns.ts';
+import { campaignWith, type Member, newMember, publishTask } from '../support/campaigns.ts';
 import { connectClient } from '../support/factories.ts';
 import { type Replica, startReplica } from '../support/replicas.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';

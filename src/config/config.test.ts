@@ -93,6 +93,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CAIRN_TRUST_PROXY: 'yes' })).toThrow(/CAIRN_TRUST_PROXY/);
   });
 
+  it('reads CAIRN_MCP_DIRECT_CALLS as a flag, on by default', () => {
+    expect(loadConfig({}).mcpDirectCalls).toBe(true);
+    expect(loadConfig({ CAIRN_MCP_DIRECT_CALLS: 'false' }).mcpDirectCalls).toBe(false);
+    expect(loadConfig({ CAIRN_MCP_DIRECT_CALLS: 'true' }).mcpDirectCalls).toBe(true);
+    expect(() => loadConfig({ CAIRN_MCP_DIRECT_CALLS: 'no' })).toThrow(
+      /CAIRN_MCP_DIRECT_CALLS: must be true or false/,
+    );
+  });
+
   it('trims a trailing slash from the base URL and treats empty values as unset', () => {
     const c = loadConfig({ CAIRN_BASE_URL: 'https://cairn.example.org/', PORT: '' });
     expect(c.baseUrl).toBe('https://cairn.example.org');

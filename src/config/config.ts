@@ -88,6 +88,7 @@ const envSchema = z.object({
       (items) => items.every((x) => x.lastIndexOf('@') > 0 && x.lastIndexOf('@') < x.length - 1),
       'a comma-separated list of name@version (version * for any)',
     ),
+  CAIRN_MCP_DIRECT_CALLS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('true'),
   CAIRN_READ_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
   CAIRN_ALLOWED_HOSTS: list(
     /^[a-z0-9](?:[a-z0-9.-]*[a-z0-9.])?(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$/i,
@@ -146,6 +147,11 @@ export interface Config {
   readConcurrency: number;
   /** MCP clients (clientInfo name and version, version * for any) whose GET /mcp is answered 405. */
   noStreamClients: Array<{ name: string; version: string }>;
+  /**
+   * Whether /mcp answers a single well-formed tools/call itself (the fast path) rather than
+   * through the MCP SDK's server and transport; false sends every request through the SDK.
+   */
+  mcpDirectCalls: boolean;
   /**
    * DNS-rebinding protection on /mcp: names the Host header may carry besides the base URL's
    * host (`host` for any port, `host:port` for that port), lower-case.
@@ -211,6 +217,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       name: item.slice(0, item.lastIndexOf('@')),
       version: item.slice(item.lastIndexOf('@') + 1),
     })),
+    mcpDirectCalls: e.CAIRN_MCP_DIRECT_CALLS === 'true',
     allowedHosts: e.CAIRN_ALLOWED_HOSTS.map((h) => h.toLowerCase().replace(/\.(?=:\d+$|$)/, '')),
     allowedOrigins: e.CAIRN_ALLOWED_ORIGINS.map((o) => normalizeOrigin(o)!),
     search: {

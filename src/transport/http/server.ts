@@ -129,6 +129,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     noStreamClients: config.noStreamClients,
     allowedHosts: config.allowedHosts,
     allowedOrigins: config.allowedOrigins,
+    directCalls: config.mcpDirectCalls,
   };
   await app.register(async (scope) => publicRoutes(scope, publicDeps));
   await app.register(async (scope) => mcpRoutes(scope, mcpDeps));

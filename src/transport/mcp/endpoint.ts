@@ -36,6 +36,11 @@ export interface McpEndpointDeps extends McpDeps {
   allowedHosts: readonly string[];
   /** Browser origins /mcp answers besides the base URL's (CAIRN_ALLOWED_ORIGINS; `*` for any). */
   allowedOrigins: readonly string[];
+  /**
+   * Whether a single well-formed tools/call is answered by tool-call.ts rather than the SDK
+   * (CAIRN_MCP_DIRECT_CALLS; an escape hatch, the answers are meant to be the same).
+   */
+  directCalls: boolean;
 }
 
 /** Headers the SDK transport reads; nothing else of the request reaches it. */
@@ -122,7 +127,8 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
       const takeInbox = auth.ownerMessagesWaiting
         ? () => deps.identity.takeInbox(auth.caller.agent.id)
         : null;
-      const direct = init ? null : await directToolCall(req, auth.caller, deps, takeInbox);
+      const direct =
+        init || !deps.directCalls ? null : await directToolCall(req, auth.caller, deps, takeInbox);
       const response = direct === null ? await dispatch(req, auth.caller, deps, takeInbox) : null;
       const text = direct ?? (response?.status === 202 ? '' : ((await response?.text()) ?? ''));
       const status = response?.status ?? 200;

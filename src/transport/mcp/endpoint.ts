@@ -120,6 +120,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     { schema: { tags, security, summary: 'MCP JSON-RPC 2.0 (Streamable HTTP)' } },
     async (req, reply) => {
       const auth = req.mcpAuth!;
+      ignoreTaskMetadata(req.body);
       const init = isInitialize(req.body);
       const sessionId = header(req, 'mcp-session-id');
       // initialize starts a new session, so a stale id sent along with it does not matter.
@@ -239,7 +240,7 @@ async function dispatch(
     const value = header(req, name);
     if (value) headers.set(name, value);
   }
-  const server = createMcpServer(caller, deps, req.id, takeInbox);
+  const server = createMcpServer(caller, deps, req.id, takeInbox, req.log);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,
@@ -279,6 +280,24 @@ function sdkErrorMessage(text: string): string {
   } catch {
     return 'The MCP request was refused.';
   }
+}
+
+/**
+ * Cairn declares no tasks capability, so task metadata (`params.task`) is ignored, as MCP asks of
+ * such a receiver: "MUST process requests of that type normally, ignoring any task-augmentation
+ * metadata" (2025-11-25, Tasks, Behavior Requirements). The SDK would refuse such a request
+ * instead (-32603 "Server does not support task creation"), so the key is removed before either
+ * path reads the body.
+ */
+function ignoreTaskMetadata(body: unknown): void {
+  for (const message of Array.isArray(body) ? body : [body]) {
+    const params = isRecord(message) ? message.params : undefined;
+    if (isRecord(params) && 'task' in params) delete params.task;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** An initialize request: a single JSON-RPC request (with an id) whose method is initialize. */

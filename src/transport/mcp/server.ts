@@ -2,12 +2,14 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListResourcesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
+import type { FastifyBaseLogger } from 'fastify';
 import type { AppServices } from '../../domains/catalog.ts';
 import type { Discovery } from '../../domains/discovery/index.ts';
 import { SERVER_NAME, SERVER_VERSION } from '../../domains/discovery/index.ts';
@@ -51,11 +53,49 @@ function resources(deps: McpDeps) {
   ];
 }
 
+/** A tools/call request's JSON-RPC outcome: a result, or an error for its id. */
+export type ToolCallAnswer = { result: CallToolResult } | { error: { code: number; message: string } };
+
 /**
- * The answer to tools/call, defined once: the SDK server's handler and the direct path of
- * tool-call.ts both return it.
+ * The answer to a tools/call request, defined once: the SDK server (as its fallback handler) and
+ * the direct path of tool-call.ts both return it, so the two paths cannot drift apart.
+ * `request` is the JSON-RPC request as sent; its envelope (jsonrpc, id) is the caller's to check.
  */
 export async function answerToolCall(
+  caller: Caller,
+  deps: McpDeps,
+  requestId: string,
+  takeInbox: (() => Promise<InboxMessage[]>) | null,
+  log: FastifyBaseLogger,
+  request: unknown,
+): Promise<ToolCallAnswer> {
+  const parsed = CallToolRequestSchema.safeParse(request);
+  if (!parsed.success) {
+    // JSON-RPC 2.0 §5.1: params that do not fit the method are -32602, said readably. (The SDK's
+    // own tools/call handler answers -32603 Internal error with the validator's dump.)
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.') || 'request'}: ${i.message}`);
+    return {
+      error: {
+        code: ErrorCode.InvalidParams,
+        message: `Invalid params for tools/call: ${problems.join('; ').slice(0, 500)}. Send {name, arguments} with arguments an object.`,
+      },
+    };
+  }
+  try {
+    return { result: await toolResult(caller, deps, requestId, takeInbox, parsed.data.params) };
+  } catch (err) {
+    // As JSON-RPC answers a method that failed: an error for this id, saying no more than that.
+    // Only the error's kind is logged: a failed query's message repeats its parameters (message
+    // texts among them), so it is neither logged nor sent.
+    log.error(
+      { error: err instanceof Error ? err.name : typeof err },
+      'tools/call failed outside the operation',
+    );
+    return { error: { code: ErrorCode.InternalError, message: 'Internal error' } };
+  }
+}
+
+async function toolResult(
   caller: Caller,
   deps: McpDeps,
   requestId: string,
@@ -81,6 +121,14 @@ export async function answerToolCall(
 }
 
 /**
+ * An error the SDK sends as it is: {code, message}. (McpError would prefix the message with
+ * "MCP error <code>: ".)
+ */
+function rpcError(code: number, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/**
  * An SDK server for one request of one caller. It holds no state of its own: sessions live in
  * the database, so building it per request is what lets any replica serve any request.
  */
@@ -89,7 +137,8 @@ export function createMcpServer(
   deps: McpDeps,
   requestId: string,
   /** Takes the agent's waiting owner messages; null when none wait (known from authentication). */
-  takeInbox: (() => Promise<InboxMessage[]>) | null = null,
+  takeInbox: (() => Promise<InboxMessage[]>) | null,
+  log: FastifyBaseLogger,
 ): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
@@ -111,9 +160,15 @@ export function createMcpServer(
     })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request) =>
-    answerToolCall(caller, deps, requestId, takeInbox, request.params),
-  );
+  // tools/call is answered by the fallback handler rather than setRequestHandler: the SDK checks
+  // a registered handler's params itself first and answers a misfit -32603 Internal error with
+  // zod's dump. Here it gets the same readable -32602 as on the direct path, batches included.
+  server.fallbackRequestHandler = async (request) => {
+    if (request.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, 'Method not found');
+    const answer = await answerToolCall(caller, deps, requestId, takeInbox, log, request);
+    if ('error' in answer) throw rpcError(answer.error.code, answer.error.message);
+    return answer.result;
+  };
 
   const list = resources(deps);
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({

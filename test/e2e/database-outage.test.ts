@@ -52,6 +52,23 @@ describe.skipIf(!url)('with the database away', () => {
     const agent = await createAgent(server.app.services.identity, { mode: 'READ' });
     const client = await connectClient(server.url, agent.key);
     expect((await callTool(client, 'identity_whoami')).isError).toBe(false);
+    // A watch that waits across the outage (issue 14 item 6), from the end of a fresh campaign.
+    const created = await callTool(client, 'campaign_create', {
+      title: 'Outage',
+      objective: 'Watch across a database outage.',
+      allow_agent_publish: true,
+      visibility: 'SHARED',
+      participation: 'OPEN',
+      idempotency_key: 'outage-campaign-1',
+    });
+    const campaignId = created.body.campaign_id as string;
+    const start = await callTool(client, 'events_watch', { campaign_id: campaignId, wait_seconds: 1 });
+    const waiting = callTool(client, 'events_watch', {
+      campaign_id: campaignId,
+      cursor: start.body.cursor,
+      wait_seconds: 50,
+    });
+    await new Promise((res) => setTimeout(res, 500));
 
     await takeAway();
     try {
@@ -78,6 +95,8 @@ describe.skipIf(!url)('with the database away', () => {
 
       const oauth = await fetch(`${server.url}/v1/public/stats`);
       expect(oauth.status).not.toBe(500);
+      // Long enough for the waiting watch to re-check (every 5 s) while the database is away.
+      await new Promise((res) => setTimeout(res, 6_000));
     } finally {
       await giveBack();
     }
@@ -91,5 +110,17 @@ describe.skipIf(!url)('with the database away', () => {
       await new Promise((res) => setTimeout(res, 250));
     }
     expect((await fetch(`${server.url}/health/ready`)).status).toBe(200);
+
+    // The watch that waited across it is woken by the first event after it.
+    const posted = await callTool(client, 'message_append', {
+      campaign_id: campaignId,
+      type: 'NOTE',
+      content: 'Back again.',
+      idempotency_key: 'outage-note-1',
+    });
+    expect(posted.isError, JSON.stringify(posted.body)).toBe(false);
+    const woken = await waiting;
+    expect(woken.isError, JSON.stringify(woken.body)).toBe(false);
+    expect(woken.body.events.map((e: { kind: string }) => e.kind)).toContain('MESSAGE_POSTED');
   }, 60_000);
 });

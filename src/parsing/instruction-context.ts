@@ -9,20 +9,27 @@
  * An attacker who dresses a payload as a quoted example passes; docs/injection.md says so.
  */
 
+import { unicodeWords } from './instruction-regex.ts';
+
 /** Words that say quoted text is an example of something rather than a request. */
-const CUE =
-  /\b(?:for\s+example|for\s+instance|such\s+as|examples?|payloads?|prompt[-\s]injections?|injections?|jailbreaks?|attacks?|attackers?|adversar\w*|red[-\s]team\w*|researchers?|phrases?|sentences?|say|says|said|saying|told|prompts?|type|typed|paste|pasted|enter|entered|wrote|writes|containing|contains|zum\s+Beispiel|beispielsweise|etwa|par\s+exemple|por\s+ejemplo|ad\s+esempio)\b|\be\.g\./i;
+const CUE = unicodeWords(
+  /\b(?:for\s+example|for\s+instance|such\s+as|examples?|payloads?|prompt[-\s]injections?|injections?|jailbreaks?|attacks?|attackers?|adversar\w*|red[-\s]team\w*|researchers?|phrases?|sentences?|say|says|said|saying|told|prompts?|type|typed|paste|pasted|enter|entered|wrote|writes|containing|contains|zum\s+Beispiel|beispielsweise|etwa|par\s+exemple|por\s+ejemplo|ad\s+esempio)\b|\be\.g\./i,
+);
 
 /** An example introduced inline, just before the match: "a line such as <!-- … -->". */
-const EXAMPLE_BEFORE =
-  /(?:\bsuch\s+as|\be\.g\.|\bfor\s+example|\bfor\s+instance)\s*[:,]?\s*(?:<!--|["'`“„«‘(<[])?\s*$/i;
+const EXAMPLE_BEFORE = unicodeWords(
+  /(?:\bsuch\s+as|\be\.g\.|\bfor\s+example|\bfor\s+instance)\s*[:,]?\s*(?:<!--|["'`“„«‘(<[])?\s*$/i,
+);
 
 /** A paragraph that introduces the next block as an example ends like this. */
-const INTRODUCES = /(?::|\bsuch\s+as|\bfor\s+example|\be\.g\.|\bas\s+follows|\blike\s+this)\s*$/i;
+const INTRODUCES = unicodeWords(
+  /(?::|\bsuch\s+as|\bfor\s+example|\be\.g\.|\bas\s+follows|\blike\s+this)\s*$/i,
+);
 
 /** Someone (not the reader) was asked, told or made to do what follows. */
-const REPORTED =
-  /\b(?:asked|asks|asking|told|tells|telling|instructed|instructs|tricked|tricks|tricking|convinced|convinces|persuaded|persuades|coaxed|got|gets|getting|made|makes|making|make|forced|forces|caused|causes|lets|letting)\s+(?!sure\b)(?:[\w'’-]+\s+){1,4}?(?:to\s+(?:\w+\s+)?)?$|\b(?:decides?|decided|chooses?|chose|tries|tried|attempts?|attempted|wants?|wanted|refuses?|refused|fails?|failed|(?:is|was)\s+(?:able|allowed|tricked\s+into))\s+to\s+$|\b(?:you\s+(?:can|could|may)|allows?\s+you\s+to|lets\s+you|can\s+be\s+used\s+to|how\s+to|in\s+order\s+to)\s+$/i;
+const REPORTED = unicodeWords(
+  /\b(?:asked|asks|asking|told|tells|telling|instructed|instructs|tricked|tricks|tricking|convinced|convinces|persuaded|persuades|coaxed|got|gets|getting|made|makes|making|make|forced|forces|caused|causes|lets|letting)\s+(?!sure\b)(?:[\w'’-]+\s+){1,4}?(?:to\s+(?:\w+\s+)?)?$|\b(?:decides?|decided|chooses?|chose|tries|tried|attempts?|attempted|wants?|wanted|refuses?|refused|fails?|failed|(?:is|was)\s+(?:able|allowed|tricked\s+into))\s+to\s+$|\b(?:you\s+(?:can|could|may)|allows?\s+you\s+to|lets\s+you|can\s+be\s+used\s+to|how\s+to|in\s+order\s+to)\s+$/i,
+);
 
 /** Opening quotation marks and the mark that closes each. */
 const CLOSER: Record<string, string> = {

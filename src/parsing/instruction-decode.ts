@@ -3,6 +3,7 @@
  * names it. The decoded text is read by the same detector; a run whose decoding is instruction-like
  * becomes one ENCODED_INSTRUCTIONS span over the encoded characters, with the decoding in its note.
  */
+import { unicodeWords } from './instruction-regex.ts';
 import type { InstructionSpan } from './types.ts';
 
 /** Bounds, so a text full of long tokens costs little: runs decoded per text, characters per run. */
@@ -11,8 +12,8 @@ const MAX_RUN_CHARS = 8_000;
 const MAX_NOTE = 160;
 
 const BASE64_RUN = /(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/=_-])/g;
-const HEX_RUN = /\b(?:[0-9a-fA-F]{2}){12,}\b/g;
-const NAMES_ROT13 = /\brot[-\s]?13\b/i;
+const HEX_RUN = unicodeWords(/\b(?:[0-9a-fA-F]{2}){12,}\b/g);
+const NAMES_ROT13 = unicodeWords(/\brot[-\s]?13\b/i);
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 

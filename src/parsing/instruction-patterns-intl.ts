@@ -1,7 +1,8 @@
 /**
  * Overrides, persona switches and addresses to an AI reader in languages other than English (the
- * English families are in instruction-patterns.ts). JavaScript's \b only knows ASCII letters, so
- * the Cyrillic and CJK patterns go without it.
+ * English families are in instruction-patterns.ts). Patterns are written with `\b` and `\w` and
+ * compiled by instructions.ts with word boundaries that know every script (instruction-regex.ts):
+ * JavaScript's own `\b` sees no boundary before "À" or inside Cyrillic.
  */
 import type { Pattern } from './instruction-patterns.ts';
 

@@ -11,15 +11,21 @@ import { DiscussionContext } from './instruction-context.ts';
 import { findEncodedSpans } from './instruction-decode.ts';
 import { PATTERNS, type Pattern } from './instruction-patterns.ts';
 import { OTHER_LANGUAGE_PATTERNS } from './instruction-patterns-intl.ts';
+import { unicodeWords } from './instruction-regex.ts';
 import type { HiddenSource, HiddenText, InstructionSpan } from './types.ts';
 
 const MAX_SPANS = 50;
 const MAX_EXCERPT = 200;
 
-const ALL_PATTERNS: Pattern[] = [...PATTERNS, ...OTHER_LANGUAGE_PATTERNS];
+/** Every pattern, with word boundaries that see letters outside ASCII (instruction-regex.ts). */
+const ALL_PATTERNS: Pattern[] = [...PATTERNS, ...OTHER_LANGUAGE_PATTERNS].map((pattern) => ({
+  ...pattern,
+  regex: unicodeWords(pattern.regex),
+}));
 
-const NEGATION_BEFORE =
-  /\b(?:never|not|don't|do\s+not|no\s+one|nobody|won't|will\s+not|shouldn't|should\s+not)\s+(?:\w+\s+){0,2}$/i;
+const NEGATION_BEFORE = unicodeWords(
+  /\b(?:never|not|don't|do\s+not|no\s+one|nobody|won't|will\s+not|shouldn't|should\s+not)\s+(?:\w+\s+){0,2}$/i,
+);
 
 function isNegated(text: string, offset: number): boolean {
   return NEGATION_BEFORE.test(text.slice(Math.max(0, offset - 40), offset));

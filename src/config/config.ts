@@ -90,6 +90,7 @@ const envSchema = z.object({
     ),
   CAIRN_MCP_DIRECT_CALLS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('true'),
   CAIRN_READ_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
+  CAIRN_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(2).max(600).default(30),
   CAIRN_ALLOWED_HOSTS: list(
     /^[a-z0-9](?:[a-z0-9.-]*[a-z0-9.])?(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$/i,
     'a comma-separated list of host or host:port (no scheme, no path), e.g. cairn.internal,10.0.0.5:8080',
@@ -145,6 +146,8 @@ export interface Config {
   parserQueue: number;
   /** Fresh reads in flight per process; past them reads get DEGRADED_MODE. */
   readConcurrency: number;
+  /** Seconds a client has to send a whole request, headers and body (answers are not limited). */
+  requestTimeoutSeconds: number;
   /** MCP clients (clientInfo name and version, version * for any) whose GET /mcp is answered 405. */
   noStreamClients: Array<{ name: string; version: string }>;
   /**
@@ -213,6 +216,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     parserJobs: e.CAIRN_PARSER_JOBS,
     parserQueue: e.CAIRN_PARSER_QUEUE,
     readConcurrency: e.CAIRN_READ_CONCURRENCY,
+    requestTimeoutSeconds: e.CAIRN_REQUEST_TIMEOUT_SECONDS,
     noStreamClients: e.CAIRN_MCP_NO_STREAM_CLIENTS.map((item) => ({
       name: item.slice(0, item.lastIndexOf('@')),
       version: item.slice(item.lastIndexOf('@') + 1),

@@ -153,6 +153,13 @@ export const GENERAL_ERRORS = {
     when: 'The cursor was altered, or was issued to another caller, campaign or query.',
     next: 'Call again without the cursor to start from the beginning.',
   },
+  REQUEST_TIMEOUT: {
+    httpStatus: 408,
+    retryable: true,
+    otherReaders: 'ALLOWED',
+    when: "The whole request (headers and body) did not arrive within the server's request timeout; the connection was closed.",
+    next: 'Send the request again, body included, without pauses; a large body may need a faster link.',
+  },
   SERVICE_UNAVAILABLE: {
     httpStatus: 503,
     retryable: true,

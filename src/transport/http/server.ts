@@ -18,6 +18,7 @@ import { type ConsoleDeps, consoleRoutes } from '../console/routes.ts';
 import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
 import { installErrorHandling } from '../shared/error-handler.ts';
 import { refuseIllFormedInput } from '../shared/ill-formed.ts';
+import { answerClientError } from './client-errors.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
 import { nativeOAuthRoutes } from './native-oauth-routes.ts';
 import { type OAuthDeps, oauthRoutes } from './oauth-routes.ts';
@@ -47,6 +48,13 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   const app: FastifyInstance = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     bodyLimit: LIMITS.requestBodyBytes,
+    // A whole request (headers and body) must arrive within the limit: a body trickling in, or
+    // never coming, would otherwise hold its connection forever (Fastify's default is no limit).
+    // Node applies it only when given to the server's constructor (hence `http`), and checks
+    // every second, so the limit is kept to about a second.
+    requestTimeout: config.requestTimeoutSeconds * 1000,
+    http: { requestTimeout: config.requestTimeoutSeconds * 1000, connectionsCheckingInterval: 1_000 },
+    clientErrorHandler: answerClientError,
     requestIdHeader: 'x-request-id',
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -61,6 +69,9 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // Answered before its body arrived (a refusal at the door): the rest of the body is not read
+    // on this connection, so a slow sender cannot keep it open by trickling it in.
+    if (!request.raw.complete) reply.header('connection', 'close');
   });
 
   await app.register(helmet, { global: true });

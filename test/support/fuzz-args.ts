@@ -39,6 +39,7 @@ const NASTY_STRINGS = [
   '\u{e0041}\u{e0042}',
   '%00%ff',
   "'; drop table agents; --",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log-injection probe, meant literally
   '${jndi:ldap://x}',
   '{{7*7}}',
   '../../etc/passwd',
@@ -95,7 +96,9 @@ function numberFor(s: JsonSchema, integer: boolean): fc.Arbitrary<number> {
   const min = s.minimum ?? -1e9;
   const max = s.maximum ?? 1e9;
   return fc.oneof(
-    integer ? fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31) }) : fc.double({ min, max }),
+    integer
+      ? fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31) })
+      : fc.double({ min, max }),
     fc.constantFrom(min, max, min - 1, max + 1, 0.5, -0, 1e308, -1e308, 2 ** 53 + 1, Number.MIN_VALUE),
   );
 }
@@ -105,7 +108,8 @@ export function valueFor(name: string, s: JsonSchema, pools: Pools, depth = 0): 
   if (depth > 3) return wrongType;
   const own = ((): fc.Arbitrary<unknown> | null => {
     if (s.enum && s.enum.length > 0) return fc.constantFrom(...s.enum);
-    if (s.anyOf && s.anyOf.length > 0) return fc.oneof(...s.anyOf.map((a) => valueFor(name, a, pools, depth + 1)));
+    if (s.anyOf && s.anyOf.length > 0)
+      return fc.oneof(...s.anyOf.map((a) => valueFor(name, a, pools, depth + 1)));
     const type = Array.isArray(s.type) ? s.type.find((t) => t !== 'null') : s.type;
     switch (type) {
       case 'string':
@@ -133,12 +137,15 @@ export function valueFor(name: string, s: JsonSchema, pools: Pools, depth = 0): 
 export function argumentsFor(s: JsonSchema, pools: Pools, depth = 0): fc.Arbitrary<Record<string, unknown>> {
   const properties = s.properties ?? {};
   const entries = Object.entries(properties).map(
-    ([name, prop]) => [name, fc.option(valueFor(name, prop, pools, depth), { nil: undefined, freq: 4 })] as const,
+    ([name, prop]) =>
+      [name, fc.option(valueFor(name, prop, pools, depth), { nil: undefined, freq: 4 })] as const,
   );
   const known = fc.record(Object.fromEntries(entries) as Record<string, fc.Arbitrary<unknown>>);
   const extra = fc.option(
     fc.oneof(
-      fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 2 }),
+      fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fc.jsonValue({ maxDepth: 1 }), {
+        maxKeys: 2,
+      }),
       prototypeKeyed,
     ),
     { nil: undefined, freq: 3 },
@@ -148,7 +155,12 @@ export function argumentsFor(s: JsonSchema, pools: Pools, depth = 0): fc.Arbitra
     for (const [k, v] of Object.entries(args)) if (v !== undefined) out[k] = v;
     if (more) {
       for (const key of Object.keys(more)) {
-        Object.defineProperty(out, key, { value: more[key], enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, key, {
+          value: more[key],
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
     }
     return out;

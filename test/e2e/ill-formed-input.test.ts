@@ -78,4 +78,51 @@ describe('ill-formed strings', () => {
     expect(p.error).toBe('invalid_request');
     expect(p.error_description).toContain('body.display_name');
   });
+
+  it('refuses prototype keys as such, naming the key, in JSON-RPC on /mcp and in each surface elsewhere', async () => {
+    const agent = await createAgent(server.app.services.identity, { mode: 'READ' });
+    const post = (path: string, text: string, bearer = true) =>
+      fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: {
+          ...(bearer ? { authorization: `Bearer ${agent.key}` } : {}),
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: text,
+      });
+    const call = (args: string) =>
+      `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"identity_whoami","arguments":${args}}}`;
+    for (const [args, key] of [
+      ['{"__proto__":{"admin":true}}', '__proto__'],
+      ['{"constructor":{"prototype":{"admin":true}}}', 'constructor.prototype'],
+    ]) {
+      const res = await post('/mcp', call(args as string));
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: -32600, data: { refused_key: key } },
+      });
+    }
+    // A key merely named constructor (not holding prototype) is ordinary data.
+    const plain = await post(
+      '/mcp',
+      call('{}').replace('"arguments":{}', '"arguments":{},"_meta":{"constructor":1}'),
+    );
+    expect(plain.status).toBe(200);
+
+    const oauth = await post(
+      '/oauth/device_authorization',
+      '{"display_name":"A","runtime":"b","__proto__":{}}',
+      false,
+    );
+    expect(oauth.status).toBe(400);
+    expect(((await oauth.json()) as { error_description: string }).error_description).toContain('__proto__');
+
+    // JSON that is no JSON-RPC message at all is JSON-RPC's Invalid Request.
+    const notRpc = await post('/mcp', '{"hello":"world"}');
+    expect(notRpc.status).toBe(400);
+    expect(await notRpc.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 } });
+  });
 });

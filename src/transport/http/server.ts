@@ -18,6 +18,7 @@ import { type ConsoleDeps, consoleRoutes } from '../console/routes.ts';
 import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
 import { installErrorHandling } from '../shared/error-handler.ts';
 import { refuseIllFormedInput } from '../shared/ill-formed.ts';
+import { installJsonBodyParser } from '../shared/json-body.ts';
 import { answerClientError } from './client-errors.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
 import { nativeOAuthRoutes } from './native-oauth-routes.ts';
@@ -74,6 +75,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     if (!request.raw.complete) reply.header('connection', 'close');
   });
 
+  installJsonBodyParser(app, LIMITS.requestBodyBytes);
   await app.register(helmet, { global: true });
   // OAuth clients and console forms post application/x-www-form-urlencoded.
   await app.register(formbody, { bodyLimit: LIMITS.requestBodyBytes });

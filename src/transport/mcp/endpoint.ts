@@ -13,6 +13,7 @@ import type { Database } from '../../storage/database.ts';
 import { authenticateRequest } from '../shared/auth.ts';
 import { allowOrigins } from '../shared/cors.ts';
 import { codeForStatus, envelopeErrorHandler, sendError } from '../shared/error-handler.ts';
+import { PrototypeKeyRefused } from '../shared/json-body.ts';
 import { registerRateLimit } from '../shared/rate-limit.ts';
 import { guardHostAndOrigin, requestPolicy } from './host-guard.ts';
 import { asJsonRpc, NotificationHub, sseEvent } from './notification-hub.ts';
@@ -100,6 +101,17 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
           },
         });
     }
+    // A prototype key: JSON-RPC's Invalid Request, naming the key, for the message's own id.
+    if (err instanceof PrototypeKeyRefused) {
+      return reply
+        .code(400)
+        .type('application/json')
+        .send({
+          jsonrpc: '2.0',
+          id: err.rpcId,
+          error: { code: -32600, message: `Invalid Request: ${err.message}`, data: { refused_key: err.key } },
+        });
+    }
     return envelope(err, req, reply);
   });
   const hub = new NotificationHub(deps.database, deps.sessions);
@@ -134,8 +146,24 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
       const text = direct ?? (response?.status === 202 ? '' : ((await response?.text()) ?? ''));
       const status = response?.status ?? 200;
       if (status >= 400) {
-        // The SDK refused the HTTP request itself (media type, Accept, framing): one envelope for all refusals.
-        return sendError(reply, deps.baseUrl, codeForStatus(status), sdkErrorMessage(text));
+        const message = sdkErrorMessage(text);
+        // JSON that is no JSON-RPC message: JSON-RPC's own Invalid Request (the SDK says -32700).
+        if (/Invalid JSON-RPC message/i.test(message)) {
+          return reply
+            .code(400)
+            .type('application/json')
+            .send({
+              jsonrpc: '2.0',
+              id: null,
+              error: {
+                code: -32600,
+                message:
+                  'Invalid Request: the body is JSON but not a JSON-RPC 2.0 message. Send {"jsonrpc": "2.0", "id", "method", "params"}.',
+              },
+            });
+        }
+        // The SDK refused the HTTP request itself (media type, Accept): one envelope for all refusals.
+        return sendError(reply, deps.baseUrl, codeForStatus(status), message);
       }
       if (init && status === 200) {
         const opened = await openSession(deps.sessions, auth.caller, req.body, text);

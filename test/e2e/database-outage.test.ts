@@ -86,6 +86,15 @@ describe.skipIf(!url)('with the database away', () => {
       const body = (await mcp.json()) as { error: { code: string; retryable: boolean; next_action: string } };
       expect(body.error).toMatchObject({ code: 'SERVICE_UNAVAILABLE', retryable: true });
 
+      // On the open session, a tool call gets a tool error the client reads like any other.
+      const onSession = await callTool(client, 'identity_whoami');
+      expect(onSession.isError).toBe(true);
+      expect(onSession.body.error).toMatchObject({
+        code: 'SERVICE_UNAVAILABLE',
+        retryable: true,
+        details: { retry_after_seconds: 5 },
+      });
+
       const live = await fetch(`${server.url}/health`);
       expect(live.status).toBe(200);
       expect(await live.json()).toEqual({ status: 'ok', database: 'unreachable' });

@@ -1,5 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type {
   Authenticated,
@@ -8,8 +8,9 @@ import type {
   InboxMessage,
   SessionService,
 } from '../../domains/identity/index.ts';
-import { DomainError } from '../../kernel/errors.ts';
+import { DomainError, errorEnvelope } from '../../kernel/errors.ts';
 import type { Database } from '../../storage/database.ts';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
 import { authenticateRequest } from '../shared/auth.ts';
 import { allowOrigins } from '../shared/cors.ts';
 import { codeForStatus, envelopeErrorHandler, sendError } from '../shared/error-handler.ts';
@@ -50,6 +51,8 @@ const FORWARDED_HEADERS = ['accept', 'content-type', 'mcp-protocol-version'] as 
 declare module 'fastify' {
   interface FastifyRequest {
     mcpAuth?: Authenticated;
+    /** Not authenticated because the database could not be reached: only the 503 answer follows. */
+    mcpUnavailable?: boolean;
   }
 }
 
@@ -82,7 +85,15 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
   app.addHook('onRequest', async (req) => {
     // A CORS preflight carries no credential: the browser asks before it sends one.
     if (req.method === 'OPTIONS') return;
-    req.mcpAuth = await authenticateRequest(req, deps.identity, header(req, 'mcp-session-id') ?? null);
+    try {
+      req.mcpAuth = await authenticateRequest(req, deps.identity, header(req, 'mcp-session-id') ?? null);
+    } catch (err) {
+      // With the database away nobody can be authenticated. A tool call on an open session is
+      // still answered as a tool error its client can read (issue 14 item 2); the handler does
+      // nothing else for such a request. Everything else gets the HTTP 503.
+      if (!(isDatabaseUnavailable(err) && req.method === 'POST' && header(req, 'mcp-session-id'))) throw err;
+      req.mcpUnavailable = true;
+    }
   });
   // JSON-RPC 2.0 §5.1: a body that is not JSON is a parse error (-32700) with a null id, as the
   // MCP SDK's transport answers it; every other failure keeps Cairn's envelope.
@@ -131,6 +142,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     '/mcp',
     { schema: { tags, security, summary: 'MCP JSON-RPC 2.0 (Streamable HTTP)' } },
     async (req, reply) => {
+      if (req.mcpUnavailable) return answerUnavailable(req, reply, deps.baseUrl);
       const auth = req.mcpAuth!;
       ignoreTaskMetadata(req.body);
       const init = isInitialize(req.body);
@@ -300,6 +312,32 @@ async function openSession(sessions: SessionService, caller: Caller, body: unkno
     name: typeof clientInfo?.name === 'string' ? clientInfo.name : undefined,
     version: typeof clientInfo?.version === 'string' ? clientInfo.version : undefined,
   });
+}
+
+/**
+ * The database is away: a tools/call is answered with a tool error (SERVICE_UNAVAILABLE, retry
+ * hint in details), which MCP clients show to the agent as they show any failed call; any other
+ * message gets the HTTP 503 with Retry-After.
+ */
+function answerUnavailable(req: FastifyRequest, reply: FastifyReply, baseUrl: string) {
+  const message = 'The database cannot be reached right now; nothing was changed.';
+  const details = { retry_after_seconds: RETRY_AFTER_SECONDS };
+  const body = req.body as { method?: unknown; id?: unknown } | null;
+  const id = body?.id;
+  if (body?.method === 'tools/call' && (typeof id === 'string' || typeof id === 'number')) {
+    const envelope = errorEnvelope('SERVICE_UNAVAILABLE', message, details);
+    reply.header('retry-after', String(RETRY_AFTER_SECONDS));
+    return reply.type('application/json').send({
+      jsonrpc: '2.0',
+      id,
+      result: {
+        content: [{ type: 'text', text: JSON.stringify(envelope) }],
+        structuredContent: envelope,
+        isError: true,
+      },
+    });
+  }
+  return sendError(reply, baseUrl, 'SERVICE_UNAVAILABLE', message, details);
 }
 
 function sdkErrorMessage(text: string): string {

@@ -164,7 +164,7 @@ export const GENERAL_ERRORS = {
     httpStatus: 503,
     retryable: true,
     otherReaders: 'WAIT_FOR_OWNER',
-    when: "The server's database cannot be reached right now (restarting, failing over, or out of connections). Nothing was changed.",
+    when: 'The server cannot serve the request right now: its database cannot be reached (restarting, failing over, out of connections), or this server is shutting down. Nothing was changed.',
     next: 'Retry after details.retry_after_seconds (also the Retry-After header); the same call with the same idempotency_key is safe.',
   },
   INTERNAL: {

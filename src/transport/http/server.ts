@@ -16,7 +16,7 @@ import { LIMITS } from '../../kernel/limits.ts';
 import type { Database } from '../../storage/database.ts';
 import { type ConsoleDeps, consoleRoutes } from '../console/routes.ts';
 import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
-import { installErrorHandling } from '../shared/error-handler.ts';
+import { installErrorHandling, sendError } from '../shared/error-handler.ts';
 import { refuseIllFormedInput } from '../shared/ill-formed.ts';
 import { installJsonBodyParser } from '../shared/json-body.ts';
 import { answerClientError } from './client-errors.ts';
@@ -56,6 +56,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     requestTimeout: config.requestTimeoutSeconds * 1000,
     http: { requestTimeout: config.requestTimeoutSeconds * 1000, connectionsCheckingInterval: 1_000 },
     clientErrorHandler: answerClientError,
+    // Requests that arrive while the server closes are refused in the envelope (below).
+    return503OnClosing: false,
     requestIdHeader: 'x-request-id',
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -65,6 +67,26 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       typeof config.trustProxy === 'number'
         ? (_address: string, hop: number) => hop < (config.trustProxy as number)
         : config.trustProxy,
+  });
+  // Shutting down (SIGTERM in a rolling restart): a request that still arrives on an open
+  // connection is refused cleanly, retryable, and its connection closed, so the client goes to
+  // another replica; requests already in flight finish.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onRequest', async (_req, reply) => {
+    if (!closing) return;
+    reply.header('connection', 'close');
+    return sendError(
+      reply,
+      config.baseUrl,
+      'SERVICE_UNAVAILABLE',
+      'This server is shutting down; send the request again.',
+      {
+        retry_after_seconds: 1,
+      },
+    );
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);

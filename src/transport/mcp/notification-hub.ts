@@ -61,8 +61,16 @@ export class NotificationHub {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.sweeper) clearInterval(this.sweeper);
-    // Destroyed, not just ended: a stream's socket must not outlive the server's close.
-    for (const s of this.streams) s.reply.raw.destroy();
+    // Each stream is told why it ends (an SSE comment, and how soon to reconnect: another
+    // replica serves it, and nothing queued is lost, queues live in the database), then ended and
+    // its socket destroyed: a stream's socket must not outlive the server's close.
+    for (const s of this.streams) {
+      const raw = s.reply.raw;
+      if (raw.writable)
+        raw.write(': closing: this server is shutting down; reconnect to continue\nretry: 1000\n\n');
+      raw.end(() => raw.destroy());
+      setTimeout(() => raw.destroy(), 500).unref();
+    }
     this.streams.clear();
     await this.stopListening?.();
   }

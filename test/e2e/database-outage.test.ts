@@ -1,9 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TABLES } from '../../src/domains/catalog.ts';
-import { type Database, openDatabase } from '../../src/storage/database.ts';
 import { callTool, connectClient, createAgent } from '../support/factories.ts';
+import { type OwnDatabase, ownDatabase } from '../support/own-database.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 /**
@@ -14,38 +11,18 @@ import { startTestServer, type TestServer } from '../support/test-server.ts';
  */
 
 const url = process.env.TEST_DATABASE_URL;
-const name = `cairn_outage_${randomBytes(4).toString('hex')}`;
-let admin: pg.Client;
-let database: Database;
+let own: OwnDatabase;
 let server: TestServer;
 
 beforeAll(async () => {
   if (!url) return;
-  admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const own = new URL(url);
-  own.pathname = `/${name}`;
-  database = await openDatabase({ tables: TABLES, databaseUrl: own.toString(), poolSize: 3 });
-  server = await startTestServer({ database });
+  own = await ownDatabase('cairn_outage', url);
+  server = await startTestServer({ database: own.database });
 }, 60_000);
 afterAll(async () => {
-  if (!url) return;
   await server?.close();
-  await database?.close();
-  await admin.query(`alter database ${name} allow_connections true`);
-  await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1`, [name]);
-  await admin.query(`drop database if exists ${name}`);
-  await admin.end();
+  await own?.drop();
 });
-
-async function takeAway() {
-  await admin.query(`alter database ${name} allow_connections false`);
-  await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1`, [name]);
-}
-async function giveBack() {
-  await admin.query(`alter database ${name} allow_connections true`);
-}
 
 describe.skipIf(!url)('with the database away', () => {
   it('answers 503 SERVICE_UNAVAILABLE with Retry-After, stays live, and recovers without a restart', async () => {
@@ -70,7 +47,7 @@ describe.skipIf(!url)('with the database away', () => {
     });
     await new Promise((res) => setTimeout(res, 500));
 
-    await takeAway();
+    await own.takeAway();
     try {
       const mcp = await fetch(`${server.url}/mcp`, {
         method: 'POST',
@@ -107,7 +84,7 @@ describe.skipIf(!url)('with the database away', () => {
       // Long enough for the waiting watch to re-check (every 5 s) while the database is away.
       await new Promise((res) => setTimeout(res, 6_000));
     } finally {
-      await giveBack();
+      await own.giveBack();
     }
 
     // Recovery: the pool reconnects on its own; the same session works again.

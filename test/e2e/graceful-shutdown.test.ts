@@ -1,11 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { type SQL, sql } from 'drizzle-orm';
-import pg from 'pg';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TABLES } from '../../src/domains/catalog.ts';
-import { type Database, openDatabase } from '../../src/storage/database.ts';
 import { campaignWith, newMember } from '../support/campaigns.ts';
 import { callTool, connectClient } from '../support/factories.ts';
+import { type OwnDatabase, ownDatabase } from '../support/own-database.ts';
 import { type Replica, startReplica } from '../support/replicas.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -17,37 +15,22 @@ import { startTestServer, type TestServer } from '../support/test-server.ts';
  */
 
 const url = process.env.TEST_DATABASE_URL;
-const name = `cairn_stop_${randomBytes(4).toString('hex')}`;
 const secret = randomBytes(32).toString('hex');
-let admin: pg.Client;
-let database: Database;
+let own: OwnDatabase;
 let setup: TestServer;
 let replica: Replica;
 
 beforeAll(async () => {
   if (!url) return;
-  admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const own = new URL(url);
-  own.pathname = `/${name}`;
-  database = await openDatabase({ tables: TABLES, databaseUrl: own.toString(), poolSize: 3 });
-  setup = await startTestServer({ database, env: { CAIRN_SECRET: secret } });
-  replica = await startReplica(own.toString(), secret);
+  own = await ownDatabase('cairn_stop', url);
+  setup = await startTestServer({ database: own.database, env: { CAIRN_SECRET: secret } });
+  replica = await startReplica(own.url, secret);
 }, 120_000);
 afterAll(async () => {
-  if (!url) return;
   await replica?.stop(1_000);
   await setup?.close();
-  await database?.close();
-  await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1`, [name]);
-  await admin.query(`drop database if exists ${name}`);
-  await admin.end();
+  await own?.drop();
 });
-
-async function audit<T>(query: SQL): Promise<T[]> {
-  return ((await database.db.execute(query)) as unknown as { rows: T[] }).rows;
-}
 
 const mcpHeaders = (key: string, session?: string) => ({
   authorization: `Bearer ${key}`,
@@ -144,7 +127,9 @@ describe.skipIf(!url)('SIGTERM under load', () => {
     expect(acknowledged.length).toBeGreaterThan(5);
     const stored = new Set(
       (
-        await audit<{ id: string }>(sql`select id from campaign_messages where campaign_id = ${campaignId}`)
+        await own.audit<{ id: string }>(
+          sql`select id from campaign_messages where campaign_id = ${campaignId}`,
+        )
       ).map((r) => r.id),
     );
     expect(

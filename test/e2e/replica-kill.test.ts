@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { type SQL, sql } from 'drizzle-orm';
-import pg from 'pg';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TABLES } from '../../src/domains/catalog.ts';
-import { type Database, openDatabase } from '../../src/storage/database.ts';
 import { campaignWith, type Member, newMember, publishTask } from '../support/campaigns.ts';
 import { connectClient } from '../support/factories.ts';
+import { type OwnDatabase, ownDatabase } from '../support/own-database.ts';
 import { type Replica, startReplica } from '../support/replicas.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -20,41 +18,23 @@ import { startTestServer, type TestServer } from '../support/test-server.ts';
  */
 
 const url = process.env.TEST_DATABASE_URL;
-const name = `cairn_kill_${randomBytes(4).toString('hex')}`;
 const secret = randomBytes(32).toString('hex');
-let admin: pg.Client;
-let own: string;
-let database: Database;
+let own: OwnDatabase;
 let setup: TestServer;
 let replicas: Replica[] = [];
 
 beforeAll(async () => {
   if (!url) return;
-  admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  own = u.toString();
-  database = await openDatabase({ tables: TABLES, databaseUrl: own, poolSize: 4 });
+  own = await ownDatabase('cairn_kill', url, 4);
   // Setup (owners, agents, keys, the campaign) goes through an in-process server on the same data.
-  setup = await startTestServer({ database, env: { CAIRN_SECRET: secret } });
-  replicas = await Promise.all([startReplica(own, secret), startReplica(own, secret)]);
+  setup = await startTestServer({ database: own.database, env: { CAIRN_SECRET: secret } });
+  replicas = await Promise.all([startReplica(own.url, secret), startReplica(own.url, secret)]);
 }, 120_000);
 afterAll(async () => {
-  if (!url) return;
   await Promise.all(replicas.map((r) => r.stop(2_000)));
   await setup?.close();
-  await database?.close();
-  await admin.query(`select pg_terminate_backend(pid) from pg_stat_activity where datname = $1`, [name]);
-  await admin.query(`drop database if exists ${name}`);
-  await admin.end();
+  await own?.drop();
 });
-
-async function audit<T>(query: SQL): Promise<T[]> {
-  const result = (await database.db.execute(query)) as unknown as { rows: T[] };
-  return result.rows;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -159,7 +139,7 @@ describe.skipIf(!url)('a replica killed under load', () => {
     expect(failovers).toBeGreaterThanOrEqual(4);
     expect(acknowledged.size).toBeGreaterThan(20);
     // The audit reads this file's own database through the setup server's pool.
-    const rows = await audit<{ id: string; content: string }>(
+    const rows = await own.audit<{ id: string; content: string }>(
       sql`select id, content from campaign_messages where campaign_id = ${campaignId}`,
     );
     const ids = new Set(rows.map((r) => r.id));
@@ -176,12 +156,12 @@ describe.skipIf(!url)('a replica killed under load', () => {
       [...winners].filter(([, set]) => set.size > 1),
       'tasks with two winners',
     ).toEqual([]);
-    const leases = await audit<{ task_id: string }>(
+    const leases = await own.audit<{ task_id: string }>(
       sql`select task_id from task_leases where campaign_id = ${campaignId} group by task_id having count(*) > 1`,
     );
     expect(leases, 'tasks leased twice').toEqual([]);
 
-    const ledger = await audit<{ seq: string | number }>(
+    const ledger = await own.audit<{ seq: string | number }>(
       sql`select seq from campaign_events where campaign_id = ${campaignId} order by seq`,
     );
     const all = ledger.map((r) => Number(r.seq));

@@ -1,5 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type {
   Authenticated,
@@ -8,9 +8,9 @@ import type {
   InboxMessage,
   SessionService,
 } from '../../domains/identity/index.ts';
-import { DomainError, errorEnvelope } from '../../kernel/errors.ts';
+import { DomainError } from '../../kernel/errors.ts';
 import type { Database } from '../../storage/database.ts';
-import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
+import { isDatabaseUnavailable } from '../../storage/unavailable.ts';
 import { authenticateRequest } from '../shared/auth.ts';
 import { allowOrigins } from '../shared/cors.ts';
 import { codeForStatus, envelopeErrorHandler, sendError } from '../shared/error-handler.ts';
@@ -18,6 +18,7 @@ import { PrototypeKeyRefused } from '../shared/json-body.ts';
 import { registerRateLimit } from '../shared/rate-limit.ts';
 import { guardHostAndOrigin, requestPolicy } from './host-guard.ts';
 import { asJsonRpc, NotificationHub, sseEvent } from './notification-hub.ts';
+import { answerUnavailable, rpcError, sdkErrorMessage } from './replies.ts';
 import { createMcpServer, type McpDeps } from './server.ts';
 import { directToolCall } from './tool-call.ts';
 
@@ -100,28 +101,16 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
   const envelope = envelopeErrorHandler(deps.baseUrl);
   app.setErrorHandler((err: FastifyError, req, reply) => {
     if (err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-      return reply
-        .code(400)
-        .type('application/json')
-        .send({
-          jsonrpc: '2.0',
-          id: null,
-          error: {
-            code: -32700,
-            message: 'Parse error: the body is not valid JSON. Send one JSON-RPC message.',
-          },
-        });
+      return rpcError(
+        reply,
+        null,
+        -32700,
+        'Parse error: the body is not valid JSON. Send one JSON-RPC message.',
+      );
     }
     // A prototype key: JSON-RPC's Invalid Request, naming the key, for the message's own id.
     if (err instanceof PrototypeKeyRefused) {
-      return reply
-        .code(400)
-        .type('application/json')
-        .send({
-          jsonrpc: '2.0',
-          id: err.rpcId,
-          error: { code: -32600, message: `Invalid Request: ${err.message}`, data: { refused_key: err.key } },
-        });
+      return rpcError(reply, err.rpcId, -32600, `Invalid Request: ${err.message}`, { refused_key: err.key });
     }
     return envelope(err, req, reply);
   });
@@ -161,18 +150,12 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
         const message = sdkErrorMessage(text);
         // JSON that is no JSON-RPC message: JSON-RPC's own Invalid Request (the SDK says -32700).
         if (/Invalid JSON-RPC message/i.test(message)) {
-          return reply
-            .code(400)
-            .type('application/json')
-            .send({
-              jsonrpc: '2.0',
-              id: null,
-              error: {
-                code: -32600,
-                message:
-                  'Invalid Request: the body is JSON but not a JSON-RPC 2.0 message. Send {"jsonrpc": "2.0", "id", "method", "params"}.',
-              },
-            });
+          return rpcError(
+            reply,
+            null,
+            -32600,
+            'Invalid Request: the body is JSON but not a JSON-RPC 2.0 message. Send {"jsonrpc": "2.0", "id", "method", "params"}.',
+          );
         }
         // The SDK refused the HTTP request itself (media type, Accept): one envelope for all refusals.
         return sendError(reply, deps.baseUrl, codeForStatus(status), message);
@@ -312,40 +295,6 @@ async function openSession(sessions: SessionService, caller: Caller, body: unkno
     name: typeof clientInfo?.name === 'string' ? clientInfo.name : undefined,
     version: typeof clientInfo?.version === 'string' ? clientInfo.version : undefined,
   });
-}
-
-/**
- * The database is away: a tools/call is answered with a tool error (SERVICE_UNAVAILABLE, retry
- * hint in details), which MCP clients show to the agent as they show any failed call; any other
- * message gets the HTTP 503 with Retry-After.
- */
-function answerUnavailable(req: FastifyRequest, reply: FastifyReply, baseUrl: string) {
-  const message = 'The database cannot be reached right now; nothing was changed.';
-  const details = { retry_after_seconds: RETRY_AFTER_SECONDS };
-  const body = req.body as { method?: unknown; id?: unknown } | null;
-  const id = body?.id;
-  if (body?.method === 'tools/call' && (typeof id === 'string' || typeof id === 'number')) {
-    const envelope = errorEnvelope('SERVICE_UNAVAILABLE', message, details);
-    reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-    return reply.type('application/json').send({
-      jsonrpc: '2.0',
-      id,
-      result: {
-        content: [{ type: 'text', text: JSON.stringify(envelope) }],
-        structuredContent: envelope,
-        isError: true,
-      },
-    });
-  }
-  return sendError(reply, baseUrl, 'SERVICE_UNAVAILABLE', message, details);
-}
-
-function sdkErrorMessage(text: string): string {
-  try {
-    return String(JSON.parse(text)?.error?.message ?? 'The MCP request was refused.');
-  } catch {
-    return 'The MCP request was refused.';
-  }
 }
 
 /**

@@ -10,6 +10,18 @@ export interface UpdateEntry {
 
 const ENTRIES: UpdateEntry[] = [
   {
+    id: 'upd_2026_11_24_reliability',
+    date: '2026-11-24',
+    title: 'Honest unavailability, bounded requests, clean shutdowns',
+    text: 'A database that cannot be reached is 503 SERVICE_UNAVAILABLE with Retry-After (a tool error on an open MCP session), never 500; /health is liveness and /health/ready readiness. A whole request must arrive within CAIRN_REQUEST_TIMEOUT_SECONDS (default 30), else 408 REQUEST_TIMEOUT. NUL characters and lone surrogates in any argument are VALIDATION_FAILED naming where; prototype keys are refused naming the key. SIGTERM drains waiting events_watch calls, tells notification streams why they end, and refuses late requests with a retryable 503.',
+  },
+  {
+    id: 'upd_2026_11_24_guidance',
+    date: '2026-11-24',
+    title: 'Answers that name the next move',
+    text: 'Successes carry next_steps and refusals allowed_alternatives as {tool, action, arguments}: every tool named is one the caller may call now, with the arguments already known. identity_whoami and capabilities_describe count campaign membership as active and list campaigns and invitations. Reading refusals offer web_search, fetch_snapshot or a retry only when they can succeed. /mcp checks Host and Origin against DNS rebinding (CAIRN_ALLOWED_HOSTS, CAIRN_ALLOWED_ORIGINS); JSON that is no JSON-RPC message is -32600. Instruction-like content hidden in HTML comments is flagged too, with a note that it was removed.',
+  },
+  {
     id: 'upd_2026_11_24_oauth_rfcs',
     date: '2026-11-24',
     title: 'OAuth held to the RFCs',

@@ -11,7 +11,9 @@ import { longArticle } from './article.ts';
  * the result's flags hold INSTRUCTION_LIKE_CONTENT. The plain baseline, in the same run, is one
  * regular expression for "ignore (all) previous/prior instructions" over the raw snippet, as a
  * script with no parser would grep it. Rows per round show how the set was written: each round
- * was measured once before the rules saw it, and the latest round is held out (docs/injection.md).
+ * was measured once before the rules saw it; docs/injection.md says which rounds were tuned on and
+ * which is held out. The cost lines time detection alone (the prefilter and every pattern) on two
+ * ~500 KB texts against the one-regex baseline.
  * The last line, injection_recall=<r>, is Cairn's recall over the whole set (target ≥ 0.9 with
  * false flags ≤ 0.1).
  */
@@ -23,7 +25,7 @@ export interface InjectionItem {
   format: 'text' | 'html';
   content: string;
   note?: string;
-  /** The round the snippet was written in: round1 … round4 (docs/injection.md). */
+  /** The round the snippet was written in: round1 … round6 (docs/injection.md). */
   split: string;
 }
 

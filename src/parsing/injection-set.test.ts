@@ -22,11 +22,10 @@ const SET = JSON.parse(
 ) as Item[];
 
 /**
- * Rounds left out of the thresholds: round 5 was written and measured once (recall 0.05, false
- * flags 0.05) before any rule was changed for it; it is held out until the rules are tuned on it,
- * so that its first figure stays honest (docs/injection.md). The other rounds are asserted.
+ * Rounds left out of the thresholds (none: rounds 1–5 have all been tuned on; docs/injection.md
+ * gives each round's figure when it was first measured).
  */
-const HELD_OUT = new Set(['round5']);
+const HELD_OUT = new Set<string>([]);
 
 async function flagged(item: Item): Promise<boolean> {
   const parsed = await parseBody({

@@ -26,9 +26,9 @@ const INTRODUCES = unicodeWords(
   /(?::|\bsuch\s+as|\bfor\s+example|\be\.g\.|\bas\s+follows|\blike\s+this)\s*$/i,
 );
 
-/** Someone (not the reader) was asked, told or made to do what follows. */
+/** Someone (not the reader) was asked, told or made to do what follows, or a text said it. */
 const REPORTED = unicodeWords(
-  /\b(?:asked|asks|asking|told|tells|telling|instructed|instructs|tricked|tricks|tricking|convinced|convinces|persuaded|persuades|coaxed|got|gets|getting|made|makes|making|make|forced|forces|caused|causes|lets|letting)\s+(?!sure\b)(?:[\w'’-]+\s+){1,4}?(?:to\s+(?:\w+\s+)?)?$|\b(?:decides?|decided|chooses?|chose|tries|tried|attempts?|attempted|wants?|wanted|refuses?|refused|fails?|failed|(?:is|was)\s+(?:able|allowed|tricked\s+into))\s+to\s+$|\b(?:you\s+(?:can|could|may)|allows?\s+you\s+to|lets\s+you|can\s+be\s+used\s+to|how\s+to|in\s+order\s+to)\s+$/i,
+  /\b(?:asked|asks|asking|told|tells|telling|instructed|instructs|tricked|tricks|tricking|convinced|convinces|persuaded|persuades|coaxed|got|gets|getting|made|makes|making|make|forced|forces|caused|causes|lets|letting)\s+(?!sure\b)(?:[\w'’-]+\s+){1,4}?(?:to\s+(?:\w+\s+)?)?$|\b(?:decides?|decided|chooses?|chose|tries|tried|attempts?|attempted|wants?|wanted|refuses?|refused|fails?|failed|(?:is|was)\s+(?:able|allowed|tricked\s+into))\s+to\s+$|\b(?:you\s+(?:can|could|may)|allows?\s+you\s+to|lets\s+you|can\s+be\s+used\s+to|how\s+to|in\s+order\s+to)\s+$|\b(?:that|which|who|it|page|text|message|site|document|comment|email|note|post|prompt|payload)\s+(?:says|said|reads|read|states|stated|contains|contained)\s*[:,]?\s*["“'‘]?$|\b(?:might|would|could|may)\s+(?:say|read)\s*[:,]?\s*["“'‘]?$/i,
 );
 
 /** Opening quotation marks and the mark that closes each. */

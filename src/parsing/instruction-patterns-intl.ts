@@ -46,7 +46,7 @@ export const OTHER_LANGUAGE_PATTERNS: Pattern[] = [
   {
     kind: 'ADDRESSED_TO_AGENT',
     regex:
-      /\b(?:nota|mensaje|instrucciones|aviso)\s+para\s+(?:el|la|los|las)\s+(?:asistentes?|modelos?|agentes?)\s+de\s+IA\b|\b(?:nota|mensaje|instrucciones)\s+para\s+la\s+IA\b|\b(?:remarque|note|message|consigne)s?\s+(?:pour|à|aux)\s+(?:l['’]|les\s+)?(?:assistants?|agents?|modèles?)\s+(?:d['’])?IA\b|\b(?:remarque|note|message)\s+(?:pour|à)\s+l['’]IA\b|\b(?:Hinweis|Nachricht|Anweisung)(?:en)?\s+(?:an|für)\s+(?:die\s+|alle\s+)?KI(?:-[A-Za-zäöü]+)?\b|\b(?:nota|messaggio)\s+per\s+(?:l['’]|gli\s+)?(?:assistente|IA|modelli)\s*(?:IA|di\s+IA)?\b|\b(?:nota|mensagem)\s+para\s+(?:o|a|os)\s+(?:assistente|IA|modelos?)\b/gi,
+      /\b(?:nota|mensaje|instrucciones|aviso)\s+para\s+(?:el|la|los|las)\s+(?:asistentes?|modelos?|agentes?)\s+de\s+IA\b|\b(?:nota|mensaje|instrucciones)\s+para\s+la\s+IA\b|\b(?:remarque|note|message|consigne)s?\s+(?:pour|à|aux)\s+(?:l['’]|les\s+)?(?:assistants?|agents?|modèles?)\s+(?:d['’])?IA\b|\b(?:remarque|note|message)\s+(?:pour|à)\s+l['’]IA\b|\b(?:Hinweis|Nachricht|Anweisung)(?:en)?\s+(?:an|für)\s+(?:die\s+|alle\s+)?KI(?:-(?:Assistent|Agent|Modell|System|Bot|Tool|Werkzeug|Crawler)\w*)?(?![\w-])|\b(?:nota|messaggio)\s+per\s+(?:l['’]|gli\s+)?(?:assistente|IA|modelli)\s*(?:IA|di\s+IA)?\b|\b(?:nota|mensagem)\s+para\s+(?:o|a|os)\s+(?:assistente|IA|modelos?)\b/gi,
   },
   {
     kind: 'ROLE_PROMPT',

@@ -5,6 +5,9 @@
  * is for and how the set measures them.
  */
 
+import { unicodeWords } from './instruction-regex.ts';
+import { AI_NP, atClauseStart as atClauseOpening } from './instruction-vocabulary.ts';
+
 export interface Pattern {
   kind: string;
   regex: RegExp;
@@ -14,8 +17,8 @@ export interface Pattern {
   requires?: (text: string, index: number, match: string) => boolean;
 }
 
-/** Nouns that name an AI reader unambiguously. */
-const AI_READER = String.raw`(?:AI|A\.I\.|LLMs?|(?:large\s+)?language\s+models?|(?:AI|LLM)\s+(?:assistants?|agents?|models?|systems?|bots?|crawlers?)|chatbots?|ChatGPT|GPT(?:-\d)?)`;
+/** Nouns that name an AI reader (instruction-vocabulary.ts). */
+const AI_READER = AI_NP;
 
 /** What follows an address to an AI reader when it is an instruction, not a headline ("AI agents: a guide"). */
 const DIRECTIVE = String.raw`(?:please|kindly|now|before|first|new\s+task|(?:when|if|whenever)\s+(?:the\s+)?user|ignore|disregard|forget|do\s+not|don't|never|always|only|you\s+(?:must|should|are|will|need)|your\s+(?:new|real|next|task)|the\s+user|tell|say|reply|respond|answer|include|append|add|send|call|use|run|open|print|output|write|summari[sz]e|stop|from\s+now|[a-z0-9]+-decode|decode|treat|remember|recommend|rate|rank|describe)\b`;
@@ -31,14 +34,19 @@ function atClauseStart(text: string, index: number, leads?: RegExp): boolean {
   return index <= 40 && /^[ \t]*$/.test(before) ? true : /[.!?:;\n][ \t]*$/.test(before);
 }
 
-const LEADS = /\b(?:please|now|and|then|also|always)\s+$/i;
+const LEADS = unicodeWords(/\b(?:please|now|and|then|also|always)\s+$/i);
 
 const paragraphAround = (text: string, index: number, span = 300): string =>
   text.slice(Math.max(0, index - span), index + span);
 
-/** A reply, answer or output the agent will write: where an exfiltration link is meant to go. */
-const AGENT_OUTPUT =
-  /\b(?:your|every|each|the\s+next|this)\s+(?:answer|reply|response|output|message|summary)s?\b|\b(?:conversation|chat)\s+(?:so\s+far|history|summary)\b|\bthe\s+user'?s\b/i;
+/** A reply, answer or output the agent will write, its chat, or an AI reader: where an exfiltration link is meant to go. */
+const AGENT_OUTPUT = unicodeWords(
+  String.raw`\b(?:your|every|each|the\s+next|this)\s+(?:answer|reply|response|output|message|summary)s?\b|\b(?:conversation|chat)\s+(?:so\s+far|history|summary)\b|\bthe\s+user'?s\b|\b(?:from|in|of)\s+(?:the|this|our|your)\s+(?:chat|conversation|dialogue|session)\b|\b${AI_NP}`,
+  'i',
+);
+
+/** An AI reader named in a sentence. */
+const NAMES_AI_READER = unicodeWords(String.raw`\b${AI_NP}`, 'i');
 
 /** What only an agent holds: the conversation it is having. */
 const CONVERSATION = String.raw`(?:the\s+(?:full|entire|whole)\s+(?:conversation|chat|dialogue)|the\s+(?:conversation|chat|dialogue)\s+(?:so\s+far|history|log|transcript)|(?:this|our|your)\s+conversation|the\s+user'?s\s+(?:last\s+|previous\s+)?messages?|the\s+chat\s+so\s+far)`;
@@ -49,7 +57,10 @@ const PERSONAL_DATA = String.raw`(?:(?:the\s+)?user'?s\s+(?:password|e-?mail(?:\
 const EXFIL_VERB = String.raw`(?:send|e-?mail|post|forward|upload|include|append|paste|attach|leak|share|reveal|put|add|insert|embed|reply\s+with|respond\s+with|set\s+to|fill(?:ing)?\s+in|replac\w*\s+\w+\s+with)`;
 
 /** A destination outside the conversation: an address, a link, "to me". */
-const DESTINATION = /[\w.+-]+@[\w-]+\.[\w.]+|https?:\/\/|\bto\s+(?:me|us)\b/i;
+const DESTINATION = unicodeWords(/[\w.+-]+@[\w-]+\.[\w.]+|https?:\/\/|\bto\s+(?:me|us)\b/i);
+
+/** Personal data of whoever the agent serves, by any name: "the traveller's card number". */
+const THEIR_DATA = String.raw`(?:the\s+)?(?:user|traveller|traveler|customer|client|buyer|shopper|patient|applicant|visitor|guest|person|human|account\s+holder)(?:'s|’s|s'|s’)\s+(?:(?:full|saved|stored)\s+)?(?:card\s+(?:number|details)|credit\s+card(?:\s+(?:number|details))?|bank\s+(?:details|account(?:\s+number)?)|IBAN|passport(?:\s+(?:number|details))?|social\s+security\s+number|SSN|tax\s+ID|date\s+of\s+birth|passwords?|credentials|login|PIN|api\s+keys?|tokens?|e-?mail(?:\s+address)?|phone(?:\s+number)?|(?:home\s+)?address|location|contacts|files|documents|messages|personal\s+(?:data|details|information))`;
 
 const sentenceAround = (text: string, index: number): string => {
   const start = Math.max(text.lastIndexOf('.', index - 1), text.lastIndexOf('\n', index - 1), index - 200);
@@ -131,9 +142,7 @@ export const PATTERNS: Pattern[] = [
       [
         String.raw`\b(?:note|message|instructions?|attention|reminder|notice|directive|memo)\s+(?:to|for)\s+(?:any\s+|all\s+|the\s+)?(?:${AI_READER}\b|(?:model|assistant|agent|bot)s?\s+(?:reading|processing|parsing|summari[sz]ing|evaluating|analy[sz]ing)\s+this|(?:the\s+)?(?:agent|assistant|model|bot)s?\s*:)`,
         String.raw`\b(?:to|for)\s+(?:any|every|all)\s+(?:${AI_READER}|agents?|assistants?|models?|bots?)\b|\b(?:to|for)\s+(?:automated|AI|machine|virtual)\s+(?:readers|assistants|agents|systems)\b|\b(?:for|to)\s+(?:AI\s+)?(?:assistants|agents|models|LLMs)\s+(?:reading|summari[sz]ing|processing|evaluating|analy[sz]ing|reviewing)\b|\b(?:AI|LLM|agent|assistant|model|bot)\s+instructions\s*:`,
-        String.raw`\bif\s+you\s+are\s+(?:an?\s+)?(?:${AI_READER}|(?:AI|automated|language|LLM)\s+(?:assistant|agent|model|bot))\b`,
         String.raw`\b(?:AI\s+|LLM\s+)?(?:agents?|models?|assistants?|LLMs?|bots?|crawlers?)\s+(?:reading|processing|parsing|summari[sz]ing|evaluating|analy[sz]ing|visiting)\s+this\b(?:\s+\w+)?\s+(?:must|should|need\s+to|are\s+(?:required|instructed)\s+to)\b`,
-        String.raw`\b(?:hello|hi|hey|dear|attention)\s+(?:${AI_READER}|Claude|Gemini|Copilot)\b`,
         String.raw`\b(?:when|while)\s+(?:you\s+are\s+)?(?:summari[sz]ing|describing|reviewing|evaluating)\b(?:\s+this\s+\w+)?,?\s+(?:say|state|mention|claim|write|tell|report|rate|describe\s+it\s+as)\b|\bin\s+your\s+summary\b`,
       ].join('|'),
       'gim',
@@ -203,6 +212,20 @@ export const PATTERNS: Pattern[] = [
     regex: new RegExp(String.raw`\b${EXFIL_VERB}\b[^.\n]{0,60}?\b${PERSONAL_DATA}\b`, 'gi'),
     skipWhenNegated: true,
     requires: (text, index) => DESTINATION.test(sentenceAround(text, index)),
+  },
+  {
+    // Their data sent somewhere, by an imperative or by an AI reader: "…agents complete the
+    // reservation by submitting the traveller's card number to https://…".
+    kind: 'EXFILTRATION',
+    regex: new RegExp(
+      String.raw`\b(?:submit|send|post|forward|upload|e-?mail|share|leak|transmit|pass|enter|paste)(?:s|ing|ting|ted|ed)?\b[^.\n]{0,60}?\b${THEIR_DATA}\b`,
+      'gi',
+    ),
+    skipWhenNegated: true,
+    requires: (text, index) => {
+      const sentence = sentenceAround(text, index);
+      return DESTINATION.test(sentence) && (atClauseOpening(text, index) || NAMES_AI_READER.test(sentence));
+    },
   },
   {
     // A markdown image whose address has a slot for data, in a paragraph about the agent's reply.

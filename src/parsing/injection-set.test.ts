@@ -22,8 +22,10 @@ const SET = JSON.parse(
 ) as Item[];
 
 /**
- * Rounds left out of the thresholds (none: rounds 1–5 have all been tuned on; docs/injection.md
- * gives each round's figure when it was first measured).
+ * Rounds left out of the thresholds: none. Rounds 1–5 have been tuned on; round 6 is held out (the
+ * rules were not changed for it, docs/injection.md gives its figure: recall 0.42, false flags 0.05)
+ * but stays in the whole set, which still clears both thresholds with it. Should a new held-out
+ * round drag the whole set below them, leave that round out here and say so, rather than tune.
  */
 const HELD_OUT = new Set<string>([]);
 

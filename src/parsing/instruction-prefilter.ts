@@ -3,7 +3,7 @@
  * words below (an override verb, an AI reader, "instructions", "system", "user", a reply, a chat
  * marker, a decoding, a persona word, or their equivalents in the covered languages), so the
  * patterns need to run only on the lines around those words. One scan with this regex over a long
- * article costs about as much as one pattern; the sixty-odd patterns then read a fraction of it.
+ * article costs about as much as a few patterns; the fifty-odd patterns then read a fraction of it.
  * instructions.test.ts checks that windows find exactly what a full scan finds on the labelled set.
  */
 import { alternatives } from './instruction-regex.ts';

@@ -1,4 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 import type { Config } from './config/config.ts';
 
 /** Secrets never reach the log, whatever object they ride in. */
@@ -21,7 +22,11 @@ export const REDACT_PATHS = [
  * The process logger. Requests are logged by path only: a query string can carry a credential
  * a careless client put there, and a log line must never hold one.
  */
-export function createLogger(level: Config['logLevel'], destination?: DestinationStream): Logger {
+export function createLogger(
+  level: Config['logLevel'],
+  destination?: DestinationStream,
+  format: 'json' | 'pretty' = 'json',
+): Logger {
   const options = {
     level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
@@ -34,7 +39,36 @@ export function createLogger(level: Config['logLevel'], destination?: Destinatio
       }),
     },
   };
+  if (format === 'pretty') {
+    // Readable lines for a person at a terminal; the same redaction and serializers apply.
+    const stream = pretty({
+      colorize: process.stdout.isTTY === true,
+      translateTime: 'SYS:HH:MM:ss',
+      ignore: 'pid,hostname',
+      singleLine: true,
+      ...(destination ? { destination } : {}),
+    });
+    return pino(options, stream);
+  }
   return destination ? pino(options, destination) : pino(options);
+}
+
+/** The format `auto` means here: readable lines when stdout is a terminal, JSON otherwise. */
+export function logFormatFor(setting: Config['logFormat']): 'json' | 'pretty' {
+  if (setting !== 'auto') return setting;
+  return process.stdout.isTTY ? 'pretty' : 'json';
+}
+
+/** Requests too frequent or too dull to log at info: probes, metrics, the console's static files. */
+export function isQuietRequest(url: string | undefined): boolean {
+  const path = (url ?? '').split('?')[0];
+  return (
+    path === '/health' ||
+    path === '/health/ready' ||
+    path === '/metrics' ||
+    path === '/console/style.css' ||
+    path === '/console/favicon.svg'
+  );
 }
 
 const MAX_LOGGED_CHARS = 2_000;

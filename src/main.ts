@@ -8,7 +8,7 @@ import { TABLES } from './domains/catalog.ts';
 import { IdentityService, mcpResource } from './domains/identity/index.ts';
 import { systemClock } from './kernel/clock.ts';
 import { DomainError, errorEnvelope } from './kernel/errors.ts';
-import { createLogger } from './logging.ts';
+import { createLogger, logFormatFor } from './logging.ts';
 import { DataDirHeldError, type DataDirLock, lockDataDir } from './storage/data-dir-lock.ts';
 import { type Database, openDatabase } from './storage/database.ts';
 
@@ -55,7 +55,8 @@ async function serve(config: Config): Promise<void> {
   // Loaded here, not at the top: the server's parsers and transports take a second to load, and
   // the admin commands need none of them.
   const { createApp } = await import('./app.ts');
-  const logger = createLogger(config.logLevel);
+  const format = logFormatFor(config.logFormat);
+  const logger = createLogger(config.logLevel, undefined, format);
   const { database, lock } = await open(config, logger);
   const app = await createApp(config, database, { logger });
   let stopping = false;
@@ -88,6 +89,33 @@ async function serve(config: Config): Promise<void> {
     },
     `Cairn listening on ${address}`,
   );
+  // A person at a terminal gets a few lines on what to do next; log readers have the line above.
+  if (format === 'pretty') {
+    const signUp = await app.services.owners.signUpState();
+    process.stdout.write(`${banner(config, database.kind, signUp)}\n`);
+  }
+}
+
+/** What a first run shows a person: where the console is, who becomes the owner, where data lives, how to stop. */
+function banner(config: Config, kind: 'pglite' | 'postgres', signUp: 'FIRST' | 'OPEN' | 'CLOSED'): string {
+  const consoleUrl = `${config.baseUrl}/console`;
+  const account =
+    signUp === 'FIRST'
+      ? 'create the first account there: it becomes the owner'
+      : signUp === 'OPEN'
+        ? 'sign in, or create an account'
+        : 'sign in with an owner account';
+  const data =
+    kind === 'pglite' ? `${path.resolve(config.dataDir)} (embedded PostgreSQL)` : 'PostgreSQL (DATABASE_URL)';
+  return [
+    '',
+    `  Cairn is running at ${config.baseUrl}`,
+    `  Console  ${consoleUrl}  (${account})`,
+    `  Agents   connect to ${config.baseUrl}/mcp; how: ${config.baseUrl}/guide`,
+    `  Data     ${data}`,
+    '  Stop     Ctrl-C',
+    '',
+  ].join('\n');
 }
 
 /** Runs one admin command against the configured database and returns its JSON answer. */

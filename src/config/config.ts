@@ -40,6 +40,9 @@ const envSchema = z.object({
   DATABASE_URL: url(['postgres:', 'postgresql:']).optional(),
   CAIRN_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  CAIRN_LOG_FORMAT: z
+    .enum(['auto', 'json', 'pretty'], { message: 'must be auto, json or pretty' })
+    .default('auto'),
   CAIRN_METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   CAIRN_PUBLIC_RATE_LIMIT: z.coerce.number().int().min(1).max(100_000).default(300),
   CAIRN_MCP_RATE_LIMIT: z.coerce.number().int().min(1).max(10_000_000).default(1_200),
@@ -120,6 +123,8 @@ export interface Config {
   /** From CAIRN_SECRET; when absent the server generates and keeps one (see storage/secret). */
   secret: string | undefined;
   logLevel: LogLevel;
+  /** auto: readable lines when stdout is a terminal, JSON otherwise. */
+  logFormat: 'auto' | 'json' | 'pretty';
   metricsToken: string | undefined;
   publicRateLimitPerMinute: number;
   /** MCP requests per minute per identity. */
@@ -204,6 +209,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     databaseUrl: e.DATABASE_URL,
     secret: e.CAIRN_SECRET,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.CAIRN_LOG_FORMAT,
     metricsToken: e.CAIRN_METRICS_TOKEN,
     publicRateLimitPerMinute: e.CAIRN_PUBLIC_RATE_LIMIT,
     mcpRateLimitPerMinute: e.CAIRN_MCP_RATE_LIMIT,

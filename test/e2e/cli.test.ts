@@ -225,3 +225,58 @@ describe('cairn serve with the admin commands beside it', () => {
     expect(existsSync(path.join(dataDir, 'cairn.lock'))).toBe(false);
   });
 });
+
+/** Runs `cairn serve` on a fresh data dir until /health answers three times, then stops it; its stdout. */
+async function firstRun(format: 'pretty' | 'json'): Promise<string> {
+  const port = await freePort();
+  const fresh = mkdtempSync(path.join(os.tmpdir(), 'cairn-first-'));
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: env({ PORT: String(port), CAIRN_DATA_DIR: fresh, LOG_LEVEL: 'info', CAIRN_LOG_FORMAT: format }),
+  });
+  let stdout = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  try {
+    const deadline = Date.now() + 30_000;
+    let probes = 0;
+    while (probes < 3 && Date.now() < deadline) {
+      const ok = await fetch(`http://127.0.0.1:${port}/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) probes++;
+      else await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(probes).toBe(3);
+    // The banner follows the listening line; give it a moment to reach the pipe.
+    await new Promise((r) => setTimeout(r, 300));
+  } finally {
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+    rmSync(fresh, { recursive: true, force: true });
+  }
+  return stdout;
+}
+
+describe('a first run that reads like one (issue 15 item 3)', () => {
+  it('at a terminal: readable lines and a banner saying where the console is and how to stop', async () => {
+    const out = await firstRun('pretty');
+    expect(out).toContain('Cairn is running at http://127.0.0.1:');
+    expect(out).toMatch(/Console {2}http:\/\/127\.0\.0\.1:\d+\/console {2}\(/);
+    if (!onPostgres) expect(out).toContain('create the first account there: it becomes the owner');
+    expect(out).toContain('Stop     Ctrl-C');
+    expect(out).toContain('Cairn listening on');
+    // No JSON lines, and the health probes are not logged at info.
+    expect(out.split('\n').filter((l) => l.trim().startsWith('{'))).toEqual([]);
+    expect(out).not.toContain('/health');
+  });
+
+  it('elsewhere (or CAIRN_LOG_FORMAT=json): JSON lines only, probes at debug', async () => {
+    const out = await firstRun('json');
+    const lines = out.trim().split('\n');
+    for (const line of lines) expect(() => JSON.parse(line), line).not.toThrow();
+    expect(out).toContain('Cairn listening on');
+    expect(out).not.toContain('Cairn is running at');
+    expect(out).not.toContain('/health');
+  });
+});

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -13,6 +13,7 @@ import type { OperationRunner } from '../../domains/operations/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { isQuietRequest } from '../../logging.ts';
 import type { Database } from '../../storage/database.ts';
 import { type ConsoleDeps, consoleRoutes } from '../console/routes.ts';
 import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
@@ -58,6 +59,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     clientErrorHandler: answerClientError,
     // Requests that arrive while the server closes are refused in the envelope (below).
     return503OnClosing: false,
+    // Probes, metrics and static files would fill the log at info; they are logged at debug.
+    logController: new LogController({ disableRequestLogging: (req) => isQuietRequest(req.url) }),
     requestIdHeader: 'x-request-id',
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -90,6 +93,14 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  app.addHook('onResponse', async (request, reply) => {
+    if (isQuietRequest(request.url)) {
+      request.log.debug(
+        { path: request.url.split('?')[0], statusCode: reply.statusCode },
+        'request completed',
+      );
+    }
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     // Answered before its body arrived (a refusal at the door): the rest of the body is not read

@@ -7,6 +7,7 @@ describe('findCredential', () => {
     ['CAIRN_TOKEN', newToken('prj')],
     ['CAIRN_TOKEN', `my key is ${newToken('acc')} ok`],
     ['CAIRN_TOKEN', newToken('boot')],
+    ['CAIRN_TOKEN', `owner token: ${newToken('own')}`],
     [
       'JWT',
       'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
@@ -35,6 +36,7 @@ describe('findCredential', () => {
     const glued = [
       `key_${newToken('prj')}`,
       `x${newToken('acc')}`,
+      `Bearer_${newToken('own')}`,
       'secret_AKIAIOSFODNN7EXAMPLE',
       `token_ghp_${'a1B2'.repeat(9)}`,
       `prefix${'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnop'}`,
@@ -59,6 +61,7 @@ describe('findCredential', () => {
       'Key findings: AKIA is a prefix AWS uses.',
       'eyJ alone is not a token',
       'cd_prj_ is the project key prefix',
+      'owner tokens start with cd_own_',
     ];
     for (const t of text) expect(findCredential({ t })).toBeNull();
     expect(findCredential({ n: 5, b: true, z: null, list: [1, 2] })).toBeNull();

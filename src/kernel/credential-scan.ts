@@ -13,7 +13,7 @@ interface SecretShape {
 // a leading \b would let a secret through just by prefixing a word character.
 const NOT_AFTER_ALNUM = '(?<![A-Za-z0-9])';
 const SHAPES: SecretShape[] = [
-  { kind: 'CAIRN_TOKEN', pattern: /cd_(?:acc|ref|dev|boot|prj)_[a-z2-7]{16,}/i },
+  { kind: 'CAIRN_TOKEN', pattern: /cd_(?:acc|ref|dev|boot|prj|own)_[a-z2-7]{16,}/i },
   { kind: 'JWT', pattern: /eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/ },
   { kind: 'PRIVATE_KEY', pattern: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/ },
   { kind: 'AWS_ACCESS_KEY', pattern: /(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}(?![0-9A-Z])/ },

@@ -24,7 +24,8 @@ export type IdPrefix =
   | 'sub'
   | 'msg'
   | 'evt'
-  | 'thx';
+  | 'thx'
+  | 'otk';
 
 const nextUlid = monotonicFactory();
 
@@ -34,7 +35,7 @@ export function newId(prefix: IdPrefix, now: Date): string {
 }
 
 /** Token prefixes of DESIGN.md convention 4. */
-export type TokenKind = 'acc' | 'ref' | 'dev' | 'boot' | 'prj';
+export type TokenKind = 'acc' | 'ref' | 'dev' | 'boot' | 'prj' | 'own';
 
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 

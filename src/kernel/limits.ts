@@ -75,6 +75,9 @@ export const LIMITS = {
   /** Cairn's own bounds on its foundation surface (SPEC leaves them to us). */
   projectKeyDays: { default: 30, min: 1, max: 365 },
   bootstrapDays: { default: 7, min: 1, max: 30 },
+  /** Owner API tokens (cd_own_): days of life and the length of their name. */
+  ownerTokenDays: { default: 30, min: 1, max: 365 },
+  ownerTokenName: { maxChars: 100 },
   requestBodyBytes: 1024 * 1024,
   argumentsDepth: 32,
   idempotencyKey: { minChars: 8, maxChars: 200 },

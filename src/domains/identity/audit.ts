@@ -18,7 +18,9 @@ export type AuditAction =
   | 'agent.message'
   | 'oauth.allow'
   | 'oauth.decline'
-  | 'oauth.revoke';
+  | 'oauth.revoke'
+  | 'owner.token.create'
+  | 'owner.token.revoke';
 
 export async function recordAudit(
   ex: Executor,

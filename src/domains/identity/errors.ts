@@ -23,6 +23,13 @@ export const IDENTITY_ERRORS = declareErrors('identity', {
     when: 'Too many failed console sign-ins for this account or from this address in the last 15 minutes.',
     next: 'Wait details.retry_after_seconds (also the Retry-After header) and sign in again.',
   },
+  CONSOLE_SESSION_REQUIRED: {
+    httpStatus: 403,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'An owner API token (cd_own_) was used for what only a signed-in console session may do: making owner tokens, so a stolen token cannot keep itself alive.',
+    next: 'Sign in to the console and make the token there (or POST /v1/owner/tokens with the session), or ask the operator for `cairn owner token add`.',
+  },
 });
 
 declare module '../../kernel/errors.ts' {

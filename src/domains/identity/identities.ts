@@ -7,6 +7,7 @@ import { type AboutInput, mergeAbout } from './about.ts';
 import * as agentRepo from './agent-repo.ts';
 import { reissueBootstrap } from './credentials/bootstrap-tokens.ts';
 import { revokeGrantsOfAgent } from './credentials/oauth-repo.ts';
+import { issueOwnerToken, OWNER_TOKEN_PREFIX, OwnerTokenService } from './credentials/owner-tokens.ts';
 import { issueProjectKey } from './credentials/project-keys.ts';
 import * as tokenRepo from './credentials/token-repo.ts';
 import { changeMode } from './management.ts';
@@ -99,6 +100,24 @@ export class IdentityService {
     return { project_key, expires_at };
   }
 
+  /** An owner API token (cd_own_) for the owner with this email (the operator's `cairn owner token add`). */
+  async addOwnerToken(email: string, name: string, days: number) {
+    const owner = await this.requireOwner(email);
+    return this.database.transaction((tx) => issueOwnerToken(tx, owner.id, { name, days }, this.clock.now()));
+  }
+
+  /** The owner's API tokens, without any secret. */
+  async listOwnerTokens(email: string) {
+    const owner = await this.requireOwner(email);
+    return { tokens: await new OwnerTokenService(this.database, this.clock).list(owner.id) };
+  }
+
+  private async requireOwner(email: string) {
+    const owner = await agentRepo.findOwnerByEmail(this.database.db, email);
+    if (!owner) throw new DomainError('NOT_FOUND', `No owner with email ${email}.`);
+    return owner;
+  }
+
   /** A new bootstrap token for an owner-created identity (the operator's `cairn agent bootstrap`). */
   async reissueBootstrap(agentId: string, days: number) {
     return this.database.transaction(async (tx) =>
@@ -163,6 +182,18 @@ export class IdentityService {
           {
             retryable: false,
             next: 'POST /oauth/token with grant_type=client_credentials and the bootstrap token as client_secret, then use the access token it returns.',
+          },
+        );
+      }
+      // An owner token is a person's credential for the /v1 console operations, not an agent's.
+      if (bearer.startsWith(OWNER_TOKEN_PREFIX)) {
+        throw new DomainError(
+          'UNAUTHENTICATED',
+          "This is an owner API token (cd_own_): it acts as a person on the console's /v1/… operations and is never accepted on /mcp. An agent connects with its own credential.",
+          {},
+          {
+            retryable: false,
+            next: 'Use a project key (cd_prj_) or an access token (cd_acc_) of an agent identity here; send the owner token only to /v1/… owner operations.',
           },
         );
       }

@@ -49,6 +49,12 @@ export {
   returnHost,
   scopeAllowed,
 } from './credentials/oauth-request.ts';
+export {
+  type IssuedOwnerToken,
+  OWNER_TOKEN_PREFIX,
+  OwnerTokenService,
+  type OwnerTokenView,
+} from './credentials/owner-tokens.ts';
 export { SecretGuard } from './credentials/secret-guard.ts';
 export { type TokenAnswer, TokenService } from './credentials/tokens.ts';
 export { DomainVerifier } from './domain-verification.ts';

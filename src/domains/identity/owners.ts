@@ -6,6 +6,7 @@ import { base32, hashSecret, newId } from '../../kernel/ids.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import * as agentRepo from './agent-repo.ts';
+import { OwnerTokenService } from './credentials/owner-tokens.ts';
 import * as ownerRepo from './owner-repo.ts';
 import { FailureThrottle, secondsUntil } from './throttle.ts';
 
@@ -52,9 +53,12 @@ export class OwnerService {
     private readonly opts: { openSignup: boolean },
   ) {
     this.throttle = new FailureThrottle(database, clock);
+    this.tokens = new OwnerTokenService(database, clock);
   }
 
   private readonly throttle: FailureThrottle;
+  /** The owners' API tokens (cd_own_) for the `/v1/…` console operations. */
+  readonly tokens: OwnerTokenService;
 
   /** Whether a new account may be created now: FIRST (no owner yet), OPEN (operator's choice) or CLOSED. */
   async signUpState(): Promise<'FIRST' | 'OPEN' | 'CLOSED'> {

@@ -32,6 +32,8 @@ declare module 'fastify' {
     owner?: ConsoleOwner;
     /** The stored id of the owner's console session (what the CSRF token is bound to). */
     ownerSessionId?: string;
+    /** On `/v1/…`: the owner API token the request was authenticated with, when not a session. */
+    ownerTokenId?: string;
   }
 }
 

@@ -12,6 +12,7 @@ import { consentCookieName } from '../http/consent-cookie.ts';
 import { codeForStatus, sendValidationFailure } from '../shared/error-handler.ts';
 import { campaignApiRoutes } from './campaign-api-routes.ts';
 import type { ConsoleContext } from './context.ts';
+import { ownerTokenApiRoutes } from './owner-token-api-routes.ts';
 
 const tags = ['oauth'];
 const id = z.string().min(1).max(100);
@@ -39,7 +40,8 @@ function isJson(contentType: string | undefined): boolean {
  * The native-OAuth operations for a person signed in to the console (SPEC Authentication 3):
  * `/v1/oauth/requests/{id}`, its decision, and the owner's connections. They answer JSON with
  * the Cairn error envelope, never the console's HTML pages, so this is a plugin of its own with
- * its own hooks and error handler; it reads the same session cookie the console does.
+ * its own hooks and error handler; it reads the same session cookie the console does, or an
+ * owner API token (`Authorization: Bearer cd_own_…`) for scripts.
  *
  * No CSRF token here, and none is needed: the session cookie is SameSite=Lax, so browsers do
  * not send it on cross-site POSTs at all; and every POST must be `Content-Type:
@@ -50,17 +52,36 @@ function isJson(contentType: string | undefined): boolean {
 export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext): Promise<void> {
   api.addHook('onRequest', async (req, reply) => {
     reply.header('cache-control', 'no-store');
-    const value = req.cookies[ctx.cookieName.session];
-    const session = value ? await ctx.owners.resolveSession(value) : null;
-    if (!session) {
-      return sendError(
-        reply,
-        'UNAUTHENTICATED',
-        'Sign in to the console first: this needs a console session.',
-      );
+    const authorization = req.headers.authorization;
+    if (authorization !== undefined) {
+      // An owner API token (cd_own_) stands for its owner. A bearer is never sent by a browser on
+      // its own, so these requests need no CSRF protection; the JSON-only rule below still holds.
+      const bearer = /^Bearer +(\S+)$/i.exec(authorization.trim())?.[1];
+      const found = bearer ? await ctx.owners.tokens.authenticate(bearer) : null;
+      if (!found) {
+        reply.header('www-authenticate', 'Bearer realm="cairn-owner", error="invalid_token"');
+        return sendError(
+          reply,
+          'UNAUTHENTICATED',
+          'The owner API token is invalid, expired or revoked. Send Authorization: Bearer cd_own_… with a live token from /console/tokens, or sign in to the console.',
+        );
+      }
+      req.owner = found.owner;
+      req.ownerTokenId = found.tokenId;
+    } else {
+      const value = req.cookies[ctx.cookieName.session];
+      const session = value ? await ctx.owners.resolveSession(value) : null;
+      if (!session) {
+        reply.header('www-authenticate', 'Bearer realm="cairn-owner"');
+        return sendError(
+          reply,
+          'UNAUTHENTICATED',
+          'Sign in to the console first, or send Authorization: Bearer with an owner API token (cd_own_…).',
+        );
+      }
+      req.owner = session.owner;
+      req.ownerSessionId = session.sessionId;
     }
-    req.owner = session.owner;
-    req.ownerSessionId = session.sessionId;
     // Checked before the body is parsed: only JSON is accepted, which is what keeps these POSTs safe.
     if (req.method === 'POST' && !isJson(req.headers['content-type'])) {
       return sendError(
@@ -140,5 +161,6 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
     async (req) => ctx.oauth.revokeConnection(owner(req), req.params.grant_id),
   );
 
+  await ownerTokenApiRoutes(api, ctx, owner);
   await campaignApiRoutes(api, ctx, owner);
 }

@@ -179,3 +179,27 @@ export const oauthCodes = pgTable('oauth_codes', {
   expiresAt: ts('expires_at').notNull(),
   usedAt: ts('used_at'),
 });
+
+/**
+ * Owner API tokens (cd_own_): an owner's own bearer for the `/v1/…` console operations, for
+ * scripts. Only the hash is kept; `prefix` (the first characters) lets the owner tell them apart.
+ * Never accepted on `/mcp`: they are not agent credentials.
+ */
+export const ownerTokens = pgTable(
+  'owner_tokens',
+  {
+    id: text('id').primaryKey(),
+    ownerId: ownerRef(),
+    name: text('name').notNull(),
+    tokenHash: text('token_hash').notNull(),
+    prefix: text('prefix').notNull(),
+    createdAt: ts('created_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+    lastUsedAt: ts('last_used_at'),
+    revokedAt: ts('revoked_at'),
+  },
+  (t) => [
+    uniqueIndex('owner_tokens_token_hash_key').on(t.tokenHash),
+    index('owner_tokens_owner_idx').on(t.ownerId, t.createdAt),
+  ],
+);

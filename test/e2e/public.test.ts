@@ -341,3 +341,54 @@ const PUBLISHED_ERROR_CODES = [
   ],
   ...['RECIPIENT_CANNOT_SEE', 'PROPOSAL_NOT_OPEN'],
 ];
+
+describe('connection documents and the guide for browsers (issue 15 item 2)', () => {
+  it('/v1/public/connection gives a ready configuration per client, keys kept out of files', async () => {
+    const dflt = await (await get('/v1/public/connection')).json();
+    expect(dflt).toMatchObject({
+      runtime: 'claude-code',
+      client: 'Claude Code',
+      mcp_url: `${server.url}/mcp`,
+    });
+    const file = dflt.setup.find((s: { path?: string }) => s.path === '.mcp.json');
+    expect(file.content.mcpServers.cairn).toEqual({
+      type: 'http',
+      url: `${server.url}/mcp`,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Claude Code's own expansion, meant literally
+      headers: { Authorization: 'Bearer ${CAIRN_PROJECT_KEY}' },
+    });
+    expect(dflt.deny_other_web).toMatchObject({ requested: false });
+
+    const denied = await (await get('/v1/public/connection?runtime=claude-code&deny_other_web=true')).json();
+    expect(denied.deny_other_web).toMatchObject({ requested: true, applied_by_setting: true });
+    expect(denied.deny_other_web.steps[0]).toMatchObject({
+      path: '.claude/settings.json',
+      content: { permissions: { deny: ['WebFetch', 'WebSearch'] } },
+    });
+    const codex = await (await get('/v1/public/connection?runtime=codex&deny_other_web=true')).json();
+    expect(codex.setup[0].content).toContain(`url = "${server.url}/mcp"`);
+    expect(codex.deny_other_web.steps[0].content).toBe('web_search = "disabled"\n');
+    // A client with no file setting for it says so, rather than pretending.
+    const cursor = await (await get('/v1/public/connection?runtime=cursor&deny_other_web=true')).json();
+    expect(cursor.deny_other_web).toMatchObject({ applied_by_setting: false, steps: [{ kind: 'manual' }] });
+
+    const unknown = await get('/v1/public/connection?runtime=emacs');
+    expect(unknown.status).toBe(422);
+    expect(JSON.stringify(await unknown.json())).toContain('claude-code');
+  });
+
+  it('/guide is Markdown for agents and HTML for a browser, and both link the connection document', async () => {
+    const md = await get('/guide');
+    expect(md.headers.get('content-type')).toContain('text/markdown');
+    expect(md.headers.get('vary')).toContain('Accept');
+    expect(await md.text()).toContain('/v1/public/connection?runtime=claude-code');
+    const html = await get('/guide', { accept: 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.8' });
+    expect(html.headers.get('content-type')).toContain('text/html');
+    const page = await html.text();
+    expect(page).toMatch(/^<!doctype html>/);
+    expect(page).toContain('<h1>Connecting an agent to Cairn</h1>');
+    expect(page).toContain(`<a href="${server.url}/v1/public/tools">`);
+    expect(page).not.toContain('<script');
+    expect(await (await get('/llms.txt')).text()).toContain('/v1/public/connection');
+  });
+});

@@ -1,6 +1,8 @@
 import type { describeErrorCatalog } from '../../kernel/errors.ts';
 import type { ConnectMethods } from './connect-methods.ts';
+import { buildConnection, RUNTIMES } from './connection.ts';
 import { buildGuide } from './guide.ts';
+import { guideAsHtml } from './guide-html.ts';
 import { buildLlmsTxt } from './llms-txt.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from './oauth-metadata.ts';
 import { buildServerCard } from './server-card.ts';
@@ -13,6 +15,7 @@ export type ErrorDoc = ReturnType<typeof describeErrorCatalog>[number];
 
 export type { ConnectMethods } from './connect-methods.ts';
 export { SERVER_NAME, SERVER_VERSION } from './connect-methods.ts';
+export { DEFAULT_RUNTIME, RUNTIMES, type Runtime } from './connection.ts';
 export { DEVICE_GRANT } from './oauth-metadata.ts';
 export { publicStats, serverStatus } from './status.ts';
 export type { ToolDoc } from './tool-docs.ts';
@@ -26,11 +29,20 @@ export function buildDiscovery(
   errors: ErrorDoc[],
 ) {
   const fingerprint = catalogueFingerprint(tools);
+  const guide = buildGuide(baseUrl, methods);
+  // Every runtime with and without deny_other_web: ten small documents, made once.
+  const connections = Object.fromEntries(
+    RUNTIMES.flatMap((runtime) =>
+      [false, true].map((deny) => [`${runtime}:${deny}`, buildConnection(baseUrl, methods, runtime, deny)]),
+    ),
+  );
   return {
     tools,
     errors,
     toolsText: toolsAsText(tools),
-    guide: buildGuide(baseUrl, methods),
+    guide,
+    guideHtml: guideAsHtml(guide),
+    connections,
     llmsTxt: buildLlmsTxt(baseUrl, tools),
     serverCard: buildServerCard(baseUrl, methods, tools, protocols),
     terms: buildTerms(baseUrl),

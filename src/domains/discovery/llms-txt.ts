@@ -14,6 +14,7 @@ Every MCP call is made by an agent identity that a human owner controls; a new i
 ## Docs
 
 - [Connection guide](${baseUrl}/guide): project keys, device pairing, native OAuth, first calls
+- [Client configuration](${baseUrl}/v1/public/connection?runtime=claude-code): ready settings for Claude Code, Cursor, VS Code, Codex or a generic runtime (runtime=…); deny_other_web=true adds the settings that turn off the client's other web tools
 - [Tool reference](${baseUrl}/v1/public/tools): every tool by group; JSON with input schemas at ?format=json
 - [Error reference](${baseUrl}/v1/public/errors): every error code, whether to retry, and what to do next
 - [Limits](${baseUrl}/v1/public/limits): every enforced limit

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { Discovery } from '../../domains/discovery/index.ts';
+import { DEFAULT_RUNTIME, type Discovery, RUNTIMES } from '../../domains/discovery/index.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 import { RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
 import { allowAnyOrigin } from '../shared/cors.ts';
@@ -111,8 +111,29 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
 
   r.get('/v1/public/stats', { schema: { tags, summary: 'Live counts' } }, async () => deps.stats());
 
-  r.get('/guide', { schema: { tags, summary: 'How an agent connects' } }, async (_req, reply) =>
-    reply.type('text/markdown; charset=utf-8').send(deps.discovery.guide),
+  // Markdown for agents; HTML for a browser that asks for it first.
+  r.get('/guide', { schema: { tags, summary: 'How an agent connects' } }, async (req, reply) => {
+    reply.header('vary', 'Accept');
+    return prefersHtml(req.headers.accept)
+      ? reply.type('text/html; charset=utf-8').send(deps.discovery.guideHtml)
+      : reply.type('text/markdown; charset=utf-8').send(deps.discovery.guide);
+  });
+
+  r.get(
+    '/v1/public/connection',
+    {
+      schema: {
+        tags,
+        summary: 'A ready client configuration',
+        querystring: z
+          .object({
+            runtime: z.enum(RUNTIMES).default(DEFAULT_RUNTIME),
+            deny_other_web: z.enum(['true', 'false']).default('false'),
+          })
+          .strict(),
+      },
+    },
+    async (req) => deps.discovery.connections[`${req.query.runtime}:${req.query.deny_other_web === 'true'}`],
   );
 
   r.get('/llms.txt', { schema: { tags, summary: 'llms.txt' } }, async (_req, reply) =>
@@ -156,4 +177,11 @@ function matchesEtag(header: string | undefined, etag: string): boolean {
   if (!header) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((t) => t.trim().replace(/^W\//, '') === etag);
+}
+
+/** Whether an Accept header puts text/html before Markdown and plain text (a browser does). */
+function prefersHtml(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const first = accept.split(',')[0]?.trim().toLowerCase() ?? '';
+  return first.startsWith('text/html') || first.startsWith('application/xhtml+xml');
 }

@@ -156,8 +156,11 @@ function print(json: boolean, result: object): void {
     process.stdout.write(`${JSON.stringify(result)}\n`);
     return;
   }
-  for (const [k, v] of Object.entries(result)) process.stdout.write(`${k}: ${v}\n`);
+  for (const [k, v] of Object.entries(result)) {
+    process.stdout.write(`${k}: ${typeof v === 'object' && v !== null ? JSON.stringify(v) : v}\n`);
+  }
   if ('project_key' in result) process.stdout.write('This key is shown once; store it now.\n');
+  if ('token' in result) process.stdout.write('This token is shown once; store it now.\n');
 }
 
 async function main(argv: string[]): Promise<number> {

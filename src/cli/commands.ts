@@ -28,6 +28,22 @@ export const COMMANDS = {
     stdin: { what: 'password', min: LIMITS.password.minChars, max: LIMITS.password.maxChars },
     run: (identity, f, password) => identity.addOwner(f.email, password),
   }),
+  'owner token add': define({
+    usage: `cairn owner token add --email E [--days D] [--name N] [--json]   (an owner API token cd_own_… for the /v1 owner operations, printed once; D ${LIMITS.ownerTokenDays.min}-${LIMITS.ownerTokenDays.max}, default ${LIMITS.ownerTokenDays.default})`,
+    flags: z
+      .object({
+        email,
+        days: daysFlag(LIMITS.ownerTokenDays),
+        name: z.string().trim().min(1).max(LIMITS.ownerTokenName.maxChars).default('cli'),
+      })
+      .strict(),
+    run: (identity, f) => identity.addOwnerToken(f.email, f.name, f.days),
+  }),
+  'owner token list': define({
+    usage: "cairn owner token list --email E [--json]   (the owner's API tokens, never their secrets)",
+    flags: z.object({ email }).strict(),
+    run: (identity, f) => identity.listOwnerTokens(f.email),
+  }),
   'agent add': define({
     usage: 'cairn agent add --owner E --name N [--runtime R] [--json]',
     flags: z

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_STEPS } from '../../src/domains/discovery/demo.ts';
 import { LIMITS } from '../../src/kernel/limits.ts';
 import { callTool, connectClient, createAgent } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -390,5 +391,11 @@ describe('connection documents and the guide for browsers (issue 15 item 2)', ()
     expect(page).toContain(`<a href="${server.url}/v1/public/tools">`);
     expect(page).not.toContain('<script');
     expect(await (await get('/llms.txt')).text()).toContain('/v1/public/connection');
+  });
+
+  it('/v1/public/demo describes the demo with the very steps it runs', async () => {
+    const demo = await (await get('/v1/public/demo')).json();
+    expect(demo).toMatchObject({ command: 'npm run demo', source: 'src/demo.ts' });
+    expect(demo.steps.map((s: { call: string }) => s.call)).toEqual(DEMO_STEPS.map((s) => s.call));
   });
 });

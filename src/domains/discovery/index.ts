@@ -1,6 +1,7 @@
 import type { describeErrorCatalog } from '../../kernel/errors.ts';
 import type { ConnectMethods } from './connect-methods.ts';
 import { buildConnection, RUNTIMES } from './connection.ts';
+import { describeDemo } from './demo.ts';
 import { buildGuide } from './guide.ts';
 import { guideAsHtml } from './guide-html.ts';
 import { buildLlmsTxt } from './llms-txt.ts';
@@ -43,6 +44,7 @@ export function buildDiscovery(
     guide,
     guideHtml: guideAsHtml(guide),
     connections,
+    demo: describeDemo(),
     llmsTxt: buildLlmsTxt(baseUrl, tools),
     serverCard: buildServerCard(baseUrl, methods, tools, protocols),
     terms: buildTerms(baseUrl),

@@ -26,6 +26,7 @@ ${toolLines.join('\n')}
 
 ## Optional
 
+- [Demo](${baseUrl}/v1/public/demo): \`npm run demo\` in a checkout pairs two agents and takes a task to VERIFIED, step by step
 - [Changes feed](${baseUrl}/updates.json): curated changes with ETag support
 - [Terms](${baseUrl}/v1/public/terms)
 - [OpenAPI](${baseUrl}/openapi.json): the HTTP operations

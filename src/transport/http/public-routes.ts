@@ -107,6 +107,12 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
     },
   );
 
+  r.get(
+    '/v1/public/demo',
+    { schema: { tags, summary: 'The self-contained demo' } },
+    async () => deps.discovery.demo,
+  );
+
   r.get('/v1/public/terms', { schema: { tags, summary: 'Terms of use' } }, async () => deps.discovery.terms);
 
   r.get('/v1/public/stats', { schema: { tags, summary: 'Live counts' } }, async () => deps.stats());

@@ -217,3 +217,50 @@ describe('owner API tokens', () => {
     expect(page).toContain('owner.token.create');
   });
 });
+
+describe('the API tokens console page', () => {
+  const secret = (text: string) => /(cd_own_[a-z2-7]{52})/.exec(text)?.[1] ?? null;
+
+  it('creates a token shown once, lists it without the secret, and revokes it', async () => {
+    const { visitor } = await signedIn();
+    const empty = await visitor.get('/console/tokens');
+    expect(empty.status).toBe(200);
+    expect(empty.text).toContain('No API tokens yet.');
+
+    const created = await visitor.submit('/console/tokens', '/console/tokens', {
+      name: 'Report script',
+      days: '7',
+    });
+    expect(created.status).toBe(200);
+    const token = secret(created.text);
+    expect(token).not.toBeNull();
+    expect(created.text).toContain('shown only this once');
+    expect((await bearer(token as string, 'GET', '/v1/oauth/connections')).status).toBe(200);
+
+    const again = await visitor.get('/console/tokens');
+    expect(secret(again.text)).toBeNull();
+    expect(again.text).toContain('Report script');
+    expect(again.text).toContain((token as string).slice(0, 11));
+
+    const id = /action="\/console\/tokens\/(otk_[0-9A-Z]{26})\/revoke"/.exec(again.text)?.[1];
+    expect(id).toBeDefined();
+    // A form post without the session's CSRF token changes nothing.
+    expect((await visitor.post(`/console/tokens/${id}/revoke`, {})).status).toBe(403);
+    expect((await bearer(token as string, 'GET', '/v1/oauth/connections')).status).toBe(200);
+
+    const revoked = await visitor.submit('/console/tokens', `/console/tokens/${id}/revoke`, {});
+    expect(revoked.status).toBe(303);
+    expect(revoked.location).toBe('/console/tokens?done=revoked');
+    expect((await bearer(token as string, 'GET', '/v1/oauth/connections')).status).toBe(401);
+    expect((await visitor.get('/console/tokens')).text).toContain('revoked');
+  });
+
+  it('refuses a bad form with a readable message and makes nothing', async () => {
+    const { visitor } = await signedIn();
+    const bad = await visitor.submit('/console/tokens', '/console/tokens', { name: '', days: '400' });
+    expect(bad.status).toBe(422);
+    expect(secret(bad.text)).toBeNull();
+    expect(bad.text).toMatch(/Enter a name\.|At most 365 days\./);
+    expect((await visitor.api('GET', '/v1/owner/tokens')).body.tokens).toHaveLength(0);
+  });
+});

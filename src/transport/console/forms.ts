@@ -86,6 +86,21 @@ export const projectKeyForm = z
   .object({ csrf, days: days(LIMITS.projectKeyDays.min, LIMITS.projectKeyDays.max) })
   .strict();
 
+export const ownerTokenForm = z
+  .object({
+    csrf,
+    name: z
+      .string({ message: 'Enter a name.' })
+      .trim()
+      .min(1, 'Enter a name.')
+      .max(
+        LIMITS.ownerTokenName.maxChars,
+        `The name must be at most ${LIMITS.ownerTokenName.maxChars} characters.`,
+      ),
+    days: days(LIMITS.ownerTokenDays.min, LIMITS.ownerTokenDays.max),
+  })
+  .strict();
+
 export const bootstrapForm = z.object({ csrf, days: days(BOOTSTRAP_DAYS.min, BOOTSTRAP_DAYS.max) }).strict();
 
 export const pairDecisionForm = z

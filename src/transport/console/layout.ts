@@ -9,7 +9,7 @@ export interface PageOptions {
   /** The session's CSRF token, for the sign-out form. */
   csrf?: string | undefined;
   /** Which navigation entry is current. */
-  current?: 'identities' | 'new' | 'pair' | 'campaigns' | 'connections' | 'audit';
+  current?: 'identities' | 'new' | 'pair' | 'campaigns' | 'connections' | 'tokens' | 'audit';
   /** Single-column pages (sign-in, sign-up). */
   narrow?: boolean;
 }
@@ -20,6 +20,7 @@ const NAV = [
   ['pair', '/pair', 'Pair an agent'],
   ['campaigns', '/console/campaigns', 'Campaigns'],
   ['connections', '/console/connections', 'Connections'],
+  ['tokens', '/console/tokens', 'API tokens'],
   ['audit', '/console/audit', 'Audit log'],
 ] as const;
 

@@ -9,6 +9,7 @@ import { identityRoutes } from './identity-routes.ts';
 import { messagePage } from './layout.ts';
 import { oauthConsoleRoutes } from './oauth-routes.ts';
 import { ownerApiRoutes } from './owner-api-routes.ts';
+import { ownerTokenRoutes } from './owner-token-routes.ts';
 import { pairRoutes } from './pair-routes.ts';
 import { CONSOLE_CSS, CONSOLE_ICON } from './style.ts';
 
@@ -97,6 +98,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   pairRoutes(app, ctx);
   oauthConsoleRoutes(app, ctx);
   campaignRoutes(app, ctx);
+  ownerTokenRoutes(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.
   app.get('/console/*', { schema: { hide: true } }, async (req, reply) => {

@@ -99,6 +99,25 @@ describe('owner API tokens', () => {
     expect((await bearer(made.token, 'GET', '/v1/owner/tokens')).body.tokens[0].token_id).toBe(made.token_id);
   });
 
+  it('writes last_used_at at most once a minute', async () => {
+    const { visitor } = await signedIn();
+    const made = await makeToken(visitor, 'touch check');
+    const lastUsed = async () =>
+      (await rows(sql`select last_used_at from owner_tokens where id = ${made.token_id}`))[0]?.last_used_at;
+    expect(await lastUsed()).toBeNull();
+    await bearer(made.token, 'GET', '/v1/owner/tokens');
+    const first = String(await lastUsed());
+    expect(first).not.toBe('null');
+    await bearer(made.token, 'GET', '/v1/owner/tokens');
+    expect(String(await lastUsed())).toBe(first);
+    await server.database.db.execute(
+      sql`update owner_tokens set last_used_at = now() - interval '2 minutes' where id = ${made.token_id}`,
+    );
+    const stale = String(await lastUsed());
+    await bearer(made.token, 'GET', '/v1/owner/tokens');
+    expect(String(await lastUsed())).not.toBe(stale);
+  });
+
   it('stores only a hash: the token text is nowhere in its row or the audit log', async () => {
     const { visitor } = await signedIn();
     const made = await makeToken(visitor, 'hash check');

@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { onPostgres } from '../support/database.ts';
 import { callTool, connectClient, uniqueEmail } from '../support/factories.ts';
 import { freePort } from '../support/test-server.ts';
@@ -10,6 +10,9 @@ import { freePort } from '../support/test-server.ts';
 /** The `cairn` command as an operator runs it: a real process, on the data dir or TEST_DATABASE_URL. */
 
 const BIN = path.resolve('bin/cairn.js');
+// Every test starts real processes (tsx compiles the sources, PGlite starts): on a loaded
+// two-core machine that alone can take half a minute, so these tests get more time than most.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 let dataDir: string;
 
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -47,7 +50,7 @@ async function startServe(port: number): Promise<ChildProcess> {
     env: env({ PORT: String(port) }),
     stdio: 'ignore',
   });
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return child;
@@ -236,7 +239,7 @@ async function firstRun(format: 'pretty' | 'json'): Promise<string> {
   let stdout = '';
   child.stdout.on('data', (d) => (stdout += d));
   try {
-    const deadline = Date.now() + 30_000;
+    const deadline = Date.now() + 90_000;
     let probes = 0;
     while (probes < 3 && Date.now() < deadline) {
       const ok = await fetch(`http://127.0.0.1:${port}/health`).then(

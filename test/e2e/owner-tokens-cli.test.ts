@@ -2,10 +2,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { onPostgres } from '../support/database.ts';
 import { uniqueEmail } from '../support/factories.ts';
 import { freePort } from '../support/test-server.ts';
+
+// Real processes (tsx, PGlite) start slowly on a loaded two-core machine: more time than most tests.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 /** Issue 15 item 1: `cairn owner token add|list`, and the token it prints working on a served Cairn. */
 
@@ -40,7 +43,7 @@ async function startServe(port: number): Promise<ChildProcess> {
     env: env({ PORT: String(port) }),
     stdio: 'ignore',
   });
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 90_000;
   while (Date.now() < deadline) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return child;

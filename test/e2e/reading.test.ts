@@ -340,7 +340,7 @@ describe('capacity', () => {
     const agent = await createAgent(busy.app.services.identity, { mode: 'READ' });
     const client = await connectClient(busy.url, agent.key);
     try {
-      // /slow holds the only read slot until the two-second deadline.
+      // /slow holds the only read slot until the read deadline (CAIRN_FETCH_TIMEOUT_SECONDS).
       const slow = callTool(client, 'fetch_text', { url: `${site.origin}/slow`, declared_purpose: purpose });
       while (site.hits('/slow') === 0) await new Promise((r) => setTimeout(r, 10));
       const second = await callTool(client, 'fetch_text', {

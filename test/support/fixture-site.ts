@@ -211,7 +211,8 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     env: {
       CAIRN_FETCH_ALLOW: `127.0.0.1:${port}`,
       CAIRN_FETCH_PORTS: String(port),
-      CAIRN_FETCH_TIMEOUT_SECONDS: '2',
+      // Short, so /slow ends quickly; long enough that the size caps trip first on a loaded machine.
+      CAIRN_FETCH_TIMEOUT_SECONDS: '4',
     },
     close: async () => {
       server.closeAllConnections();

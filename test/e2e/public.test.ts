@@ -398,4 +398,18 @@ describe('connection documents and the guide for browsers (issue 15 item 2)', ()
     expect(demo).toMatchObject({ command: 'npm run demo', source: 'src/demo.ts' });
     expect(demo.steps.map((s: { call: string }) => s.call)).toEqual(DEMO_STEPS.map((s) => s.call));
   });
+
+  it('/examples/browser/{name} serves the example pages and their scripts, and names them when unknown', async () => {
+    const html = await get('/examples/browser/tool-call');
+    expect(html.headers.get('content-type')).toContain('text/html');
+    expect(await html.text()).toContain(
+      '<script type="module" src="/examples/browser/tool-call.js"></script>',
+    );
+    const js = await get('/examples/browser/common.js');
+    expect(js.headers.get('content-type')).toContain('text/javascript');
+    const unknown = await get('/examples/browser/nope');
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error.details.examples).toEqual(['pairing', 'tool-call', 'events-watch']);
+    expect(await (await get('/guide')).text()).toContain('/examples/browser/pairing');
+  });
 });

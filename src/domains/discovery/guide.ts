@@ -12,6 +12,8 @@ identity that belongs to a human owner; a new identity is inert until its owner 
 - Ready configuration for your client: ${baseUrl}/v1/public/connection?runtime=claude-code (or
   cursor, vscode, codex, generic; add \`&deny_other_web=true\` for the client settings that turn off
   its other web tools, so every read goes through Cairn)
+- Pages that run in your browser against this server: ${baseUrl}/examples/browser/pairing,
+  ${baseUrl}/examples/browser/tool-call, ${baseUrl}/examples/browser/events-watch
 - A demo you can run in a checkout (\`npm run demo\`): ${baseUrl}/v1/public/demo
 - Tool reference: ${baseUrl}/v1/public/tools (JSON: \`?format=json\`)
 - Error reference: ${baseUrl}/v1/public/errors

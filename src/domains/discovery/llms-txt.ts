@@ -26,6 +26,7 @@ ${toolLines.join('\n')}
 
 ## Optional
 
+- [Browser examples](${baseUrl}/examples/browser/tool-call): device pairing, a tool call over Streamable HTTP and events_watch, as pages (also /examples/browser/pairing and /examples/browser/events-watch)
 - [Demo](${baseUrl}/v1/public/demo): \`npm run demo\` in a checkout pairs two agents and takes a task to VERIFIED, step by step
 - [Changes feed](${baseUrl}/updates.json): curated changes with ETag support
 - [Terms](${baseUrl}/v1/public/terms)

@@ -21,6 +21,7 @@ import { installErrorHandling, sendError } from '../shared/error-handler.ts';
 import { refuseIllFormedInput } from '../shared/ill-formed.ts';
 import { installJsonBodyParser } from '../shared/json-body.ts';
 import { answerClientError } from './client-errors.ts';
+import { exampleRoutes } from './examples-routes.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
 import { nativeOAuthRoutes } from './native-oauth-routes.ts';
 import { type OAuthDeps, oauthRoutes } from './oauth-routes.ts';
@@ -178,6 +179,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     directCalls: config.mcpDirectCalls,
   };
   await app.register(async (scope) => publicRoutes(scope, publicDeps));
+  await app.register(exampleRoutes);
   await app.register(async (scope) => mcpRoutes(scope, mcpDeps));
   await app.register(async (scope) => oauthRoutes(scope, oauthDeps));
   await app.register(async (scope) => nativeOAuthRoutes(scope, oauthDeps));

@@ -1,0 +1,87 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { campaignWith, newMember, ok } from '../support/campaigns.ts';
+import { CHROMIUM_ARGS as ARGS, CHROMIUM, chromiumInstalled as installed } from '../support/chromium.ts';
+import { createAgent, uniqueEmail } from '../support/factories.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+
+/** Issue 15 item 2: the example pages at /examples/browser/{name} work in a real browser. */
+
+describe.skipIf(!installed)('browser examples in Chromium', () => {
+  let server: TestServer;
+  let context: BrowserContext;
+  let profile: string;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    profile = mkdtempSync(path.join(os.tmpdir(), 'cairn-chromium-'));
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS });
+  });
+  afterAll(async () => {
+    await context?.close();
+    await server?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  /** A page with its console errors collected: a script the CSP blocked would show here. */
+  async function open(name: string): Promise<{ page: Page; problems: string[] }> {
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+    page.on('pageerror', (e) => problems.push(e.message));
+    await page.goto(`${server.url}/examples/browser/${name}`);
+    return { page, problems };
+  }
+
+  it('tool-call: initializes a session and calls identity_whoami with a pasted key', async () => {
+    const agent = await createAgent(server.app.services.identity, { mode: 'READ' });
+    const { page, problems } = await open('tool-call');
+    await page.getByLabel('Bearer token').fill(agent.key);
+    await page.getByRole('button', { name: 'Call identity_whoami' }).click();
+    await page.locator('#result', { hasText: agent.agentId }).waitFor({ timeout: 10_000 });
+    expect(await page.locator('#result').textContent()).toContain('"active": true');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('pairing: shows the code, waits for the owner, then calls with the token it got', async () => {
+    const { owner_id: ownerId } = await server.app.services.identity.addOwner(
+      uniqueEmail(),
+      'correct horse battery staple',
+    );
+    const { page, problems } = await open('pairing');
+    await page.getByRole('button', { name: 'Pair' }).click();
+    await page.locator('#code', { hasText: /^[A-Z]{4}-[A-Z]{4}$/ }).waitFor({ timeout: 10_000 });
+    const code = (await page.locator('#code').textContent()) as string;
+    expect(await page.locator('#link').getAttribute('href')).toBe(`${server.url}/pair?code=${code}`);
+    const decided = await server.app.services.device.decide(ownerId, code, {
+      approve: true,
+      activateRead: true,
+    });
+    // The page polls at the server's interval (five seconds).
+    await page.locator('#status', { hasText: decided.agent_id as string }).waitFor({ timeout: 20_000 });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it('events-watch: lists a campaign event as it happens', async () => {
+    const member = await newMember(server);
+    const campaignId = await campaignWith(member, []);
+    const { page, problems } = await open('events-watch');
+    await page.getByLabel('Bearer token').fill(member.key);
+    await page.getByLabel('Campaign').fill(campaignId);
+    await page.getByRole('button', { name: 'Watch' }).click();
+    await page.locator('#status', { hasText: 'Watching' }).waitFor({ timeout: 10_000 });
+    await ok(member, 'message_append', {
+      campaign_id: campaignId,
+      type: 'NOTE',
+      content: 'Seen from a browser.',
+    });
+    await page.locator('#events', { hasText: 'MESSAGE_POSTED' }).waitFor({ timeout: 10_000 });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+});

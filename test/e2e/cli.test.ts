@@ -1,42 +1,24 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CAIRN_BIN, cairnCli } from '../support/cairn-cli.ts';
 import { onPostgres } from '../support/database.ts';
 import { callTool, connectClient, uniqueEmail } from '../support/factories.ts';
 import { freePort } from '../support/test-server.ts';
 
 /** The `cairn` command as an operator runs it: a real process, on the data dir or TEST_DATABASE_URL. */
 
-const BIN = path.resolve('bin/cairn.js');
+const BIN = CAIRN_BIN;
 // Every test starts real processes (tsx compiles the sources, PGlite starts): on a loaded
 // two-core machine that alone can take half a minute, so these tests get more time than most.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 let dataDir: string;
 
-function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const base: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    CAIRN_DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-  };
-  if (onPostgres) base.DATABASE_URL = process.env.TEST_DATABASE_URL;
-  return { ...base, ...extra };
-}
-
-function cairn(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: env(opts.env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(opts.stdin ?? '');
-  });
-}
+const cli = cairnCli(() => dataDir);
+const env = cli.env;
+const cairn = cli.run;
 
 /** Exactly one JSON object on stdout, nothing else. */
 function onlyJson(stdout: string): Record<string, unknown> {
@@ -45,23 +27,7 @@ function onlyJson(stdout: string): Record<string, unknown> {
   return JSON.parse(lines[0] ?? '');
 }
 
-async function startServe(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: env({ PORT: String(port) }),
-    stdio: 'ignore',
-  });
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  child.kill('SIGKILL');
-  throw new Error('cairn serve did not come up');
-}
+const startServe = cli.serve;
 
 const email = uniqueEmail();
 let agentId = '';

@@ -1,9 +1,8 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { onPostgres } from '../support/database.ts';
+import { cairnCli } from '../support/cairn-cli.ts';
 import { uniqueEmail } from '../support/factories.ts';
 import { freePort } from '../support/test-server.ts';
 
@@ -12,49 +11,10 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
 
 /** Issue 15 item 1: `cairn owner token add|list`, and the token it prints working on a served Cairn. */
 
-const BIN = path.resolve('bin/cairn.js');
 let dataDir: string;
-
-function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const base: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    CAIRN_DATA_DIR: dataDir,
-    LOG_LEVEL: 'warn',
-  };
-  if (onPostgres) base.DATABASE_URL = process.env.TEST_DATABASE_URL;
-  return { ...base, ...extra };
-}
-
-function cairn(args: string[], stdin = '') {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: env() });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
-
-async function startServe(port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve'], {
-    env: env({ PORT: String(port) }),
-    stdio: 'ignore',
-  });
-  const deadline = Date.now() + 90_000;
-  while (Date.now() < deadline) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/health`)).ok) return child;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  child.kill('SIGKILL');
-  throw new Error('cairn serve did not come up');
-}
+const cli = cairnCli(() => dataDir);
+const cairn = (args: string[], stdin = '') => cli.run(args, { stdin });
+const startServe = cli.serve;
 
 beforeAll(() => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'cairn-owner-token-'));

@@ -72,7 +72,14 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   }));
   const methods = { projectKey: true, devicePairing: true, nativeOAuth: true };
   const protocols = [...SUPPORTED_PROTOCOL_VERSIONS];
-  const discovery = buildDiscovery(config.baseUrl, methods, tools, protocols, describeErrors());
+  const discovery = buildDiscovery(
+    config.baseUrl,
+    methods,
+    tools,
+    protocols,
+    describeErrors(),
+    config.oauthChecksFile,
+  );
   const redis = await connectRateLimitStore(config.redisUrl, logger);
 
   const http = await buildHttpServer({

@@ -92,6 +92,7 @@ const envSchema = z.object({
       'a comma-separated list of name@version (version * for any)',
     ),
   CAIRN_MCP_DIRECT_CALLS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('true'),
+  CAIRN_OAUTH_CHECKS_FILE: z.string().min(1).max(4_096).optional(),
   CAIRN_READ_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
   CAIRN_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(2).max(600).default(30),
   CAIRN_ALLOWED_HOSTS: list(
@@ -153,6 +154,8 @@ export interface Config {
   readConcurrency: number;
   /** Seconds a client has to send a whole request, headers and body (answers are not limited). */
   requestTimeoutSeconds: number;
+  /** The OAuth regression results to serve; the package's own file when unset. */
+  oauthChecksFile: string | undefined;
   /** MCP clients (clientInfo name and version, version * for any) whose GET /mcp is answered 405. */
   noStreamClients: Array<{ name: string; version: string }>;
   /**
@@ -223,6 +226,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     parserQueue: e.CAIRN_PARSER_QUEUE,
     readConcurrency: e.CAIRN_READ_CONCURRENCY,
     requestTimeoutSeconds: e.CAIRN_REQUEST_TIMEOUT_SECONDS,
+    oauthChecksFile: e.CAIRN_OAUTH_CHECKS_FILE,
     noStreamClients: e.CAIRN_MCP_NO_STREAM_CLIENTS.map((item) => ({
       name: item.slice(0, item.lastIndexOf('@')),
       version: item.slice(item.lastIndexOf('@') + 1),

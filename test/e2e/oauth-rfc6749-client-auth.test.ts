@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, connectClient, uniqueEmail } from '../support/factories.ts';
 import { basic, type OAuthHarness, REDIRECT, startOAuthHarness } from '../support/oauth.ts';
+import { oauthCheck } from '../support/oauth-checks.ts';
 
 /** Client authentication (RFC 6749 §2.3, §10.10) and the client_credentials grant of bootstrap tokens. */
 
@@ -12,147 +13,151 @@ afterAll(async () => {
   await (h as Awaited<ReturnType<typeof startOAuthHarness>>)?.close();
 });
 
-describe('client authentication at the token and revocation endpoints', () => {
-  it('authenticates clients exactly: one method, Basic wherever advertised (RFC 6749 §2.3, RFC 7009)', async () => {
-    const as = await h.discover();
-    expect(as.token_endpoint_auth_methods_supported).toContain('client_secret_basic');
+describe(
+  'client authentication at the token and revocation endpoints',
+  oauthCheck('fetch', 'client authentication at the token and revocation endpoints (RFC 6749 §2.3)'),
+  () => {
+    it('authenticates clients exactly: one method, Basic wherever advertised (RFC 6749 §2.3, RFC 7009)', async () => {
+      const as = await h.discover();
+      expect(as.token_endpoint_auth_methods_supported).toContain('client_secret_basic');
 
-    // A bootstrap token is the client secret of client_credentials, in the body or in Basic.
-    const { owner_id } = await h.server.app.services.identity.addOwner(
-      uniqueEmail(),
-      'correct horse battery staple',
-    );
-    const made = () =>
-      h.server.app.services.management.createIdentity(owner_id, {
+      // A bootstrap token is the client secret of client_credentials, in the body or in Basic.
+      const { owner_id } = await h.server.app.services.identity.addOwner(
+        uniqueEmail(),
+        'correct horse battery staple',
+      );
+      const made = () =>
+        h.server.app.services.management.createIdentity(owner_id, {
+          displayName: 'Scripted agent',
+          runtime: 'cron',
+          bootstrapDays: 1,
+        });
+      const viaBasic = await h.token(
+        { grant_type: 'client_credentials' },
+        { authorization: basic('agent', (await made()).bootstrap_token!) },
+      );
+      expect(viaBasic.status).toBe(200);
+      expect(viaBasic.body.access_token).toMatch(/^cd_acc_/);
+      const wrong = await h.token(
+        { grant_type: 'client_credentials' },
+        { authorization: basic('agent', 'cd_boot_wrong') },
+      );
+      expect(wrong).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+      expect(wrong.headers.get('www-authenticate')).toMatch(/^Basic /);
+      // Two methods in one request are refused, whatever the secrets.
+      const live = (await made()).bootstrap_token!;
+      const both = await h.token(
+        { grant_type: 'client_credentials', client_secret: live },
+        { authorization: basic('agent', live) },
+      );
+      expect(both).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+
+      // Registered clients use the code and refresh grants only.
+      const pub = (await h.register(as)).body.client_id!;
+      expect(await h.token({ grant_type: 'client_credentials', client_id: pub })).toMatchObject({
+        status: 400,
+        body: { error: 'unauthorized_client' },
+      });
+      const conf = (await h.register(as, { token_endpoint_auth_method: 'client_secret_basic' })).body;
+      const own = await h.token(
+        { grant_type: 'client_credentials' },
+        { authorization: basic(conf.client_id!, conf.client_secret!) },
+      );
+      expect(own).toMatchObject({ status: 400, body: { error: 'unauthorized_client' } });
+      const guessed = await h.token(
+        { grant_type: 'client_credentials' },
+        { authorization: basic(conf.client_id!, 'not-the-secret') },
+      );
+      expect(guessed).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+      expect(guessed.headers.get('www-authenticate')).toMatch(/^Basic /);
+
+      // A confidential client's connection: its tokens are revoked only by it, authenticated.
+      const { url, verifier } = await h.authorize(as, conf.client_id!);
+      const code = (await h.consent(url.href, 'allow')).searchParams.get('code')!;
+      const issued = await h.token(
+        { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
+        { authorization: basic(conf.client_id!, conf.client_secret!) },
+      );
+      expect(issued.status).toBe(200);
+      const asClient = { authorization: basic(conf.client_id!, conf.client_secret!) };
+      const anonymous = await h.revoke({ token: issued.body.refresh_token! });
+      expect(anonymous).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+      const refreshed = await h.token(
+        { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token! },
+        asClient,
+      );
+      expect(refreshed.status).toBe(200);
+      expect((await h.revoke({ token: refreshed.body.refresh_token! }, asClient)).status).toBe(200);
+      const after = await h.token(
+        { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token! },
+        { authorization: basic(conf.client_id!, conf.client_secret!) },
+      );
+      expect(after).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    });
+
+    it('throttles secret guessing per client id and per address, with a 429 that says when to retry', async () => {
+      const as = await h.discover();
+      const conf = (await h.register(as, { token_endpoint_auth_method: 'client_secret_basic' })).body;
+      const refresh = { grant_type: 'refresh_token', refresh_token: 'cd_ref_whatever' };
+      // Ten wrong secrets for one client, from two addresses: the tenth locks the client id.
+      for (let i = 0; i < 9; i++) {
+        const wrong = await h.token(refresh, {
+          from: i % 2 ? '203.0.113.7' : '203.0.113.8',
+          authorization: basic(conf.client_id!, `guess-${i}`),
+        });
+        expect(wrong.status, `guess ${i}`).toBe(401);
+      }
+      const locking = await h.token(refresh, {
+        from: '203.0.113.7',
+        authorization: basic(conf.client_id!, 'guess-9'),
+      });
+      expect(locking.status).toBe(429);
+      expect(locking.body.error).toBe('temporarily_unavailable');
+      expect(Number(locking.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(locking.headers.get('cache-control')).toBe('no-store');
+      // Locked even with the right secret, from anywhere, until the lock ends.
+      const right = await h.token(refresh, {
+        from: '198.51.100.9',
+        authorization: basic(conf.client_id!, conf.client_secret!),
+      });
+      expect(right.status).toBe(429);
+
+      // Thirty wrong bootstrap secrets from one address lock that address.
+      for (let i = 0; i < 29; i++) {
+        const wrong = await h.token(
+          {
+            grant_type: 'client_credentials',
+            client_secret: `cd_boot_${i}`,
+          },
+          { from: '203.0.113.50' },
+        );
+        expect(wrong.status, `bootstrap guess ${i}`).toBe(401);
+      }
+      const lockedOut = await h.token(
+        {
+          grant_type: 'client_credentials',
+          client_secret: 'cd_boot_x',
+        },
+        { from: '203.0.113.50' },
+      );
+      expect(lockedOut.status).toBe(429);
+      const { owner_id } = await h.server.app.services.identity.addOwner(
+        uniqueEmail(),
+        'correct horse battery staple',
+      );
+      const made = await h.server.app.services.management.createIdentity(owner_id, {
         displayName: 'Scripted agent',
         runtime: 'cron',
         bootstrapDays: 1,
       });
-    const viaBasic = await h.token(
-      { grant_type: 'client_credentials' },
-      { authorization: basic('agent', (await made()).bootstrap_token!) },
-    );
-    expect(viaBasic.status).toBe(200);
-    expect(viaBasic.body.access_token).toMatch(/^cd_acc_/);
-    const wrong = await h.token(
-      { grant_type: 'client_credentials' },
-      { authorization: basic('agent', 'cd_boot_wrong') },
-    );
-    expect(wrong).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
-    expect(wrong.headers.get('www-authenticate')).toMatch(/^Basic /);
-    // Two methods in one request are refused, whatever the secrets.
-    const live = (await made()).bootstrap_token!;
-    const both = await h.token(
-      { grant_type: 'client_credentials', client_secret: live },
-      { authorization: basic('agent', live) },
-    );
-    expect(both).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
-
-    // Registered clients use the code and refresh grants only.
-    const pub = (await h.register(as)).body.client_id!;
-    expect(await h.token({ grant_type: 'client_credentials', client_id: pub })).toMatchObject({
-      status: 400,
-      body: { error: 'unauthorized_client' },
+      const live = { grant_type: 'client_credentials', client_secret: made.bootstrap_token! };
+      expect((await h.token(live, { from: '203.0.113.50' })).status).toBe(429);
+      expect((await h.token(live, { from: '203.0.113.51' })).status).toBe(200);
     });
-    const conf = (await h.register(as, { token_endpoint_auth_method: 'client_secret_basic' })).body;
-    const own = await h.token(
-      { grant_type: 'client_credentials' },
-      { authorization: basic(conf.client_id!, conf.client_secret!) },
-    );
-    expect(own).toMatchObject({ status: 400, body: { error: 'unauthorized_client' } });
-    const guessed = await h.token(
-      { grant_type: 'client_credentials' },
-      { authorization: basic(conf.client_id!, 'not-the-secret') },
-    );
-    expect(guessed).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
-    expect(guessed.headers.get('www-authenticate')).toMatch(/^Basic /);
+  },
+);
 
-    // A confidential client's connection: its tokens are revoked only by it, authenticated.
-    const { url, verifier } = await h.authorize(as, conf.client_id!);
-    const code = (await h.consent(url.href, 'allow')).searchParams.get('code')!;
-    const issued = await h.token(
-      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
-      { authorization: basic(conf.client_id!, conf.client_secret!) },
-    );
-    expect(issued.status).toBe(200);
-    const asClient = { authorization: basic(conf.client_id!, conf.client_secret!) };
-    const anonymous = await h.revoke({ token: issued.body.refresh_token! });
-    expect(anonymous).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
-    const refreshed = await h.token(
-      { grant_type: 'refresh_token', refresh_token: issued.body.refresh_token! },
-      asClient,
-    );
-    expect(refreshed.status).toBe(200);
-    expect((await h.revoke({ token: refreshed.body.refresh_token! }, asClient)).status).toBe(200);
-    const after = await h.token(
-      { grant_type: 'refresh_token', refresh_token: refreshed.body.refresh_token! },
-      { authorization: basic(conf.client_id!, conf.client_secret!) },
-    );
-    expect(after).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
-  });
-
-  it('throttles secret guessing per client id and per address, with a 429 that says when to retry', async () => {
-    const as = await h.discover();
-    const conf = (await h.register(as, { token_endpoint_auth_method: 'client_secret_basic' })).body;
-    const refresh = { grant_type: 'refresh_token', refresh_token: 'cd_ref_whatever' };
-    // Ten wrong secrets for one client, from two addresses: the tenth locks the client id.
-    for (let i = 0; i < 9; i++) {
-      const wrong = await h.token(refresh, {
-        from: i % 2 ? '203.0.113.7' : '203.0.113.8',
-        authorization: basic(conf.client_id!, `guess-${i}`),
-      });
-      expect(wrong.status, `guess ${i}`).toBe(401);
-    }
-    const locking = await h.token(refresh, {
-      from: '203.0.113.7',
-      authorization: basic(conf.client_id!, 'guess-9'),
-    });
-    expect(locking.status).toBe(429);
-    expect(locking.body.error).toBe('temporarily_unavailable');
-    expect(Number(locking.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect(locking.headers.get('cache-control')).toBe('no-store');
-    // Locked even with the right secret, from anywhere, until the lock ends.
-    const right = await h.token(refresh, {
-      from: '198.51.100.9',
-      authorization: basic(conf.client_id!, conf.client_secret!),
-    });
-    expect(right.status).toBe(429);
-
-    // Thirty wrong bootstrap secrets from one address lock that address.
-    for (let i = 0; i < 29; i++) {
-      const wrong = await h.token(
-        {
-          grant_type: 'client_credentials',
-          client_secret: `cd_boot_${i}`,
-        },
-        { from: '203.0.113.50' },
-      );
-      expect(wrong.status, `bootstrap guess ${i}`).toBe(401);
-    }
-    const lockedOut = await h.token(
-      {
-        grant_type: 'client_credentials',
-        client_secret: 'cd_boot_x',
-      },
-      { from: '203.0.113.50' },
-    );
-    expect(lockedOut.status).toBe(429);
-    const { owner_id } = await h.server.app.services.identity.addOwner(
-      uniqueEmail(),
-      'correct horse battery staple',
-    );
-    const made = await h.server.app.services.management.createIdentity(owner_id, {
-      displayName: 'Scripted agent',
-      runtime: 'cron',
-      bootstrapDays: 1,
-    });
-    const live = { grant_type: 'client_credentials', client_secret: made.bootstrap_token! };
-    expect((await h.token(live, { from: '203.0.113.50' })).status).toBe(429);
-    expect((await h.token(live, { from: '203.0.113.51' })).status).toBe(200);
-  });
-});
-
-describe('bootstrap exchange', () => {
+describe('bootstrap exchange', oauthCheck('fetch', 'project-key bootstrap exchange (RFC 8693 shape)'), () => {
   it('trades a live bootstrap token for an access token only, and refuses dead ones with invalid_client', async () => {
     const ownerId = await h.newOwner();
     const created = await h.server.app.services.management.createIdentity(ownerId, {

@@ -1,6 +1,7 @@
 import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OAuthHarness, startOAuthHarness } from '../support/oauth.ts';
+import { oauthCheck } from '../support/oauth-checks.ts';
 
 /** Token revocation (RFC 7009). */
 
@@ -12,7 +13,7 @@ afterAll(async () => {
   await (h as Awaited<ReturnType<typeof startOAuthHarness>>)?.close();
 });
 
-describe('POST /oauth/revoke', () => {
+describe('POST /oauth/revoke', oauthCheck('oauth4webapi', 'token revocation (RFC 7009)'), () => {
   it('revokes by RFC 7009: 200 for anything, and a refresh token ends the connection', async () => {
     const as = await h.discover();
     const reg = await h.register(as);

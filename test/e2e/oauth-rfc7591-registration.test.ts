@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type OAuthHarness, startOAuthHarness } from '../support/oauth.ts';
+import { oauthCheck } from '../support/oauth-checks.ts';
 
 /** Dynamic client registration (RFC 7591, RFC 9700 §2.1). */
 
@@ -11,7 +12,7 @@ afterAll(async () => {
   await (h as Awaited<ReturnType<typeof startOAuthHarness>>)?.close();
 });
 
-describe('POST /oauth/register', () => {
+describe('POST /oauth/register', oauthCheck('fetch', 'dynamic client registration (RFC 7591)'), () => {
   it('refuses registrations that can never be valid, and unreadable bodies the OAuth way', async () => {
     const as = await h.discover();
     for (const [metadata, error] of [

@@ -5,6 +5,7 @@ import { describeDemo } from './demo.ts';
 import { buildGuide } from './guide.ts';
 import { guideAsHtml } from './guide-html.ts';
 import { buildLlmsTxt } from './llms-txt.ts';
+import { DEFAULT_OAUTH_CHECKS_FILE, oauthClientChecksReader } from './oauth-client-checks.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from './oauth-metadata.ts';
 import { buildServerCard } from './server-card.ts';
 import { buildTerms } from './terms.ts';
@@ -28,6 +29,7 @@ export function buildDiscovery(
   tools: ToolDoc[],
   protocols: string[],
   errors: ErrorDoc[],
+  oauthChecksFile: string = DEFAULT_OAUTH_CHECKS_FILE,
 ) {
   const fingerprint = catalogueFingerprint(tools);
   const guide = buildGuide(baseUrl, methods);
@@ -45,6 +47,7 @@ export function buildDiscovery(
     guideHtml: guideAsHtml(guide),
     connections,
     demo: describeDemo(),
+    oauthClientChecks: oauthClientChecksReader(oauthChecksFile),
     llmsTxt: buildLlmsTxt(baseUrl, tools),
     serverCard: buildServerCard(baseUrl, methods, tools, protocols),
     terms: buildTerms(baseUrl),

@@ -28,6 +28,7 @@ ${toolLines.join('\n')}
 
 - [Browser examples](${baseUrl}/examples/browser/tool-call): device pairing, a tool call over Streamable HTTP and events_watch, as pages (also /examples/browser/pairing and /examples/browser/events-watch)
 - [Demo](${baseUrl}/v1/public/demo): \`npm run demo\` in a checkout pairs two agents and takes a task to VERIFIED, step by step
+- [OAuth client checks](${baseUrl}/v1/public/oauth-client-checks): dated results of the OAuth regression suite, by client library, version and flow
 - [Changes feed](${baseUrl}/updates.json): curated changes with ETag support
 - [Terms](${baseUrl}/v1/public/terms)
 - [OpenAPI](${baseUrl}/openapi.json): the HTTP operations

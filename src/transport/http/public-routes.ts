@@ -113,6 +113,12 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
     async () => deps.discovery.demo,
   );
 
+  r.get(
+    '/v1/public/oauth-client-checks',
+    { schema: { tags, summary: 'Dated results of the OAuth regression suite, by client library and flow' } },
+    async () => deps.discovery.oauthClientChecks(),
+  );
+
   r.get('/v1/public/terms', { schema: { tags, summary: 'Terms of use' } }, async () => deps.discovery.terms);
 
   r.get('/v1/public/stats', { schema: { tags, summary: 'Live counts' } }, async () => deps.stats());

@@ -44,6 +44,20 @@ export const COMMANDS = {
     flags: z.object({ email }).strict(),
     run: (identity, f) => identity.listOwnerTokens(f.email),
   }),
+  'owner token revoke': define({
+    usage:
+      "cairn owner token revoke --email E --id otk_… [--json]   (revokes one of the owner's API tokens at once)",
+    flags: z
+      .object({
+        email,
+        id: z
+          .string()
+          .trim()
+          .regex(/^otk_[0-9A-Za-z]{1,60}$/, 'an owner token id (otk_…)'),
+      })
+      .strict(),
+    run: (identity, f) => identity.revokeOwnerToken(f.email, f.id),
+  }),
   'agent add': define({
     usage: 'cairn agent add --owner E --name N [--runtime R] [--json]',
     flags: z

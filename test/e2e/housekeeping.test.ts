@@ -4,7 +4,7 @@ import { deviceAuthorizations } from '../../src/domains/identity/credentials/tab
 import { sweepIdentity } from '../../src/domains/identity/index.ts';
 import { mcpNotifications } from '../../src/domains/identity/tables.ts';
 import { FakeClock } from '../../src/kernel/clock.ts';
-import { createAgent } from '../support/factories.ts';
+import { createAgent, uniqueEmail } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 /**
@@ -69,5 +69,26 @@ describe('sweepIdentity', () => {
       .from(deviceAuthorizations)
       .where(eq(deviceAuthorizations.displayName, 'Old pairing'));
     expect(devices.filter((d) => d.userCode === pairing.user_code.replace('-', ''))).toHaveLength(0);
+  });
+
+  it('deletes owner API tokens 30 days after they were revoked or expired, and keeps the others', async () => {
+    const identity = server.app.services.identity;
+    const email = uniqueEmail();
+    await identity.addOwner(email, 'correct horse battery staple');
+    const revoked = await identity.addOwnerToken(email, 'revoked', 365);
+    await identity.revokeOwnerToken(email, revoked.token_id);
+    await identity.addOwnerToken(email, 'expired', 1);
+    await identity.addOwnerToken(email, 'live', 365);
+    const names = async () => (await identity.listOwnerTokens(email)).tokens.map((t) => t.name).sort();
+
+    // 29 days on, the ended ones are still listed, so their owner sees what ended.
+    expect(
+      (await sweepIdentity(server.database.db, new Date(clock.now().getTime() + 29 * 86_400_000)))
+        .deleted_owner_tokens,
+    ).toBe(0);
+    expect(await names()).toEqual(['expired', 'live', 'revoked']);
+    const later = await sweepIdentity(server.database.db, new Date(clock.now().getTime() + 32 * 86_400_000));
+    expect(later.deleted_owner_tokens).toBeGreaterThanOrEqual(2);
+    expect(await names()).toEqual(['live']);
   });
 });

@@ -81,5 +81,37 @@ describe('cairn owner token', () => {
       server.kill('SIGTERM');
       await exited;
     }
+
+    // Revoked from the command line (the embedded database is the server's while it runs), it
+    // fails on the served Cairn from then on.
+    const revoked = await cairn([
+      'owner',
+      'token',
+      'revoke',
+      '--email',
+      email,
+      '--id',
+      tokens[0].token_id,
+      '--json',
+    ]);
+    expect(revoked.stderr).toBe('');
+    expect(JSON.parse(revoked.stdout).token).toMatchObject({
+      token_id: tokens[0].token_id,
+      status: 'REVOKED',
+    });
+    const unknown = await cairn(['owner', 'token', 'revoke', '--email', email, '--id', 'otk_NOPE', '--json']);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr).error.code).toBe('NOT_FOUND');
+    const again = await startServe(port);
+    try {
+      const after = await fetch(`http://127.0.0.1:${port}/v1/oauth/connections`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(after.status).toBe(401);
+    } finally {
+      const exited = new Promise((r) => again.once('exit', r));
+      again.kill('SIGTERM');
+      await exited;
+    }
   }, 180_000);
 });

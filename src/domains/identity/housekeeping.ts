@@ -6,6 +6,7 @@ import {
   oauthCodes,
   oauthGrants,
   oauthRequests,
+  ownerTokens,
 } from './credentials/tables.ts';
 import { mcpNotifications, mcpSessions, ownerSessions, signinThrottle } from './tables.ts';
 
@@ -23,6 +24,8 @@ export const RETENTION = {
   oauthRequestMs: DAY,
   /** A registered client that never got a connection and was not used for this long is forgotten. */
   unusedOAuthClientMs: 30 * DAY,
+  /** A revoked or expired owner API token stays listed this long (the owner sees what ended), then goes. */
+  endedOwnerTokenMs: 30 * DAY,
 } as const;
 
 /**
@@ -96,7 +99,17 @@ export async function sweepIdentity(ex: Executor, now: Date): Promise<Record<str
       ),
     )
     .returning({ id: oauthClients.id });
+  const tokens = await ex
+    .delete(ownerTokens)
+    .where(
+      or(
+        lt(ownerTokens.revokedAt, before(RETENTION.endedOwnerTokenMs)),
+        lt(ownerTokens.expiresAt, before(RETENTION.endedOwnerTokenMs)),
+      ),
+    )
+    .returning({ id: ownerTokens.id });
   return {
+    deleted_owner_tokens: count(tokens),
     deleted_oauth_codes: count(codes),
     deleted_oauth_requests: count(requests),
     deleted_oauth_clients: count(clients),

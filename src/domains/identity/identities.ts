@@ -112,6 +112,12 @@ export class IdentityService {
     return { tokens: await new OwnerTokenService(this.database, this.clock).list(owner.id) };
   }
 
+  /** Revokes one of the owner's API tokens by id (the operator's `cairn owner token revoke`). */
+  async revokeOwnerToken(email: string, tokenId: string) {
+    const owner = await this.requireOwner(email);
+    return { token: await new OwnerTokenService(this.database, this.clock).revoke(owner.id, tokenId) };
+  }
+
   private async requireOwner(email: string) {
     const owner = await agentRepo.findOwnerByEmail(this.database.db, email);
     if (!owner) throw new DomainError('NOT_FOUND', `No owner with email ${email}.`);

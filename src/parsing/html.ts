@@ -32,11 +32,22 @@ function withBody(html: string): string {
 }
 
 /**
- * Parses decoded HTML into a linkedom document. linkedom does not imply missing `<html>`/`<body>`
- * as browsers do (a bare fragment would have no body), so they are supplied first.
+ * Puts `<head>` where a browser would imply it when a page has `<body>` but no `<head>` (SingleFile
+ * captures omit it): linkedom would otherwise leave the body empty and its content after it.
+ */
+function withHead(html: string): string {
+  if (/<head[\s>]/i.test(html) || !/<body[\s>]/i.test(html)) return html;
+  const anchor = /<html[^>]*>/i.exec(html) ?? /^\s*<!doctype[^>]*>/i.exec(html);
+  const at = anchor ? anchor.index + anchor[0].length : 0;
+  return `${html.slice(0, at)}<head>${html.slice(at)}`;
+}
+
+/**
+ * Parses decoded HTML into a linkedom document. linkedom does not imply missing `<html>`,
+ * `<head>` or `<body>` as browsers do (a bare fragment would have no body), so they are supplied first.
  */
 export function parseHtmlDocument(html: string): HtmlDocument {
-  return parseHTML(withBody(html)).document as unknown as HtmlDocument;
+  return parseHTML(withBody(withHead(html))).document as unknown as HtmlDocument;
 }
 
 /** Decodes HTML bytes (BOM, then the Content-Type charset, then `<meta charset>`, else UTF-8). */

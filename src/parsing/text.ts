@@ -27,6 +27,11 @@ export function parsePlainText(bytes: Uint8Array, charset: string | null): Parse
   return finishText('text', normaliseNewlines(decodeText(bytes, charset)));
 }
 
+/** Text already decoded (an import checked strictly as UTF-8): line endings normalised, then as above. */
+export function parseTextContent(raw: string): ParsedDocument {
+  return finishText('text', normaliseNewlines(raw));
+}
+
 /**
  * Parses a JSON body. JSON is UTF-8 by definition (RFC 8259), so a declared charset only matters
  * when it names another encoding.

@@ -5,6 +5,17 @@
  * minItems, and declare no pattern or format, so that is all a rule can say.
  */
 
+import {
+  CHECKSUM_22,
+  CHECKSUM_23,
+  FILE_TYPES,
+  PURPOSE_23,
+  REFERENCE_CATEGORY_22,
+  REFERENCE_CATEGORY_23,
+  RELATIONSHIP_22,
+  RELATIONSHIP_23,
+} from './spdx-enums.ts';
+
 export type Rule =
   | { kind: 'string'; enum?: readonly string[] }
   | { kind: 'boolean' }
@@ -30,49 +41,6 @@ const obj = (properties: Record<string, Rule>, required: readonly string[], clos
   required,
   closed,
 });
-
-const CHECKSUM_22 = ['SHA256', 'SHA1', 'SHA384', 'MD2', 'MD4', 'SHA512', 'MD6', 'MD5', 'SHA224'];
-/** 2.3 adds the SHA-3, BLAKE and ADLER32 algorithms. */
-const CHECKSUM_23 = [
-  ...CHECKSUM_22,
-  'BLAKE3',
-  'SHA3-384',
-  'BLAKE2b-512',
-  'BLAKE2b-256',
-  'SHA3-512',
-  'ADLER32',
-  'SHA3-256',
-  'BLAKE2b-384',
-];
-/** 2.2 accepts both spellings; the 2.3 schema keeps only the hyphenated ones. */
-const REFERENCE_CATEGORY_22 = [
-  'OTHER',
-  'PERSISTENT-ID',
-  'PERSISTENT_ID',
-  'SECURITY',
-  'PACKAGE-MANAGER',
-  'PACKAGE_MANAGER',
-];
-const REFERENCE_CATEGORY_23 = ['OTHER', 'PERSISTENT-ID', 'SECURITY', 'PACKAGE-MANAGER'];
-const RELATIONSHIP_22 = [
-  ...['VARIANT_OF', 'COPY_OF', 'PATCH_FOR', 'TEST_DEPENDENCY_OF', 'CONTAINED_BY', 'DATA_FILE_OF'],
-  ...['OPTIONAL_COMPONENT_OF', 'ANCESTOR_OF', 'GENERATES', 'CONTAINS', 'OPTIONAL_DEPENDENCY_OF'],
-  ...['FILE_ADDED', 'DEV_DEPENDENCY_OF', 'DEPENDENCY_OF', 'BUILD_DEPENDENCY_OF', 'DESCRIBES'],
-  ...['PREREQUISITE_FOR', 'HAS_PREREQUISITE', 'PROVIDED_DEPENDENCY_OF', 'DYNAMIC_LINK', 'DESCRIBED_BY'],
-  ...['METAFILE_OF', 'DEPENDENCY_MANIFEST_OF', 'PATCH_APPLIED', 'RUNTIME_DEPENDENCY_OF', 'TEST_OF'],
-  ...['TEST_TOOL_OF', 'DEPENDS_ON', 'FILE_MODIFIED', 'DISTRIBUTION_ARTIFACT', 'AMENDS', 'DOCUMENTATION_OF'],
-  ...['GENERATED_FROM', 'STATIC_LINK', 'OTHER', 'BUILD_TOOL_OF', 'TEST_CASE_OF', 'PACKAGE_OF'],
-  ...['DESCENDANT_OF', 'FILE_DELETED', 'EXPANDED_FROM_ARCHIVE', 'DEV_TOOL_OF', 'EXAMPLE_OF'],
-];
-const RELATIONSHIP_23 = [...RELATIONSHIP_22, 'REQUIREMENT_DESCRIPTION_FOR', 'SPECIFICATION_FOR'];
-const PURPOSE_23 = [
-  ...['OTHER', 'INSTALL', 'ARCHIVE', 'FIRMWARE', 'APPLICATION', 'FRAMEWORK', 'LIBRARY'],
-  ...['CONTAINER', 'SOURCE', 'DEVICE', 'OPERATING_SYSTEM', 'FILE'],
-];
-const FILE_TYPES = [
-  ...['OTHER', 'DOCUMENTATION', 'IMAGE', 'VIDEO', 'ARCHIVE', 'SPDX', 'APPLICATION', 'SOURCE'],
-  ...['BINARY', 'TEXT', 'AUDIO'],
-];
 
 const annotations = list(
   obj({ annotationDate: str, annotationType: oneOf(['OTHER', 'REVIEW']), annotator: str, comment: str }, [

@@ -39,15 +39,16 @@ function check(rule: Rule, value: unknown, path: string[], errors: SbomError[]):
   const add = (message: string) => {
     if (errors.length < MAX_SBOM_ERRORS) errors.push({ path: at, message });
   };
-  if (!typeOk(rule, value)) {
-    add(`type: must be ${rule.kind}`);
-    return;
+  const typed = typeOk(rule, value);
+  if (!typed) add(`type: must be ${rule.kind}`);
+  // enum is a keyword of its own in JSON Schema: a value of the wrong type fails it too.
+  if (rule.kind === 'string' && rule.enum && !rule.enum.includes(value as string)) {
+    const shown = typeof value === 'string' ? quote(value) : 'the value';
+    add(`enum: ${shown} is not one of ${listEnum(rule.enum)}`);
   }
-  if (rule.kind === 'string') {
-    if (rule.enum && !rule.enum.includes(value as string)) {
-      add(`enum: ${quote(value as string)} is not one of ${listEnum(rule.enum)}`);
-    }
-  } else if (rule.kind === 'array') {
+  // The other keywords only constrain values of their own type (arrays, objects).
+  if (!typed) return;
+  if (rule.kind === 'array') {
     const items = value as unknown[];
     if (rule.minItems !== undefined && items.length < rule.minItems) {
       add(`minItems: must have at least ${rule.minItems} item${rule.minItems === 1 ? '' : 's'}`);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fixtureBytes, fixtureJson } from './fixtures.ts';
+import { fixtureBytes, fixtureJson } from '../../../test/fixtures/sbom/fixtures.ts';
 import { validateSbom } from './index.ts';
 
 describe('CycloneDX JSON', () => {

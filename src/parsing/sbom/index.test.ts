@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encode, fixtureJson } from './fixtures.ts';
+import { encode, fixtureJson } from '../../../test/fixtures/sbom/fixtures.ts';
 import { detectSbom, MAX_SBOM_COMPONENTS, type SbomResult, validateSbom } from './index.ts';
 
 const bytes = (text: string) => new TextEncoder().encode(text);

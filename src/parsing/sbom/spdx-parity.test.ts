@@ -6,7 +6,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
-import { fixtureJson, spdxSchema } from './fixtures.ts';
+import { fixtureJson, spdxSchema } from '../../../test/fixtures/sbom/fixtures.ts';
 import { validateSpdx } from './spdx.ts';
 
 type Json = Record<string, unknown>;

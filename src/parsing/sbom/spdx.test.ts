@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encode, fixtureBytes, fixtureJson } from './fixtures.ts';
+import { encode, fixtureBytes, fixtureJson } from '../../../test/fixtures/sbom/fixtures.ts';
 import { validateSbom } from './index.ts';
 
 describe('SPDX JSON', () => {

@@ -87,7 +87,7 @@ export const campaignsArea = {
     return {
       services: {
         campaignDeps: { database, clock, secret, parser, ledger, feed: new LedgerFeed(database) },
-        campaigns: new CampaignOwnerService(database, clock),
+        campaigns: new CampaignOwnerService(database, clock, ledger),
       },
       // A waiting events_watch answers its heartbeat as soon as the server starts closing.
       workers: [leaseSweeper, { start: () => {}, drain: () => ledger.close(), stop: () => {} }],

@@ -5,6 +5,8 @@ import { describeAgents, describeOwnerAgents } from '../identity/index.ts';
 import { ownerViewer } from './audience.ts';
 import { campaignClosed, campaignNotOwned } from './errors.ts';
 import { listEventsForOwner } from './ledger/ledger-repo.ts';
+import type { LedgerWaiter } from './ledger/ledger-waiter.ts';
+import { waitForOwnerEvents } from './ledger/owner-watch.ts';
 import { createCampaignForOwner, type NewCampaign } from './membership/campaign-create.ts';
 import type { CampaignRow, MemberRole } from './membership/member.ts';
 import * as members from './membership/members-repo.ts';
@@ -48,6 +50,8 @@ export class CampaignOwnerService {
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
+    /** This process's ledger wake-ups (the one events_watch uses), for the live console page. */
+    private readonly ledger: LedgerWaiter,
   ) {}
 
   /**
@@ -122,6 +126,8 @@ export class CampaignOwnerService {
     const ledger = await listEventsForOwner(ex, campaign, PAGE, cursors.ledgerBeforeSeq);
     return {
       campaign: presentCampaign(campaign),
+      // Read before the lists: a live page that follows the ledger from here misses nothing.
+      last_seq: campaign.lastSeq,
       members: await membersOf(ex, ownerId, campaign.id),
       agents: await this.agents(ownerId),
       tasks: taskPage.map((t) => presentTaskSummary(t, viewer, leases.get(t.id) ?? null)),
@@ -131,6 +137,20 @@ export class CampaignOwnerService {
       events: ledger.events,
       next_ledger_before: ledger.nextBeforeSeq,
     };
+  }
+
+  /**
+   * The campaign's ledger events after `afterSeq` as its owner sees them, waiting up to
+   * `waitMs` for the first (the live console page). NOT_FOUND unless the owner's campaign.
+   */
+  liveEvents(
+    ownerId: string,
+    campaignId: string,
+    afterSeq: number,
+    opts: { waitMs: number; limit: number; signal?: AbortSignal | undefined },
+  ) {
+    const ex = this.database.db;
+    return waitForOwnerEvents(ex, this.ledger, () => ownedCampaign(ex, ownerId, campaignId), afterSeq, opts);
   }
 
   /**

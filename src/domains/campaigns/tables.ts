@@ -209,8 +209,9 @@ export const campaignEvidence = pgTable(
       .notNull()
       .references(() => campaigns.id),
     evidenceId: text('evidence_id').notNull(),
-    agentId: text('agent_id').notNull(),
-    /** The sharer's role when it was shared (as campaign_messages.author_role). */
+    /** The sharing agent; null for what the owner imported into the campaign (author_role OWNER). */
+    agentId: text('agent_id'),
+    /** The sharer's role when it was shared (as campaign_messages.author_role), OWNER for an owner's import. */
     authorRole: text('author_role').notNull().default('PARTICIPANT'),
     taskId: text('task_id'),
     note: text('note'),

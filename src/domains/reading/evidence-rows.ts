@@ -41,6 +41,7 @@ export function buildRead(r: {
   const evidence: EvidenceRecord = {
     id: evidenceId,
     agentId: caller.agent.id,
+    ownerId: null,
     provenance: 'SERVER_FETCH',
     trustLabel: 'UNTRUSTED_TOOL_OBSERVATION',
     // As parsed, so the same page asked for in another spelling is found as one URL.
@@ -63,6 +64,9 @@ export function buildRead(r: {
     taskId: coverage.taskId,
     campaignId: coverage.campaignId,
     receiptId: receipt.id,
+    importFormat: null,
+    sourceDate: null,
+    authorized: null,
   };
   return { evidence, receipt };
 }

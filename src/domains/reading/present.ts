@@ -52,10 +52,11 @@ export function presentObservation(e: EvidenceRecord, w: TextWindow) {
 }
 
 /** The success shape of a read (SPEC Errors 3): status, policy, observation, evidence_id, verified_outcome. */
-export function presentRead(e: EvidenceRecord, receipt: ReceiptRow, w: TextWindow) {
+export function presentRead(e: EvidenceRecord, receipt: ReceiptRow | null, w: TextWindow) {
   return {
     status: 'COMPLETED' as const,
-    policy: presentPolicy(receipt),
+    // An import was never read from the web, so no read policy decided it.
+    policy: receipt ? presentPolicy(receipt) : null,
     observation: presentObservation(e, w),
     evidence_id: e.id,
     verified_outcome: 'NOT_EVALUATED' as const,
@@ -84,6 +85,16 @@ export function presentEvidence(e: EvidenceMeta) {
     task_id: e.taskId,
     campaign_id: e.campaignId,
     policy_receipt_id: e.receiptId,
+    ...(e.importFormat
+      ? {
+          import: {
+            format: e.importFormat,
+            imported_by: e.ownerId ? { owner_id: e.ownerId } : { agent_id: e.agentId },
+            source_date: e.sourceDate?.toISOString() ?? null,
+            authorized: e.authorized,
+          },
+        }
+      : {}),
   };
 }
 

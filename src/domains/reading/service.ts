@@ -288,8 +288,9 @@ export class ReadingService {
     return found;
   }
 
-  /** The receipt of the read that stored a piece of evidence the caller may see. */
-  async receiptOf(evidence: Pick<EvidenceMeta, 'id' | 'receiptId'>): Promise<ReceiptRow> {
+  /** The receipt of the read that stored a piece of evidence the caller may see; null for an import. */
+  async receiptOf(evidence: Pick<EvidenceMeta, 'id' | 'receiptId'>): Promise<ReceiptRow | null> {
+    if (evidence.receiptId === null) return null;
     const found = await repo.findReceipt(this.database.db, evidence.receiptId);
     if (!found) throw new Error(`evidence ${evidence.id} has no receipt`);
     return found;

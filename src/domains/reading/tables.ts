@@ -1,6 +1,7 @@
-import { index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, check, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { bytea, ts } from '../../storage/columns.ts';
-import { agentRef } from '../identity/tables.ts';
+import { agents, owners } from '../identity/tables.ts';
 
 /** Tables of the reading area: evidence, its raw bytes, and policy receipts. */
 
@@ -20,7 +21,9 @@ export const policyReceipts = pgTable(
   'policy_receipts',
   {
     id: text('id').primaryKey(),
-    agentId: agentRef(),
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id),
     tool: text('tool').notNull(),
     decision: text('decision', { enum: ['ALLOW_ONCE', 'DENY'] }).notNull(),
     reasonCode: text('reason_code').notNull(),
@@ -32,18 +35,25 @@ export const policyReceipts = pgTable(
   (t) => [index('policy_receipts_agent_idx').on(t.agentId, t.createdAt)],
 );
 
-/** What was read: citation, extracted text and provenance of one read. Kept for verification. */
+/**
+ * What was read or imported: citation, extracted text and provenance. Kept for verification.
+ * A read (SERVER_FETCH) has its agent, receipt and HTTP status. An import (OWNER_IMPORT by a
+ * person in the console, AGENT_SUBMITTED by an agent) has no receipt or status: an owner's has
+ * `owner_id` and no agent; its URLs are the source the importer named (or
+ * `urn:cairn:import:<id>`), and `import_format`, `source_date` and `authorized` say what it is.
+ */
 export const evidence = pgTable(
   'evidence',
   {
     id: text('id').primaryKey(),
-    agentId: agentRef(),
+    agentId: text('agent_id').references(() => agents.id),
+    ownerId: text('owner_id').references(() => owners.id),
     provenance: text('provenance').notNull(),
     trustLabel: text('trust_label').notNull(),
     requestedUrl: text('requested_url').notNull(),
     canonicalUrl: text('canonical_url').notNull(),
     retrievedAt: ts('retrieved_at').notNull(),
-    httpStatus: integer('http_status').notNull(),
+    httpStatus: integer('http_status'),
     bodyHash: text('body_hash')
       .notNull()
       .references(() => evidenceBlobs.hash),
@@ -60,12 +70,16 @@ export const evidence = pgTable(
     declaredPurpose: text('declared_purpose').notNull(),
     taskId: text('task_id'),
     campaignId: text('campaign_id'),
-    receiptId: text('receipt_id')
-      .notNull()
-      .references(() => policyReceipts.id),
+    receiptId: text('receipt_id').references(() => policyReceipts.id),
+    importFormat: text('import_format'),
+    sourceDate: ts('source_date'),
+    authorized: boolean('authorized'),
     createdAt: ts('created_at').notNull(),
   },
   (t) => [
+    check('evidence_author_check', sql`${t.agentId} is not null or ${t.ownerId} is not null`),
+    index('evidence_owner_idx').on(t.ownerId, t.createdAt),
+    index('evidence_campaign_idx').on(t.campaignId),
     index('evidence_agent_url_idx').on(t.agentId, t.canonicalUrl, t.retrievedAt),
     index('evidence_agent_requested_idx').on(t.agentId, t.requestedUrl, t.retrievedAt),
     index('evidence_task_idx').on(t.taskId),

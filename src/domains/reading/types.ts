@@ -13,7 +13,7 @@ export interface ReadCoverage {
   recordRead(
     ex: Executor,
     coverage: Coverage,
-    evidence: { id: string; agentId: string },
+    evidence: { id: string; agentId: string | null },
     now: Date,
   ): Promise<void>;
   /** Evidence (rows of `evidence`) other identities share with this agent; null when none can be. */
@@ -33,19 +33,26 @@ export const noCampaigns: ReadCoverage = {
   sharedEvidence: () => null,
 };
 
-/** Where evidence came from (SPEC, Evidence and citation). */
-export type Provenance = 'SERVER_FETCH' | 'SNAPSHOT';
+/**
+ * Where evidence came from (SPEC, Evidence and citation): a read by the server, a stored copy,
+ * a person's import in the console (OWNER_IMPORT), or a file an agent handed in (AGENT_SUBMITTED).
+ */
+export type Provenance = 'SERVER_FETCH' | 'SNAPSHOT' | 'OWNER_IMPORT' | 'AGENT_SUBMITTED';
 
 /** A stored read, as the reading area hands it to other areas (verification, findings). */
 export interface EvidenceRecord {
   id: string;
-  agentId: string;
+  /** The reading or importing agent; null for an owner's import. */
+  agentId: string | null;
+  /** The importing owner, for OWNER_IMPORT; else null. */
+  ownerId: string | null;
   provenance: Provenance;
   trustLabel: string;
   requestedUrl: string;
   canonicalUrl: string;
   retrievedAt: Date;
-  httpStatus: number;
+  /** Null for imports: no HTTP exchange took place. */
+  httpStatus: number | null;
   bodyHash: string;
   contentType: string;
   contentEncoding: string | null;
@@ -60,7 +67,12 @@ export interface EvidenceRecord {
   declaredPurpose: string;
   taskId: string | null;
   campaignId: string | null;
-  receiptId: string;
+  /** The ALLOW_ONCE receipt of a read; null for imports, which no read policy decided. */
+  receiptId: string | null;
+  /** For imports: the format (pdf, png, …), the source's own date and whether the importer says it was authorized. */
+  importFormat: string | null;
+  sourceDate: Date | null;
+  authorized: boolean | null;
 }
 
 /** A stored read without its text: what citations and records need. */

@@ -83,7 +83,9 @@ export async function parseBody(input: ParseInput): Promise<ParsedDocument> {
     case 'pdf': {
       // Loaded on first use so a thread that only reads HTML never pays for pdf.js.
       const { parsePdf } = await import('./pdf.ts');
-      return parsePdf(input.bytes);
+      // pagesWithoutText is for imports; a read's document keeps ParsedDocument's fields only.
+      const { pagesWithoutText: _, ...document } = await parsePdf(input.bytes);
+      return document;
     }
     case 'png':
     case 'jpeg': {

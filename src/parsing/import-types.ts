@@ -4,7 +4,7 @@
  * refusals are values, not exceptions, so they keep their code across the thread boundary and
  * the caller can map each one to VALIDATION_FAILED or PAYLOAD_TOO_LARGE without guessing.
  */
-import type { ParsedDocument } from './types.ts';
+import type { ParsedDocument, ParseRefusal } from './types.ts';
 
 export const IMPORT_FORMATS = [
   'pdf',
@@ -99,4 +99,17 @@ export class ImportRefused extends Error {
     this.name = 'ImportRefused';
     this.refusal = { code, message, next, tooLarge: TOO_LARGE.has(code), details };
   }
+}
+
+/** A job the pool itself failed (over its time limit, or its thread died on the file) as an import refusal. */
+export function importRefusalOf(error: ParseRefusal): ImportRefusal {
+  const timeout = error.reason === 'PARSE_TIMEOUT';
+  return new ImportRefused(
+    timeout ? 'PARSE_TIMEOUT' : 'UNREADABLE',
+    error.message,
+    timeout
+      ? 'Import a smaller or simpler file (fewer pages, or without OCR).'
+      : 'Check that the file opens and is the format it says.',
+    error.details,
+  ).refusal;
 }

@@ -12,6 +12,14 @@ import { cleanTitle, stripInvisible } from './invisible.ts';
 import { tidyLines } from './lines.ts';
 import { type ParsedDocument, ParseRefusal } from './types.ts';
 
+/** How a PDF is read: `ocrEmptyPages` OCRs the pages whose text layer is empty (imports with ocr). */
+export interface PdfOptions {
+  ocrEmptyPages?: boolean;
+}
+
+/** A parsed PDF, with the pages that had no text layer and were not OCR'd. */
+export type ParsedPdf = ParsedDocument & { pagesWithoutText: number[] };
+
 const PDFJS_ROOT = path.dirname(createRequire(import.meta.url).resolve('pdfjs-dist/package.json'));
 const MAX_TITLE_CHARS = 500;
 
@@ -28,6 +36,8 @@ async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
       disableRange: true,
       enableXfa: false,
       isOffscreenCanvasSupported: false,
+      // Only rendering (OCR of imported pages) decodes images: larger ones are skipped, not drawn.
+      maxImageSize: LIMITS.researchImports.embeddedImagePixels,
       cMapUrl: `${path.join(PDFJS_ROOT, 'cmaps')}/`,
       cMapPacked: true,
       standardFontDataUrl: `${path.join(PDFJS_ROOT, 'standard_fonts')}/`,
@@ -44,8 +54,15 @@ async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
   }
 }
 
-/** The raw text of one page: pdf.js items in reading order, a newline wherever pdf.js saw a line end. */
-async function readPageText(document: PDFDocumentProxy, pageNumber: number): Promise<string> {
+/**
+ * The raw text of one page: pdf.js items in reading order, a newline wherever pdf.js saw a line
+ * end; with `ocrIfEmpty`, a page with no text layer is rendered and OCR'd instead.
+ */
+async function readPageText(
+  document: PDFDocumentProxy,
+  pageNumber: number,
+  ocrIfEmpty: boolean,
+): Promise<{ text: string; ocr: boolean }> {
   const page = await document.getPage(pageNumber);
   const { width, height } = page.getViewport({ scale: 1 });
   const pixels = Math.round(width * height);
@@ -63,8 +80,15 @@ async function readPageText(document: PDFDocumentProxy, pageNumber: number): Pro
     text += item.str;
     if (item.hasEOL) text += '\n';
   }
+  if (ocrIfEmpty && !text.trim()) {
+    // Loaded only here: rendering needs pdf.js's canvas and tesseract, which plain reads never do.
+    const { ocrPdfPage } = await import('./pdf-ocr.ts');
+    const recognised = await ocrPdfPage(document, page);
+    page.cleanup();
+    return { text: recognised, ocr: true };
+  }
   page.cleanup();
-  return text;
+  return { text, ocr: false };
 }
 
 /** The Title of the PDF's information dictionary, as written; the caller cleans it. */
@@ -79,7 +103,7 @@ async function readTitle(document: PDFDocumentProxy): Promise<string | null> {
  * @throws ParseRefusal TOO_MANY_PAGES over LIMITS.researchImports.pdfPages, TOO_MANY_PIXELS for a
  *   page over LIMITS.researchImports.pagePixels at 72 dpi, UNREADABLE_CONTENT when encrypted or corrupt.
  */
-export async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
+export async function parsePdf(bytes: Uint8Array, options: PdfOptions = {}): Promise<ParsedPdf> {
   const document = await openPdf(bytes);
   try {
     const limit = LIMITS.researchImports.pdfPages;
@@ -96,10 +120,16 @@ export async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
     const transformations = new Set<string>(['PDF_TEXT_BY_PAGE']);
     const pages: ParsedDocument['pages'] = [];
     const hiddenTexts: string[] = [];
+    const pagesWithoutText: number[] = [];
     let text = '';
     for (let number = 1; number <= document.numPages; number++) {
+      const read = await readPageText(document, number, options.ocrEmptyPages === true).catch(
+        rethrowAsUnreadable,
+      );
+      if (read.ocr) transformations.add('OCR');
+      else if (!read.text.trim()) pagesWithoutText.push(number);
       // Stripped before tidying, so a removed character leaves no doubled space behind.
-      const cleaned = stripInvisible(await readPageText(document, number).catch(rethrowAsUnreadable));
+      const cleaned = stripInvisible(read.text);
       for (const name of cleaned.transformations) transformations.add(name);
       hiddenTexts.push(...cleaned.hiddenTexts);
       if (text) text += '\n\n';
@@ -117,6 +147,7 @@ export async function parsePdf(bytes: Uint8Array): Promise<ParsedDocument> {
       flags: instructions.flags,
       instructionSpans: instructions.spans,
       surface: null,
+      pagesWithoutText,
     };
   } finally {
     await document.destroy();

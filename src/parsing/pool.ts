@@ -10,6 +10,7 @@ import { Piscina } from 'piscina';
 // sharp must be loaded by the main thread before worker threads start: on glibc Linux its shared
 // libraries would otherwise be unloaded when the first thread that used them exits.
 import 'sharp';
+import { type ImportInput, type ImportOutcome, importRefusalOf } from './import-types.ts';
 import {
   type DiffInput,
   type ExtractedJson,
@@ -134,6 +135,20 @@ export class ParserPool implements Parser {
   /** A line diff of two stored texts (see diffTexts). @throws as locate. */
   diff(input: DiffInput): Promise<TextDiff> {
     return this.run({ op: 'diff', input }) as Promise<TextDiff>;
+  }
+
+  /**
+   * Reads a research import (see parseImport). Content refusals, a timeout and a parser that died
+   * on the file come back as `{ok: false}` with an import refusal code.
+   * @throws ParserBusy at capacity (DEGRADED_MODE), as every job; an Error when the pool is closed.
+   */
+  async parseImport(input: ImportInput): Promise<ImportOutcome> {
+    try {
+      return (await this.run({ op: 'import', input })) as ImportOutcome;
+    } catch (error) {
+      if (error instanceof ParseRefusal) return { ok: false, refusal: importRefusalOf(error) };
+      throw error;
+    }
   }
 
   /** Stops the threads once running jobs end; waiting and later calls are refused. */

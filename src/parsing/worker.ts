@@ -4,6 +4,8 @@
  * its fields and rebuilt by the pool.
  */
 import { extractBodyJson, extractBodyTables, parseBody } from './dispatch.ts';
+import { runImport } from './import.ts';
+import type { ImportInput, ImportOutcome } from './import-types.ts';
 import { locateQuote } from './quote-locate.ts';
 import { diffTexts } from './text-diff.ts';
 import {
@@ -26,7 +28,8 @@ export type ParserTask =
   | { op: 'json'; input: ParseInput }
   | { op: 'locate'; input: LocateInput }
   | { op: 'locateAll'; input: LocateAllInput }
-  | { op: 'diff'; input: DiffInput };
+  | { op: 'diff'; input: DiffInput }
+  | { op: 'import'; input: ImportInput };
 
 export type TaskValue =
   | ParsedDocument
@@ -35,7 +38,8 @@ export type TaskValue =
   | QuoteMatch
   | null
   | Array<QuoteMatch | null>
-  | TextDiff;
+  | TextDiff
+  | ImportOutcome;
 
 export type TaskOutcome =
   | { ok: true; value: TaskValue }
@@ -68,6 +72,8 @@ async function runTask(task: ParserTask): Promise<TaskValue> {
       const { oldName, newName, oldText, newText } = task.input;
       return diffTexts(oldName, newName, oldText, newText);
     }
+    case 'import':
+      return runImport(task.input);
   }
 }
 

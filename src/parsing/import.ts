@@ -1,0 +1,135 @@
+/**
+ * Research imports (SPEC "Research imports" limits): the owner's file, checked against the
+ * limits, its format inferred or checked, and read into page-marked text. Limits refuse the
+ * whole file, never a cut copy: evidence that silently lost its 41st page or 5,001st line would
+ * misquote the original. Runs inside the parser pool (job `import`).
+ */
+import { LIMITS } from '../kernel/limits.ts';
+import { parseMediaType } from './content-type.ts';
+import { parseHtml } from './html.ts';
+import { resolveImportFormat } from './import-infer.ts';
+import { countLines, decodeImportText } from './import-text.ts';
+import {
+  type ImportedDocument,
+  type ImportFormat,
+  type ImportInput,
+  type ImportOutcome,
+  type ImportRefusalCode,
+  ImportRefused,
+} from './import-types.ts';
+import { checkHtmlEncoding, parseSnapshot } from './snapshot.ts';
+import { parseTextContent } from './text.ts';
+import { type ParsedDocument, ParseRefusal } from './types.ts';
+
+const L = LIMITS.researchImports;
+
+/** A ParsedDocument as an import result. */
+function imported(
+  format: ImportFormat,
+  parsed: ParsedDocument,
+  extra: Partial<ImportedDocument> = {},
+): ImportedDocument {
+  return {
+    format,
+    text: parsed.text,
+    pages: parsed.pages,
+    pageCount: Math.max(1, parsed.pages.length),
+    title: parsed.title,
+    transformations: parsed.transformations,
+    flags: parsed.flags,
+    instructionSpans: parsed.instructionSpans,
+    ...extra,
+  };
+}
+
+/** The existing parsers' refusals in import terms (their messages are already one sentence). */
+function fromParseRefusal(error: ParseRefusal, format: ImportFormat): ImportRefused {
+  const image = format === 'png' || format === 'jpeg';
+  const [code, next]: [ImportRefusalCode, string] =
+    error.reason === 'TOO_MANY_PAGES'
+      ? ['TOO_MANY_PAGES', `Split the PDF into parts of at most ${L.pdfPages} pages and import each.`]
+      : error.reason === 'TOO_MANY_PIXELS'
+        ? image
+          ? ['IMAGE_TOO_LARGE', `Scale the image down to at most ${L.embeddedImagePixels} pixels.`]
+          : ['PAGE_TOO_LARGE', `Export the PDF with pages of at most ${L.pagePixels} pixels at 72 dpi.`]
+        : ['UNREADABLE', 'Check that the file opens, is not encrypted, and is the format it says.'];
+  return new ImportRefused(code, error.message, next, { ...error.details, format });
+}
+
+async function readPdf(bytes: Uint8Array, ocr: boolean): Promise<ImportedDocument> {
+  // Loaded on first use, as in dispatch.ts: pdf.js is large and most imports are not PDFs.
+  const { parsePdf } = await import('./pdf.ts');
+  const { pagesWithoutText, ...parsed } = await parsePdf(bytes, { ocrEmptyPages: ocr });
+  return imported('pdf', parsed, pagesWithoutText.length ? { pagesWithoutText } : {});
+}
+
+function readLog(bytes: Uint8Array, charset: string | null): ImportedDocument {
+  const text = decodeImportText(bytes, charset);
+  const lineCount = countLines(text);
+  if (lineCount > L.logLines) {
+    throw new ImportRefused(
+      'TOO_MANY_LINES',
+      `The log has ${lineCount} lines; Cairn imports logs of up to ${L.logLines} lines.`,
+      `Split the log into parts of at most ${L.logLines} lines, or import only the lines that matter.`,
+      { lines: lineCount, limit: L.logLines },
+    );
+  }
+  return imported('log', parseTextContent(text), { lineCount });
+}
+
+async function readFormat(format: ImportFormat, input: ImportInput, charset: string | null) {
+  switch (format) {
+    case 'pdf':
+      return readPdf(input.bytes, input.ocr === true);
+    case 'png':
+    case 'jpeg': {
+      // A PNG or JPEG has no text layer, so OCR is the only reading whatever `ocr` says.
+      const { parseImage } = await import('./image.ts');
+      return imported(format, await parseImage(input.bytes, format));
+    }
+    case 'html':
+      return imported('html', parseHtml(input.bytes, checkHtmlEncoding(input.bytes, charset)));
+    case 'snapshot':
+      return parseSnapshot(input.bytes, charset);
+    case 'log':
+      return readLog(input.bytes, charset);
+    case 'text':
+    case 'cyclonedx':
+    case 'spdx':
+      // SBOMs are read as their text here; validating them is the SBOM validator's job.
+      return imported(format, parseTextContent(decodeImportText(input.bytes, charset)));
+  }
+}
+
+/**
+ * Reads an import into text.
+ * @throws ImportRefused with the code and next move (see ImportRefusalCode).
+ */
+export async function parseImport(input: ImportInput): Promise<ImportedDocument> {
+  if (input.bytes.length > L.fileBytes) {
+    throw new ImportRefused(
+      'IMPORT_TOO_LARGE',
+      `The file is ${input.bytes.length} bytes; Cairn imports files of up to ${L.fileBytes} bytes (12 MiB).`,
+      'Import a smaller file, or split it into parts of at most 12 MiB.',
+      { bytes: input.bytes.length, limit: L.fileBytes },
+    );
+  }
+  const format = resolveImportFormat(input.bytes, input.contentType, input.format);
+  const { charset } = parseMediaType(input.contentType);
+  try {
+    return await readFormat(format, input, charset);
+  } catch (error) {
+    if (error instanceof ParseRefusal) throw fromParseRefusal(error, format);
+    throw error;
+  }
+}
+
+/** parseImport as a value: refusals come back as `{ok: false}`; anything else still throws. */
+export async function runImport(input: ImportInput): Promise<ImportOutcome> {
+  try {
+    return { ok: true, document: await parseImport(input) };
+  } catch (error) {
+    if (error instanceof ImportRefused) return { ok: false, refusal: error.refusal };
+    throw error;
+  }
+}

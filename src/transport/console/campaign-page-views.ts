@@ -24,15 +24,25 @@ export function campaignPage(v: CampaignPageView): SafeHtml {
     title: c.title,
     current: 'campaigns',
     body: html`<p class="hint"><a href="/console/campaigns">← All campaigns</a></p>
-      <h1>${c.title} ${c.status === 'ACTIVE' ? html`<span class="badge on">active</span>` : html`<span class="badge off">closed</span>`}</h1>
+      <h1>${c.title} ${c.status === 'ACTIVE' ? html`<span class="badge on">active</span>` : html`<span class="badge off">closed</span>`} ${liveBadge(path, v.data.last_seq)}</h1>
       <p class="sub"><code>${c.campaign_id}</code> · you are its owner of record and see everything in it</p>
       ${v.flash ? notice('ok', v.flash) : ''}${v.error ? notice('error', v.error) : ''}
       ${settingsPanel(v.data)}
       ${membersPanel(v, path, draftOf('invite'))}
       ${tasksPanel(v, path, draftOf('task'))}
       ${messagesPanel(v, path, draftOf('message'))}
-      ${ledgerPanel(v, path)}`,
+      ${ledgerPanel(v, path)}
+      <script type="module" src="/console/live.js"></script>`,
   });
+}
+
+/**
+ * Empty until live.js connects to the page's event stream, which starts after the ledger seq
+ * this page was read at (so nothing that lands meanwhile is missed); without JavaScript it
+ * shows nothing and the page is as it always was. (Not `hidden`: `.badge` would override it.)
+ */
+function liveBadge(path: string, lastSeq: number): SafeHtml {
+  return html`<span id="live-status" role="status" data-page="${path}" data-stream="${path}/live?after=${lastSeq}"></span>`;
 }
 
 function settingsPanel(d: CampaignPageData): SafeHtml {
@@ -82,8 +92,8 @@ function membersPanel(
   );
   return html`<section class="panel" id="members">
     <h2>Members</h2>
-    <table><thead><tr><th>Agent</th><th>Role</th><th>Membership</th><th>Joined</th><th></th></tr></thead>
-      <tbody>${rows}</tbody></table>
+    <div id="members-list"><table><thead><tr><th>Agent</th><th>Role</th><th>Membership</th><th>Joined</th><th></th></tr></thead>
+      <tbody>${rows}</tbody></table></div>
     ${inviteForm(v, path, draft)}
   </section>`;
 }

@@ -7,7 +7,8 @@ import { csrfField, time } from './layout.ts';
 /**
  * The work of a campaign on its page: tasks with the publish form, messages with the owner's
  * comment form, and the ledger. Everything agents wrote is shown as text (escaped by `html`),
- * never as markup: it is untrusted peer content.
+ * never as markup: it is untrusted peer content. The `*-list` wrappers and the ledger rows'
+ * `data-seq` are what live.js (live-routes.ts) refreshes and adds to while the page is open.
  */
 
 type Values = Record<string, string> | undefined;
@@ -44,8 +45,8 @@ export function tasksPanel(v: CampaignPageView, path: string, draft: Values): Sa
     : html`<p class="hint">No tasks yet.</p>`;
   return html`<section class="panel" id="tasks">
     <h2>Tasks</h2>
-    ${table}
-    ${older(path, 'tasks_before', v.data.next_tasks_before, 'tasks', 'Older tasks')}
+    <div id="tasks-list">${table}
+    ${older(path, 'tasks_before', v.data.next_tasks_before, 'tasks', 'Older tasks')}</div>
     ${publishForm(v.csrf, path, draft ?? {})}
   </section>`;
 }
@@ -101,8 +102,8 @@ export function messagesPanel(v: CampaignPageView, path: string, draft: Values):
   return html`<section class="panel" id="messages">
     <h2>Messages</h2>
     <p class="hint">Newest first, direct messages included. Agents' messages are their own words: read them as claims, not instructions.</p>
-    ${list}
-    ${older(path, 'messages_before', v.data.next_messages_before, 'messages', 'Older messages')}
+    <div id="messages-list">${list}
+    ${older(path, 'messages_before', v.data.next_messages_before, 'messages', 'Older messages')}</div>
     ${commentForm(v, path, draft ?? {})}
   </section>`;
 }
@@ -138,7 +139,7 @@ export function ledgerPanel(v: CampaignPageView, path: string): SafeHtml {
         : e.actor.role === 'OWNER'
           ? 'You (owner)'
           : 'Cairn (SYSTEM)';
-    return html`<tr>
+    return html`<tr data-seq="${e.seq}">
       <td>${e.seq}</td>
       <td>${time(e.at)}</td>
       <td><code>${e.kind}</code></td>

@@ -7,6 +7,7 @@ import { buildContext, type ConsoleDeps, cookieOptions, sendPage } from './conte
 import { CONSOLE_CSP } from './csp.ts';
 import { identityRoutes } from './identity-routes.ts';
 import { messagePage } from './layout.ts';
+import { liveRoutes } from './live-routes.ts';
 import { oauthConsoleRoutes } from './oauth-routes.ts';
 import { ownerApiRoutes } from './owner-api-routes.ts';
 import { ownerTokenRoutes } from './owner-token-routes.ts';
@@ -17,10 +18,11 @@ export type { ConsoleDeps } from './context.ts';
 export { CONSOLE_CSP } from './csp.ts';
 
 /** Same for everyone, needing no session. */
-const STATIC = new Set(['/console/style.css', '/console/favicon.svg']);
+const STATIC = new Set(['/console/style.css', '/console/favicon.svg', '/console/live.js']);
 
 /**
- * The owner console: server-rendered pages, no JavaScript. Routes are thin: they check the
+ * The owner console: server-rendered pages that need no JavaScript (the campaign page's live.js
+ * only saves a reload). Routes are thin: they check the
  * session and the CSRF token, parse the form, call one service method and render the result.
  */
 export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
@@ -98,6 +100,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   pairRoutes(app, ctx);
   oauthConsoleRoutes(app, ctx);
   campaignRoutes(app, ctx);
+  liveRoutes(app, ctx);
   ownerTokenRoutes(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.

@@ -1,0 +1,85 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { campaignWith, newMember, ok } from '../support/campaigns.ts';
+import { CHROMIUM_ARGS as ARGS, CHROMIUM, chromiumInstalled as installed } from '../support/chromium.ts';
+import { uniqueEmail } from '../support/factories.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+
+/** Issue 15 item 4: an agent's message appears on an open campaign page within two seconds. */
+
+const PASSWORD = 'correct horse battery staple';
+
+describe.skipIf(!installed)('the live campaign page in Chromium', () => {
+  let server: TestServer;
+  let context: BrowserContext;
+  let profile: string;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    profile = mkdtempSync(path.join(os.tmpdir(), 'cairn-chromium-'));
+    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS });
+  });
+  afterAll(async () => {
+    await context?.close();
+    await server?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('shows an agent’s message, as text, without a reload and without disturbing a draft', async () => {
+    const email = uniqueEmail();
+    await server.app.services.identity.addOwner(email, PASSWORD);
+    const agent = await newMember(server, email);
+    const campaignId = await campaignWith(agent, []);
+
+    const page = await context.newPage();
+    // A script the CSP blocked, or any error of live.js, shows up here.
+    const problems: string[] = [];
+    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+    page.on('pageerror', (e) => problems.push(e.message));
+    try {
+      await page.goto(`${server.url}/console/campaigns/${campaignId}`);
+      await page.getByLabel('Email').fill(email);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.waitForURL((url) => url.pathname === `/console/campaigns/${campaignId}`);
+      await page.locator('#live-status', { hasText: 'live' }).waitFor({ timeout: 10_000 });
+      await expect(page.locator('#messages').getByText('No messages yet.').isVisible()).resolves.toBe(true);
+
+      // A half-written comment, and a mark that is gone if the page reloads.
+      await page.getByLabel('Comment').fill('A draft the owner is still writing.');
+      await page.evaluate(() => {
+        (window as unknown as { stillHere: boolean }).stillHere = true;
+      });
+
+      const content = 'Curlews nest on the <b>upper</b> moor & <img src=x> near the cairn.';
+      const posted = await ok(agent, 'message_append', { campaign_id: campaignId, type: 'NOTE', content });
+      const started = Date.now();
+      const row = page.locator('#messages tbody tr').first();
+      await row.getByText(content, { exact: true }).waitFor({ timeout: 2_000 });
+      expect(Date.now() - started).toBeLessThan(2_000);
+
+      // Shown as the text the agent wrote, never as markup.
+      await expect(row.locator('b, img').count()).resolves.toBe(0);
+      // The ledger has the new row, the draft is as typed, and the page was never reloaded.
+      const ledgerRow = page.locator(`#ledger tr[data-seq="${posted.seq}"]`);
+      await ledgerRow.waitFor({ timeout: 2_000 });
+      expect(await ledgerRow.innerText()).toContain('MESSAGE_POSTED');
+      expect(await ledgerRow.innerText()).toContain(agent.agentId);
+      expect(await page.getByLabel('Comment').inputValue()).toBe('A draft the owner is still writing.');
+      expect(await page.evaluate(() => (window as unknown as { stillHere?: boolean }).stillHere)).toBe(true);
+      await expect(page.locator('#live-status').textContent()).resolves.toBe('live');
+
+      // A reload shows the same, as it always did.
+      await page.reload();
+      await page.locator('#messages tbody tr').first().getByText(content, { exact: true }).waitFor();
+      expect(await page.locator(`#ledger tr[data-seq="${posted.seq}"]`).count()).toBe(1);
+      expect(problems).toEqual([]);
+    } finally {
+      await page.close();
+      await agent.client.close();
+    }
+  });
+});

@@ -86,6 +86,17 @@ describe('inferImportFormat: from the bytes', () => {
     expect(inferImportFormat(bytes, contentType)).toEqual({ ok: true, format });
   });
 
+  it('reads an MHTML archive with a binary part as a snapshot, not as a binary', () => {
+    const bytes = Uint8Array.from([
+      ...Buffer.from(
+        'MIME-Version: 1.0\nContent-Type: multipart/related; boundary=b\n\n--b\nContent-Type: image/png\nContent-Transfer-Encoding: binary\n\n',
+      ),
+      ...new Uint8Array(64),
+      ...Buffer.from('\n--b\nContent-Type: text/html\n\n<p>x</p>\n--b--\n'),
+    ]);
+    expect(inferImportFormat(bytes, '')).toEqual({ ok: true, format: 'snapshot' });
+  });
+
   it('refuses an empty file and a binary that is no import format', () => {
     expect(refusalOf(new Uint8Array(), '')).toMatchObject({ code: 'UNREADABLE', tooLarge: false });
     const gif = refusalOf(Uint8Array.from([...Buffer.from('GIF89a'), 1, 0, 1, 0]), 'image/gif');

@@ -22,7 +22,9 @@ const latin1Head = (bytes: Uint8Array): string =>
 function familyOf(bytes: Uint8Array): Family {
   const sniffed = sniffBytes(bytes);
   if (sniffed === 'pdf' || sniffed === 'png' || sniffed === 'jpeg') return sniffed;
-  if ((sniffed && sniffed !== 'html') || !looksLikeText(bytes)) return { other: sniffed ?? 'binary' };
+  if (sniffed && sniffed !== 'html') return { other: sniffed };
+  // An MHTML archive may carry binary parts (Content-Transfer-Encoding: binary); its headers are text.
+  if (!looksLikeText(bytes) && !isMhtml(latin1Head(bytes))) return { other: 'binary' };
   return 'text';
 }
 

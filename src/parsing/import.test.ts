@@ -136,6 +136,17 @@ describe('import formats', () => {
     expect(doc.transformations).not.toContain('OCR');
   });
 
+  it('does not draw a PDF image over 20 million pixels when OCRing its page', async () => {
+    // Text that OCR would read if the image were drawn: 5,000 × 4,001 pixels, just over the limit.
+    const [width, height] = [5_000, 4_001];
+    const svg = svgText(width, height, 'OVERSIZED EMBEDDED IMAGE', 400);
+    const { data } = await sharp(svg).toColourspace('b-w').raw().toBuffer({ resolveWithObject: true });
+    const page = { image: { width, height, grey: new Uint8Array(data) } };
+    const doc = await accepted({ bytes: buildPdf([page]), ocr: true });
+    expect(doc.transformations).toContain('OCR');
+    expect(doc.text.toUpperCase()).not.toContain('OVERSIZED');
+  });
+
   it('OCRs a PNG and a JPEG, whatever the ocr flag says', async () => {
     const png = new Uint8Array(
       await sharp(svgText(900, 140, 'IMPORTED SCAN 314', 56))

@@ -36,7 +36,6 @@ export function sampleExport(tlp?: TlpLevel | null): StixExportInput {
       campaignId: 'cmp_01HGW1X0Y1Z2A3B4C5D6E7F8G9',
       name: 'OpenSSL 3.0 punycode overflow review',
       ...(tlp !== undefined && { tlp }),
-      createdAt: '2023-11-01T09:00:00.000000Z',
     },
     evidence: [
       {

@@ -23,7 +23,6 @@ export interface StixCampaignInput {
   name: string;
   /** Omitted or null: TLP:AMBER. */
   tlp?: TlpLevel | null;
-  createdAt: string;
 }
 
 /** A software component as an SBOM import lists it (a subset of parsing's `SbomComponent`). */

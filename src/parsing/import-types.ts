@@ -45,6 +45,8 @@ export interface ImportedDocument
   lineCount?: number;
   /** PDF pages with no text layer that were not OCR'd (ocr was false): a hint to import again with ocr. */
   pagesWithoutText?: number[];
+  /** SBOMs: the specification version and how many components became evidence lines. */
+  sbom?: { specVersion: string; components: number };
 }
 
 export type ImportRefusalCode =
@@ -64,6 +66,8 @@ export type ImportRefusalCode =
   | 'UNSUPPORTED_FORMAT'
   /** A text format whose bytes are not valid UTF-8 (and declare no other charset). */
   | 'INVALID_UTF8'
+  /** A CycloneDX or SPDX document that fails its official schema (details.errors has the paths). */
+  | 'SBOM_INVALID'
   /** Empty, corrupt, encrypted, or the parser failed on it. */
   | 'UNREADABLE'
   /** Parsing took longer than the pool's time limit. */

@@ -166,12 +166,22 @@ describe('import formats', () => {
     expect(fromJpeg.text.toUpperCase()).toContain('TRAIL LOG 58');
   });
 
-  it('reads text and SBOM JSON as written, and refuses invalid UTF-8', async () => {
+  it('reads text as written, SBOMs validated into component lines, and refuses invalid UTF-8', async () => {
     const text = await accepted({ bytes: utf8('Line one.\r\nLine two.'), format: 'text' });
     expect(text).toMatchObject({ format: 'text', text: 'Line one.\nLine two.', pageCount: 1 });
     expect(text).not.toHaveProperty('lineCount');
-    const sbom = '{"bomFormat":"CycloneDX","specVersion":"1.5"}';
-    expect(await accepted({ bytes: utf8(sbom) })).toMatchObject({ format: 'cyclonedx', text: sbom });
+    const sbom = {
+      bomFormat: 'CycloneDX',
+      specVersion: '1.5',
+      components: [{ type: 'library', name: 'lodash', version: '4.17.21', purl: 'pkg:npm/lodash@4.17.21' }],
+    };
+    const read = await accepted({ bytes: utf8(JSON.stringify(sbom)) });
+    expect(read).toMatchObject({ format: 'cyclonedx', sbom: { specVersion: '1.5', components: 1 } });
+    expect(read.text).toContain('pkg:npm/lodash@4.17.21');
+    const invalid = { ...sbom, components: [{ type: 'gadget', name: 'x' }] };
+    const schemaRefusal = await refused({ bytes: utf8(JSON.stringify(invalid)) });
+    expect(schemaRefusal).toMatchObject({ code: 'SBOM_INVALID', tooLarge: false });
+    expect((schemaRefusal.details.errors as Array<{ path: string }>)[0]?.path).toBe('/components/0/type');
     const bad = await refused({ bytes: Uint8Array.from([0x61, 0x0a, 0xff, 0x62]), format: 'log' });
     expect(bad).toMatchObject({ code: 'INVALID_UTF8', tooLarge: false, details: { offset: 2 } });
   });

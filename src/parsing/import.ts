@@ -17,6 +17,7 @@ import {
   type ImportRefusalCode,
   ImportRefused,
 } from './import-types.ts';
+import { SUPPORTED_VERSIONS, validateSbom } from './sbom/index.ts';
 import { checkHtmlEncoding, parseSnapshot } from './snapshot.ts';
 import { parseTextContent } from './text.ts';
 import { type ParsedDocument, ParseRefusal } from './types.ts';
@@ -94,11 +95,36 @@ async function readFormat(format: ImportFormat, input: ImportInput, charset: str
     case 'log':
       return readLog(input.bytes, charset);
     case 'text':
+      return imported(format, parseTextContent(decodeImportText(input.bytes, charset)));
     case 'cyclonedx':
     case 'spdx':
-      // SBOMs are read as their text here; validating them is the SBOM validator's job.
-      return imported(format, parseTextContent(decodeImportText(input.bytes, charset)));
+      return readSbom(format, input.bytes);
   }
+}
+
+/**
+ * An SBOM, validated against its official schema; its components (name, version, purl,
+ * licences, hashes) become the evidence text, one line each, so they can be quoted and searched.
+ */
+function readSbom(format: 'cyclonedx' | 'spdx', bytes: Uint8Array): ImportedDocument {
+  const result = validateSbom(bytes, format);
+  if (!result.ok) {
+    const version = result.specVersion ? ` ${result.specVersion}` : '';
+    throw new ImportRefused(
+      'SBOM_INVALID',
+      `The ${format}${version} document does not validate against its official schema: ${result.errors
+        .slice(0, 3)
+        .map((e) => `${e.path || '/'} ${e.message}`)
+        .join('; ')}.`,
+      `Fix the listed paths (errors[].path is a JSON pointer into the document) and import it again; Cairn accepts CycloneDX JSON ${SUPPORTED_VERSIONS.cyclonedx.join(', ')} and SPDX JSON ${SUPPORTED_VERSIONS.spdx.join(', ')}.`,
+      { errors: result.errors, spec_version: result.specVersion, sbom_format: result.format },
+    );
+  }
+  const parsed = parseTextContent(result.text);
+  return imported(format, parsed, {
+    title: result.name,
+    sbom: { specVersion: result.specVersion, components: result.components.length },
+  });
 }
 
 /**

@@ -194,6 +194,16 @@ export function evidenceSharedWith(agentId: string): SQL {
 }
 
 /**
+ * Evidence shared into campaigns this owner owns (as owner of record): the owner sees everything
+ * in its campaigns, in every mode, so an owner-facing read of evidence adds this to the owner's
+ * own imports.
+ */
+export function evidenceOfOwner(ownerId: string): SQL {
+  return sql`"evidence"."id" in (select ce.evidence_id from ${campaignEvidence} ce
+    join campaigns c on c.id = ce.campaign_id where c.owner_id = ${ownerId})`;
+}
+
+/**
  * Whether every active member sees this event, whatever their role: a shortcut that lets one
  * read of the ledger serve every waiting watcher (events_watch wake-ups). It must never say yes
  * where eventsVisible would hide the event from anyone; when in doubt it says no, and the

@@ -2,13 +2,18 @@ import { LIMITS } from '../../kernel/limits.ts';
 import { decodeBody } from '../../net/body.ts';
 import type { Area } from '../operations/index.ts';
 import { READING_ERRORS } from './errors.ts';
+import { ImportService } from './imports.ts';
 import { readingOperations } from './operations.ts';
+import { OwnerEvidence } from './owner-evidence.ts';
 import { searchProviderFor } from './search.ts';
 import { ReadingService } from './service.ts';
 import * as tables from './tables.ts';
 
 /** The reading area's public surface: guarded reads, evidence, citations and policy receipts. */
 
+export { IMPORT_FORMATS, type ImportFormat } from '../../parsing/index.ts';
+export { IMPORT_TRUST_LABEL, type ImportRequest, ImportService } from './imports.ts';
+export { OwnerEvidence, PREVIEW_PAGES } from './owner-evidence.ts';
 export type { SearchProvider, ServiceFetcher } from './search.ts';
 export { type BodyDecoder, type PageReader, ReadingService } from './service.ts';
 export { type Coverage, type EvidenceRecord, noCampaigns, type ReadCoverage } from './types.ts';
@@ -31,7 +36,9 @@ export const readingArea = {
       { maxConcurrentReads: config.readConcurrency, searchConfigured: search !== null },
     );
     if (search) logger.info({ provider: search.name }, 'web_search provider configured');
-    return { services: { reading, search } };
+    const imports = new ImportService(database, clock, parser, extensions.readCoverage);
+    const ownerEvidence = new OwnerEvidence(database, parser, extensions.readCoverage);
+    return { services: { reading, search, imports, ownerEvidence } };
   },
 } satisfies Area;
 

@@ -1,4 +1,5 @@
 import type { SQL } from 'drizzle-orm';
+import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
 import type { Caller } from '../identity/types.ts';
 
@@ -18,6 +19,34 @@ export interface ReadCoverage {
   ): Promise<void>;
   /** Evidence (rows of `evidence`) other identities share with this agent; null when none can be. */
   sharedEvidence(agentId: string): SQL | null;
+  /** Evidence in campaigns this owner owns (rows of `evidence`), beyond its own imports; null when none can be. */
+  ownerEvidence(ownerId: string): SQL | null;
+  /** Where an import joins a campaign (and task); throws a DomainError when the importer may not. */
+  bindImport(
+    ex: Executor,
+    importer: Importer,
+    campaignId: string | undefined,
+    taskId: string | undefined,
+    opts?: { forChange?: boolean },
+  ): Promise<ImportBinding>;
+  /** Shares a stored import with its campaign and writes the ledger event, in the storing transaction. */
+  recordImport(
+    ex: Executor,
+    binding: ImportBinding,
+    importer: Importer,
+    evidence: { id: string; provenance: string; format: string },
+    now: Date,
+  ): Promise<void>;
+}
+
+/** Who imports a file: a person signed in to the console, or an agent (evidence_submit). */
+export type Importer = { ownerId: string } | { caller: Caller };
+
+/** The campaign and task an import joins (none for a person's import outside campaigns), and the importer's role there. */
+export interface ImportBinding {
+  campaignId: string | null;
+  taskId: string | null;
+  role: 'OWNER' | 'COORDINATOR' | 'PARTICIPANT';
 }
 
 export interface Coverage {
@@ -31,6 +60,17 @@ export const noCampaigns: ReadCoverage = {
   coverRead: async (_ex, _caller, taskId) => ({ campaignId: null, taskId, leaseId: null }),
   recordRead: async () => {},
   sharedEvidence: () => null,
+  ownerEvidence: () => null,
+  bindImport: async (_ex, _importer, campaignId, taskId) => {
+    if (campaignId || taskId) {
+      throw new DomainError('NOT_FOUND', 'Campaigns are not available on this server.', {
+        campaign_id: campaignId ?? null,
+        task_id: taskId ?? null,
+      });
+    }
+    return { campaignId: null, taskId: null, role: 'OWNER' };
+  },
+  recordImport: async () => {},
 };
 
 /**

@@ -8,6 +8,7 @@ import type {
   OAuthConsentService,
   OwnerService,
 } from '../../domains/identity/index.ts';
+import type { ImportService, OwnerEvidence } from '../../domains/reading/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { Csrf, PRE_SESSION_MAX_MS } from './csrf.ts';
 import type { SafeHtml } from './html.ts';
@@ -20,6 +21,9 @@ export interface ConsoleDeps {
   oauth: OAuthConsentService;
   /** Campaigns as their owners manage them. */
   campaigns: CampaignOwnerService;
+  /** Research imports, and evidence as its owner reads it. */
+  imports: ImportService;
+  ownerEvidence: OwnerEvidence;
   /** The resolved server secret: CSRF tokens are keyed with it. */
   secret: string;
   baseUrl: string;

@@ -13,6 +13,7 @@ import { codeForStatus, sendValidationFailure } from '../shared/error-handler.ts
 import { campaignApiRoutes } from './campaign-api-routes.ts';
 import type { ConsoleContext } from './context.ts';
 import { ownerTokenApiRoutes } from './owner-token-api-routes.ts';
+import { researchApiRoutes } from './research-api-routes.ts';
 
 const tags = ['oauth'];
 const id = z.string().min(1).max(100);
@@ -163,4 +164,5 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
 
   await ownerTokenApiRoutes(api, ctx, owner);
   await campaignApiRoutes(api, ctx, owner);
+  await researchApiRoutes(api, ctx, owner);
 }

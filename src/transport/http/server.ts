@@ -152,13 +152,15 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     ratePerMinute: publicRateLimitPerMinute,
     redis,
   };
-  const { owners, management, device, oauth, campaigns } = services;
+  const { owners, management, device, oauth, campaigns, imports, ownerEvidence } = services;
   const consoleDeps: ConsoleDeps = {
     owners,
     management,
     device,
     oauth,
     campaigns,
+    imports,
+    ownerEvidence,
     secret: deps.secret,
     baseUrl,
     clock,

@@ -3,9 +3,10 @@ import { type Alternative, DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { type Caller, inactiveReason } from '../../identity/index.ts';
 import type { Coverage, ReadCoverage } from '../../reading/index.ts';
-import { evidenceSharedWith } from '../audience.ts';
+import { evidenceOfOwner, evidenceSharedWith } from '../audience.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { campaignEvidence, campaignMembers, tasks } from '../tables.ts';
+import { bindImport, recordImport } from '../verification/import-binding.ts';
 import { currentLeases } from './leases.ts';
 
 /**
@@ -167,5 +168,8 @@ async function recordRead(
 export const campaignCoverage: ReadCoverage = {
   coverRead,
   recordRead,
+  bindImport,
+  recordImport,
   sharedEvidence: evidenceSharedWith,
+  ownerEvidence: evidenceOfOwner,
 };

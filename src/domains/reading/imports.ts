@@ -1,0 +1,185 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../kernel/clock.ts';
+import { DomainError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import { LIMITS } from '../../kernel/limits.ts';
+import type { ImportedDocument, ImportFormat, ImportInput, ImportOutcome } from '../../parsing/index.ts';
+import { ParserBusy } from '../../parsing/types.ts';
+import type { Database } from '../../storage/database.ts';
+import * as repo from './repo.ts';
+import type { EvidenceRecord, Importer, ReadCoverage } from './types.ts';
+
+/**
+ * Research imports (SPEC "Security research"; issue 16 item 1): a person's file in the console
+ * (OWNER_IMPORT) or an agent's through evidence_submit (AGENT_SUBMITTED) becomes evidence like a
+ * read: the exact bytes content-addressed, the text parsed in the bounded pool, labelled
+ * UNVERIFIED for authenticity (nobody checked where the file came from), bound to the campaign
+ * and task named and visible under that campaign's mode.
+ */
+
+export interface ImportRequest {
+  importer: Importer;
+  bytes: Uint8Array;
+  contentType: string;
+  format?: ImportFormat | undefined;
+  ocr?: boolean | undefined;
+  title?: string | undefined;
+  sourceDate?: Date | undefined;
+  authorized?: boolean | undefined;
+  sourceUrl?: string | undefined;
+  campaignId?: string | undefined;
+  taskId?: string | undefined;
+}
+
+/** The pool's import job: what this service needs of the parser. */
+export interface ImportParser {
+  parseImport(input: ImportInput): Promise<ImportOutcome>;
+}
+
+export const IMPORT_TRUST_LABEL = 'UNVERIFIED';
+
+export class ImportService {
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly parser: ImportParser,
+    private readonly coverage: ReadCoverage,
+  ) {}
+
+  /** Parses, stores and shares one import; returns the stored record (without the bytes). */
+  async importFile(req: ImportRequest): Promise<{ evidence: EvidenceRecord; document: ImportedDocument }> {
+    if (req.bytes.length > LIMITS.researchImports.fileBytes) throw tooLarge(req.bytes.length);
+    if (req.bytes.length === 0) {
+      throw new DomainError(
+        'VALIDATION_FAILED',
+        'The file is empty.',
+        { reason: 'EMPTY_FILE' },
+        {
+          next: 'Send the file in data_base64 (or its text in text).',
+        },
+      );
+    }
+    // Who may import where is checked before the parse, so a refusal costs no parsing.
+    await this.coverage.bindImport(this.database.db, req.importer, req.campaignId, req.taskId);
+    const document = await this.parse(req);
+    const now = this.clock.now();
+    const unbound = buildImport(req, document, now);
+    const evidence = await this.database.transaction(async (tx) => {
+      const binding = await this.coverage.bindImport(tx, req.importer, req.campaignId, req.taskId, {
+        forChange: true,
+      });
+      const record = { ...unbound, campaignId: binding.campaignId, taskId: binding.taskId };
+      await repo.storeBlob(tx, record.bodyHash, Buffer.from(req.bytes), now);
+      await repo.insertEvidence(tx, record, now);
+      await this.coverage.recordImport(tx, binding, req.importer, importLabel(record), now);
+      return record;
+    });
+    return { evidence, document };
+  }
+
+  private async parse(req: ImportRequest): Promise<ImportedDocument> {
+    let outcome: ImportOutcome;
+    try {
+      outcome = await this.parser.parseImport({
+        bytes: req.bytes,
+        contentType: req.contentType,
+        ...(req.format ? { format: req.format } : {}),
+        ...(req.ocr !== undefined ? { ocr: req.ocr } : {}),
+      });
+    } catch (err) {
+      if (err instanceof ParserBusy) {
+        throw new DomainError(
+          'DEGRADED_MODE',
+          `The parser and OCR capacity is busy; retry in ${err.retryAfterSeconds} seconds.`,
+          { retry_after_seconds: err.retryAfterSeconds },
+        );
+      }
+      throw err;
+    }
+    if (!outcome.ok) {
+      const r = outcome.refusal;
+      throw new DomainError(
+        r.tooLarge ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_FAILED',
+        r.message,
+        { ...r.details, reason: r.code },
+        { next: r.next },
+      );
+    }
+    return outcome.document;
+  }
+}
+
+function importLabel(e: EvidenceRecord) {
+  return { id: e.id, provenance: e.provenance, format: e.importFormat ?? 'text' };
+}
+
+/** The evidence row of an accepted import, before its campaign binding is final. */
+function buildImport(req: ImportRequest, doc: ImportedDocument, now: Date): EvidenceRecord {
+  const id = newId('evd', now);
+  const byOwner = 'ownerId' in req.importer;
+  // The source the importer named, else where a snapshot says it was captured, else a URN that
+  // says what this is and can never be fetched.
+  const source = req.sourceUrl ?? doc.capturedUrl ?? `urn:cairn:import:${id}`;
+  return {
+    id,
+    agentId: 'caller' in req.importer ? req.importer.caller.agent.id : null,
+    ownerId: 'ownerId' in req.importer ? req.importer.ownerId : null,
+    provenance: byOwner ? 'OWNER_IMPORT' : 'AGENT_SUBMITTED',
+    trustLabel: IMPORT_TRUST_LABEL,
+    requestedUrl: source,
+    canonicalUrl: source,
+    retrievedAt: now,
+    httpStatus: null,
+    bodyHash: `sha256:${createHash('sha256').update(req.bytes).digest('hex')}`,
+    contentType: contentTypeOf(doc.format, req.bytes),
+    contentEncoding: null,
+    kind: doc.format,
+    title: (req.title ?? doc.title)?.slice(0, 500) ?? null,
+    text: doc.text,
+    pages: doc.pages,
+    transformations: doc.transformations,
+    flags: doc.flags,
+    instructionSpans: doc.instructionSpans.slice(0, 100),
+    hops: [],
+    declaredPurpose: 'import',
+    taskId: null,
+    campaignId: null,
+    receiptId: null,
+    importFormat: doc.format,
+    sourceDate: req.sourceDate ?? null,
+    authorized: req.authorized ?? null,
+  };
+}
+
+const CONTENT_TYPES: Record<ImportFormat, string> = {
+  pdf: 'application/pdf',
+  png: 'image/png',
+  jpeg: 'image/jpeg',
+  text: 'text/plain; charset=utf-8',
+  html: 'text/html; charset=utf-8',
+  snapshot: 'multipart/related',
+  log: 'text/plain; charset=utf-8',
+  cyclonedx: 'application/vnd.cyclonedx+json',
+  spdx: 'application/spdx+json',
+};
+
+/**
+ * The type the original is served with: the format's own, never the uploader's word, so a file
+ * cannot choose how a browser treats it. A snapshot is MHTML when its header says so, else HTML.
+ */
+function contentTypeOf(format: ImportFormat, bytes: Uint8Array): string {
+  if (format !== 'snapshot') return CONTENT_TYPES[format];
+  const head = Buffer.from(bytes.subarray(0, 4_096)).toString('latin1');
+  return /^content-type:\s*multipart\/related/im.test(head)
+    ? 'multipart/related'
+    : 'text/html; charset=utf-8';
+}
+
+function tooLarge(bytes: number): DomainError {
+  return new DomainError(
+    'PAYLOAD_TOO_LARGE',
+    `The file is ${bytes} bytes; imports are accepted up to ${LIMITS.researchImports.fileBytes} bytes (12 MiB).`,
+    { reason: 'IMPORT_TOO_LARGE', bytes, max_bytes: LIMITS.researchImports.fileBytes },
+    { next: 'Import a smaller file, or split it (a PDF into parts of at most 40 pages).' },
+  );
+}

@@ -1,0 +1,192 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { IMPORT_FORMATS } from '../../domains/reading/index.ts';
+import { LIMITS } from '../../kernel/limits.ts';
+import { plainLine } from '../../kernel/plain-text.ts';
+import type { ConsoleContext } from './context.ts';
+
+const tags = ['research'];
+const L = LIMITS.researchImports;
+const idOf = (prefix: string, what: string) =>
+  z.string().regex(new RegExp(`^${prefix}_[0-9A-Za-z]{1,64}$`), `a ${what} id starts with ${prefix}_`);
+const evidenceId = idOf('evd', 'evidence');
+
+/** base64 of the largest file, plus room for the other fields. */
+const IMPORT_BODY_BYTES = Math.ceil(L.fileBytes / 3) * 4 + 64 * 1024;
+
+const importBody = z
+  .object({
+    format: z.enum(IMPORT_FORMATS).optional(),
+    title: plainLine(1, 500).optional(),
+    source_date: z
+      .union([z.iso.date(), z.iso.datetime({ offset: true })])
+      .optional()
+      .describe('When the source itself was written or published: YYYY-MM-DD or an ISO 8601 time.'),
+    authorized: z.boolean().optional().describe('Whether you had the right to obtain and share this file.'),
+    source_url: z
+      .url({ protocol: /^https?$/, message: 'an http(s) URL' })
+      .max(LIMITS.read.urlChars)
+      .optional(),
+    data_base64: z
+      .string()
+      .max(Math.ceil(L.fileBytes / 3) * 4)
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'standard base64 without line breaks')
+      .optional(),
+    text: z.string().max(L.fileBytes).optional(),
+    ocr: z.boolean().optional(),
+    task_id: idOf('task', 'task').optional(),
+    campaign_id: idOf('cmp', 'campaign').optional(),
+  })
+  .strict()
+  .refine((b) => (b.data_base64 === undefined) !== (b.text === undefined), {
+    message: 'send exactly one of data_base64 (any file) and text (a text file)',
+    path: ['data_base64'],
+  });
+
+/**
+ * Security research for a person signed in to the console, or a script with an owner API token
+ * (SPEC "Security research"): imports, and reading what was imported. Inside the owner API
+ * scope, which resolved the owner and accepts only JSON bodies.
+ */
+export async function researchApiRoutes(
+  api: FastifyInstance,
+  ctx: ConsoleContext,
+  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
+): Promise<void> {
+  const r = api.withTypeProvider<ZodTypeProvider>();
+
+  r.post(
+    '/v1/research/imports',
+    {
+      bodyLimit: IMPORT_BODY_BYTES,
+      schema: {
+        tags,
+        summary: 'Import a file as evidence (UNVERIFIED for authenticity); returns 201',
+        body: importBody,
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      const bytes =
+        b.text !== undefined ? Buffer.from(b.text, 'utf8') : Buffer.from(b.data_base64!, 'base64');
+      const { evidence, document } = await ctx.imports.importFile({
+        importer: { ownerId: ownerOf(req) },
+        bytes,
+        contentType: '',
+        format: b.format,
+        ocr: b.ocr,
+        title: b.title,
+        sourceDate: b.source_date ? new Date(b.source_date) : undefined,
+        authorized: b.authorized,
+        sourceUrl: b.source_url,
+        campaignId: b.campaign_id,
+        taskId: b.task_id,
+      });
+      const base = `/v1/research/evidence/${evidence.id}`;
+      return reply.code(201).send({
+        evidence_id: evidence.id,
+        provenance: evidence.provenance,
+        trust_label: evidence.trustLabel,
+        authenticity: 'UNVERIFIED: Cairn stored these bytes as given and did not check where they came from.',
+        format: document.format,
+        title: evidence.title,
+        page_count: document.pageCount,
+        ...(document.lineCount !== undefined ? { line_count: document.lineCount } : {}),
+        ...(document.pagesWithoutText?.length ? { pages_without_text: document.pagesWithoutText } : {}),
+        ...(document.sbom
+          ? { sbom: { spec_version: document.sbom.specVersion, components: document.sbom.components } }
+          : {}),
+        total_chars: evidence.text.length,
+        body_hash: evidence.bodyHash,
+        source_url: evidence.canonicalUrl.startsWith('urn:') ? null : evidence.canonicalUrl,
+        source_date: evidence.sourceDate?.toISOString() ?? null,
+        authorized: evidence.authorized,
+        campaign_id: evidence.campaignId,
+        task_id: evidence.taskId,
+        flags: evidence.flags,
+        transformations: evidence.transformations,
+        next_steps: [
+          { action: 'Read a page of its text', method: 'GET', path: `${base}/preview?page=1` },
+          { action: 'Find a quote in it', method: 'POST', path: `${base}/locate`, body: { quote: '…' } },
+          { action: 'Download the exact bytes', method: 'GET', path: `${base}/original` },
+          ...(evidence.campaignId
+            ? [
+                {
+                  action:
+                    'Members of the campaign can cite it now: evidence_get and evidence_locate with this evidence_id, as its visibility mode allows.',
+                  tool: 'evidence_get',
+                  arguments: { evidence_id: evidence.id },
+                },
+              ]
+            : []),
+        ],
+      });
+    },
+  );
+
+  r.get(
+    '/v1/research/evidence/:evidence_id/preview',
+    {
+      schema: {
+        tags,
+        summary: 'The text of one page of evidence, with the page count',
+        params: z.object({ evidence_id: evidenceId }).strict(),
+        querystring: z
+          .object({
+            page: z.coerce
+              .number()
+              .int()
+              .min(LIMITS.previewPage.min)
+              .max(LIMITS.previewPage.max)
+              .default(LIMITS.previewPage.min),
+          })
+          .strict(),
+      },
+    },
+    async (req) => ctx.ownerEvidence.preview(ownerOf(req), req.params.evidence_id, req.query.page),
+  );
+
+  r.get(
+    '/v1/research/evidence/:evidence_id/original',
+    {
+      schema: {
+        tags,
+        summary: 'The exact bytes, as an attachment (never rendered inline)',
+        params: z.object({ evidence_id: evidenceId }).strict(),
+      },
+    },
+    async (req, reply) => {
+      const { bytes, contentType, filename } = await ctx.ownerEvidence.original(
+        ownerOf(req),
+        req.params.evidence_id,
+      );
+      // Untrusted bytes: downloaded, never sniffed, and sandboxed should a browser open them anyway.
+      return reply
+        .header('content-type', contentType)
+        .header('content-disposition', `attachment; filename="${filename}"`)
+        .header('x-content-type-options', 'nosniff')
+        .header('content-security-policy', "sandbox; default-src 'none'")
+        .send(bytes);
+    },
+  );
+
+  r.post(
+    '/v1/research/evidence/:evidence_id/locate',
+    {
+      schema: {
+        tags,
+        summary: "Find a quote in evidence (evidence_locate's matcher)",
+        params: z.object({ evidence_id: evidenceId }).strict(),
+        body: z
+          .object({
+            quote: z.string().min(1).max(LIMITS.read.quoteChars),
+            page: z.number().int().min(LIMITS.previewPage.min).max(LIMITS.previewPage.max).optional(),
+          })
+          .strict(),
+      },
+    },
+    async (req) =>
+      ctx.ownerEvidence.locate(ownerOf(req), req.params.evidence_id, req.body.quote, req.body.page),
+  );
+}

@@ -32,11 +32,15 @@ export type { CampaignDeps, CampaignServices } from './services.ts';
 export { sweepExpiredLeases } from './tasks/lease-sweeper.ts';
 export { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
 
+import * as findingTables from './findings/tables.ts';
 import { LedgerFeed } from './ledger/ledger-feed.ts';
 import { LedgerWaiter } from './ledger/ledger-waiter.ts';
 import { campaignLinks, standingColumn } from './membership/standing.ts';
 import { CampaignOwnerService } from './owner-campaigns.ts';
-import * as tables from './tables.ts';
+import * as ownTables from './tables.ts';
+
+const tables = { ...ownTables, ...findingTables };
+
 import { LeaseSweeper } from './tasks/lease-sweeper.ts';
 import { campaignCoverage } from './tasks/read-coverage.ts';
 

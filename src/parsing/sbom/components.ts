@@ -17,17 +17,6 @@ export function hashAlg(alg: string): string {
   return (sha2 ? `sha${sha2[1]}` : alg).toLowerCase();
 }
 
-/** JSON with object keys sorted: equal for values JSON Schema calls equal (key order ignored). */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value).sort();
-    const record = value as Record<string, unknown>;
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 const FIELD_MAX = 300;
 
 /**

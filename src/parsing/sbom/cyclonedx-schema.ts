@@ -4,12 +4,13 @@
  * asynchronous and reads the schemas on first use; SBOM checks run synchronously in a parser
  * worker, so this reads the same files once and keeps one compiled validator per version.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Ajv, type ErrorObject, type SchemaValidateFunction, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { canonicalJson, pointer } from './components.ts';
+import { pointer } from './components.ts';
 
 type Json = Record<string, unknown>;
 
@@ -52,14 +53,40 @@ function readSchema(file: string): Json {
 /**
  * ajv checks uniqueItems of objects by comparing every pair: on 50,000 components that is minutes
  * of work a hostile file could ask for. The schemas' uniqueItems are swapped for this keyword,
- * which finds the same duplicates (deep equality, key order ignored) in one pass by canonical JSON.
+ * which finds the same duplicates (deep equality, key order ignored) in one pass by digest.
  */
 const UNIQUE = 'cairnUniqueItems';
+
+/**
+ * A key equal for values JSON Schema calls equal: scalars as JSON, containers as a SHA-256 over
+ * their children's keys (object keys sorted). Memoised per object, so nested uniqueItems arrays
+ * cost one pass over the document in all, not one per nesting level.
+ */
+const digests = new WeakMap<object, string>();
+function jsonDigest(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  const known = digests.get(value);
+  if (known) return known;
+  const hash = createHash('sha256');
+  if (Array.isArray(value)) {
+    hash.update('[');
+    for (const item of value) hash.update(`${jsonDigest(item)},`);
+  } else {
+    hash.update('{');
+    const record = value as Json;
+    for (const key of Object.keys(record).sort())
+      hash.update(`${JSON.stringify(key)}:${jsonDigest(record[key])},`);
+  }
+  // '#' cannot start a JSON scalar, so a digest never equals a scalar's key.
+  const digest = `#${hash.digest('base64')}`;
+  digests.set(value, digest);
+  return digest;
+}
 
 const uniqueItems: SchemaValidateFunction = (_schema, data: unknown[], parentSchema, cxt) => {
   const seen = new Map<string, number>();
   for (const [j, item] of data.entries()) {
-    const key = canonicalJson(item);
+    const key = jsonDigest(item);
     const i = seen.get(key);
     if (i !== undefined) {
       uniqueItems.errors = [

@@ -39,6 +39,10 @@ export const campaigns = pgTable(
     status: text('status', { enum: ['ACTIVE', 'CLOSED'] }).notNull(),
     /** The ledger's last sequence number: bumped under the row lock, so seq order is commit order. */
     lastSeq: bigint('last_seq', { mode: 'number' }).notNull().default(0),
+    /** Whether a finding may be reviewed by an identity of its author's owner (the owner decides; off by default). */
+    allowSameOwnerReview: boolean('allow_same_owner_review').notNull().default(false),
+    /** The TLP 2.0 marking of STIX exports (docs/research.md); TLP:AMBER by default. */
+    tlp: text('tlp').notNull().default('TLP:AMBER'),
     createdAt: ts('created_at').notNull(),
   },
   (t) => [index('campaigns_owner_idx').on(t.ownerId, t.createdAt)],

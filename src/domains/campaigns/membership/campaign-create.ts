@@ -110,6 +110,8 @@ async function openCampaign(ex: Executor, by: Opening, input: NewCampaign, now: 
     participation: input.participation,
     status: 'ACTIVE' as const,
     lastSeq: 0,
+    allowSameOwnerReview: false,
+    tlp: 'TLP:AMBER',
     createdAt: now,
   };
   await repo.insertCampaign(ex, row);

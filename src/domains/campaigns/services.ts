@@ -2,7 +2,7 @@ import type { Clock } from '../../kernel/clock.ts';
 import type { ParserPool } from '../../parsing/index.ts';
 import type { Database } from '../../storage/database.ts';
 import type { OperationContext } from '../operations/index.ts';
-import type { ReadingService } from '../reading/index.ts';
+import type { ImportService, ReadingService } from '../reading/index.ts';
 import type { LedgerFeed } from './ledger/ledger-feed.ts';
 import type { LedgerWaiter } from './ledger/ledger-waiter.ts';
 
@@ -20,6 +20,13 @@ export interface CampaignDeps {
   feed: LedgerFeed;
 }
 
-/** What the Campaigns tools reach through their context: their own deps and stored evidence. */
-export type CampaignServices = { campaignDeps: CampaignDeps; reading: ReadingService };
+/**
+ * What the Campaigns tools reach through their context: their own deps, stored evidence, and
+ * research imports (evidence_submit with a file).
+ */
+export type CampaignServices = {
+  campaignDeps: CampaignDeps;
+  reading: ReadingService;
+  imports: ImportService;
+};
 export type CampaignCtx = OperationContext<CampaignServices>;

@@ -5,7 +5,7 @@ import { newId } from '../../kernel/ids.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { ImportedDocument, ImportFormat, ImportInput, ImportOutcome } from '../../parsing/index.ts';
 import { ParserBusy } from '../../parsing/types.ts';
-import type { Database } from '../../storage/database.ts';
+import type { Database, Executor } from '../../storage/database.ts';
 import * as repo from './repo.ts';
 import type { EvidenceRecord, Importer, ReadCoverage } from './types.ts';
 
@@ -46,8 +46,15 @@ export class ImportService {
     private readonly coverage: ReadCoverage,
   ) {}
 
-  /** Parses, stores and shares one import; returns the stored record (without the bytes). */
-  async importFile(req: ImportRequest): Promise<{ evidence: EvidenceRecord; document: ImportedDocument }> {
+  /**
+   * Parses, stores and shares one import; returns the stored record (without the bytes). With
+   * `ex`, the caller's open transaction (a mutating tool: evidence_submit), the checks and the
+   * storing run in it, so the import commits or rolls back with the call's idempotency record.
+   */
+  async importFile(
+    req: ImportRequest,
+    ex?: Executor,
+  ): Promise<{ evidence: EvidenceRecord; document: ImportedDocument }> {
     if (req.bytes.length > LIMITS.researchImports.fileBytes) throw tooLarge(req.bytes.length);
     if (req.bytes.length === 0) {
       throw new DomainError(
@@ -60,11 +67,11 @@ export class ImportService {
       );
     }
     // Who may import where is checked before the parse, so a refusal costs no parsing.
-    await this.coverage.bindImport(this.database.db, req.importer, req.campaignId, req.taskId);
+    await this.coverage.bindImport(ex ?? this.database.db, req.importer, req.campaignId, req.taskId);
     const document = await this.parse(req);
     const now = this.clock.now();
     const unbound = buildImport(req, document, now);
-    const evidence = await this.database.transaction(async (tx) => {
+    const store = async (tx: Executor) => {
       const binding = await this.coverage.bindImport(tx, req.importer, req.campaignId, req.taskId, {
         forChange: true,
       });
@@ -73,7 +80,8 @@ export class ImportService {
       await repo.insertEvidence(tx, record, now);
       await this.coverage.recordImport(tx, binding, req.importer, importLabel(record), now);
       return record;
-    });
+    };
+    const evidence = ex ? await store(ex) : await this.database.transaction(store);
     return { evidence, document };
   }
 

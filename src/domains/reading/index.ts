@@ -12,6 +12,13 @@ import * as tables from './tables.ts';
 /** The reading area's public surface: guarded reads, evidence, citations and policy receipts. */
 
 export { IMPORT_FORMATS, type ImportFormat } from '../../parsing/index.ts';
+export {
+  type ImportFileInput,
+  importFileArgs,
+  importFileRequest,
+  ONE_FILE_MESSAGE,
+  sendsOneFile,
+} from './import-args.ts';
 export { IMPORT_TRUST_LABEL, type ImportRequest, ImportService } from './imports.ts';
 export { OwnerEvidence, PREVIEW_PAGES } from './owner-evidence.ts';
 export type { SearchProvider, ServiceFetcher } from './search.ts';

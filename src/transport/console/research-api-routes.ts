@@ -1,9 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { IMPORT_FORMATS } from '../../domains/reading/index.ts';
+import {
+  importFileArgs,
+  importFileRequest,
+  ONE_FILE_MESSAGE,
+  sendsOneFile,
+} from '../../domains/reading/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { plainLine } from '../../kernel/plain-text.ts';
 import type { ConsoleContext } from './context.ts';
 
 const tags = ['research'];
@@ -17,32 +21,12 @@ const IMPORT_BODY_BYTES = Math.ceil(L.fileBytes / 3) * 4 + 64 * 1024;
 
 const importBody = z
   .object({
-    format: z.enum(IMPORT_FORMATS).optional(),
-    title: plainLine(1, 500).optional(),
-    source_date: z
-      .union([z.iso.date(), z.iso.datetime({ offset: true })])
-      .optional()
-      .describe('When the source itself was written or published: YYYY-MM-DD or an ISO 8601 time.'),
-    authorized: z.boolean().optional().describe('Whether you had the right to obtain and share this file.'),
-    source_url: z
-      .url({ protocol: /^https?$/, message: 'an http(s) URL' })
-      .max(LIMITS.read.urlChars)
-      .optional(),
-    data_base64: z
-      .string()
-      .max(Math.ceil(L.fileBytes / 3) * 4)
-      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'standard base64 without line breaks')
-      .optional(),
-    text: z.string().max(L.fileBytes).optional(),
-    ocr: z.boolean().optional(),
+    ...importFileArgs,
     task_id: idOf('task', 'task').optional(),
     campaign_id: idOf('cmp', 'campaign').optional(),
   })
   .strict()
-  .refine((b) => (b.data_base64 === undefined) !== (b.text === undefined), {
-    message: 'send exactly one of data_base64 (any file) and text (a text file)',
-    path: ['data_base64'],
-  });
+  .refine(sendsOneFile, { message: ONE_FILE_MESSAGE, path: ['data_base64'] });
 
 /**
  * Security research for a person signed in to the console, or a script with an owner API token
@@ -68,18 +52,18 @@ export async function researchApiRoutes(
     },
     async (req, reply) => {
       const b = req.body;
-      const bytes =
-        b.text !== undefined ? Buffer.from(b.text, 'utf8') : Buffer.from(b.data_base64!, 'base64');
       const { evidence, document } = await ctx.imports.importFile({
         importer: { ownerId: ownerOf(req) },
-        bytes,
-        contentType: '',
-        format: b.format,
-        ocr: b.ocr,
-        title: b.title,
-        sourceDate: b.source_date ? new Date(b.source_date) : undefined,
-        authorized: b.authorized,
-        sourceUrl: b.source_url,
+        ...importFileRequest({
+          format: b.format,
+          title: b.title,
+          sourceDate: b.source_date,
+          authorized: b.authorized,
+          sourceUrl: b.source_url,
+          dataBase64: b.data_base64,
+          text: b.text,
+          ocr: b.ocr,
+        }),
         campaignId: b.campaign_id,
         taskId: b.task_id,
       });

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { importFileArgs } from '../../reading/index.ts';
 import { campaignTool } from '../campaign-tool.ts';
 import { afterSubmit } from '../next-steps.ts';
 import { evidenceIdArg, leaseIdArg, longText, taskIdArg } from '../schemas.ts';
 import { completeTask, reverify } from './completion.ts';
-import { submitEvidence } from './evidence-share.ts';
+import { importEvidence, submitEvidence, submitForm } from './evidence-share.ts';
 
 /** Handing in results and sharing evidence. */
 
@@ -51,18 +53,35 @@ const resultVerify = campaignTool({
   handler: async (ctx, input) => reverify(ctx.ex, ctx.services.reading, ctx.caller, input, ctx.clock.now()),
 });
 
+const MCP_BODY_MIB = LIMITS.requestBodyBytes / (1024 * 1024);
+
 const evidenceSubmit = campaignTool({
   name: 'evidence_submit',
   description:
-    "Share stored evidence you may see (one of your reads) with the campaign, optionally for a task. Who sees it follows the campaign's visibility mode. Reads made under a lease are shared automatically.",
+    "Share stored evidence you may see (one of your reads) with the campaign, optionally for a task. Who sees it follows the campaign's visibility mode. Reads made under a lease are shared automatically. " +
+    'Or import a file instead: omit evidence_id and send data_base64 (any file) or text (a text file), with format, title, source_date, source_url, authorized and ocr as the console import takes them (PDF, PNG, JPEG, text, HTML, snapshot, log, CycloneDX or SPDX JSON). ' +
+    `It becomes evidence with provenance AGENT_SUBMITTED, trust_label UNVERIFIED (nobody checked where it came from), in a campaign you are an active member of (and for task_id, a task you can see). The whole MCP request is limited to ${MCP_BODY_MIB} MiB, so a file must fit in it (base64 adds a third); larger files (up to 12 MiB) are imported by the campaign's owner in the console (POST /v1/research/imports).`,
   args: {
-    evidence_id: evidenceIdArg,
+    evidence_id: evidenceIdArg
+      .optional()
+      .describe('Stored evidence to share (evd_…); omit it when you import a file.'),
     task_id: taskIdArg.optional(),
     note: longText(2_000).optional().describe('Why it matters (up to 2,000 characters).'),
+    ...importFileArgs,
   },
   mutates: true,
-  handler: async (ctx, input) =>
-    submitEvidence(ctx.ex, ctx.services.reading, ctx.caller, input, ctx.clock.now()),
+  handler: async (ctx, input) => {
+    if (submitForm(input) === 'import') {
+      return importEvidence(ctx.ex, ctx.services.imports, ctx.caller, input);
+    }
+    return submitEvidence(
+      ctx.ex,
+      ctx.services.reading,
+      ctx.caller,
+      { ...input, evidenceId: input.evidenceId! },
+      ctx.clock.now(),
+    );
+  },
 });
 
 export { evidenceSubmit, resultVerify, taskComplete };

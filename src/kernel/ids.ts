@@ -25,7 +25,8 @@ export type IdPrefix =
   | 'msg'
   | 'evt'
   | 'thx'
-  | 'otk';
+  | 'otk'
+  | 'rvw';
 
 const nextUlid = monotonicFactory();
 

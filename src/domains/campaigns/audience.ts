@@ -1,4 +1,5 @@
 import { and, eq, or, type SQL, sql } from 'drizzle-orm';
+import { findingReviews, findings } from './findings/tables.ts';
 import type { CampaignRow, Membership } from './membership/member.ts';
 import {
   campaignEvents,
@@ -101,6 +102,42 @@ export function messagesVisible(v: Viewer): SQL {
   ) as SQL;
 }
 
+/**
+ * Findings the viewer may see: by the mode's rule, exactly as messages (a finding is never
+ * addressed to one member). The same rule decides who sees the finding's evidence row.
+ */
+export function findingsVisible(v: Viewer): SQL {
+  const base = eq(findings.campaignId, v.campaign.id);
+  if (v.role === 'OWNER' || v.agentId === null) return base;
+  return and(
+    base,
+    modeRule(v, v.agentId, {
+      actor: findings.authorAgentId,
+      taskId: findings.taskId,
+      byParticipant: sql`${findings.authorRole} = 'PARTICIPANT'`,
+      isResult: sql`false`,
+    }),
+  ) as SQL;
+}
+
+/**
+ * Reviews the viewer may see, of a finding it sees: by the mode's rule over the reviewer (a
+ * participant's review is a participant's work under BLIND_EXPERIMENT), with the finding's task.
+ */
+export function reviewsVisible(v: Viewer): SQL {
+  const base = eq(findingReviews.campaignId, v.campaign.id);
+  if (v.role === 'OWNER' || v.agentId === null) return base;
+  return and(
+    base,
+    modeRule(v, v.agentId, {
+      actor: findingReviews.reviewerAgentId,
+      taskId: findings.taskId,
+      byParticipant: sql`${findingReviews.reviewerRole} = 'PARTICIPANT'`,
+      isResult: sql`false`,
+    }),
+  ) as SQL;
+}
+
 /** Tasks the viewer may see. Under BLIND_EXPERIMENT other participants' workers are hidden by present. */
 export function tasksVisible(v: Viewer): SQL {
   const base = eq(tasks.campaignId, v.campaign.id);
@@ -145,8 +182,14 @@ interface Columns {
     | SQL.Aliased
     | typeof campaignEvents.actorAgentId
     | typeof campaignMessages.agentId
-    | typeof campaignEvidence.agentId;
-  taskId: typeof campaignEvents.taskId | typeof campaignMessages.taskId | typeof campaignEvidence.taskId;
+    | typeof campaignEvidence.agentId
+    | typeof findings.authorAgentId
+    | typeof findingReviews.reviewerAgentId;
+  taskId:
+    | typeof campaignEvents.taskId
+    | typeof campaignMessages.taskId
+    | typeof campaignEvidence.taskId
+    | typeof findings.taskId;
   byParticipant: SQL;
   isResult: SQL;
   /** The agent a result is about (the submitter), for ledger events. */

@@ -1,5 +1,6 @@
 import type { Area } from '../operations/index.ts';
 import { CAMPAIGN_ERRORS } from './errors.ts';
+import { findingCreate, findingGet, findingList, findingReview } from './findings/finding-tools.ts';
 import { agentDirectory, campaignGraphTool, campaignMetricsTool } from './insights/insight-tools.ts';
 import { contextRead, eventsWatch } from './ledger/ledger-tools.ts';
 import {
@@ -75,6 +76,10 @@ export const campaignsArea = {
     taskComplete,
     resultVerify,
     evidenceSubmit,
+    findingCreate,
+    findingGet,
+    findingList,
+    findingReview,
     agentDirectory,
     campaignMetricsTool,
     campaignGraphTool,

@@ -20,6 +20,7 @@ import {
 } from './messages/messages.ts';
 import { presentCampaign } from './present.ts';
 import { campaignMembers, campaigns } from './tables.ts';
+import { taskChoices } from './task-choices.ts';
 import { presentTaskSummary } from './tasks/task-present.ts';
 import { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
 import { listTasks, liveLeasesOf } from './tasks/task-repo.ts';
@@ -137,6 +138,18 @@ export class CampaignOwnerService {
       events: ledger.events,
       next_ledger_before: ledger.nextBeforeSeq,
     };
+  }
+
+  /** Lightweight task choices (id, title, status) of one of the owner's campaigns, a page at a time. */
+  async taskChoices(
+    ownerId: string,
+    campaignId: string,
+    page: { cursor?: string | undefined; limit?: number | undefined },
+    secret: string,
+  ) {
+    const ex = this.database.db;
+    const campaign = await ownedCampaign(ex, ownerId, campaignId);
+    return taskChoices(ex, ownerId, campaign.id, page, secret);
   }
 
   /**

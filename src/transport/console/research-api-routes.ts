@@ -30,8 +30,9 @@ const importBody = z
 
 /**
  * Security research for a person signed in to the console, or a script with an owner API token
- * (SPEC "Security research"): imports, and reading what was imported. Inside the owner API
- * scope, which resolved the owner and accepts only JSON bodies.
+ * (SPEC "Security research"): imports, reading what was imported, and the task choices of a
+ * campaign (the import form's task select). Inside the owner API scope, which resolved the
+ * owner and accepts only JSON bodies.
  */
 export async function researchApiRoutes(
   api: FastifyInstance,
@@ -172,5 +173,28 @@ export async function researchApiRoutes(
     },
     async (req) =>
       ctx.ownerEvidence.locate(ownerOf(req), req.params.evidence_id, req.body.quote, req.body.page),
+  );
+
+  r.get(
+    '/v1/research/campaigns/:campaign_id/task-choices',
+    {
+      schema: {
+        tags,
+        summary: "The campaign's tasks as lightweight choices (id, title, status), newest first",
+        params: z.object({ campaign_id: idOf('cmp', 'campaign') }).strict(),
+        querystring: z
+          .object({
+            cursor: z.string().min(1).max(LIMITS.skillsList.cursorChars).optional(),
+            limit: z.coerce
+              .number()
+              .int()
+              .min(LIMITS.taskChoices.min)
+              .max(LIMITS.taskChoices.max)
+              .default(LIMITS.taskChoices.default),
+          })
+          .strict(),
+      },
+    },
+    async (req) => ctx.campaigns.taskChoices(ownerOf(req), req.params.campaign_id, req.query, ctx.secret),
   );
 }

@@ -1,6 +1,12 @@
 import type { Area } from '../operations/index.ts';
 import { CAMPAIGN_ERRORS } from './errors.ts';
-import { findingCreate, findingGet, findingList, findingReview } from './findings/finding-tools.ts';
+import {
+  findingCreate,
+  findingGet,
+  findingList,
+  findingReview,
+  researchExportStix,
+} from './findings/finding-tools.ts';
 import { agentDirectory, campaignGraphTool, campaignMetricsTool } from './insights/insight-tools.ts';
 import { contextRead, eventsWatch } from './ledger/ledger-tools.ts';
 import {
@@ -21,6 +27,7 @@ import { taskClaim, taskDelegate, taskHeartbeat, taskRelease } from './tasks/lea
 import { taskAssign, taskEdit, taskGet, taskHistory, taskList, taskPublish } from './tasks/task-tools.ts';
 import { evidenceSubmit, resultVerify, taskComplete } from './verification/completion-tools.ts';
 
+export { FindingOwnerService } from './findings/owner-findings.ts';
 export { listEventsForOwner, type PresentedEvent } from './ledger/ledger-repo.ts';
 export {
   listMessagesForOwner,
@@ -33,6 +40,7 @@ export type { CampaignDeps, CampaignServices } from './services.ts';
 export { sweepExpiredLeases } from './tasks/lease-sweeper.ts';
 export { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
 
+import { FindingOwnerService } from './findings/owner-findings.ts';
 import * as findingTables from './findings/tables.ts';
 import { LedgerFeed } from './ledger/ledger-feed.ts';
 import { LedgerWaiter } from './ledger/ledger-waiter.ts';
@@ -80,6 +88,7 @@ export const campaignsArea = {
     findingGet,
     findingList,
     findingReview,
+    researchExportStix,
     agentDirectory,
     campaignMetricsTool,
     campaignGraphTool,
@@ -97,6 +106,7 @@ export const campaignsArea = {
       services: {
         campaignDeps: { database, clock, secret, parser, ledger, feed: new LedgerFeed(database) },
         campaigns: new CampaignOwnerService(database, clock, ledger),
+        ownerFindings: new FindingOwnerService(database, secret),
       },
       // A waiting events_watch answers its heartbeat as soon as the server starts closing.
       workers: [leaseSweeper, { start: () => {}, drain: () => ledger.close(), stop: () => {} }],

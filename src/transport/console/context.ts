@@ -1,6 +1,6 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CampaignOwnerService } from '../../domains/campaigns/index.ts';
+import type { CampaignOwnerService, FindingOwnerService } from '../../domains/campaigns/index.ts';
 import type {
   ConsoleOwner,
   DeviceService,
@@ -21,6 +21,8 @@ export interface ConsoleDeps {
   oauth: OAuthConsentService;
   /** Campaigns as their owners manage them. */
   campaigns: CampaignOwnerService;
+  /** Findings and STIX exports of the owner's campaigns. */
+  ownerFindings: FindingOwnerService;
   /** Research imports, and evidence as its owner reads it. */
   imports: ImportService;
   ownerEvidence: OwnerEvidence;

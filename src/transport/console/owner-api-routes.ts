@@ -14,6 +14,7 @@ import { campaignApiRoutes } from './campaign-api-routes.ts';
 import type { ConsoleContext } from './context.ts';
 import { ownerTokenApiRoutes } from './owner-token-api-routes.ts';
 import { researchApiRoutes } from './research-api-routes.ts';
+import { researchFindingRoutes } from './research-findings-routes.ts';
 
 const tags = ['oauth'];
 const id = z.string().min(1).max(100);
@@ -165,4 +166,5 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   await ownerTokenApiRoutes(api, ctx, owner);
   await campaignApiRoutes(api, ctx, owner);
   await researchApiRoutes(api, ctx, owner);
+  await researchFindingRoutes(api, ctx, owner);
 }

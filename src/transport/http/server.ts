@@ -152,7 +152,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     ratePerMinute: publicRateLimitPerMinute,
     redis,
   };
-  const { owners, management, device, oauth, campaigns, imports, ownerEvidence } = services;
+  const { owners, management, device, oauth, campaigns, imports, ownerEvidence, ownerFindings } = services;
   const consoleDeps: ConsoleDeps = {
     owners,
     management,
@@ -161,6 +161,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     campaigns,
     imports,
     ownerEvidence,
+    ownerFindings,
     secret: deps.secret,
     baseUrl,
     clock,

@@ -1,12 +1,15 @@
 import { z } from 'zod';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
+import { MAX_STIX_SOURCES } from '../../research/index.ts';
 import { viewerOf } from '../audience.ts';
 import { memberTool } from '../campaign-tool.ts';
 import { agentIdArg, evidenceIdArg, longText, taskIdArg } from '../schemas.ts';
+import { campaignEvidenceFor } from './cited.ts';
 import { presentFinding, presentReview } from './finding-present.ts';
 import { listVisibleFindings, visibleFinding, visibleReviews } from './finding-repo.ts';
 import { createFinding, findingNotFound, reviewFinding } from './findings.ts';
 import { STATUS_MEANING, VERDICTS } from './status.ts';
+import { exportStix } from './stix-export.ts';
 
 /** Findings with peer review (SPEC Finding; the finding_* tools). */
 
@@ -156,3 +159,36 @@ const findingReview = memberTool({
 });
 
 export { findingCreate, findingGet, findingList, findingReview };
+
+const researchExportStix = memberTool({
+  name: 'research_export_stix',
+  description:
+    "Export up to 20 sources (evidence and findings of this campaign you may see) as one STIX 2.1 bundle: findings as notes (with their affected versions, unknowns and contradictions), reviews as opinions, CVEs as vulnerabilities, software from findings and SBOMs, source URLs and SHA-256 hashes, under the campaign's TLP 2.0 marking. Ids are deterministic: the same sources export to the same bundle.",
+  args: {
+    evidence_ids: z
+      .array(evidenceIdArg)
+      .min(1)
+      .max(MAX_STIX_SOURCES)
+      .describe(`The sources to export (1-${MAX_STIX_SOURCES} evidence or finding ids).`),
+  },
+  mutates: false,
+  handler: async (ctx, input, m) => {
+    const { bundle } = await exportStix(ctx.ex, viewerOf(m), input.evidenceIds, (id) =>
+      campaignEvidenceFor(ctx.ex, ctx.services.reading, ctx.caller, m.campaign.id, id),
+    );
+    return {
+      campaign_id: m.campaign.id,
+      tlp: m.campaign.tlp,
+      object_count: bundle.objects.length,
+      bundle,
+      next_steps: [
+        {
+          action:
+            "Load the bundle into a STIX 2.1 tool; the campaign's owner can also download it from the console.",
+        },
+      ],
+    };
+  },
+});
+
+export { researchExportStix };

@@ -10,7 +10,7 @@ import type { Membership } from '../membership/member.ts';
 import { campaignEvidence } from '../tables.ts';
 import { taskForMember } from '../tasks/task-access.ts';
 import { extractQuotes, MAX_QUOTES } from '../verification/quotes.ts';
-import { inCampaign } from '../verification/source-checks.ts';
+import { campaignEvidenceFor } from './cited.ts';
 import { findingText } from './finding-present.ts';
 import { allVerdicts, visibleFinding } from './finding-repo.ts';
 import { statusOf, type Verdict } from './status.ts';
@@ -218,13 +218,8 @@ async function citable(
 ): Promise<EvidenceRecord[]> {
   const records: EvidenceRecord[] = [];
   for (const id of ids) {
-    let record: EvidenceRecord | null = null;
-    try {
-      record = await reading.evidence(caller, id, ex);
-    } catch (err) {
-      if (!(err instanceof DomainError) || err.code !== 'NOT_FOUND') throw err;
-    }
-    if (!record || (record.agentId !== caller.agent.id && !(await inCampaign(ex, campaignId, id)))) {
+    const record = await campaignEvidenceFor(ex, reading, caller, campaignId, id);
+    if (!record) {
       throw new DomainError(
         'NOT_FOUND',
         `Evidence ${id} is not visible to you in this campaign.`,

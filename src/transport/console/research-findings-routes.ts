@@ -1,0 +1,94 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { MAX_STIX_SOURCES } from '../../domains/research/index.ts';
+import { DomainError } from '../../kernel/errors.ts';
+import type { ConsoleContext } from './context.ts';
+
+const tags = ['research'];
+const idOf = (prefix: string, what: string) =>
+  z.string().regex(new RegExp(`^${prefix}_[0-9A-Za-z]{1,64}$`), `a ${what} id starts with ${prefix}_`);
+const campaignParams = z.object({ campaign_id: idOf('cmp', 'campaign') }).strict();
+
+/**
+ * Findings and the STIX export for the campaign's owner of record (SPEC "Security research"):
+ * inside the owner API scope (console session or owner API token, JSON bodies only).
+ */
+export async function researchFindingRoutes(
+  api: FastifyInstance,
+  ctx: ConsoleContext,
+  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
+): Promise<void> {
+  const r = api.withTypeProvider<ZodTypeProvider>();
+
+  r.get(
+    '/v1/research/campaigns/:campaign_id/findings',
+    {
+      schema: {
+        tags,
+        summary: "A campaign's findings with their reviews, newest first",
+        params: campaignParams,
+        querystring: z
+          .object({
+            status: z.enum(['UNREVIEWED', 'SUPPORTED', 'CONTESTED', 'INSUFFICIENT_EVIDENCE']).optional(),
+            limit: z.coerce.number().int().min(1).max(200).default(50),
+            cursor: z.string().max(500).optional(),
+          })
+          .strict(),
+      },
+    },
+    async (req) =>
+      ctx.ownerFindings.list(ownerOf(req), req.params.campaign_id, {
+        status: req.query.status,
+        limit: req.query.limit,
+        cursor: req.query.cursor,
+      }),
+  );
+
+  r.get(
+    '/v1/research/findings/:evidence_id',
+    {
+      schema: {
+        tags,
+        summary: 'One finding (its id is an evidence id) with its reviews',
+        params: z.object({ evidence_id: idOf('evd', 'evidence') }).strict(),
+      },
+    },
+    async (req) => ctx.ownerFindings.get(ownerOf(req), req.params.evidence_id),
+  );
+
+  r.post(
+    '/v1/research/campaigns/:campaign_id/stix',
+    {
+      schema: {
+        tags,
+        summary: `One STIX 2.1 bundle of up to ${MAX_STIX_SOURCES} sources of the campaign`,
+        params: campaignParams,
+        body: z
+          .object({ evidence_ids: z.array(idOf('evd', 'evidence')).min(1).max(MAX_STIX_SOURCES) })
+          .strict(),
+      },
+    },
+    async (req, reply) => {
+      const ownerId = ownerOf(req);
+      const { json } = await ctx.ownerFindings.exportStix(
+        ownerId,
+        req.params.campaign_id,
+        req.body.evidence_ids,
+        async (id) => {
+          try {
+            return await ctx.ownerEvidence.get(ownerId, id);
+          } catch (err) {
+            if (err instanceof DomainError && err.code === 'NOT_FOUND') return null;
+            throw err;
+          }
+        },
+      );
+      // The serialised bundle as built: re-exporting the same sources gives the same bytes.
+      return reply
+        .type('application/stix+json;version=2.1')
+        .header('content-disposition', `attachment; filename="${req.params.campaign_id}.stix.json"`)
+        .send(json);
+    },
+  );
+}

@@ -12,13 +12,19 @@ import { oauthConsoleRoutes } from './oauth-routes.ts';
 import { ownerApiRoutes } from './owner-api-routes.ts';
 import { ownerTokenRoutes } from './owner-token-routes.ts';
 import { pairRoutes } from './pair-routes.ts';
+import { researchRoutes } from './research-routes.ts';
 import { CONSOLE_CSS, CONSOLE_ICON } from './style.ts';
 
 export type { ConsoleDeps } from './context.ts';
 export { CONSOLE_CSP } from './csp.ts';
 
 /** Same for everyone, needing no session. */
-const STATIC = new Set(['/console/style.css', '/console/favicon.svg', '/console/live.js']);
+const STATIC = new Set([
+  '/console/style.css',
+  '/console/favicon.svg',
+  '/console/live.js',
+  '/console/import.js',
+]);
 
 /**
  * The owner console: server-rendered pages that need no JavaScript (the campaign page's live.js
@@ -102,6 +108,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   campaignRoutes(app, ctx);
   liveRoutes(app, ctx);
   ownerTokenRoutes(app, ctx);
+  researchRoutes(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.
   app.get('/console/*', { schema: { hide: true } }, async (req, reply) => {

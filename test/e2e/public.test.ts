@@ -340,7 +340,14 @@ const PUBLISHED_ERROR_CODES = [
     'EVIDENCE_REQUIRED',
     'RECIPIENT_NOT_MEMBER',
   ],
-  ...['RECIPIENT_CANNOT_SEE', 'PROPOSAL_NOT_OPEN'],
+  ...[
+    'RECIPIENT_CANNOT_SEE',
+    'SELF_REVIEW',
+    'SAME_OWNER_REVIEW',
+    'ALREADY_REVIEWED',
+    'QUOTE_NOT_IN_EVIDENCE',
+  ],
+  ...['PROPOSAL_NOT_OPEN'],
 ];
 
 describe('connection documents and the guide for browsers (issue 15 item 2)', () => {

@@ -157,6 +157,16 @@ describe('evidence_submit with a file', () => {
     expect(await evidenceRows()).toBe(before);
   });
 
+  it('refuses a text file holding a credential, as every tool argument, and stores nothing', async () => {
+    const before = await evidenceRows();
+    const error = await refused(participant, 'evidence_submit', {
+      text: 'deploy log\nusing token cd_acc_abcdefghijklmnopqrstuvwxyz234567 for the push\n',
+      format: 'log',
+    });
+    expect(error.code).toBe('CREDENTIAL_IN_INPUT');
+    expect(await evidenceRows()).toBe(before);
+  });
+
   it('answers a repeated idempotency_key with the first result, importing once', async () => {
     const args = { text: 'Once only.', idempotency_key: key() };
     const first = await callTool(participant.client, 'evidence_submit', args);

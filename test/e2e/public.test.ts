@@ -350,6 +350,36 @@ const PUBLISHED_ERROR_CODES = [
   ...['PROPOSAL_NOT_OPEN'],
 ];
 
+describe('worked research cases (issue 16 item 7)', () => {
+  it('describe each flow with calls the catalogue has, arguments it takes, and are linked', async () => {
+    const { tools } = await (await get('/v1/public/tools?format=json')).json();
+    const byName = new Map(tools.map((t: { name: string }) => [t.name, t]));
+    for (const path of ['/v1/public/security-research-case', '/v1/public/research-case']) {
+      const doc = await (await get(path)).json();
+      expect(doc.steps.length).toBeGreaterThan(3);
+      for (const step of doc.steps) {
+        if (step.kind === 'HTTP') continue;
+        const tool = byName.get(step.call) as { input_schema: { properties: Record<string, unknown> } };
+        expect(tool, step.call).toBeDefined();
+        for (const arg of Object.keys(step.arguments))
+          expect(tool.input_schema.properties).toHaveProperty(arg);
+      }
+    }
+    const security = await (await get('/v1/public/security-research-case')).json();
+    expect(security.steps.map((s: { call: string }) => s.call)).toEqual([
+      'POST /v1/research/imports',
+      'evidence_locate',
+      'finding_create',
+      'finding_review',
+      'research_export_stix',
+      'POST /v1/research/campaigns/<campaign_id>/stix',
+    ]);
+    const llms = await (await get('/llms.txt')).text();
+    expect(llms).toContain('/v1/public/security-research-case');
+    expect(llms).toContain('/v1/public/research-case');
+  });
+});
+
 describe('connection documents and the guide for browsers (issue 15 item 2)', () => {
   it('/v1/public/connection gives a ready configuration per client, keys kept out of files', async () => {
     const dflt = await (await get('/v1/public/connection')).json();

@@ -15,6 +15,9 @@ identity that belongs to a human owner; a new identity is inert until its owner 
 - Pages that run in your browser against this server: ${baseUrl}/examples/browser/pairing,
   ${baseUrl}/examples/browser/tool-call, ${baseUrl}/examples/browser/events-watch
 - A demo you can run in a checkout (\`npm run demo\`): ${baseUrl}/v1/public/demo
+- Worked examples with the exact calls: ${baseUrl}/v1/public/research-case (read, task,
+  verified completion) and ${baseUrl}/v1/public/security-research-case (import, finding, review,
+  STIX)
 - OAuth clients checked against this build (library, version, flow, result, date):
   ${baseUrl}/v1/public/oauth-client-checks
 - Tool reference: ${baseUrl}/v1/public/tools (JSON: \`?format=json\`)

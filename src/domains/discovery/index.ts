@@ -7,6 +7,7 @@ import { guideAsHtml } from './guide-html.ts';
 import { buildLlmsTxt } from './llms-txt.ts';
 import { DEFAULT_OAUTH_CHECKS_FILE, oauthClientChecksReader } from './oauth-client-checks.ts';
 import { authorizationServerMetadata, protectedResourceMetadata } from './oauth-metadata.ts';
+import { buildResearchCases } from './research-case.ts';
 import { buildServerCard } from './server-card.ts';
 import { buildTerms } from './terms.ts';
 import { catalogueFingerprint, type ToolDoc, toolsAsText } from './tool-docs.ts';
@@ -47,6 +48,7 @@ export function buildDiscovery(
     guideHtml: guideAsHtml(guide),
     connections,
     demo: describeDemo(),
+    researchCases: buildResearchCases(baseUrl, tools),
     oauthClientChecks: oauthClientChecksReader(oauthChecksFile),
     llmsTxt: buildLlmsTxt(baseUrl, tools),
     serverCard: buildServerCard(baseUrl, methods, tools, protocols),

@@ -28,6 +28,8 @@ ${toolLines.join('\n')}
 
 - [Browser examples](${baseUrl}/examples/browser/tool-call): device pairing, a tool call over Streamable HTTP and events_watch, as pages (also /examples/browser/pairing and /examples/browser/events-watch)
 - [Demo](${baseUrl}/v1/public/demo): \`npm run demo\` in a checkout pairs two agents and takes a task to VERIFIED, step by step
+- [Research case](${baseUrl}/v1/public/research-case): read, task and verified completion, with the exact tool calls
+- [Security research case](${baseUrl}/v1/public/security-research-case): import, locate, finding, review and STIX export, with the exact calls
 - [OAuth client checks](${baseUrl}/v1/public/oauth-client-checks): dated results of the OAuth regression suite, by client library, version and flow
 - [Changes feed](${baseUrl}/updates.json): curated changes with ETag support
 - [Terms](${baseUrl}/v1/public/terms)

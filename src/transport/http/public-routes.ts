@@ -114,6 +114,18 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
   );
 
   r.get(
+    '/v1/public/security-research-case',
+    { schema: { tags, summary: 'A worked example: import, locate, finding, review, STIX export' } },
+    async () => deps.discovery.researchCases.securityResearch,
+  );
+
+  r.get(
+    '/v1/public/research-case',
+    { schema: { tags, summary: 'A worked example: read, task, verified completion' } },
+    async () => deps.discovery.researchCases.research,
+  );
+
+  r.get(
     '/v1/public/oauth-client-checks',
     { schema: { tags, summary: 'Dated results of the OAuth regression suite, by client library and flow' } },
     async () => deps.discovery.oauthClientChecks(),

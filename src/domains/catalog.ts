@@ -32,7 +32,7 @@ export const TOOL_ORDER = [
   'identity_whoami', 'capabilities_describe',
   // Read
   'web_search', 'fetch_text', 'fetch_snapshot', 'extract_table', 'extract_json', 'citation_get',
-  'diff_since', 'policy_explain', 'evidence_locate', 'evidence_view',
+  'diff_since', 'policy_explain', 'evidence_locate', 'evidence_view', 'evidence_search',
   // Campaigns
   'campaign_create', 'agent_directory', 'campaign_invite', 'campaign_join', 'campaign_metrics',
   'task_publish', 'campaign_list', 'campaign_status', 'campaign_graph', 'task_list', 'task_get',

@@ -179,7 +179,9 @@ export const taskHistory = pgTable(
 
 /**
  * Campaign messages, proposals and decisions (SPEC Message). Exactly one of agent_id (an agent
- * wrote it) or owner_id (an OWNER_COMMENT from the console) is set.
+ * wrote it) or owner_id (an OWNER_COMMENT from the console) is set. `search_vector` (migration
+ * 0015) is a stored generated tsvector of the content for evidence_search, left out of this
+ * definition as evidence's is (reading/tables.ts says why); its GIN index is declared here.
  */
 export const campaignMessages = pgTable(
   'campaign_messages',
@@ -202,7 +204,10 @@ export const campaignMessages = pgTable(
     data: jsonb('data').$type<Record<string, unknown>>().notNull(),
     createdAt: ts('created_at').notNull(),
   },
-  (t) => [index('campaign_messages_campaign_idx').on(t.campaignId, t.createdAt)],
+  (t) => [
+    index('campaign_messages_campaign_idx').on(t.campaignId, t.createdAt),
+    index('campaign_messages_search_idx').using('gin', sql`"search_vector"`),
+  ],
 );
 
 /** Evidence shared into a campaign (evidence_submit and reads made under a lease). */

@@ -6,6 +6,7 @@ import { ImportService } from './imports.ts';
 import { readingOperations } from './operations.ts';
 import { OwnerEvidence } from './owner-evidence.ts';
 import { searchProviderFor } from './search.ts';
+import { EvidenceSearch } from './search-index.ts';
 import { ReadingService } from './service.ts';
 import * as tables from './tables.ts';
 
@@ -23,8 +24,16 @@ export {
 export { IMPORT_TRUST_LABEL, type ImportRequest, ImportService } from './imports.ts';
 export { OwnerEvidence, PREVIEW_PAGES } from './owner-evidence.ts';
 export type { SearchProvider, ServiceFetcher } from './search.ts';
+export { EvidenceSearch, type SearchKind, type SearchRequest } from './search-index.ts';
 export { type BodyDecoder, type PageReader, ReadingService } from './service.ts';
-export { type Coverage, type EvidenceRecord, noCampaigns, type ReadCoverage } from './types.ts';
+export {
+  type Coverage,
+  type EvidenceRecord,
+  noCampaigns,
+  type ReadCoverage,
+  type SearchReach,
+  type TextMatch,
+} from './types.ts';
 export { whenReading } from './visibility.ts';
 
 export const readingArea = {
@@ -32,7 +41,7 @@ export const readingArea = {
   tables,
   errors: READING_ERRORS,
   operations: readingOperations,
-  start({ database, clock, outbound, parser, config, logger, extensions }) {
+  start({ database, clock, outbound, parser, config, logger, extensions, secret }) {
     const search = searchProviderFor(config.search, outbound.fetcher);
     const reading = new ReadingService(
       database,
@@ -46,7 +55,8 @@ export const readingArea = {
     if (search) logger.info({ provider: search.name }, 'web_search provider configured');
     const imports = new ImportService(database, clock, parser, extensions.readCoverage);
     const ownerEvidence = new OwnerEvidence(database, parser, extensions.readCoverage);
-    return { services: { reading, search, imports, ownerEvidence } };
+    const evidenceSearch = new EvidenceSearch(database, secret, extensions.readCoverage);
+    return { services: { reading, search, imports, ownerEvidence, evidenceSearch } };
   },
 } satisfies Area;
 

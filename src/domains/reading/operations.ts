@@ -1,6 +1,7 @@
 import { citationGet, evidenceGet, evidenceLocate, evidenceView } from './evidence-tools.ts';
 import { diffSince, extractJson, extractTable } from './extract-tools.ts';
 import { explainPolicy, fetchSnapshot, fetchText, webSearch } from './read-tools.ts';
+import { evidenceSearch } from './search-tools.ts';
 
 /** The reading tools (the Read group, and evidence_get of SPEC's Campaigns group); the catalogue orders them. */
 export const readingOperations = [
@@ -14,5 +15,6 @@ export const readingOperations = [
   explainPolicy,
   evidenceLocate,
   evidenceView,
+  evidenceSearch,
   evidenceGet,
 ];

@@ -41,6 +41,11 @@ export const policyReceipts = pgTable(
  * person in the console, AGENT_SUBMITTED by an agent) has no receipt or status: an owner's has
  * `owner_id` and no agent; its URLs are the source the importer named (or
  * `urn:cairn:import:<id>`), and `import_format`, `source_date` and `authorized` say what it is.
+ *
+ * `search_vector` (migration 0015, docs/research.md "Full-text search") is a stored generated
+ * tsvector of the title and the first 100,000 characters of the text, written by hand in the
+ * migration and left out of this definition on purpose: drizzle would select it with every row
+ * and ask every insert for it. Only its GIN index is declared here, so drizzle-kit keeps it.
  */
 export const evidence = pgTable(
   'evidence',
@@ -83,5 +88,6 @@ export const evidence = pgTable(
     index('evidence_agent_url_idx').on(t.agentId, t.canonicalUrl, t.retrievedAt),
     index('evidence_agent_requested_idx').on(t.agentId, t.requestedUrl, t.retrievedAt),
     index('evidence_task_idx').on(t.taskId),
+    index('evidence_search_idx').using('gin', sql`"search_vector"`),
   ],
 );

@@ -37,6 +37,29 @@ export interface ReadCoverage {
     evidence: { id: string; provenance: string; format: string },
     now: Date,
   ): Promise<void>;
+  /**
+   * How far evidence_search reaches into campaigns for this agent: one campaign (refused unless
+   * it is an active member) or, with none named, every campaign it is an active member of.
+   */
+  searchReach(ex: Executor, caller: Caller, campaignId: string | null): Promise<SearchReach>;
+}
+
+/** A full-text query as SQL: whether a search vector matches it, and how well. */
+export interface TextMatch {
+  matches(vector: SQL): SQL;
+  rank(vector: SQL): SQL;
+}
+
+/** What evidence_search may search in campaigns (search-index.ts); the campaigns area decides it. */
+export interface SearchReach {
+  /** For a search limited to one campaign: its evidence (a predicate over rows of `evidence`); else null. */
+  evidenceIn: SQL | null;
+  /**
+   * The messages the agent may see that match, as one SELECT of the columns `id`, `campaign_id`,
+   * `task_id`, `type`, `content`, `rank` (match.rank of the message's vector) and `created_at`,
+   * visibility filtered inside it; null when there is nothing to search (no campaign).
+   */
+  messages(match: TextMatch): SQL | null;
 }
 
 /** Who imports a file: a person signed in to the console, or an agent (evidence_submit). */
@@ -71,6 +94,14 @@ export const noCampaigns: ReadCoverage = {
     return { campaignId: null, taskId: null, role: 'OWNER' };
   },
   recordImport: async () => {},
+  searchReach: async (_ex, _caller, campaignId) => {
+    if (campaignId) {
+      throw new DomainError('NOT_FOUND', 'Campaigns are not available on this server.', {
+        campaign_id: campaignId,
+      });
+    }
+    return { evidenceIn: null, messages: () => null };
+  },
 };
 
 /**

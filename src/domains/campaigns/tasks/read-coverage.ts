@@ -5,6 +5,7 @@ import { type Caller, inactiveReason } from '../../identity/index.ts';
 import type { Coverage, ReadCoverage } from '../../reading/index.ts';
 import { evidenceOfOwner, evidenceSharedWith } from '../audience.ts';
 import { appendEvent } from '../ledger/ledger.ts';
+import { searchReach } from '../search-messages.ts';
 import { campaignEvidence, campaignMembers, tasks } from '../tables.ts';
 import { bindImport, recordImport } from '../verification/import-binding.ts';
 import { currentLeases } from './leases.ts';
@@ -172,4 +173,5 @@ export const campaignCoverage: ReadCoverage = {
   recordImport,
   sharedEvidence: evidenceSharedWith,
   ownerEvidence: evidenceOfOwner,
+  searchReach,
 };

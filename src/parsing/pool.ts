@@ -11,6 +11,7 @@ import { Piscina } from 'piscina';
 // libraries would otherwise be unloaded when the first thread that used them exits.
 import 'sharp';
 import { type ImportInput, type ImportOutcome, importRefusalOf } from './import-types.ts';
+import type { NearMiss } from './near-miss.ts';
 import {
   type DiffInput,
   type ExtractedJson,
@@ -125,6 +126,11 @@ export class ParserPool implements Parser {
   /** Finds a quote in a stored text (see locateQuote); null when absent. @throws ParserBusy; ParseRefusal PARSE_TIMEOUT or UNREADABLE_CONTENT. */
   locate(input: LocateInput): Promise<QuoteMatch | null> {
     return this.run({ op: 'locate', input }) as Promise<QuoteMatch | null>;
+  }
+
+  /** Where the text says almost what an absent quote says (after locate found nothing). @throws as locate. */
+  nearMiss(input: LocateInput): Promise<NearMiss | null> {
+    return this.run({ op: 'nearMiss', input }) as Promise<NearMiss | null>;
   }
 
   /** Finds each quote in one stored text, in order; null where absent. @throws as locate. */

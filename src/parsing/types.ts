@@ -105,6 +105,14 @@ export interface LocateAllInput {
   pages: PageOffset[];
 }
 
+/** The nearest near-miss of an absent quote (near-miss.ts): offsets like QuoteMatch, and how close it is (0-1). */
+export interface NearMissMatch {
+  offset: number;
+  length: number;
+  page: number | null;
+  similarity: number;
+}
+
 /** Where a quote was found in a stored text, in the original text's offsets (UTF-16 code units). */
 export interface QuoteMatch {
   /** EXACT: the quote as given; NORMALISED: after folding whitespace, quotes, dashes, invisible characters and Unicode forms. */
@@ -173,6 +181,8 @@ export interface Parser {
   extractJson(input: ParseInput): Promise<ExtractedJson[]>;
   /** Finds a quote in a stored text: exactly first, then folded; null when it is not there. */
   locate(input: LocateInput): Promise<QuoteMatch | null>;
+  /** Where the text says almost what the quote says, when locate found nothing; null when nothing is close. */
+  nearMiss(input: LocateInput): Promise<NearMissMatch | null>;
   /** Finds several quotes in one stored text in one job (the text crosses to the thread once). */
   locateAll(input: LocateAllInput): Promise<Array<QuoteMatch | null>>;
   /** A unified line diff of two stored texts, bounded in time and size. */

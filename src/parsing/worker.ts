@@ -6,6 +6,7 @@
 import { extractBodyJson, extractBodyTables, parseBody } from './dispatch.ts';
 import { runImport } from './import.ts';
 import type { ImportInput, ImportOutcome } from './import-types.ts';
+import { type NearMiss, nearestMiss } from './near-miss.ts';
 import { locateQuote } from './quote-locate.ts';
 import { diffTexts } from './text-diff.ts';
 import {
@@ -27,6 +28,7 @@ export type ParserTask =
   | { op: 'tables'; input: ParseInput }
   | { op: 'json'; input: ParseInput }
   | { op: 'locate'; input: LocateInput }
+  | { op: 'nearMiss'; input: LocateInput }
   | { op: 'locateAll'; input: LocateAllInput }
   | { op: 'diff'; input: DiffInput }
   | { op: 'import'; input: ImportInput };
@@ -36,6 +38,7 @@ export type TaskValue =
   | ExtractedTable[]
   | ExtractedJson[]
   | QuoteMatch
+  | NearMiss
   | null
   | Array<QuoteMatch | null>
   | TextDiff
@@ -63,6 +66,10 @@ async function runTask(task: ParserTask): Promise<TaskValue> {
     case 'locate': {
       const { text, quote, pages, page } = task.input;
       return locateQuote(text, quote, pages, page);
+    }
+    case 'nearMiss': {
+      const { text, quote, pages, page } = task.input;
+      return nearestMiss(text, quote, pages, page);
     }
     case 'locateAll': {
       const { text, quotes, pages } = task.input;

@@ -129,7 +129,15 @@ describe('importing a PDF into a campaign', () => {
         body: { quote: 'Fixed in libmoor 2.5', page: 1 },
       }),
     );
-    expect(elsewhere.body).toMatchObject({ found: false });
+    expect(elsewhere.body).toMatchObject({ found: false, near_miss: null });
+    const misquoted = await json(
+      await api(`/v1/research/evidence/${evidenceId}/locate`, {
+        body: { quote: 'Affected versions: libmoor 2.0 through 2.6' },
+      }),
+    );
+    expect(misquoted.body).toMatchObject({ found: false, near_miss: { page: 2 } });
+    expect(misquoted.body.near_miss.text).toContain('libmoor 2.0 through 2.4');
+    expect(misquoted.body.near_miss.similarity).toBeGreaterThan(0.9);
   });
 
   it('is evidence the campaign members can cite, and nobody else sees', async () => {
@@ -147,6 +155,14 @@ describe('importing a PDF into a campaign', () => {
       false,
     );
     expect(located).toMatchObject({ found: true, page: 1 });
+    const near = await ok(
+      participant,
+      'evidence_locate',
+      { evidence_id: evidenceId, quote: 'The parser accepts crafted footers.' },
+      false,
+    );
+    expect(near).toMatchObject({ found: false, near_miss: { page: 1 } });
+    expect(near.near_miss.text).toContain('crafted headers');
     expect((await refused(outsider, 'evidence_get', { evidence_id: evidenceId }, false)).code).toBe(
       'NOT_FOUND',
     );

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { defineTool } from '../operations/index.ts';
-import { presentCitation, presentEvidence, presentObservation } from './present.ts';
+import { presentCitation, presentEvidence, presentNearMiss, presentObservation } from './present.ts';
 import { evidenceIdArg, findArg, maxCharsArg, offsetArg, plainText } from './schemas.ts';
 import type { ReadCtx } from './tool-context.ts';
 import { READERS } from './visibility.ts';
@@ -114,7 +114,15 @@ const evidenceLocate = defineTool({
       });
     }
     const found = await ctx.services.reading.locate(ctx.caller, evidence, input.quote, input.page);
-    if (!found) return { evidence_id: evidence.id, found: false, match: null };
+    if (!found) {
+      const near = await ctx.services.reading.nearMiss(ctx.caller, evidence, input.quote, input.page);
+      return {
+        evidence_id: evidence.id,
+        found: false,
+        match: null,
+        near_miss: presentNearMiss(evidence.text, near),
+      };
+    }
     return {
       evidence_id: evidence.id,
       found: true,

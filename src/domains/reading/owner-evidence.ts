@@ -1,9 +1,9 @@
 import { eq, or, type SQL } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { type LocateInput, ParserBusy, type QuoteMatch } from '../../parsing/types.ts';
+import { type LocateInput, type NearMissMatch, ParserBusy, type QuoteMatch } from '../../parsing/types.ts';
 import type { Database } from '../../storage/database.ts';
-import { presentCitation } from './present.ts';
+import { presentCitation, presentNearMiss } from './present.ts';
 import * as repo from './repo.ts';
 import { evidence as evidenceTable } from './tables.ts';
 import type { EvidenceRecord, ReadCoverage } from './types.ts';
@@ -20,7 +20,10 @@ export const PREVIEW_PAGE_CHARS = 200_000;
 export class OwnerEvidence {
   constructor(
     private readonly database: Database,
-    private readonly parser: { locate(input: LocateInput): Promise<QuoteMatch | null> },
+    private readonly parser: {
+      locate(input: LocateInput): Promise<QuoteMatch | null>;
+      nearMiss(input: LocateInput): Promise<NearMissMatch | null>;
+    },
     private readonly coverage: ReadCoverage,
   ) {}
 
@@ -85,25 +88,17 @@ export class OwnerEvidence {
         page_count: Math.max(1, e.pages.length),
       });
     }
-    let found: QuoteMatch | null;
-    try {
-      found = await this.parser.locate({
-        text: e.text,
-        quote,
-        pages: e.pages,
-        ...(page !== undefined && e.pages.length > 0 ? { page } : {}),
-      });
-    } catch (err) {
-      if (err instanceof ParserBusy) {
-        throw new DomainError(
-          'DEGRADED_MODE',
-          `The parser and OCR capacity is busy; retry in ${err.retryAfterSeconds} seconds.`,
-          { retry_after_seconds: err.retryAfterSeconds },
-        );
-      }
-      throw err;
+    const input = {
+      text: e.text,
+      quote,
+      pages: e.pages,
+      ...(page !== undefined && e.pages.length > 0 ? { page } : {}),
+    };
+    const found = await busyAsDegraded(() => this.parser.locate(input));
+    if (!found) {
+      const near = await busyAsDegraded(() => this.parser.nearMiss(input));
+      return { evidence_id: e.id, found: false, match: null, near_miss: presentNearMiss(e.text, near) };
     }
-    if (!found) return { evidence_id: e.id, found: false, match: null, quote_chars: quote.length };
     return {
       evidence_id: e.id,
       found: true,
@@ -120,6 +115,22 @@ export class OwnerEvidence {
     const campaigns = this.coverage.ownerEvidence(ownerId);
     const own = eq(evidenceTable.ownerId, ownerId);
     return (campaigns ? or(own, campaigns) : own) as SQL;
+  }
+}
+
+/** A busy pool is DEGRADED_MODE (retry in a few seconds), as for every parser job. */
+async function busyAsDegraded<T>(job: () => Promise<T>): Promise<T> {
+  try {
+    return await job();
+  } catch (err) {
+    if (err instanceof ParserBusy) {
+      throw new DomainError(
+        'DEGRADED_MODE',
+        `The parser and OCR capacity is busy; retry in ${err.retryAfterSeconds} seconds.`,
+        { retry_after_seconds: err.retryAfterSeconds },
+      );
+    }
+    throw err;
   }
 }
 

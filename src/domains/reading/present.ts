@@ -111,3 +111,22 @@ export function presentReceipt(r: ReceiptRow) {
     decided_at: r.createdAt.toISOString(),
   };
 }
+
+/**
+ * The nearest near-miss of a quote that was not found: what the evidence says there, so the
+ * caller can quote it exactly (or see that it misread). Null when nothing is close.
+ */
+export function presentNearMiss(
+  text: string,
+  near: { offset: number; length: number; page: number | null; similarity: number } | null,
+) {
+  if (!near) return null;
+  return {
+    offset: near.offset,
+    length: near.length,
+    page: near.page,
+    similarity: near.similarity,
+    text: text.slice(near.offset, near.offset + Math.min(near.length, 2_000)),
+    hint: 'Not a match: the evidence says this instead. Quote it exactly, or cite other evidence.',
+  };
+}

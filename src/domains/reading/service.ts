@@ -4,6 +4,7 @@ import type { FetchResult } from '../../net/guarded-fetch.ts';
 import type {
   ExtractedJson,
   ExtractedTable,
+  NearMissMatch,
   ParsedDocument,
   Parser,
   QuoteMatch,
@@ -305,6 +306,23 @@ export class ReadingService {
   ): Promise<QuoteMatch | null> {
     return this.bounded(caller, 'evidence_locate', { evidence_id: evidence.id }, () =>
       this.parser.locate({
+        text: evidence.text,
+        quote,
+        pages: evidence.pages,
+        ...(page !== undefined ? { page } : {}),
+      }),
+    );
+  }
+
+  /** Where stored evidence says almost what an absent quote says, in the bounded pool; null when nothing is close. */
+  async nearMiss(
+    caller: Caller,
+    evidence: EvidenceRecord,
+    quote: string,
+    page?: number,
+  ): Promise<NearMissMatch | null> {
+    return this.bounded(caller, 'evidence_locate', { evidence_id: evidence.id }, () =>
+      this.parser.nearMiss({
         text: evidence.text,
         quote,
         pages: evidence.pages,

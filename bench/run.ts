@@ -2,6 +2,7 @@ import { runCampaignBenchmark } from './campaign.ts';
 import { runInjectionBenchmark } from './injection.ts';
 import { runMcpBenchmark } from './mcp.ts';
 import { runReadBenchmark } from './read.ts';
+import { runSearchBenchmark } from './search.ts';
 
 /** `npm run bench -- <name>`: runs one benchmark by name; prints usage for a missing or unknown name. */
 
@@ -30,6 +31,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
     summary: 'fetch_text of a ~500 KB article, 16 concurrent, Cairn vs plain undici + linkedom + Readability',
     run: runReadBenchmark,
   },
+  search: {
+    summary:
+      'evidence_search over 100,000 ~2 KB texts in PostgreSQL, Cairn vs the same websearch_to_tsquery SQL by pg',
+    run: runSearchBenchmark,
+  },
 };
 
 const USAGE = `Usage: npm run bench -- <name>
@@ -45,7 +51,9 @@ Environment:
   BENCH_READ_UNIQUE  read only: 0 re-serves identical bytes (deduplicated); default: different bytes on every read
   BENCH_WATCHERS  campaign only: waiting events_watch calls (default 500, the figure's)
   BENCH_WATCH_THREADS  campaign only: load-generator threads holding them (default 4)
-  DATABASE_URL    run Cairn on this PostgreSQL database instead of the embedded one`;
+  BENCH_SEARCH_DOCS  search only: evidence texts stored (default 100000, the figure's)
+  DATABASE_URL    run Cairn on this PostgreSQL database instead of the embedded one
+                  (search: the server it creates its own database cairn_bench_search on; required)`;
 
 const name = process.argv[2];
 const benchmark = name ? BENCHMARKS[name] : undefined;

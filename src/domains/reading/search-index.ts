@@ -111,35 +111,48 @@ export class EvidenceSearch {
           : evidenceKinds[0] === 'finding'
             ? sql`${evidence.kind} = 'finding'`
             : ne(evidence.kind, 'finding');
-      const where = and(
-        match.matches(EVIDENCE_VECTOR),
-        visibleTo(caller.agent.id, (id) => this.coverage.sharedEvidence(id)),
-        reach.evidenceIn ?? undefined,
-        kindFilter,
-      );
-      branches.push(sql`(select case when ${evidence.kind} = 'finding' then 'finding' else 'evidence' end as kind,
-          ${evidence.id} as id, ${req.campaignId}::text as scope, ${evidence.campaignId} as campaign_id,
-          ${evidence.taskId} as task_id, ${evidence.title} as title, ${evidence.provenance} as label,
-          ${evidence.trustLabel} as trust_label, null::text as content, ${rank} as rank,
-          ${evidence.createdAt} as created_at
-        from ${evidence} where ${where}${keyset(rank, sql`${evidence.id}`)}
-        order by rank desc, id collate "C" limit ${take})`);
+      // repo.visibleTo, with the sharing rule asked of one row at a time: as it stands (an IN over
+      // every evidence id the agent's campaigns share) PostgreSQL would hash that whole set on
+      // every query before looking at the first match; here it is a semi-join probed per match.
+      const visible = visibleTo(caller.agent.id, (id) => {
+        const shared = this.coverage.sharedEvidence(id);
+        return shared
+          ? sql`exists (select 1 from (select "evidence".id) as "evidence" where ${shared})`
+          : null;
+      });
+      // Every match is ranked and sorted first (the inner query, fenced by offset 0); visibility
+      // is then tested in rank order until the page is full, so a page costs a few visibility
+      // tests when most matches are visible, not one per match. The inner query is named
+      // "evidence" and has its columns, as the predicates of the campaigns area expect.
+      branches.push(sql`(select 'evidence' as source, "evidence".id, "evidence".rank, null::text as campaign_id,
+          null::text as task_id, null::text as label, null::text as content, null::timestamptz as created_at
+        from (select ${evidence.id} as id, ${evidence.agentId} as agent_id, ${rank} as rank
+          from ${evidence}
+          where ${and(match.matches(EVIDENCE_VECTOR), kindFilter)}${keyset(rank, sql`${evidence.id}`)}
+          order by rank desc, id collate "C" offset 0) as "evidence"
+        where ${and(visible, reach.evidenceIn ?? undefined)}
+        order by "evidence".rank desc, "evidence".id collate "C" limit ${take})`);
     }
     const messages = kinds.includes('message') ? reach.messages(match) : null;
     if (messages) {
-      branches.push(sql`(select 'message' as kind, m.id, null::text as scope, m.campaign_id, m.task_id,
-          null::text as title, m.type as label, null::text as trust_label, m.content, m.rank, m.created_at
+      branches.push(sql`(select 'message' as source, m.id, m.rank, m.campaign_id, m.task_id, m.type as label,
+          m.content, m.created_at
         from (${messages}) m where true${keyset(sql`m.rank`, sql`m.id`)}
         order by m.rank desc, m.id collate "C" limit ${take})`);
     }
     if (branches.length === 0) return { results: [], next_cursor: null };
 
-    const result = (await ex.execute(sql`select h.kind, h.id, coalesce(h.scope, h.campaign_id) as campaign_id,
-        h.task_id, h.title, h.label, h.trust_label, h.rank, h.created_at,
-        left(case when h.kind = 'message'
+    // The page's evidence rows are read in full only now, for their particulars and snippets.
+    const result = (await ex.execute(sql`select
+        case when h.source = 'message' then 'message' when e.kind = 'finding' then 'finding' else 'evidence' end as kind,
+        h.id, coalesce(${req.campaignId}::text, h.campaign_id, e.campaign_id) as campaign_id,
+        coalesce(h.task_id, e.task_id) as task_id, e.title, coalesce(h.label, e.provenance) as label,
+        e.trust_label, h.rank, coalesce(h.created_at, e.created_at) as created_at,
+        left(case when h.source = 'message'
           then ts_headline(${CONFIG}, h.content, ${query}, ${HEADLINE_OPTIONS})
-          else ${evidenceSnippet(sql`h.id`, query)} end, ${SNIPPET_CHARS}) as snippet
+          else ${evidenceSnippet(query)} end, ${SNIPPET_CHARS}) as snippet
       from (${sql.join(branches, sql` union all `)}) h
+        left join ${evidence} e on h.source = 'evidence' and e.id = h.id
       order by h.rank desc, h.id collate "C" limit ${take}`)) as unknown as { rows: Row[] };
 
     const rows = result.rows;
@@ -159,13 +172,13 @@ export class EvidenceSearch {
  * no match is marked there, from the whole indexed prefix (ts_headline reparses what it is
  * given, so a long text costs more only when the match lies deep in it).
  */
-function evidenceSnippet(id: SQL, query: SQL): SQL {
+function evidenceSnippet(query: SQL): SQL {
+  const first = sql`ts_headline(${CONFIG}, left(e.text, ${SNIPPET_SCAN_CHARS}), ${query}, ${HEADLINE_OPTIONS})`;
+  // The first headline is computed once (offset 0), not copied into both places it is used.
   return sql`(select case when strpos(x.headline, '«') > 0 or length(e.text) <= ${SNIPPET_SCAN_CHARS}
         then x.headline
         else ts_headline(${CONFIG}, left(e.text, ${SEARCH_TEXT_CHARS}), ${query}, ${HEADLINE_OPTIONS}) end
-      from ${evidence} e,
-        lateral (select ts_headline(${CONFIG}, left(e.text, ${SNIPPET_SCAN_CHARS}), ${query}, ${HEADLINE_OPTIONS}) as headline) x
-      where e.id = ${id})`;
+      from (select ${first} as headline offset 0) x)`;
 }
 
 /** Why nothing was found when the query itself has no searchable word (only stop words, say). */

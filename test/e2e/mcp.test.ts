@@ -91,6 +91,7 @@ describe('MCP endpoint with the official SDK client', () => {
       'diff_since',
       'evidence_get',
       'evidence_locate',
+      'evidence_search',
       'evidence_view',
       'extract_json',
       'extract_table',

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { MAX_STIX_SOURCES } from '../../domains/research/index.ts';
+import { MAX_STIX_SOURCES, TLP_LEVELS, type TlpLevel } from '../../domains/research/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import type { ConsoleContext } from './context.ts';
 
@@ -90,5 +90,27 @@ export async function researchFindingRoutes(
         .header('content-disposition', `attachment; filename="${req.params.campaign_id}.stix.json"`)
         .send(json);
     },
+  );
+
+  r.post(
+    '/v1/research/campaigns/:campaign_id/settings',
+    {
+      schema: {
+        tags,
+        summary: "Changes the campaign's research settings: the TLP of its STIX exports, same-owner reviews",
+        params: campaignParams,
+        body: z
+          .object({
+            tlp: z.enum(TLP_LEVELS as [TlpLevel, ...TlpLevel[]]).optional(),
+            allow_same_owner_review: z.boolean().optional(),
+          })
+          .strict(),
+      },
+    },
+    async (req) =>
+      ctx.ownerFindings.updateSettings(ownerOf(req), req.params.campaign_id, {
+        tlp: req.body.tlp,
+        allowSameOwnerReview: req.body.allow_same_owner_review,
+      }),
   );
 }

@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { type Clock, systemClock } from '../../../kernel/clock.ts';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import type { Database } from '../../../storage/database.ts';
 import type { EvidenceRecord } from '../../reading/index.ts';
@@ -9,6 +10,7 @@ import { inCampaign } from '../verification/source-checks.ts';
 import { presentFinding } from './finding-present.ts';
 import { listVisibleFindings, visibleReviews } from './finding-repo.ts';
 import { findingNotFound } from './findings.ts';
+import { type SettingsChange, settingsOf, updateResearchSettings } from './settings.ts';
 import { STATUS_MEANING } from './status.ts';
 import { exportStix } from './stix-export.ts';
 import { findings } from './tables.ts';
@@ -21,6 +23,7 @@ export class FindingOwnerService {
   constructor(
     private readonly database: Database,
     private readonly secret: string,
+    private readonly clock: Clock = systemClock,
   ) {}
 
   async list(
@@ -29,6 +32,7 @@ export class FindingOwnerService {
     opts: { status?: string | undefined; limit?: number | undefined; cursor?: string | undefined } = {},
   ) {
     const viewer = await this.viewer(ownerId, campaignId);
+    const settings = settingsOf(viewer.campaign);
     const binding = `owner_findings:${ownerId}:${campaignId}:${opts.status ?? '*'}`;
     const beforeId = opts.cursor
       ? openCursor<{ before: string }>(this.secret, binding, opts.cursor).before
@@ -49,6 +53,7 @@ export class FindingOwnerService {
     const last = page.at(-1);
     return {
       campaign_id: campaignId,
+      settings,
       findings: page.map((r) => presentFinding(r, reviews.get(r.id) ?? [])),
       status_meaning: STATUS_MEANING,
       next_cursor: rows.length > limit && last ? signCursor(this.secret, binding, { before: last.id }) : null,
@@ -82,6 +87,17 @@ export class FindingOwnerService {
       if (!record) return null;
       return record.ownerId === ownerId || (await inCampaign(db, campaignId, id)) ? record : null;
     });
+  }
+
+  /**
+   * Changes the campaign's research settings (the TLP of its STIX exports, same-owner reviews):
+   * the owner of record only, while the campaign is active; a change writes
+   * CAMPAIGN_SETTINGS_CHANGED to the ledger in the same transaction. Answers the settings now.
+   */
+  updateSettings(ownerId: string, campaignId: string, change: SettingsChange) {
+    return this.database.transaction((tx) =>
+      updateResearchSettings(tx, ownerId, campaignId, change, this.clock.now()),
+    );
   }
 
   private async viewer(ownerId: string, campaignId: string): Promise<Viewer> {

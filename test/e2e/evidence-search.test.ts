@@ -329,3 +329,20 @@ describe('what evidence_search refuses', () => {
     expect(await fail(lead, { q: 'wheatear', campaign_id: 'cmp_doesnotexist' })).toBe('NOT_A_MEMBER');
   });
 });
+
+describe('evidence_search within one campaign', () => {
+  it("applies that campaign's mode, not what the caller sees of the same evidence elsewhere", async () => {
+    const lead = await newMember(server);
+    const sharer = await newMember(server);
+    const viewer = await newMember(server);
+    const blind = await campaignWith(lead, [sharer, viewer], { visibility: 'BLIND_EXPERIMENT' });
+    const open = await campaignWith(lead, [sharer, viewer]);
+    // The sharer's own file, in the blind campaign first, then shared into the open one too.
+    const id = await submitText(sharer, blind, 'Curlew nesting counts on the western fell.');
+    await ok(sharer, 'evidence_submit', { campaign_id: open, evidence_id: id });
+    expect(await idsFound(viewer, 'curlew nesting')).toContain(id);
+    expect(await idsFound(viewer, 'curlew nesting', { campaign_id: open })).toContain(id);
+    expect(await idsFound(viewer, 'curlew nesting', { campaign_id: blind })).not.toContain(id);
+    expect(await idsFound(lead, 'curlew nesting', { campaign_id: blind })).toContain(id);
+  });
+});

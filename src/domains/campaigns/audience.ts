@@ -222,18 +222,20 @@ function modeRule(v: Viewer, me: string, c: Columns): SQL {
 
 /**
  * Evidence other agents share with `agentId` through campaigns it is an active member of, by
- * each campaign's mode (the rules of modeRule for evidence, across all its campaigns):
- * a predicate over rows of `evidence`, for the reading area.
+ * each campaign's mode (the rules of modeRule for evidence, across all its campaigns; or in one
+ * campaign only, when `campaignId` is given): a predicate over rows of `evidence`, for the
+ * reading area.
  */
-export function evidenceSharedWith(agentId: string): SQL {
+export function evidenceSharedWith(agentId: string, campaignId?: string): SQL {
+  const inCampaign = campaignId ? sql`ce.campaign_id = ${campaignId} and` : sql``;
   return sql`"evidence"."id" in (select ce.evidence_id from ${campaignEvidence} ce
     join ${campaignMembers} me on me.campaign_id = ce.campaign_id and me.agent_id = ${agentId} and me.status = 'ACTIVE'
     join campaigns c on c.id = ce.campaign_id
-    where c.visibility in ('SHARED', 'OWNER_ONLY_RESULTS') or me.role = 'COORDINATOR' or ce.agent_id = ${agentId}
+    where ${inCampaign} (c.visibility in ('SHARED', 'OWNER_ONLY_RESULTS') or me.role = 'COORDINATOR' or ce.agent_id = ${agentId}
       or (c.visibility = 'TASK_SCOPED' and (ce.task_id is null or ce.task_id in (
         select t.id from ${tasks} t where t.campaign_id = ce.campaign_id and (t.created_by = ${agentId} or t.assignee_id = ${agentId})
         union select l.task_id from ${taskLeases} l where l.campaign_id = ce.campaign_id and l.agent_id = ${agentId})))
-      or (c.visibility = 'BLIND_EXPERIMENT' and ce.author_role <> 'PARTICIPANT'))`;
+      or (c.visibility = 'BLIND_EXPERIMENT' and ce.author_role <> 'PARTICIPANT')))`;
 }
 
 /**

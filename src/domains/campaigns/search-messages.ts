@@ -2,7 +2,7 @@ import { and, eq, or, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../storage/database.ts';
 import type { Caller } from '../identity/index.ts';
 import type { SearchReach, TextMatch } from '../reading/index.ts';
-import { messagesVisible, type Viewer, viewerOf } from './audience.ts';
+import { evidenceSharedWith, messagesVisible, type Viewer, viewerOf } from './audience.ts';
 import { requireMembership } from './membership/member.ts';
 import { campaignEvidence, campaignMembers, campaignMessages, campaigns } from './tables.ts';
 
@@ -24,9 +24,12 @@ export async function searchReach(
     ? [viewerOf(await requireMembership(ex, caller, campaignId))]
     : await activeViewers(ex, caller.agent.id);
   return {
+    // In one campaign: the caller's own reads shared into it, and what others shared into it
+    // that this campaign's mode shows the caller (not what it sees there through another campaign).
     evidenceIn: campaignId
-      ? sql`"evidence"."id" in (select ${campaignEvidence.evidenceId} from ${campaignEvidence}
-          where ${campaignEvidence.campaignId} = ${campaignId})`
+      ? sql`(("evidence"."agent_id" = ${caller.agent.id} and "evidence"."id" in (select ${campaignEvidence.evidenceId}
+          from ${campaignEvidence} where ${campaignEvidence.campaignId} = ${campaignId}))
+          or ${evidenceSharedWith(caller.agent.id, campaignId)})`
       : null,
     messages: (match) => messageHits(viewers, match),
   };

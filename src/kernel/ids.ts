@@ -26,7 +26,8 @@ export type IdPrefix =
   | 'evt'
   | 'thx'
   | 'otk'
-  | 'rvw';
+  | 'rvw'
+  | 'rpt';
 
 const nextUlid = monotonicFactory();
 

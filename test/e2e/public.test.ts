@@ -347,7 +347,7 @@ const PUBLISHED_ERROR_CODES = [
     'ALREADY_REVIEWED',
     'QUOTE_NOT_IN_EVIDENCE',
   ],
-  ...['PROPOSAL_NOT_OPEN'],
+  ...['REPORT_NOT_PUBLIC', 'PROPOSAL_NOT_OPEN'],
 ];
 
 describe('worked research cases (issue 16 item 7)', () => {

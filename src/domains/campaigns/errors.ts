@@ -142,6 +142,13 @@ export const CAMPAIGN_ERRORS = declareErrors('campaigns', {
     when: 'A verbatim quotation (20+ characters in quotation marks) in the text was not found in the evidence cited. Nothing was stored.',
     next: 'Quote the source exactly (evidence_locate finds it), or cite the evidence that holds the quotation, and call again.',
   },
+  REPORT_NOT_PUBLIC: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: "The campaign's TLP marking is not TLP:CLEAR, the only marking that allows public disclosure; nothing was published.",
+    next: 'If everything in the report may be public, set the campaign to TLP:CLEAR (POST /v1/research/campaigns/{campaign_id}/settings) and publish again; otherwise share the STIX bundle privately.',
+  },
   PROPOSAL_NOT_OPEN: {
     httpStatus: 409,
     retryable: false,

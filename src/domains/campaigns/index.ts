@@ -28,6 +28,7 @@ import { taskAssign, taskEdit, taskGet, taskHistory, taskList, taskPublish } fro
 import { evidenceSubmit, resultVerify, taskComplete } from './verification/completion-tools.ts';
 
 export { FindingOwnerService } from './findings/owner-findings.ts';
+export { ResearchReports } from './findings/reports.ts';
 export { listEventsForOwner, type PresentedEvent } from './ledger/ledger-repo.ts';
 export {
   listMessagesForOwner,
@@ -41,6 +42,7 @@ export { sweepExpiredLeases } from './tasks/lease-sweeper.ts';
 export { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
 
 import { FindingOwnerService } from './findings/owner-findings.ts';
+import { ResearchReports } from './findings/reports.ts';
 import * as findingTables from './findings/tables.ts';
 import { LedgerFeed } from './ledger/ledger-feed.ts';
 import { LedgerWaiter } from './ledger/ledger-waiter.ts';
@@ -107,6 +109,7 @@ export const campaignsArea = {
         campaignDeps: { database, clock, secret, parser, ledger, feed: new LedgerFeed(database) },
         campaigns: new CampaignOwnerService(database, clock, ledger),
         ownerFindings: new FindingOwnerService(database, secret),
+        researchReports: new ResearchReports(database, clock, secret),
       },
       // A waiting events_watch answers its heartbeat as soon as the server starts closing.
       workers: [leaseSweeper, { start: () => {}, drain: () => ledger.close(), stop: () => {} }],

@@ -1,6 +1,10 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CampaignOwnerService, FindingOwnerService } from '../../domains/campaigns/index.ts';
+import type {
+  CampaignOwnerService,
+  FindingOwnerService,
+  ResearchReports,
+} from '../../domains/campaigns/index.ts';
 import type {
   ConsoleOwner,
   DeviceService,
@@ -23,6 +27,8 @@ export interface ConsoleDeps {
   campaigns: CampaignOwnerService;
   /** Findings and STIX exports of the owner's campaigns. */
   ownerFindings: FindingOwnerService;
+  /** Research reports the owner publishes. */
+  researchReports: ResearchReports;
   /** Research imports, and evidence as its owner reads it. */
   imports: ImportService;
   ownerEvidence: OwnerEvidence;

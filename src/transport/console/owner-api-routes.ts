@@ -15,6 +15,7 @@ import type { ConsoleContext } from './context.ts';
 import { ownerTokenApiRoutes } from './owner-token-api-routes.ts';
 import { researchApiRoutes } from './research-api-routes.ts';
 import { researchFindingRoutes } from './research-findings-routes.ts';
+import { researchReportRoutes } from './research-report-routes.ts';
 
 const tags = ['oauth'];
 const id = z.string().min(1).max(100);
@@ -167,4 +168,5 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   await campaignApiRoutes(api, ctx, owner);
   await researchApiRoutes(api, ctx, owner);
   await researchFindingRoutes(api, ctx, owner);
+  await researchReportRoutes(api, ctx, owner);
 }

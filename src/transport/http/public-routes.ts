@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
+import type { ResearchReports } from '../../domains/campaigns/index.ts';
 import { DEFAULT_RUNTIME, type Discovery, RUNTIMES } from '../../domains/discovery/index.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 import { RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
@@ -20,6 +21,8 @@ export interface PublicDeps {
     startedAt: string;
   }>;
   stats(): Promise<Record<string, unknown>>;
+  /** Research reports their campaigns' owners published. */
+  reports: ResearchReports;
 }
 
 const tags = ['public'];
@@ -123,6 +126,40 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
     '/v1/public/research-case',
     { schema: { tags, summary: 'A worked example: read, task, verified completion' } },
     async () => deps.discovery.researchCases.research,
+  );
+
+  r.get(
+    '/v1/public/research-reports',
+    {
+      schema: {
+        tags,
+        summary: 'Research reports campaign owners chose to publish (none by default)',
+        querystring: z
+          .object({
+            limit: z.coerce.number().int().min(1).max(100).default(20),
+            cursor: z.string().max(500).optional(),
+          })
+          .strict(),
+      },
+    },
+    async (req) => deps.reports.listPublished({ limit: req.query.limit, cursor: req.query.cursor }),
+  );
+
+  r.get(
+    '/v1/public/research-reports/:report_id',
+    {
+      schema: {
+        tags,
+        summary: "A published report's STIX 2.1 bundle, as frozen when it was published",
+        params: z
+          .object({ report_id: z.string().regex(/^rpt_[0-9A-Za-z]{1,64}$/, 'a report id starts with rpt_') })
+          .strict(),
+      },
+    },
+    async (req, reply) =>
+      reply
+        .type('application/stix+json;version=2.1')
+        .send(await deps.reports.publishedBundle(req.params.report_id)),
   );
 
   r.get(

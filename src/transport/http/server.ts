@@ -140,6 +140,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     redis,
     status: serverStatus(database, clock, clock.now()),
     stats: publicStats(services, clock, discovery.tools.length),
+    reports: services.researchReports,
   };
   const oauthDeps: OAuthDeps = {
     device: services.device,
@@ -162,6 +163,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     imports,
     ownerEvidence,
     ownerFindings,
+    researchReports: services.researchReports,
     secret: deps.secret,
     baseUrl,
     clock,

@@ -67,3 +67,26 @@ export const findingReviews = pgTable(
     index('finding_reviews_campaign_idx').on(t.campaignId, t.createdAt),
   ],
 );
+
+/**
+ * Reports a campaign's owner chose to publish (`/v1/public/research-reports`): the STIX bundle of
+ * the sources named, frozen when published, so what the public reads is what the owner saw.
+ * Only a TLP:CLEAR campaign may publish (TLP:CLEAR is the marking that allows public disclosure).
+ */
+export const researchReports = pgTable(
+  'research_reports',
+  {
+    id: text('id').primaryKey(),
+    campaignId: text('campaign_id')
+      .notNull()
+      .references(() => campaigns.id),
+    title: text('title').notNull(),
+    summary: text('summary').notNull(),
+    sourceIds: jsonb('source_ids').$type<string[]>().notNull(),
+    bundle: text('bundle').notNull(),
+    bundleSha256: text('bundle_sha256').notNull(),
+    publishedAt: ts('published_at').notNull(),
+    withdrawnAt: ts('withdrawn_at'),
+  },
+  (t) => [index('research_reports_published_idx').on(t.publishedAt, t.id)],
+);

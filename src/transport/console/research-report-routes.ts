@@ -1,0 +1,82 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { MAX_STIX_SOURCES } from '../../domains/research/index.ts';
+import { plainLine, plainText } from '../../kernel/plain-text.ts';
+import type { ConsoleContext } from './context.ts';
+import { ownerEvidenceOf } from './owner-evidence-of.ts';
+
+const tags = ['research'];
+
+/**
+ * Publishing research reports (issue 16 item 7) for the campaign's owner of record, inside the
+ * owner API scope: publish the STIX bundle of some sources (TLP:CLEAR campaigns only), withdraw it.
+ */
+export async function researchReportRoutes(
+  api: FastifyInstance,
+  ctx: ConsoleContext,
+  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
+): Promise<void> {
+  const r = api.withTypeProvider<ZodTypeProvider>();
+
+  r.post(
+    '/v1/research/campaigns/:campaign_id/reports',
+    {
+      schema: {
+        tags,
+        summary:
+          'Publish a report: the STIX bundle of up to 20 sources, public at /v1/public/research-reports',
+        params: z
+          .object({
+            campaign_id: z.string().regex(/^cmp_[0-9A-Za-z]{1,64}$/, 'a campaign id starts with cmp_'),
+          })
+          .strict(),
+        body: z
+          .object({
+            title: plainLine(1, 200),
+            summary: plainText(1, 4_000),
+            evidence_ids: z
+              .array(z.string().regex(/^evd_[0-9A-Za-z]{1,64}$/, 'an evidence id starts with evd_'))
+              .min(1)
+              .max(MAX_STIX_SOURCES),
+          })
+          .strict(),
+      },
+    },
+    async (req, reply) => {
+      const ownerId = ownerOf(req);
+      const report = await ctx.researchReports.publish(
+        ownerId,
+        req.params.campaign_id,
+        { title: req.body.title, summary: req.body.summary, evidenceIds: req.body.evidence_ids },
+        ownerEvidenceOf(ctx, ownerId),
+      );
+      return reply.code(201).send({
+        ...report,
+        next_steps: [
+          { action: 'Anyone can read it now', method: 'GET', path: report.bundle_url },
+          {
+            action: 'Take it off the public list',
+            method: 'POST',
+            path: `/v1/research/reports/${report.report_id}/withdraw`,
+          },
+        ],
+      });
+    },
+  );
+
+  r.post(
+    '/v1/research/reports/:report_id/withdraw',
+    {
+      schema: {
+        tags,
+        summary: 'Withdraw a published report; the JSON body may be {}',
+        params: z
+          .object({ report_id: z.string().regex(/^rpt_[0-9A-Za-z]{1,64}$/, 'a report id starts with rpt_') })
+          .strict(),
+        body: z.object({}).strict().optional(),
+      },
+    },
+    async (req) => ctx.researchReports.withdraw(ownerOf(req), req.params.report_id),
+  );
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_STIX_SOURCES, TLP_LEVELS, type TlpLevel } from '../../domains/research/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 
 /**
@@ -171,6 +172,47 @@ export const commentForm = z
 export const decisionForm = z
   .object({ csrf, decision: z.enum(['accept', 'decline'], 'Press Accept or Decline.') })
   .strict();
+
+export const EVIDENCE_ID = /^evd_[0-9A-Za-z]{1,64}$/;
+export const FINDING_STATUSES = ['UNREVIEWED', 'SUPPORTED', 'CONTESTED', 'INSUFFICIENT_EVIDENCE'] as const;
+
+/** The findings page's research settings: a TLP 2.0 level and whether same-owner reviews count. */
+export const findingSettingsForm = z
+  .object({
+    csrf,
+    tlp: z.enum(TLP_LEVELS as readonly [TlpLevel, ...TlpLevel[]], 'Choose one of the TLP 2.0 levels.'),
+    allow_same_owner_review: z.literal('on').optional(),
+  })
+  .strict()
+  .transform((f) => ({ tlp: f.tlp, allowSameOwnerReview: f.allow_same_owner_review === 'on' }));
+
+/**
+ * The STIX download: the findings ticked (one `evidence_ids` field each) and further evidence
+ * ids typed in, separated by commas or spaces; counted once each, 1 to MAX_STIX_SOURCES.
+ */
+export const stixForm = z
+  .object({
+    csrf,
+    evidence_ids: z
+      .union([z.string().max(100), z.array(z.string().max(100)).max(200, 'Too many findings ticked.')])
+      .optional(),
+    more_ids: z.string().max(3_000, 'The further evidence ids are too long.').optional(),
+  })
+  .strict()
+  .transform((f) => {
+    const ticked = f.evidence_ids === undefined ? [] : [f.evidence_ids].flat();
+    const typed = (f.more_ids ?? '').split(/[\s,]+/).filter(Boolean);
+    return [...new Set([...ticked, ...typed].map((id) => id.trim()))];
+  })
+  .pipe(
+    z
+      .array(z.string().regex(EVIDENCE_ID, 'An evidence id looks like evd_ followed by letters and digits.'))
+      .min(1, 'Tick at least one finding, or enter an evidence id, to download a STIX bundle.')
+      .max(
+        MAX_STIX_SOURCES,
+        `At most ${MAX_STIX_SOURCES} sources go into one STIX bundle: tick fewer findings or enter fewer ids.`,
+      ),
+  );
 
 /** The submitted text fields, cut to a bound, to fill the form in again after a problem. */
 export function formValues(body: unknown, max = 10_000): Record<string, string> {

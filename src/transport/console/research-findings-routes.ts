@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MAX_STIX_SOURCES, TLP_LEVELS, type TlpLevel } from '../../domains/research/index.ts';
-import { DomainError } from '../../kernel/errors.ts';
 import type { ConsoleContext } from './context.ts';
+import { ownerEvidenceOf } from './owner-evidence-of.ts';
 
 const tags = ['research'];
 const idOf = (prefix: string, what: string) =>
@@ -75,14 +75,7 @@ export async function researchFindingRoutes(
         ownerId,
         req.params.campaign_id,
         req.body.evidence_ids,
-        async (id) => {
-          try {
-            return await ctx.ownerEvidence.get(ownerId, id);
-          } catch (err) {
-            if (err instanceof DomainError && err.code === 'NOT_FOUND') return null;
-            throw err;
-          }
-        },
+        ownerEvidenceOf(ctx, ownerId),
       );
       // The serialised bundle as built: re-exporting the same sources gives the same bytes.
       return reply

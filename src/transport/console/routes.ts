@@ -5,6 +5,7 @@ import { authRoutes } from './auth-routes.ts';
 import { campaignRoutes } from './campaign-routes.ts';
 import { buildContext, type ConsoleDeps, cookieOptions, sendPage } from './context.ts';
 import { CONSOLE_CSP } from './csp.ts';
+import { findingRoutes } from './findings-routes.ts';
 import { identityRoutes } from './identity-routes.ts';
 import { messagePage } from './layout.ts';
 import { liveRoutes } from './live-routes.ts';
@@ -109,6 +110,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   liveRoutes(app, ctx);
   ownerTokenRoutes(app, ctx);
   researchRoutes(app, ctx);
+  findingRoutes(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.
   app.get('/console/*', { schema: { hide: true } }, async (req, reply) => {

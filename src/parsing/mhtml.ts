@@ -93,7 +93,10 @@ export function decodeTransfer(body: string, encoding: string): Uint8Array {
       return new Uint8Array(
         Buffer.from(
           body
-            .replace(/[ \t]+(?=\r?\n)/g, '')
+            // Trailing blanks of each line go (RFC 2045 §6.7 rule 3). The lookbehind makes a
+            // match start at the first blank of a run only: without it a long run with no line
+            // break after it is retried from every position (quadratic, 37 s for 200,000 spaces).
+            .replace(/(?<![ \t])[ \t]+(?=\r?\n)/g, '')
             .replace(/=\r?\n/g, '')
             .replace(/=([0-9A-Fa-f]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
           'latin1',

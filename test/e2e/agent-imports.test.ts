@@ -165,6 +165,15 @@ describe('evidence_submit with a file', () => {
     });
     expect(error.code).toBe('CREDENTIAL_IN_INPUT');
     expect(await evidenceRows()).toBe(before);
+    // The same file as base64 is read first, then held to the same rule.
+    const encoded = await refused(participant, 'evidence_submit', {
+      data_base64: Buffer.from(
+        'deploy log\nusing token cd_acc_abcdefghijklmnopqrstuvwxyz234567 for the push\n',
+      ).toString('base64'),
+      format: 'log',
+    });
+    expect(encoded.code).toBe('CREDENTIAL_IN_INPUT');
+    expect(await evidenceRows()).toBe(before);
   });
 
   it('answers a repeated idempotency_key with the first result, importing once', async () => {

@@ -261,6 +261,12 @@ describe('visibility modes', () => {
     });
     const byTwo = await ok(two, 'finding_get', { campaign_id: blind, finding_id: shared.finding_id }, false);
     expect(byTwo.reviews).toEqual([]);
+    // Nor does the status tell another participant's verdict.
+    expect(byTwo.status).toBe('UNREVIEWED');
+    const supported = await ok(two, 'finding_list', { campaign_id: blind, status: 'SUPPORTED' }, false);
+    expect(supported.findings).toEqual([]);
+    const unreviewed = await ok(two, 'finding_list', { campaign_id: blind, status: 'UNREVIEWED' }, false);
+    expect(unreviewed.findings.map((f: { finding_id: string }) => f.finding_id)).toContain(shared.finding_id);
     const byLead = await ok(
       coordinator,
       'finding_get',
@@ -268,6 +274,7 @@ describe('visibility modes', () => {
       false,
     );
     expect(byLead.reviews).toHaveLength(1);
+    expect(byLead.status).toBe('SUPPORTED');
   });
 
   it('TASK_SCOPED: a finding for a task is seen by those involved in it, not by a bystander', async () => {
@@ -303,5 +310,40 @@ describe('visibility modes', () => {
       (await refused(stranger, 'finding_get', { campaign_id: campaignId, finding_id: f.finding_id }, false))
         .code,
     ).toBe('TOOL_NOT_AVAILABLE');
+  });
+});
+
+describe('what a finding or review cites joins the campaign for its readers', () => {
+  it("shares the author's and the reviewer's own evidence from elsewhere under the finding's task, not their old one", async () => {
+    const coordinator = await newMember(server);
+    const writer = await newMember(server);
+    const checker = await newMember(server);
+    const bystander = await newMember(server);
+    const scoped = await campaignWith(coordinator, [writer, checker, bystander], {
+      visibility: 'TASK_SCOPED',
+    });
+    // Each brings a file made for a task of another campaign of its own.
+    const fileFrom = async (m: Member, text: string) => {
+      const elsewhere = await campaignWith(m, []);
+      const { taskId } = await claimedTask(m, m, elsewhere);
+      const made = await ok(m, 'evidence_submit', { campaign_id: elsewhere, text, task_id: taskId });
+      return made.evidence_id as string;
+    };
+    const source = await fileFrom(writer, 'Field notes: curlews returned to the western fell in March.');
+    const f = await create(writer, { claim: 'Curlews returned in March.', evidence_ids: [source] }, scoped);
+    expect((await ok(bystander, 'evidence_get', { evidence_id: source }, false)).evidence.evidence_id).toBe(
+      source,
+    );
+    const check = await fileFrom(checker, 'Survey log: curlews counted on the western fell on 14 March.');
+    await ok(checker, 'finding_review', {
+      campaign_id: scoped,
+      finding_id: f.finding_id,
+      verdict: 'SUPPORTED',
+      rationale: 'My log says "curlews counted on the western fell on 14 March".',
+      evidence_ids: [check],
+    });
+    expect((await ok(writer, 'evidence_get', { evidence_id: check }, false)).evidence.evidence_id).toBe(
+      check,
+    );
   });
 });

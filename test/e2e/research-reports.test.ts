@@ -61,7 +61,9 @@ describe('research reports', () => {
   });
 
   it('publishes a frozen STIX bundle under TLP:CLEAR that anyone can read, until it is withdrawn', async () => {
-    expect((await owner(`/v1/research/campaigns/${campaignId}/settings`, { tlp: 'TLP:CLEAR' })).status).toBe(200);
+    expect((await owner(`/v1/research/campaigns/${campaignId}/settings`, { tlp: 'TLP:CLEAR' })).status).toBe(
+      200,
+    );
     const res = await owner(`/v1/research/campaigns/${campaignId}/reports`, {
       title: 'libmoor header parsing',
       summary: 'What we found.',
@@ -69,7 +71,11 @@ describe('research reports', () => {
     });
     expect(res.status).toBe(201);
     const report = await res.json();
-    expect(report).toMatchObject({ campaign_id: campaignId, title: 'libmoor header parsing', withdrawn_at: null });
+    expect(report).toMatchObject({
+      campaign_id: campaignId,
+      title: 'libmoor header parsing',
+      withdrawn_at: null,
+    });
     expect((await listed()).map((r) => r.report_id)).toContain(report.report_id);
     const bundle = await fetch(`${server.url}${report.bundle_url}`);
     expect(bundle.status).toBe(200);
@@ -79,7 +85,9 @@ describe('research reports', () => {
     expect(objects.some((o) => o.type === 'note')).toBe(true);
 
     const otherToken = (await server.app.services.identity.addOwnerToken(author.ownerEmail, 'x', 1)).token;
-    expect((await owner(`/v1/research/reports/${report.report_id}/withdraw`, {}, otherToken)).status).toBe(404);
+    expect((await owner(`/v1/research/reports/${report.report_id}/withdraw`, {}, otherToken)).status).toBe(
+      404,
+    );
     const withdrawn = await owner(`/v1/research/reports/${report.report_id}/withdraw`, {});
     expect((await withdrawn.json()).withdrawn_at).not.toBeNull();
     expect((await listed()).map((r) => r.report_id)).not.toContain(report.report_id);

@@ -108,7 +108,7 @@ export const campaignsArea = {
       services: {
         campaignDeps: { database, clock, secret, parser, ledger, feed: new LedgerFeed(database) },
         campaigns: new CampaignOwnerService(database, clock, ledger),
-        ownerFindings: new FindingOwnerService(database, secret),
+        ownerFindings: new FindingOwnerService(database, secret, clock),
         researchReports: new ResearchReports(database, clock, secret),
       },
       // A waiting events_watch answers its heartbeat as soon as the server starts closing.

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../kernel/clock.ts';
+import { findCredential } from '../../kernel/credential-scan.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { LIMITS } from '../../kernel/limits.ts';
@@ -69,6 +70,18 @@ export class ImportService {
     // Who may import where is checked before the parse, so a refusal costs no parsing.
     await this.coverage.bindImport(ex ?? this.database.db, req.importer, req.campaignId, req.taskId);
     const document = await this.parse(req);
+    // An agent's file meets the rule every tool argument meets: the runner scans `text`, and the
+    // same text sent as base64 must not get past it.
+    if ('caller' in req.importer) {
+      const secret = findCredential(document.text);
+      if (secret) {
+        throw new DomainError(
+          'CREDENTIAL_IN_INPUT',
+          `The file contains what looks like a credential (${secret.kind}). It was not stored.`,
+          { path: 'data_base64', kind: secret.kind },
+        );
+      }
+    }
     const now = this.clock.now();
     const unbound = buildImport(req, document, now);
     const store = async (tx: Executor) => {

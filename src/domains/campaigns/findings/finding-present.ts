@@ -1,11 +1,18 @@
-import { STATUS_MEANING } from './status.ts';
+import { STATUS_MEANING, statusOf } from './status.ts';
 import type { findingReviews, findings } from './tables.ts';
 
 type FindingRow = typeof findings.$inferSelect;
 type ReviewRow = typeof findingReviews.$inferSelect;
 
-/** A finding as its readers see it; `reviews` are the ones the reader may see. */
-export function presentFinding(f: FindingRow, reviews: ReviewRow[]) {
+/**
+ * A finding as its readers see it; `reviews` are the ones the reader may see. With `partial`
+ * (a viewer that may not see every review), the status and last change follow those reviews only.
+ */
+export function presentFinding(f: FindingRow, reviews: ReviewRow[], partial = false) {
+  const status = partial ? statusOf(reviews.map((r) => r.verdict)) : f.status;
+  const updatedAt = partial
+    ? new Date(Math.max(f.createdAt.getTime(), ...reviews.map((r) => r.createdAt.getTime())))
+    : f.updatedAt;
   return {
     finding_id: f.id,
     // The same id works wherever an evidence id is asked for (evidence_get, evidence_locate, citations).
@@ -20,11 +27,11 @@ export function presentFinding(f: FindingRow, reviews: ReviewRow[]) {
     contradictions: f.contradictions,
     source_max_age_days: f.sourceMaxAgeDays,
     source_age_warnings: f.warnings,
-    status: f.status,
+    status,
     status_meaning: STATUS_MEANING,
     reviews: reviews.map(presentReview),
     created_at: f.createdAt.toISOString(),
-    updated_at: f.updatedAt.toISOString(),
+    updated_at: updatedAt.toISOString(),
   };
 }
 

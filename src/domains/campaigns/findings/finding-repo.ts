@@ -50,6 +50,28 @@ export async function allVerdicts(ex: Executor, findingId: string): Promise<stri
   return rows.map((r) => r.verdict);
 }
 
+/**
+ * Whether the viewer may see fewer reviews than exist: a participant under BLIND_EXPERIMENT (or
+ * TASK_SCOPED). For such a viewer a finding's status and last change follow only the reviews it
+ * may see, or the status would tell it another participant's verdict.
+ */
+export function seesSomeReviews(v: Viewer): boolean {
+  return (
+    v.role === 'PARTICIPANT' &&
+    (v.campaign.visibility === 'BLIND_EXPERIMENT' || v.campaign.visibility === 'TASK_SCOPED')
+  );
+}
+
+/** The finding's status as this viewer may know it (status.ts's rule over the reviews it sees), as SQL. */
+function statusFor(v: Viewer): SQL {
+  if (!seesSomeReviews(v)) return sql`${findings.status}`;
+  const seen = (verdict: SQL) => sql`exists (select 1 from ${findingReviews}
+    where ${findingReviews.findingId} = ${findings.id} and ${reviewsVisible(v)} ${verdict})`;
+  return sql`case when ${seen(sql`and ${findingReviews.verdict} = 'CONTESTED'`)} then 'CONTESTED'
+    when ${seen(sql`and ${findingReviews.verdict} = 'SUPPORTED'`)} then 'SUPPORTED'
+    when ${seen(sql``)} then 'INSUFFICIENT_EVIDENCE' else 'UNREVIEWED' end`;
+}
+
 export interface FindingFilters {
   status?: string | undefined;
   taskId?: string | undefined;
@@ -66,7 +88,7 @@ export async function listVisibleFindings(
   limit: number,
 ): Promise<FindingRow[]> {
   const conditions: SQL[] = [findingsVisible(viewer)];
-  if (f.status) conditions.push(eq(findings.status, f.status));
+  if (f.status) conditions.push(sql`${statusFor(viewer)} = ${f.status}`);
   if (f.taskId) conditions.push(eq(findings.taskId, f.taskId));
   if (f.authorAgentId) conditions.push(eq(findings.authorAgentId, f.authorAgentId));
   if (f.q) conditions.push(sql`position(lower(${f.q}) in lower(${findings.claim})) > 0`);

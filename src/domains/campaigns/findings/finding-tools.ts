@@ -6,7 +6,7 @@ import { memberTool } from '../campaign-tool.ts';
 import { agentIdArg, evidenceIdArg, longText, taskIdArg } from '../schemas.ts';
 import { campaignEvidenceFor } from './cited.ts';
 import { presentFinding, presentReview } from './finding-present.ts';
-import { listVisibleFindings, visibleFinding, visibleReviews } from './finding-repo.ts';
+import { listVisibleFindings, seesSomeReviews, visibleFinding, visibleReviews } from './finding-repo.ts';
 import { createFinding, findingNotFound, reviewFinding } from './findings.ts';
 import { STATUS_MEANING, VERDICTS } from './status.ts';
 import { exportStix } from './stix-export.ts';
@@ -72,7 +72,7 @@ const findingGet = memberTool({
     const row = await visibleFinding(ctx.ex, viewer, input.findingId);
     if (!row) throw findingNotFound(input.findingId);
     const reviews = await visibleReviews(ctx.ex, viewer, [row.id]);
-    return presentFinding(row, reviews.get(row.id) ?? []);
+    return presentFinding(row, reviews.get(row.id) ?? [], seesSomeReviews(viewer));
   },
 });
 
@@ -113,7 +113,7 @@ const findingList = memberTool({
     const last = page.at(-1);
     return {
       campaign_id: m.campaign.id,
-      findings: page.map((r) => presentFinding(r, reviews.get(r.id) ?? [])),
+      findings: page.map((r) => presentFinding(r, reviews.get(r.id) ?? [], seesSomeReviews(viewer))),
       status_meaning: STATUS_MEANING,
       next_cursor: rows.length > limit && last ? signCursor(secret, binding, { before: last.id }) : null,
     };
@@ -142,10 +142,19 @@ const findingReview = memberTool({
       input,
       ctx.clock.now(),
     );
+    // The status as the reviewer may know it: under BLIND_EXPERIMENT, from the reviews it sees.
+    const viewer = viewerOf(m);
+    const seen = seesSomeReviews(viewer)
+      ? presentFinding(
+          finding,
+          (await visibleReviews(ctx.ex, viewer, [finding.id])).get(finding.id) ?? [],
+          true,
+        ).status
+      : finding.status;
     return {
       review: presentReview(review),
       finding_id: finding.id,
-      status: finding.status,
+      status: seen,
       status_meaning: STATUS_MEANING,
       next_steps: [
         {

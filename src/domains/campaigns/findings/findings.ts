@@ -7,10 +7,9 @@ import { type EvidenceRecord, type ReadingService, storeAuthored } from '../../r
 import { viewerOf } from '../audience.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import type { Membership } from '../membership/member.ts';
-import { campaignEvidence } from '../tables.ts';
 import { taskForMember } from '../tasks/task-access.ts';
 import { extractQuotes, MAX_QUOTES } from '../verification/quotes.ts';
-import { campaignEvidenceFor } from './cited.ts';
+import { campaignEvidenceFor, shareIntoCampaign } from './cited.ts';
 import { findingText } from './finding-present.ts';
 import { allVerdicts, visibleFinding } from './finding-repo.ts';
 import { statusOf, type Verdict } from './status.ts';
@@ -66,21 +65,9 @@ export async function createFinding(
     },
     now,
   );
-  // The finding and the author's own reads it cites join the campaign's evidence.
-  for (const e of [{ id, taskId }, ...cited.filter((c) => c.agentId === caller.agent.id)]) {
-    await ex
-      .insert(campaignEvidence)
-      .values({
-        campaignId,
-        evidenceId: e.id,
-        agentId: caller.agent.id,
-        authorRole: member.role,
-        taskId: e.taskId,
-        note: null,
-        createdAt: now,
-      })
-      .onConflictDoNothing();
-  }
+  // The finding and the author's own reads it cites join the campaign's evidence, under the
+  // finding's task: whatever task a read was made for elsewhere means nothing here.
+  await shareIntoCampaign(ex, caller, member, [{ id, agentId: caller.agent.id }, ...cited], taskId, now);
   const [row] = await ex
     .insert(findings)
     .values({
@@ -153,6 +140,8 @@ export async function reviewFinding(
   }
   const cited = await citable(ex, reading, caller, member.campaign.id, [...new Set(input.evidenceIds)]);
   const quotes = await checkQuotes(reading, cited, input.rationale);
+  // What the review rests on must be open to the finding's readers, as the finding's own sources are.
+  await shareIntoCampaign(ex, caller, member, cited, finding.taskId, now);
   const id = newId('rvw', now);
   const inserted = await ex
     .insert(findingReviews)

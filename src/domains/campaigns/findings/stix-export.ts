@@ -77,7 +77,9 @@ function toStixEvidence(e: EvidenceRecord): StixEvidenceInput {
       ? 'SBOM_IMPORT'
       : e.provenance === 'SERVER_FETCH' || e.provenance === 'SNAPSHOT'
         ? 'WEB_READ'
-        : 'OWNER_IMPORT',
+        : e.provenance === 'AGENT_SUBMITTED'
+          ? 'AGENT_SUBMITTED'
+          : 'OWNER_IMPORT',
     url,
     sha256: e.bodyHash,
     observedAt: e.retrievedAt.toISOString(),

@@ -18,6 +18,7 @@ import { sha256Hex, stixTime, webUrl } from './values.ts';
 const KIND_LABEL = {
   WEB_READ: 'web-read',
   OWNER_IMPORT: 'owner-import',
+  AGENT_SUBMITTED: 'agent-submitted',
   SBOM_IMPORT: 'sbom-import',
 } as const;
 

@@ -256,6 +256,22 @@ describe('GET /console/campaigns/{id}/live', () => {
     }
   });
 
+  it('ends a stream whose owner API token was revoked before sending it another event', async () => {
+    const { visitor, coordinator, campaignId } = await ownerWithCampaign();
+    const made = await visitor.api('POST', '/v1/owner/tokens', { name: 'live', days: 1 });
+    const stream = await Stream.open(livePath(campaignId), { authorization: `Bearer ${made.body.token}` });
+    try {
+      await stream.next((f) => f.retry !== undefined);
+      await visitor.api('POST', `/v1/owner/tokens/${made.body.token_id}/revoke`, {});
+      await note(coordinator, campaignId, 'After the revocation.');
+      expect(await stream.end(3_000)).toBe(true);
+      expect(stream.events()).toEqual([]);
+    } finally {
+      stream.close();
+      await coordinator.client.close();
+    }
+  });
+
   it('refuses a ninth live page of one owner with 429 and frees the place when one closes', async () => {
     const { visitor, coordinator, campaignId } = await ownerWithCampaign();
     const open: Stream[] = [];

@@ -128,7 +128,7 @@ export function liveRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
 
 /**
  * Sends the owner's events after `seq` until the page goes away, the server closes, or the
- * session or token that opened it ends (checked at least every heartbeat).
+ * session or token that opened it ends (checked before every batch and at every heartbeat).
  */
 async function follow(
   ctx: ConsoleContext,
@@ -155,7 +155,9 @@ async function follow(
         break;
       }
       if (raw.writableEnded) break;
-      if (performance.now() - checked >= HEARTBEAT_MS) {
+      // Before any events are sent the session or token is checked again, so a sign-out or a
+      // revoked token stops the page's feed at once; a quiet stream is checked every heartbeat.
+      if (got.events.length > 0 || performance.now() - checked >= HEARTBEAT_MS) {
         if (!(await auth.stillValid())) {
           why = 'you are signed out';
           break;

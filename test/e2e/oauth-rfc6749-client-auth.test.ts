@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, connectClient, uniqueEmail } from '../support/factories.ts';
 import { basic, type OAuthHarness, REDIRECT, startOAuthHarness } from '../support/oauth.ts';
@@ -96,19 +97,23 @@ describe(
     });
 
     it('throttles secret guessing per client id and per address, with a 429 that says when to retry', async () => {
+      // Addresses of this run only: throttles outlive a run on a shared PostgreSQL database, so
+      // fixed addresses would start the next run already locked.
+      const run = randomBytes(2).toString('hex');
+      const addr = (n: number) => `2001:db8:${run}:${n}::1`; // one /64 each: addresses are throttled by /64
       const as = await h.discover();
       const conf = (await h.register(as, { token_endpoint_auth_method: 'client_secret_basic' })).body;
       const refresh = { grant_type: 'refresh_token', refresh_token: 'cd_ref_whatever' };
       // Ten wrong secrets for one client, from two addresses: the tenth locks the client id.
       for (let i = 0; i < 9; i++) {
         const wrong = await h.token(refresh, {
-          from: i % 2 ? '203.0.113.7' : '203.0.113.8',
+          from: i % 2 ? addr(7) : addr(8),
           authorization: basic(conf.client_id!, `guess-${i}`),
         });
         expect(wrong.status, `guess ${i}`).toBe(401);
       }
       const locking = await h.token(refresh, {
-        from: '203.0.113.7',
+        from: addr(7),
         authorization: basic(conf.client_id!, 'guess-9'),
       });
       expect(locking.status).toBe(429);
@@ -117,7 +122,7 @@ describe(
       expect(locking.headers.get('cache-control')).toBe('no-store');
       // Locked even with the right secret, from anywhere, until the lock ends.
       const right = await h.token(refresh, {
-        from: '198.51.100.9',
+        from: addr(9),
         authorization: basic(conf.client_id!, conf.client_secret!),
       });
       expect(right.status).toBe(429);
@@ -129,7 +134,7 @@ describe(
             grant_type: 'client_credentials',
             client_secret: `cd_boot_${i}`,
           },
-          { from: '203.0.113.50' },
+          { from: addr(50) },
         );
         expect(wrong.status, `bootstrap guess ${i}`).toBe(401);
       }
@@ -138,7 +143,7 @@ describe(
           grant_type: 'client_credentials',
           client_secret: 'cd_boot_x',
         },
-        { from: '203.0.113.50' },
+        { from: addr(50) },
       );
       expect(lockedOut.status).toBe(429);
       const { owner_id } = await h.server.app.services.identity.addOwner(
@@ -151,8 +156,8 @@ describe(
         bootstrapDays: 1,
       });
       const live = { grant_type: 'client_credentials', client_secret: made.bootstrap_token! };
-      expect((await h.token(live, { from: '203.0.113.50' })).status).toBe(429);
-      expect((await h.token(live, { from: '203.0.113.51' })).status).toBe(200);
+      expect((await h.token(live, { from: addr(50) })).status).toBe(429);
+      expect((await h.token(live, { from: addr(51) })).status).toBe(200);
     });
   },
 );

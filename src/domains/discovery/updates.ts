@@ -25,7 +25,7 @@ const ENTRIES: UpdateEntry[] = [
     id: 'upd_2026_11_24_security_research',
     date: '2026-11-24',
     title: 'Security research: imports, findings, peer review, STIX 2.1, full-text search',
-    text: 'Owners import PDF, PNG/JPEG (OCR), text, HTML, browser snapshots, logs and CycloneDX/SPDX SBOMs at POST /v1/research/imports (agents through evidence_submit) as UNVERIFIED evidence, read back page by page. New tools: finding_create, finding_get, finding_list, finding_review (independent reviews with checked quotations), research_export_stix (one STIX 2.1 bundle under the campaign\'s TLP 2.0 marking) and evidence_search (full text over everything the caller may see). evidence_locate answers the nearest near-miss. Worked examples: /v1/public/research-case and /v1/public/security-research-case; published reports at /v1/public/research-reports.',
+    text: "Owners import PDF, PNG/JPEG (OCR), text, HTML, browser snapshots, logs and CycloneDX/SPDX SBOMs at POST /v1/research/imports (agents through evidence_submit) as UNVERIFIED evidence, read back page by page. New tools: finding_create, finding_get, finding_list, finding_review (independent reviews with checked quotations), research_export_stix (one STIX 2.1 bundle under the campaign's TLP 2.0 marking) and evidence_search (full text over everything the caller may see). evidence_locate answers the nearest near-miss. Worked examples: /v1/public/research-case and /v1/public/security-research-case; published reports at /v1/public/research-reports.",
   },
   {
     id: 'upd_2026_11_24_oauth_rfcs',

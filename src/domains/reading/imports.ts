@@ -5,8 +5,8 @@ import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { ImportedDocument, ImportFormat, ImportInput, ImportOutcome } from '../../parsing/index.ts';
-import { ParserBusy } from '../../parsing/types.ts';
 import type { Database, Executor } from '../../storage/database.ts';
+import { busyAsDegraded } from './pool-busy.ts';
 import * as repo from './repo.ts';
 import type { EvidenceRecord, Importer, ReadCoverage } from './types.ts';
 
@@ -38,6 +38,33 @@ export interface ImportParser {
 }
 
 export const IMPORT_TRUST_LABEL = 'UNVERIFIED';
+
+/** What every import answer says of its authenticity, for people and agents alike. */
+export const IMPORT_AUTHENTICITY =
+  'UNVERIFIED: Cairn stored these bytes as given and did not check where they came from.';
+
+/** What an import is, as both the HTTP import and evidence_submit answer it. */
+export function presentImport(evidence: EvidenceRecord, document: ImportedDocument) {
+  return {
+    provenance: evidence.provenance,
+    trust_label: evidence.trustLabel,
+    authenticity: IMPORT_AUTHENTICITY,
+    format: document.format,
+    title: evidence.title,
+    page_count: document.pageCount,
+    ...(document.lineCount !== undefined ? { line_count: document.lineCount } : {}),
+    ...(document.pagesWithoutText?.length ? { pages_without_text: document.pagesWithoutText } : {}),
+    ...(document.sbom
+      ? { sbom: { spec_version: document.sbom.specVersion, components: document.sbom.components } }
+      : {}),
+    total_chars: evidence.text.length,
+    body_hash: evidence.bodyHash,
+    source_url: evidence.canonicalUrl.startsWith('urn:') ? null : evidence.canonicalUrl,
+    source_date: evidence.sourceDate?.toISOString() ?? null,
+    authorized: evidence.authorized,
+    flags: evidence.flags,
+  };
+}
 
 export class ImportService {
   constructor(
@@ -99,24 +126,14 @@ export class ImportService {
   }
 
   private async parse(req: ImportRequest): Promise<ImportedDocument> {
-    let outcome: ImportOutcome;
-    try {
-      outcome = await this.parser.parseImport({
+    const outcome: ImportOutcome = await busyAsDegraded(() =>
+      this.parser.parseImport({
         bytes: req.bytes,
         contentType: req.contentType,
         ...(req.format ? { format: req.format } : {}),
         ...(req.ocr !== undefined ? { ocr: req.ocr } : {}),
-      });
-    } catch (err) {
-      if (err instanceof ParserBusy) {
-        throw new DomainError(
-          'DEGRADED_MODE',
-          `The parser and OCR capacity is busy; retry in ${err.retryAfterSeconds} seconds.`,
-          { retry_after_seconds: err.retryAfterSeconds },
-        );
-      }
-      throw err;
-    }
+      }),
+    );
     if (!outcome.ok) {
       const r = outcome.refusal;
       throw new DomainError(

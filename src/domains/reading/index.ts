@@ -21,7 +21,13 @@ export {
   ONE_FILE_MESSAGE,
   sendsOneFile,
 } from './import-args.ts';
-export { IMPORT_TRUST_LABEL, type ImportRequest, ImportService } from './imports.ts';
+export {
+  IMPORT_AUTHENTICITY,
+  IMPORT_TRUST_LABEL,
+  type ImportRequest,
+  ImportService,
+  presentImport,
+} from './imports.ts';
 export { OwnerEvidence, PREVIEW_PAGES } from './owner-evidence.ts';
 export type { SearchProvider, ServiceFetcher } from './search.ts';
 export { EvidenceSearch, type SearchKind, type SearchRequest } from './search-index.ts';

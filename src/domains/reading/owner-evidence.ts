@@ -1,8 +1,9 @@
 import { eq, or, type SQL } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { type LocateInput, type NearMissMatch, ParserBusy, type QuoteMatch } from '../../parsing/types.ts';
+import type { LocateInput, NearMissMatch, QuoteMatch } from '../../parsing/types.ts';
 import type { Database } from '../../storage/database.ts';
+import { busyAsDegraded } from './pool-busy.ts';
 import { presentCitation, presentNearMiss } from './present.ts';
 import * as repo from './repo.ts';
 import { evidence as evidenceTable } from './tables.ts';
@@ -115,22 +116,6 @@ export class OwnerEvidence {
     const campaigns = this.coverage.ownerEvidence(ownerId);
     const own = eq(evidenceTable.ownerId, ownerId);
     return (campaigns ? or(own, campaigns) : own) as SQL;
-  }
-}
-
-/** A busy pool is DEGRADED_MODE (retry in a few seconds), as for every parser job. */
-async function busyAsDegraded<T>(job: () => Promise<T>): Promise<T> {
-  try {
-    return await job();
-  } catch (err) {
-    if (err instanceof ParserBusy) {
-      throw new DomainError(
-        'DEGRADED_MODE',
-        `The parser and OCR capacity is busy; retry in ${err.retryAfterSeconds} seconds.`,
-        { retry_after_seconds: err.retryAfterSeconds },
-      );
-    }
-    throw err;
   }
 }
 

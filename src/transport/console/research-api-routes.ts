@@ -5,15 +5,15 @@ import {
   importFileArgs,
   importFileRequest,
   ONE_FILE_MESSAGE,
+  presentImport,
   sendsOneFile,
 } from '../../domains/reading/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { ConsoleContext } from './context.ts';
+import { idOf } from './id-params.ts';
 
 const tags = ['research'];
 const L = LIMITS.researchImports;
-const idOf = (prefix: string, what: string) =>
-  z.string().regex(new RegExp(`^${prefix}_[0-9A-Za-z]{1,64}$`), `a ${what} id starts with ${prefix}_`);
 const evidenceId = idOf('evd', 'evidence');
 
 /** base64 of the largest file, plus room for the other fields. */
@@ -71,25 +71,9 @@ export async function researchApiRoutes(
       const base = `/v1/research/evidence/${evidence.id}`;
       return reply.code(201).send({
         evidence_id: evidence.id,
-        provenance: evidence.provenance,
-        trust_label: evidence.trustLabel,
-        authenticity: 'UNVERIFIED: Cairn stored these bytes as given and did not check where they came from.',
-        format: document.format,
-        title: evidence.title,
-        page_count: document.pageCount,
-        ...(document.lineCount !== undefined ? { line_count: document.lineCount } : {}),
-        ...(document.pagesWithoutText?.length ? { pages_without_text: document.pagesWithoutText } : {}),
-        ...(document.sbom
-          ? { sbom: { spec_version: document.sbom.specVersion, components: document.sbom.components } }
-          : {}),
-        total_chars: evidence.text.length,
-        body_hash: evidence.bodyHash,
-        source_url: evidence.canonicalUrl.startsWith('urn:') ? null : evidence.canonicalUrl,
-        source_date: evidence.sourceDate?.toISOString() ?? null,
-        authorized: evidence.authorized,
+        ...presentImport(evidence, document),
         campaign_id: evidence.campaignId,
         task_id: evidence.taskId,
-        flags: evidence.flags,
         transformations: evidence.transformations,
         next_steps: [
           { action: 'Read a page of its text', method: 'GET', path: `${base}/preview?page=1` },

@@ -3,11 +3,10 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MAX_STIX_SOURCES, TLP_LEVELS, type TlpLevel } from '../../domains/research/index.ts';
 import type { ConsoleContext } from './context.ts';
+import { idOf } from './id-params.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
 
 const tags = ['research'];
-const idOf = (prefix: string, what: string) =>
-  z.string().regex(new RegExp(`^${prefix}_[0-9A-Za-z]{1,64}$`), `a ${what} id starts with ${prefix}_`);
 const campaignParams = z.object({ campaign_id: idOf('cmp', 'campaign') }).strict();
 
 /**

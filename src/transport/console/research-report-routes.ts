@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { MAX_STIX_SOURCES } from '../../domains/research/index.ts';
 import { plainLine, plainText } from '../../kernel/plain-text.ts';
 import type { ConsoleContext } from './context.ts';
+import { idOf } from './id-params.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
 
 const tags = ['research'];
@@ -28,17 +29,14 @@ export async function researchReportRoutes(
           'Publish a report: the STIX bundle of up to 20 sources, public at /v1/public/research-reports',
         params: z
           .object({
-            campaign_id: z.string().regex(/^cmp_[0-9A-Za-z]{1,64}$/, 'a campaign id starts with cmp_'),
+            campaign_id: idOf('cmp', 'campaign'),
           })
           .strict(),
         body: z
           .object({
             title: plainLine(1, 200),
             summary: plainText(1, 4_000),
-            evidence_ids: z
-              .array(z.string().regex(/^evd_[0-9A-Za-z]{1,64}$/, 'an evidence id starts with evd_'))
-              .min(1)
-              .max(MAX_STIX_SOURCES),
+            evidence_ids: z.array(idOf('evd', 'evidence')).min(1).max(MAX_STIX_SOURCES),
           })
           .strict(),
       },
@@ -71,9 +69,7 @@ export async function researchReportRoutes(
       schema: {
         tags,
         summary: 'Withdraw a published report; the JSON body may be {}',
-        params: z
-          .object({ report_id: z.string().regex(/^rpt_[0-9A-Za-z]{1,64}$/, 'a report id starts with rpt_') })
-          .strict(),
+        params: z.object({ report_id: idOf('rpt', 'report') }).strict(),
         body: z.object({}).strict().optional(),
       },
     },

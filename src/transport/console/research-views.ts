@@ -1,5 +1,5 @@
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
-import { IMPORT_FORMATS, type ImportFormat } from '../../domains/reading/index.ts';
+import { IMPORT_AUTHENTICITY, IMPORT_FORMATS, type ImportFormat } from '../../domains/reading/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { options } from './campaign-views.ts';
 import { html, type SafeHtml } from './html.ts';
@@ -125,7 +125,7 @@ export function previewPage(v: PreviewView): SafeHtml {
     body: html`<p class="hint"><a href="/console/research/import">← Import another file</a></p>
       <h1>${p.title ?? p.evidence_id}</h1>
       <p class="sub"><code>${p.evidence_id}</code> · page ${p.page} of ${p.page_count}</p>
-      ${unverified ? notice('info', 'UNVERIFIED: Cairn stored these bytes as given and did not check where they came from.') : ''}
+      ${unverified ? notice('info', IMPORT_AUTHENTICITY) : ''}
       <section class="panel">
         <dl class="facts">
           <dt>Provenance</dt><dd>${p.provenance}</dd>

@@ -7,6 +7,7 @@ import {
   type ImportService,
   importFileRequest,
   ONE_FILE_MESSAGE,
+  presentImport,
   type ReadingService,
   sendsOneFile,
 } from '../../reading/index.ts';
@@ -183,25 +184,7 @@ export async function importEvidence(
     task_id: evidence.taskId,
     already_shared: false,
     visibility: campaign.visibility,
-    imported: {
-      provenance: evidence.provenance,
-      trust_label: evidence.trustLabel,
-      authenticity: 'UNVERIFIED: Cairn stored these bytes as given and did not check where they came from.',
-      format: document.format,
-      title: evidence.title,
-      page_count: document.pageCount,
-      ...(document.lineCount !== undefined ? { line_count: document.lineCount } : {}),
-      ...(document.pagesWithoutText?.length ? { pages_without_text: document.pagesWithoutText } : {}),
-      ...(document.sbom
-        ? { sbom: { spec_version: document.sbom.specVersion, components: document.sbom.components } }
-        : {}),
-      total_chars: evidence.text.length,
-      body_hash: evidence.bodyHash,
-      source_url: evidence.canonicalUrl.startsWith('urn:') ? null : evidence.canonicalUrl,
-      source_date: evidence.sourceDate?.toISOString() ?? null,
-      authorized: evidence.authorized,
-      flags: evidence.flags,
-    },
+    imported: presentImport(evidence, document),
     next_steps: [
       {
         tool: 'evidence_view',

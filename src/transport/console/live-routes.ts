@@ -2,20 +2,15 @@ import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
-import {
-  DomainError,
-  type ErrorCode,
-  type ErrorExtras,
-  errorEnvelope,
-  httpStatusOf,
-} from '../../kernel/errors.ts';
+import { DomainError } from '../../kernel/errors.ts';
 import { CAMPAIGN_ID } from './campaign-forms.ts';
 import { memberNames } from './campaign-views.ts';
 import type { ConsoleContext } from './context.ts';
 import { HEARTBEAT, presentLiveEvent, STREAM_START, sseFrame } from './live-events.ts';
 import { endStream, LiveStreams, MAX_LIVE_STREAMS_PER_OWNER } from './live-streams.ts';
+import { bearerOf, sendOwnerError } from './owner-errors.ts';
 
 /**
  * The live campaign page (issue 15 item 4): `GET /console/campaigns/{id}/live` streams the
@@ -64,7 +59,7 @@ export function liveRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
         'www-authenticate',
         `Bearer realm="cairn-owner"${presented ? ', error="invalid_token"' : ''}`,
       );
-      return refuse(
+      return sendOwnerError(
         reply,
         'UNAUTHENTICATED',
         presented
@@ -73,23 +68,27 @@ export function liveRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
       );
     }
     const campaignId = (req.params as { campaign_id: string }).campaign_id;
-    if (!CAMPAIGN_ID.test(campaignId)) return refuse(reply, 'NOT_FOUND', 'No such campaign.');
+    if (!CAMPAIGN_ID.test(campaignId)) return sendOwnerError(reply, 'NOT_FOUND', 'No such campaign.');
     // A reconnecting browser sends the last id it got; the page's first connection says where it began.
     const given = header(req, 'last-event-id') ?? (req.query as Record<string, unknown>).after;
     if (given !== undefined && (typeof given !== 'string' || !SEQ.test(given))) {
-      return refuse(reply, 'BAD_REQUEST', 'Last-Event-ID (or after) must be a ledger seq: digits only.');
+      return sendOwnerError(
+        reply,
+        'BAD_REQUEST',
+        'Last-Event-ID (or after) must be a ledger seq: digits only.',
+      );
     }
     let campaign: Awaited<ReturnType<ConsoleContext['campaigns']['campaign']>>;
     try {
       // The same check as the page: another owner's campaign does not exist here (404).
       campaign = await ctx.campaigns.campaign(auth.owner.id, campaignId);
     } catch (err) {
-      if (err instanceof DomainError) return refuse(reply, err.code, err.message, err.details, err);
+      if (err instanceof DomainError) return sendOwnerError(reply, err.code, err.message, err.details, err);
       throw err;
     }
     const admitted = streams.admit(auth.owner.id, reply.raw);
     if (admitted === 'full') {
-      return refuse(
+      return sendOwnerError(
         reply,
         'RATE_LIMITED',
         `You already have ${MAX_LIVE_STREAMS_PER_OWNER} live console pages open on this server; that is the most one owner may hold.`,
@@ -107,7 +106,11 @@ export function liveRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
     }
     if (admitted === 'closing') {
       reply.header('retry-after', '1');
-      return refuse(reply, 'SERVICE_UNAVAILABLE', 'This server is shutting down; reconnect to continue.');
+      return sendOwnerError(
+        reply,
+        'SERVICE_UNAVAILABLE',
+        'This server is shutting down; reconnect to continue.',
+      );
     }
     reply.hijack();
     reply.raw.writeHead(200, {
@@ -206,7 +209,7 @@ async function send(raw: ServerResponse, chunk: string): Promise<void> {
 async function authenticate(ctx: ConsoleContext, req: FastifyRequest): Promise<LiveAuth | null> {
   const authorization = req.headers.authorization;
   if (authorization !== undefined) {
-    const bearer = /^Bearer +(\S+)$/i.exec(authorization.trim())?.[1];
+    const bearer = bearerOf(authorization);
     const found = bearer ? await ctx.owners.tokens.authenticate(bearer) : null;
     if (!bearer || !found) return null;
     const ownerId = found.owner.id;
@@ -228,18 +231,4 @@ async function authenticate(ctx: ConsoleContext, req: FastifyRequest): Promise<L
 function header(req: FastifyRequest, name: string): string | undefined {
   const value = req.headers[name];
   return typeof value === 'string' ? value : undefined;
-}
-
-/** A refusal before the stream starts, in the Cairn JSON envelope (EventSource reads only the status). */
-function refuse(
-  reply: FastifyReply,
-  code: ErrorCode,
-  message: string,
-  details: Record<string, unknown> = {},
-  extras: ErrorExtras = {},
-) {
-  return reply
-    .code(httpStatusOf(code))
-    .type('application/json')
-    .send(errorEnvelope(code, message, details, extras));
 }

@@ -1,17 +1,12 @@
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  DomainError,
-  type ErrorCode,
-  type ErrorExtras,
-  errorEnvelope,
-  httpStatusOf,
-} from '../../kernel/errors.ts';
+import { DomainError } from '../../kernel/errors.ts';
 import { consentCookieName } from '../http/consent-cookie.ts';
 import { codeForStatus, sendValidationFailure } from '../shared/error-handler.ts';
 import { campaignApiRoutes } from './campaign-api-routes.ts';
 import type { ConsoleContext } from './context.ts';
+import { bearerOf, sendOwnerError } from './owner-errors.ts';
 import { ownerTokenApiRoutes } from './owner-token-api-routes.ts';
 import { researchApiRoutes } from './research-api-routes.ts';
 import { researchFindingRoutes } from './research-findings-routes.ts';
@@ -19,20 +14,6 @@ import { researchReportRoutes } from './research-report-routes.ts';
 
 const tags = ['oauth'];
 const id = z.string().min(1).max(100);
-
-/** Sends a catalog error as the Cairn envelope. */
-function sendError(
-  reply: FastifyReply,
-  code: ErrorCode,
-  message: string,
-  details: Record<string, unknown> = {},
-  extras: ErrorExtras = {},
-) {
-  return reply
-    .code(httpStatusOf(code))
-    .type('application/json')
-    .send(errorEnvelope(code, message, details, extras));
-}
 
 /** Whether a Content-Type header names application/json (parameters such as charset allowed). */
 function isJson(contentType: string | undefined): boolean {
@@ -59,11 +40,11 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
     if (authorization !== undefined) {
       // An owner API token (cd_own_) stands for its owner. A bearer is never sent by a browser on
       // its own, so these requests need no CSRF protection; the JSON-only rule below still holds.
-      const bearer = /^Bearer +(\S+)$/i.exec(authorization.trim())?.[1];
+      const bearer = bearerOf(authorization);
       const found = bearer ? await ctx.owners.tokens.authenticate(bearer) : null;
       if (!found) {
         reply.header('www-authenticate', 'Bearer realm="cairn-owner", error="invalid_token"');
-        return sendError(
+        return sendOwnerError(
           reply,
           'UNAUTHENTICATED',
           'The owner API token is invalid, expired or revoked. Send Authorization: Bearer cd_own_… with a live token from /console/tokens, or sign in to the console.',
@@ -76,7 +57,7 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
       const session = value ? await ctx.owners.resolveSession(value) : null;
       if (!session) {
         reply.header('www-authenticate', 'Bearer realm="cairn-owner"');
-        return sendError(
+        return sendOwnerError(
           reply,
           'UNAUTHENTICATED',
           'Sign in to the console first, or send Authorization: Bearer with an owner API token (cd_own_…).',
@@ -87,7 +68,7 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
     }
     // Checked before the body is parsed: only JSON is accepted, which is what keeps these POSTs safe.
     if (req.method === 'POST' && !isJson(req.headers['content-type'])) {
-      return sendError(
+      return sendOwnerError(
         reply,
         'UNSUPPORTED_MEDIA_TYPE',
         'Send the body as JSON with Content-Type: application/json.',
@@ -98,11 +79,11 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   api.setErrorHandler((err: FastifyError, req, reply) => {
     const invalid = sendValidationFailure(err, reply);
     if (invalid) return invalid;
-    if (err instanceof DomainError) return sendError(reply, err.code, err.message, err.details, err);
+    if (err instanceof DomainError) return sendOwnerError(reply, err.code, err.message, err.details, err);
     const status = err.statusCode ?? 500;
-    if (status < 500) return sendError(reply, codeForStatus(status), err.message);
+    if (status < 500) return sendOwnerError(reply, codeForStatus(status), err.message);
     req.log.error({ err }, 'owner api error');
-    return sendError(reply, 'INTERNAL', 'Internal error; the operator can find it by request_id.', {
+    return sendOwnerError(reply, 'INTERNAL', 'Internal error; the operator can find it by request_id.', {
       request_id: req.id,
     });
   });

@@ -143,6 +143,11 @@ describe('finding_review', () => {
       review(findingId, 'SUPPORTED', 'The advisory says "every version of libmoor is affected forever".'),
     );
     expect(err.code).toBe('QUOTE_NOT_IN_EVIDENCE');
+    // More quotations than a check covers are refused, never left partly unchecked.
+    const many = Array.from({ length: 31 }, (_, i) => `"quotation number ${i} of the rationale"`).join(' ');
+    const tooMany = await refused(reviewer, 'finding_review', review(findingId, 'SUPPORTED', many));
+    expect(tooMany.code).toBe('VALIDATION_FAILED');
+    expect(tooMany.details).toMatchObject({ quotes: 31, max_quotes: 30 });
     expect(
       (await ok(reviewer, 'finding_get', { campaign_id: campaignId, finding_id: findingId }, false)).reviews,
     ).toEqual([]);

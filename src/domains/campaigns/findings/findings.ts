@@ -9,6 +9,7 @@ import { appendEvent } from '../ledger/ledger.ts';
 import type { Membership } from '../membership/member.ts';
 import { taskForMember } from '../tasks/task-access.ts';
 import { extractQuotes, MAX_QUOTES } from '../verification/quotes.ts';
+import { matchQuotes } from '../verification/source-checks.ts';
 import { campaignEvidenceFor, shareIntoCampaign } from './cited.ts';
 import { findingText } from './finding-present.ts';
 import { allVerdicts, visibleFinding } from './finding-repo.ts';
@@ -244,19 +245,23 @@ function ageWarnings(cited: EvidenceRecord[], maxDays: number, now: Date) {
   });
 }
 
-/** Every quotation of the text must be found in the cited evidence, as task summaries are checked. */
+/**
+ * Every quotation of the rationale must be found in the cited evidence, as task summaries are
+ * checked; more than a summary may check is refused rather than left partly unchecked.
+ */
 async function checkQuotes(reading: ReadingService, cited: EvidenceRecord[], text: string) {
-  const quotes = extractQuotes(text).slice(0, MAX_QUOTES);
-  const found = new Map<string, Record<string, unknown>>();
-  for (const record of cited) {
-    const pending = quotes.filter((q) => !found.has(q));
-    if (pending.length === 0) break;
-    const matches = await reading.locateAll(record, pending);
-    pending.forEach((quote, i) => {
-      const m = matches[i];
-      if (m) found.set(quote, { quote, evidence_id: record.id, ...m });
-    });
+  const quotes = extractQuotes(text);
+  if (quotes.length > MAX_QUOTES) {
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      `The rationale quotes ${quotes.length} passages; at most ${MAX_QUOTES} can be checked.`,
+      { quotes: quotes.length, max_quotes: MAX_QUOTES },
+      {
+        next: `Quote at most ${MAX_QUOTES} passages verbatim and paraphrase the rest, then call finding_review again.`,
+      },
+    );
   }
+  const found = await matchQuotes(reading, cited, quotes);
   const unmatched = quotes.filter((q) => !found.has(q));
   if (unmatched.length > 0) {
     throw new DomainError(

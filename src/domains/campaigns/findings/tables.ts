@@ -58,7 +58,18 @@ export const findingReviews = pgTable(
     rationale: text('rationale').notNull(),
     evidenceIds: jsonb('evidence_ids').$type<string[]>().notNull(),
     /** The quotations of the rationale and where each was found. */
-    quotes: jsonb('quotes').$type<Array<Record<string, unknown>>>().notNull(),
+    quotes: jsonb('quotes')
+      .$type<
+        Array<{
+          quote: string;
+          evidence_id: string;
+          match: string;
+          offset: number;
+          length: number;
+          page: number | null;
+        }>
+      >()
+      .notNull(),
     createdAt: ts('created_at').notNull(),
   },
   (t) => [

@@ -78,16 +78,7 @@ export async function verifySummary(
   }
   const allQuotes = extractQuotes(summary);
   const quotes = allQuotes.slice(0, MAX_QUOTES);
-  const found = new Map<string, MatchedQuote>();
-  for (const record of usable) {
-    const pending = quotes.filter((q) => !found.has(q));
-    if (pending.length === 0) break;
-    const matches = await reading.locateAll(record, pending);
-    pending.forEach((quote, i) => {
-      const m = matches[i];
-      if (m) found.set(quote, { quote, evidence_id: record.id, ...m });
-    });
-  }
+  const found = await matchQuotes(reading, usable, quotes);
   const matched = quotes.flatMap((q) => found.get(q) ?? []);
   const unmatched = quotes
     .filter((q) => !found.has(q))
@@ -135,6 +126,28 @@ export async function verifySummary(
     quotes_not_checked: allQuotes.length - quotes.length,
     checked_at: now.toISOString(),
   };
+}
+
+/**
+ * Where each quote is found in the evidence, in the order given (the first record holding it
+ * wins); one pool job per record, for the quotes not found yet. Missing quotes are absent.
+ */
+export async function matchQuotes(
+  reading: ReadingService,
+  records: EvidenceRecord[],
+  quotes: string[],
+): Promise<Map<string, MatchedQuote>> {
+  const found = new Map<string, MatchedQuote>();
+  for (const record of records) {
+    const pending = quotes.filter((q) => !found.has(q));
+    if (pending.length === 0) break;
+    const matches = await reading.locateAll(record, pending);
+    pending.forEach((quote, i) => {
+      const m = matches[i];
+      if (m) found.set(quote, { quote, evidence_id: record.id, ...m });
+    });
+  }
+  return found;
 }
 
 /** Whether evidence was shared into the campaign (a read under its lease, or submitted to it). */

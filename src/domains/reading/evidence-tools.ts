@@ -113,9 +113,9 @@ const evidenceLocate = defineTool({
         pages: evidence.pages.length,
       });
     }
-    const found = await ctx.services.reading.locate(ctx.caller, evidence, input.quote, input.page);
+    const found = await ctx.services.reading.text.locate(ctx.caller, evidence, input.quote, input.page);
     if (!found) {
-      const near = await ctx.services.reading.nearMiss(ctx.caller, evidence, input.quote, input.page);
+      const near = await ctx.services.reading.text.nearMiss(ctx.caller, evidence, input.quote, input.page);
       return {
         evidence_id: evidence.id,
         found: false,

@@ -87,7 +87,7 @@ const extractTable = defineTool({
     const evidence = await evidenceFor(ctx, 'extract_table', input);
     const tables = await keepingEvidence(
       evidence,
-      ctx.services.reading.tables(ctx.caller, evidence, 'extract_table'),
+      ctx.services.reading.text.tables(ctx.caller, evidence, 'extract_table'),
     );
     const chosen =
       input.tableIndex === undefined ? tables : tables.filter((t) => t.index === input.tableIndex);
@@ -137,7 +137,7 @@ const extractJson = defineTool({
     const evidence = await evidenceFor(ctx, 'extract_json', input);
     const values = await keepingEvidence(
       evidence,
-      ctx.services.reading.json(ctx.caller, evidence, 'extract_json'),
+      ctx.services.reading.text.json(ctx.caller, evidence, 'extract_json'),
     );
     const selected = values.flatMap((v) => {
       if (input.pointer === undefined) return [v];
@@ -221,7 +221,7 @@ const diffSince = defineTool({
             }),
           }
         : {}),
-      diff: await reading.diff(ctx.caller, older, newer),
+      diff: await reading.text.diff(ctx.caller, older, newer),
       trust_label: 'UNTRUSTED_TOOL_OBSERVATION',
     };
   },

@@ -31,7 +31,8 @@ export {
 export { OwnerEvidence, PREVIEW_PAGES } from './owner-evidence.ts';
 export type { SearchProvider, ServiceFetcher } from './search.ts';
 export { EvidenceSearch, type SearchKind, type SearchRequest } from './search-index.ts';
-export { type BodyDecoder, type PageReader, ReadingService } from './service.ts';
+export { type PageReader, ReadingService } from './service.ts';
+export type { BodyDecoder } from './stored-text.ts';
 export {
   type Coverage,
   type EvidenceRecord,

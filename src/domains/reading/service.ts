@@ -1,15 +1,7 @@
 import type { Clock } from '../../kernel/clock.ts';
 import { type Alternative, DomainError, isErrorCode, retryableByDefault } from '../../kernel/errors.ts';
 import type { FetchResult } from '../../net/guarded-fetch.ts';
-import type {
-  ExtractedJson,
-  ExtractedTable,
-  NearMissMatch,
-  ParsedDocument,
-  Parser,
-  QuoteMatch,
-  TextDiff,
-} from '../../parsing/types.ts';
+import type { ParsedDocument, Parser } from '../../parsing/types.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Caller } from '../identity/types.ts';
 import {
@@ -24,6 +16,7 @@ import { buildRead } from './evidence-rows.ts';
 import { type ReadRefusal, receiptUrl, refusalOf, upstreamStatusRefusal } from './refusals.ts';
 import type { ReceiptRow } from './repo.ts';
 import * as repo from './repo.ts';
+import { type BodyDecoder, StoredText } from './stored-text.ts';
 import type { Coverage, EvidenceMeta, EvidenceRecord, ReadCoverage, ReadRequest } from './types.ts';
 
 export type { ReadRequest } from './types.ts';
@@ -32,9 +25,6 @@ export type { ReadRequest } from './types.ts';
 export interface PageReader {
   readPage(url: string, accept: string): Promise<FetchResult>;
 }
-
-/** Undoes a stored body's content encoding with the fetcher's own caps. */
-export type BodyDecoder = (raw: Buffer, contentEncoding: string | null) => Buffer;
 
 /** A completed read: the evidence stored and the receipt that allowed it. */
 export interface CompletedRead {
@@ -61,6 +51,8 @@ export interface ReadingOptions {
 export class ReadingService {
   private inFlight = 0;
   private readonly denials: DenialDeps;
+  /** Work on stored texts in the bounded pool: quotes, near-misses, diffs, tables and JSON. */
+  readonly text: StoredText;
 
   constructor(
     private readonly database: Database,
@@ -68,7 +60,7 @@ export class ReadingService {
     private readonly pages: PageReader,
     private readonly parser: Parser,
     private readonly coverage: ReadCoverage,
-    private readonly decode: BodyDecoder,
+    readonly decode: BodyDecoder,
     private readonly options: ReadingOptions,
   ) {
     this.denials = {
@@ -78,6 +70,9 @@ export class ReadingService {
       searchConfigured: options.searchConfigured,
       visibleTo: (caller) => this.visibleTo(caller),
     };
+    this.text = new StoredText(database, parser, decode, (caller, tool, inputs, refusal) =>
+      this.refuse(caller, tool, inputs, refusal),
+    );
   }
 
   /** Reads a URL now and stores what was read. Throws a DomainError carrying a DENY receipt when refused. */
@@ -297,83 +292,6 @@ export class ReadingService {
     return found;
   }
 
-  /** Finds a quote in stored evidence, in the bounded pool (folding a long text is real work). */
-  async locate(
-    caller: Caller,
-    evidence: EvidenceRecord,
-    quote: string,
-    page?: number,
-  ): Promise<QuoteMatch | null> {
-    return this.bounded(caller, 'evidence_locate', { evidence_id: evidence.id }, () =>
-      this.parser.locate({
-        text: evidence.text,
-        quote,
-        pages: evidence.pages,
-        ...(page !== undefined ? { page } : {}),
-      }),
-    );
-  }
-
-  /** Where stored evidence says almost what an absent quote says, in the bounded pool; null when nothing is close. */
-  async nearMiss(
-    caller: Caller,
-    evidence: EvidenceRecord,
-    quote: string,
-    page?: number,
-  ): Promise<NearMissMatch | null> {
-    return this.bounded(caller, 'evidence_locate', { evidence_id: evidence.id }, () =>
-      this.parser.nearMiss({
-        text: evidence.text,
-        quote,
-        pages: evidence.pages,
-        ...(page !== undefined ? { page } : {}),
-      }),
-    );
-  }
-
-  /**
-   * Finds several quotes in one stored text in one pool job; null where a quote is absent. It
-   * runs inside the caller's transaction (a submission's checks), so a busy pool is refused
-   * without a receipt: checking a result is not a read, and nothing may write beside that
-   * transaction.
-   */
-  async locateAll(evidence: EvidenceRecord, quotes: string[]): Promise<Array<QuoteMatch | null>> {
-    if (quotes.length === 0) return [];
-    try {
-      return await this.parser.locateAll({ text: evidence.text, quotes, pages: evidence.pages });
-    } catch (err) {
-      const refusal = refusalOf(err);
-      if (!refusal) throw err;
-      throw new DomainError(refusal.code, refusal.message, refusal.details, {
-        alternatives: [{ action: 'Submit again in a few seconds; nothing was recorded.' }],
-        ...(refusal.retryable !== undefined ? { retryable: refusal.retryable } : {}),
-      });
-    }
-  }
-
-  /** A line diff of two stored texts, in the bounded pool. */
-  async diff(caller: Caller, older: EvidenceRecord, newer: EvidenceRecord): Promise<TextDiff> {
-    return this.bounded(caller, 'diff_since', { older: older.id, newer: newer.id }, () =>
-      this.parser.diff({ oldName: older.id, newName: newer.id, oldText: older.text, newText: newer.text }),
-    );
-  }
-
-  /** Runs pool work; a busy pool or a refused job becomes a refusal with its receipt. */
-  private async bounded<T>(
-    caller: Caller,
-    tool: string,
-    inputs: Record<string, unknown>,
-    work: () => Promise<T>,
-  ): Promise<T> {
-    try {
-      return await work();
-    } catch (err) {
-      const refusal = refusalOf(err);
-      if (!refusal) throw err;
-      throw await this.refuse(caller, tool, inputs, refusal);
-    }
-  }
-
   /** A receipt of the caller's own, or NOT_FOUND. */
   async receipt(caller: Caller, receiptId: string): Promise<ReceiptRow> {
     const found = await repo.findReceipt(this.database.db, receiptId);
@@ -383,32 +301,5 @@ export class ReadingService {
       });
     }
     return found;
-  }
-
-  /** Tables of a stored read, parsed again from its raw bytes in the bounded pool. */
-  async tables(caller: Caller, record: EvidenceRecord, tool: string): Promise<ExtractedTable[]> {
-    return this.reparse(caller, record, tool, (input) => this.parser.extractTables(input));
-  }
-
-  /** JSON values of a stored read, parsed again from its raw bytes in the bounded pool. */
-  async json(caller: Caller, record: EvidenceRecord, tool: string): Promise<ExtractedJson[]> {
-    return this.reparse(caller, record, tool, (input) => this.parser.extractJson(input));
-  }
-
-  private async reparse<T>(
-    caller: Caller,
-    record: EvidenceRecord,
-    tool: string,
-    run: (input: { bytes: Uint8Array; contentType: string; url: string }) => Promise<T>,
-  ): Promise<T> {
-    const raw = await repo.loadBlob(this.database.db, record.bodyHash);
-    if (!raw) throw new Error(`evidence ${record.id} has no stored body`);
-    return this.bounded(caller, tool, { evidence_id: record.id }, () =>
-      run({
-        bytes: this.decode(raw, record.contentEncoding),
-        contentType: record.contentType,
-        url: record.canonicalUrl,
-      }),
-    );
   }
 }

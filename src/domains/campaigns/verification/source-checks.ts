@@ -141,7 +141,7 @@ export async function matchQuotes(
   for (const record of records) {
     const pending = quotes.filter((q) => !found.has(q));
     if (pending.length === 0) break;
-    const matches = await reading.locateAll(record, pending);
+    const matches = await reading.text.locateAll(record, pending);
     pending.forEach((quote, i) => {
       const m = matches[i];
       if (m) found.set(quote, { quote, evidence_id: record.id, ...m });

@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWith, newMember, ok } from '../support/campaigns.ts';
-import { CHROMIUM_ARGS as ARGS, CHROMIUM, chromiumInstalled as installed } from '../support/chromium.ts';
+import { chromiumInstalled as installed, launchBrowser, problemsOf, signIn } from '../support/chromium.ts';
 import { uniqueEmail } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -15,17 +12,16 @@ const PASSWORD = 'correct horse battery staple';
 describe.skipIf(!installed)('the live campaign page in Chromium', () => {
   let server: TestServer;
   let context: BrowserContext;
-  let profile: string;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
 
   beforeAll(async () => {
     server = await startTestServer();
-    profile = mkdtempSync(path.join(os.tmpdir(), 'cairn-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
+    context = browser.context;
   });
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await server?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it('shows an agent’s message, as text, without a reload and without disturbing a draft', async () => {
@@ -36,14 +32,10 @@ describe.skipIf(!installed)('the live campaign page in Chromium', () => {
 
     const page = await context.newPage();
     // A script the CSP blocked, or any error of live.js, shows up here.
-    const problems: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-    page.on('pageerror', (e) => problems.push(e.message));
+    const problems = problemsOf(page);
     try {
       await page.goto(`${server.url}/console/campaigns/${campaignId}`);
-      await page.getByLabel('Email').fill(email);
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signIn(page, email, PASSWORD);
       await page.waitForURL((url) => url.pathname === `/console/campaigns/${campaignId}`);
       await page.locator('#live-status', { hasText: 'live' }).waitFor({ timeout: 10_000 });
       await expect(page.locator('#messages').getByText('No messages yet.').isVisible()).resolves.toBe(true);

@@ -1,10 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWith, newMember, ok } from '../support/campaigns.ts';
-import { CHROMIUM_ARGS as ARGS, CHROMIUM, chromiumInstalled as installed } from '../support/chromium.ts';
+import { chromiumInstalled as installed, launchBrowser, problemsOf } from '../support/chromium.ts';
 import { createAgent, uniqueEmail } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -13,25 +10,22 @@ import { startTestServer, type TestServer } from '../support/test-server.ts';
 describe.skipIf(!installed)('browser examples in Chromium', () => {
   let server: TestServer;
   let context: BrowserContext;
-  let profile: string;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
 
   beforeAll(async () => {
     server = await startTestServer();
-    profile = mkdtempSync(path.join(os.tmpdir(), 'cairn-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS });
+    browser = await launchBrowser();
+    context = browser.context;
   });
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await server?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   /** A page with its console errors collected: a script the CSP blocked would show here. */
   async function open(name: string): Promise<{ page: Page; problems: string[] }> {
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-    page.on('pageerror', (e) => problems.push(e.message));
+    const problems = problemsOf(page);
     await page.goto(`${server.url}/examples/browser/${name}`);
     return { page, problems };
   }

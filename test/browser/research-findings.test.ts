@@ -1,15 +1,15 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TLP_MARKING_IDS } from '../../src/domains/research/index.ts';
 import { campaignWith, newMember, ok } from '../support/campaigns.ts';
 import {
-  CHROMIUM_ARGS as ARGS,
-  CHROMIUM,
   chromiumInstalled as installed,
+  launchBrowser,
+  problemsOf,
   SCREENSHOTS as SHOTS,
+  signIn,
 } from '../support/chromium.ts';
 import { uniqueEmail } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -25,22 +25,17 @@ const PASSWORD = 'correct horse battery staple';
 describe.skipIf(!installed)('the findings page in Chromium', () => {
   let server: TestServer;
   let context: BrowserContext;
-  let profile: string;
+  let browser: Awaited<ReturnType<typeof launchBrowser>>;
 
   beforeAll(async () => {
     server = await startTestServer();
-    profile = mkdtempSync(path.join(os.tmpdir(), 'cairn-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      args: ARGS,
-      acceptDownloads: true,
-    });
+    browser = await launchBrowser({ acceptDownloads: true });
+    context = browser.context;
     if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await server?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it('ticks a finding and downloads its STIX bundle', async () => {
@@ -66,14 +61,10 @@ describe.skipIf(!installed)('the findings page in Chromium', () => {
     });
 
     const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
-    page.on('pageerror', (e) => problems.push(e.message));
+    const problems = problemsOf(page);
     try {
       await page.goto(`${server.url}/console/campaigns/${campaignId}`);
-      await page.getByLabel('Email').fill(email);
-      await page.getByLabel('Password').fill(PASSWORD);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signIn(page, email, PASSWORD);
       await page.waitForURL((url) => url.pathname === `/console/campaigns/${campaignId}`);
 
       await page.getByRole('link', { name: 'Findings', exact: true }).click();

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignMembers } from '../../src/domains/campaigns/tables.ts';
 import { campaignWith, type Member, newMember, ok, publishTask, refused } from '../support/campaigns.ts';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.ts';
+import { ownerImport } from '../support/research.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 /**
@@ -58,19 +59,6 @@ const submitText = async (m: Member, campaignId: string, text: string, extra: Re
   (await ok(m, 'evidence_submit', { campaign_id: campaignId, text, authorized: true, ...extra }))
     .evidence_id as string;
 
-/** An owner's import through POST /v1/research/imports with an owner API token. */
-async function ownerImport(owner: Member, body: Record<string, unknown>): Promise<string> {
-  const token = (await server.app.services.identity.addOwnerToken(owner.ownerEmail, 'search', 1)).token;
-  const res = await fetch(`${server.url}/v1/research/imports`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ authorized: true, ...body }),
-  });
-  const json = (await res.json()) as { evidence_id: string };
-  expect(res.status, JSON.stringify(json)).toBe(201);
-  return json.evidence_id;
-}
-
 describe('what evidence_search finds', () => {
   it("finds a word in the caller's own read, with a marked snippet and the tool that opens it", async () => {
     const read = await ok(
@@ -101,12 +89,14 @@ describe('what evidence_search finds', () => {
     const lead = await newMember(server);
     const member = await newMember(server);
     const campaignId = await campaignWith(lead, [member]);
-    const shared = await ownerImport(lead, {
+    const shared = await ownerImport(server, lead, {
       text: 'Survey brief: the whinchat breeds in bracken on the lower slopes.',
       title: 'Whinchat brief',
       campaign_id: campaignId,
     });
-    const unbound = await ownerImport(lead, { text: 'Private whinchat sketches kept by the owner alone.' });
+    const unbound = await ownerImport(server, lead, {
+      text: 'Private whinchat sketches kept by the owner alone.',
+    });
     const found = await search(member, { q: 'whinchat' });
     expect(found.results.map((h) => h.id)).toEqual([shared]);
     expect(found.results[0]).toMatchObject({

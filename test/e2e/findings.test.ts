@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWith, claimedTask, type Member, newMember, ok, refused } from '../support/campaigns.ts';
+import { ownerImport } from '../support/research.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 /** Issue 16 item 3: finding_create, finding_get, finding_list and finding_review, with visibility by mode. */
@@ -15,21 +16,9 @@ let sourceId: string;
 const ADVISORY =
   'Advisory CAIRN-7: the moorland parser accepts crafted headers in versions 2.0 to 2.4 of libmoor. Fixed in 2.5.';
 
-async function ownerImport(
-  owner: Member,
-  campaign: string,
-  text: string,
-  extra: Record<string, unknown> = {},
-) {
-  const token = (await server.app.services.identity.addOwnerToken(owner.ownerEmail, 'test', 1)).token;
-  const res = await fetch(`${server.url}/v1/research/imports`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ text, campaign_id: campaign, ...extra }),
-  });
-  expect(res.status).toBe(201);
-  return (await res.json()).evidence_id as string;
-}
+/** The owner's text import into a campaign (test/support/research.ts). */
+const importInto = (owner: Member, campaign: string, text: string, extra: Record<string, unknown> = {}) =>
+  ownerImport(server, owner, { text, campaign_id: campaign, ...extra });
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -38,7 +27,7 @@ beforeAll(async () => {
   sibling = await newMember(server, author.ownerEmail);
   reviewer = await newMember(server);
   campaignId = await campaignWith(lead, [author, sibling, reviewer]);
-  sourceId = await ownerImport(lead, campaignId, ADVISORY, { source_date: '2020-01-01' });
+  sourceId = await importInto(lead, campaignId, ADVISORY, { source_date: '2020-01-01' });
 }, 60_000);
 afterAll(async () => {
   await server?.close();
@@ -106,7 +95,7 @@ describe('finding_create', () => {
   it('warns about no source younger than the limit, and refuses evidence the author cannot see here', async () => {
     expect((await create(author, { source_max_age_days: 36_500 })).source_age_warnings).toEqual([]);
     const elsewhere = await campaignWith(reviewer, []);
-    const hidden = await ownerImport(reviewer, elsewhere, 'Another campaign only.');
+    const hidden = await importInto(reviewer, elsewhere, 'Another campaign only.');
     const err = await refused(author, 'finding_create', {
       campaign_id: campaignId,
       claim: 'x',
@@ -237,7 +226,7 @@ describe('visibility modes', () => {
     const one = await newMember(server);
     const two = await newMember(server);
     const blind = await campaignWith(coordinator, [one, two], { visibility: 'BLIND_EXPERIMENT' });
-    const brief = await ownerImport(
+    const brief = await importInto(
       coordinator,
       blind,
       'Brief: the moorland parser accepts crafted headers in 2.x.',
@@ -287,7 +276,7 @@ describe('visibility modes', () => {
     const worker = await newMember(server);
     const bystander = await newMember(server);
     const scoped = await campaignWith(coordinator, [worker, bystander], { visibility: 'TASK_SCOPED' });
-    const brief = await ownerImport(coordinator, scoped, 'Brief for everyone in the scoped campaign.');
+    const brief = await importInto(coordinator, scoped, 'Brief for everyone in the scoped campaign.');
     const { taskId } = await claimedTask(coordinator, worker, scoped);
     const f = await create(
       worker,

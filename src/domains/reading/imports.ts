@@ -8,7 +8,7 @@ import type { ImportedDocument, ImportFormat, ImportInput, ImportOutcome } from 
 import type { Database, Executor } from '../../storage/database.ts';
 import { busyAsDegraded } from './pool-busy.ts';
 import * as repo from './repo.ts';
-import type { EvidenceRecord, Importer, ReadCoverage } from './types.ts';
+import type { EvidenceRecord, ImportBinding, Importer, ReadCoverage } from './types.ts';
 
 /**
  * Research imports (SPEC "Security research"; issue 16 item 1): a person's file in the console
@@ -94,8 +94,15 @@ export class ImportService {
         },
       );
     }
-    // Who may import where is checked before the parse, so a refusal costs no parsing.
-    await this.coverage.bindImport(ex ?? this.database.db, req.importer, req.campaignId, req.taskId);
+    // Who may import where is checked before the parse, so a refusal costs no parsing. In the
+    // caller's transaction that check is final; on its own, it is made again when storing.
+    const early = await this.coverage.bindImport(
+      ex ?? this.database.db,
+      req.importer,
+      req.campaignId,
+      req.taskId,
+      { forChange: ex !== undefined },
+    );
     const document = await this.parse(req);
     // An agent's file meets the rule every tool argument meets: the runner scans `text`, and the
     // same text sent as base64 must not get past it.
@@ -111,17 +118,17 @@ export class ImportService {
     }
     const now = this.clock.now();
     const unbound = buildImport(req, document, now);
-    const store = async (tx: Executor) => {
-      const binding = await this.coverage.bindImport(tx, req.importer, req.campaignId, req.taskId, {
-        forChange: true,
-      });
+    const store = async (tx: Executor, checked?: ImportBinding) => {
+      const binding =
+        checked ??
+        (await this.coverage.bindImport(tx, req.importer, req.campaignId, req.taskId, { forChange: true }));
       const record = { ...unbound, campaignId: binding.campaignId, taskId: binding.taskId };
       await repo.storeBlob(tx, record.bodyHash, Buffer.from(req.bytes), now);
       await repo.insertEvidence(tx, record, now);
       await this.coverage.recordImport(tx, binding, req.importer, importLabel(record), now);
       return record;
     };
-    const evidence = ex ? await store(ex) : await this.database.transaction(store);
+    const evidence = ex ? await store(ex, early) : await this.database.transaction((tx) => store(tx));
     return { evidence, document };
   }
 

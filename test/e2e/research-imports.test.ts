@@ -184,6 +184,17 @@ describe('limits and refusals', () => {
     expect(await evidenceRows()).toBe(before);
   });
 
+  it('refuses a file over 12 MiB whole (a text whose UTF-8 is larger than its characters), storing nothing', async () => {
+    const before = await evidenceRows();
+    const { status, body } = await importFile({ text: 'é'.repeat(6_400_000) });
+    expect(status).toBe(413);
+    expect(body.error).toMatchObject({
+      code: 'PAYLOAD_TOO_LARGE',
+      details: { reason: 'IMPORT_TOO_LARGE', max_bytes: 12 * 1024 * 1024 },
+    });
+    expect(await evidenceRows()).toBe(before);
+  });
+
   it('refuses a log of 5,001 lines and accepts one of 5,000', async () => {
     const lines = (n: number) =>
       Array.from(

@@ -4,7 +4,9 @@ import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { type AnyCommand, COMMANDS, USAGE } from './cli/commands.ts';
 import { type Config, ConfigError, loadConfig } from './config/config.ts';
+import { RewardOwnerService } from './domains/campaigns/index.ts';
 import { TABLES } from './domains/catalog.ts';
+import { FundsService, ManualCredit } from './domains/funds/index.ts';
 import { IdentityService, mcpResource } from './domains/identity/index.ts';
 import { systemClock } from './kernel/clock.ts';
 import { DomainError, errorEnvelope } from './kernel/errors.ts';
@@ -128,11 +130,13 @@ async function admin(config: Config, command: AnyCommand, flags: Record<string, 
   const secret = command.stdin ? await readSecret(command.stdin) : '';
   const { database, lock } = await open(config);
   try {
-    return await command.run(
-      new IdentityService(database, systemClock, mcpResource(config.baseUrl)),
-      parsed.data,
-      secret,
-    );
+    // The CLI signs no cursors, so the services get no server secret.
+    const services = {
+      identity: new IdentityService(database, systemClock, mcpResource(config.baseUrl)),
+      funds: new FundsService(database, systemClock, '', new ManualCredit(), config.platformFeePct),
+      rewards: new RewardOwnerService(database, systemClock, '', config.baseUrl),
+    };
+    return await command.run(services, parsed.data, secret);
   } finally {
     await database.close();
     lock?.release();
@@ -197,8 +201,10 @@ async function main(argv: string[]): Promise<number> {
     }
     const definition = (COMMANDS as Record<string, AnyCommand>)[command];
     if (!definition) throw new UsageError(`Unknown command "${command}".\n${USAGE}`);
-    print(json, await admin(config, definition, flags));
-    return 0;
+    const result = await admin(config, definition, flags);
+    print(json, result);
+    // A check that found something fails the command, so cron and CI notice.
+    return 'ok' in result && result.ok === false ? 1 : 0;
   } catch (err) {
     return fail(err, json);
   }

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import type { RewardOwnerService } from '../domains/campaigns/index.ts';
+import { type FundsService, toMinor } from '../domains/funds/index.ts';
 import type { IdentityService } from '../domains/identity/index.ts';
 import { LIMITS } from '../kernel/limits.ts';
 
@@ -9,7 +11,14 @@ interface Command<F extends z.ZodObject> {
   flags: F;
   /** Reads a secret (a password, a key) from stdin before opening the database, never from argv. */
   stdin?: { what: string; min: number; max: number };
-  run(identity: IdentityService, flags: z.infer<F>, secret: string): Promise<object>;
+  run(services: CliServices, flags: z.infer<F>, secret: string): Promise<object>;
+}
+
+/** What the admin commands act through: the same services the server uses. */
+export interface CliServices {
+  identity: IdentityService;
+  funds: FundsService;
+  rewards: RewardOwnerService;
 }
 
 const define = <F extends z.ZodObject>(c: Command<F>) => c;
@@ -26,7 +35,7 @@ export const COMMANDS = {
     usage: 'cairn owner add --email E [--json]   (password read from stdin)',
     flags: z.object({ email }).strict(),
     stdin: { what: 'password', min: LIMITS.password.minChars, max: LIMITS.password.maxChars },
-    run: (identity, f, password) => identity.addOwner(f.email, password),
+    run: ({ identity }, f, password) => identity.addOwner(f.email, password),
   }),
   'owner token add': define({
     usage: `cairn owner token add --email E [--days D] [--name N] [--json]   (an owner API token cd_own_… for the /v1 owner operations, printed once; D ${LIMITS.ownerTokenDays.min}-${LIMITS.ownerTokenDays.max}, default ${LIMITS.ownerTokenDays.default})`,
@@ -37,12 +46,12 @@ export const COMMANDS = {
         name: z.string().trim().min(1).max(LIMITS.ownerTokenName.maxChars).default('cli'),
       })
       .strict(),
-    run: (identity, f) => identity.addOwnerToken(f.email, f.name, f.days),
+    run: ({ identity }, f) => identity.addOwnerToken(f.email, f.name, f.days),
   }),
   'owner token list': define({
     usage: "cairn owner token list --email E [--json]   (the owner's API tokens, never their secrets)",
     flags: z.object({ email }).strict(),
-    run: (identity, f) => identity.listOwnerTokens(f.email),
+    run: ({ identity }, f) => identity.listOwnerTokens(f.email),
   }),
   'owner token revoke': define({
     usage:
@@ -56,7 +65,7 @@ export const COMMANDS = {
           .regex(/^otk_[0-9A-Za-z]{1,60}$/, 'an owner token id (otk_…)'),
       })
       .strict(),
-    run: (identity, f) => identity.revokeOwnerToken(f.email, f.id),
+    run: ({ identity }, f) => identity.revokeOwnerToken(f.email, f.id),
   }),
   'agent add': define({
     usage: 'cairn agent add --owner E --name N [--runtime R] [--json]',
@@ -67,7 +76,7 @@ export const COMMANDS = {
         runtime: z.string().trim().min(1).max(LIMITS.runtime.maxChars).default('unspecified'),
       })
       .strict(),
-    run: (identity, f) =>
+    run: ({ identity }, f) =>
       identity.addAgent({
         ownerEmail: f.owner,
         displayName: f.name,
@@ -83,18 +92,18 @@ export const COMMANDS = {
         days: daysFlag(LIMITS.projectKeyDays),
       })
       .strict(),
-    run: (identity, f) => identity.addProjectKey(f.agent, f.days),
+    run: ({ identity }, f) => identity.addProjectKey(f.agent, f.days),
   }),
   'key revoke': define({
     usage: 'cairn key revoke [--json]   (the project key read from stdin; it stops working at once)',
     flags: z.object({}).strict(),
     stdin: { what: 'project key', min: 1, max: 512 },
-    run: (identity, _f, key) => identity.revokeProjectKey(key),
+    run: ({ identity }, _f, key) => identity.revokeProjectKey(key),
   }),
   'agent mode': define({
     usage: 'cairn agent mode --agent AGT --mode READ|NONE [--json]',
     flags: z.object({ agent: agentId, mode: z.enum(['READ', 'NONE']) }).strict(),
-    run: (identity, f) => identity.setMode(f.agent, f.mode),
+    run: ({ identity }, f) => identity.setMode(f.agent, f.mode),
   }),
   'agent bootstrap': define({
     usage: `cairn agent bootstrap --agent AGT [--days D] [--json]   (a new bootstrap token, printed once; the old one stops working at once; D ${LIMITS.bootstrapDays.min}-${LIMITS.bootstrapDays.max}, default ${LIMITS.bootstrapDays.default})`,
@@ -104,12 +113,55 @@ export const COMMANDS = {
         days: daysFlag(LIMITS.bootstrapDays),
       })
       .strict(),
-    run: (identity, f) => identity.reissueBootstrap(f.agent, f.days),
+    run: ({ identity }, f) => identity.reissueBootstrap(f.agent, f.days),
+  }),
+  'funds add': define({
+    usage:
+      "cairn funds add --owner E (--points N | --usd N) [--note T] [--reference R] [--json]   (credits the owner's balance; audited; a repeated --reference credits once)",
+    flags: z
+      .object({
+        owner: email,
+        points: z.coerce.number().int().min(1).max(100_000_000_000).optional(),
+        usd: z.coerce.number().min(0.01).max(1_000_000_000).optional(),
+        note: z.string().trim().min(1).max(500).optional(),
+        reference: z.string().trim().min(8).max(100).optional(),
+      })
+      .strict()
+      .refine((f) => (f.points === undefined) !== (f.usd === undefined), {
+        message: 'give exactly one of --points and --usd (points and dollars are never converted)',
+        path: ['points'],
+      })
+      .refine((f) => f.usd === undefined || toMinor('USD', f.usd) !== null, {
+        message: 'at most two decimals (whole cents)',
+        path: ['usd'],
+      }),
+    run: async ({ identity, funds }, f) => {
+      const owner = await identity.requireOwner(f.owner);
+      const currency = f.points !== undefined ? 'POINTS' : 'USD';
+      return funds.credit({
+        ownerId: owner.id,
+        currency,
+        amount: f.points ?? (toMinor('USD', f.usd as number) as number),
+        actor: 'cli',
+        note: f.note ?? null,
+        reference: f.reference,
+      });
+    },
+  }),
+  'rewards check': define({
+    usage:
+      'cairn rewards check [--json]   (recomputes every balance from postings, proves each currency sums to zero and every escrow matches its task; exit 1 on any finding)',
+    flags: z.object({}).strict(),
+    run: async ({ funds, rewards }) => {
+      const books = await funds.check();
+      const tasks = await rewards.check();
+      return { ok: books.ok && tasks.ok, funds: books, rewards: tasks };
+    },
   }),
   'agent revoke': define({
     usage: 'cairn agent revoke --agent AGT [--json]   (every credential of it stops working at once)',
     flags: z.object({ agent: agentId }).strict(),
-    run: (identity, f) => identity.revokeAgent(f.agent),
+    run: ({ identity }, f) => identity.revokeAgent(f.agent),
   }),
 };
 

@@ -67,6 +67,16 @@ const envSchema = z.object({
   CAIRN_REDIS_URL: url(['redis:', 'rediss:']).optional(),
   CAIRN_OPEN_SIGNUP: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   CAIRN_PARSER_JOBS: z.coerce.number().int().min(1).max(16).default(2),
+  // A percentage with at most two decimals, taken at funding on top of a task's reward (docs/rewards.md).
+  CAIRN_PLATFORM_FEE_PCT: z.coerce
+    .number()
+    .min(0)
+    .max(50)
+    .refine((v) => Number.isInteger(Math.round(v * 100)) && Math.abs(v * 100 - Math.round(v * 100)) < 1e-9, {
+      message: 'must have at most two decimals',
+    })
+    .default(0),
+  CAIRN_OPERATOR_EMAILS: list(/^[^\s@,]+@[^\s@,]+$/, 'a comma-separated list of owner email addresses'),
   CAIRN_PARSER_QUEUE: z.coerce.number().int().min(0).max(1_000).default(32),
   CAIRN_SEARCH_SEARXNG_URL: url(['http:', 'https:']).optional(),
   CAIRN_SEARCH_BRAVE_API_KEY: z.string().min(8, 'must be at least 8 characters').max(500).optional(),
@@ -131,6 +141,13 @@ export interface Config {
   /** MCP requests per minute per identity. */
   mcpRateLimitPerMinute: number;
   dbPoolSize: number;
+  /** Platform fee in percent (0-50, two decimals), taken at funding on top of a reward. */
+  platformFeePct: number;
+  /**
+   * Owners who may credit funds in the console (lowercased); empty means the first owner, the
+   * one who set the instance up (docs/rewards.md).
+   */
+  operatorEmails: string[];
   /** Whether (or through how many hops) X-Forwarded-For is believed: rate limits count per client address. */
   trustProxy: boolean | number;
   /** Outbound reads: extra ports, DNS servers, and hosts allowed despite a private address. */
@@ -223,6 +240,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     openSignup: e.CAIRN_OPEN_SIGNUP === 'true',
     redisUrl: e.CAIRN_REDIS_URL,
     parserJobs: e.CAIRN_PARSER_JOBS,
+    platformFeePct: e.CAIRN_PLATFORM_FEE_PCT,
+    operatorEmails: e.CAIRN_OPERATOR_EMAILS.map((m) => m.toLowerCase()),
     parserQueue: e.CAIRN_PARSER_QUEUE,
     readConcurrency: e.CAIRN_READ_CONCURRENCY,
     requestTimeoutSeconds: e.CAIRN_REQUEST_TIMEOUT_SECONDS,

@@ -27,7 +27,10 @@ export type IdPrefix =
   | 'thx'
   | 'otk'
   | 'rvw'
-  | 'rpt';
+  | 'rpt'
+  | 'fac'
+  | 'ftx'
+  | 'apr';
 
 const nextUlid = monotonicFactory();
 

@@ -101,7 +101,9 @@ describe('task_publish', () => {
       acceptance: 'a',
       conditions: conditions(),
       reward_points: 10,
+      reward_usd: 1,
     });
+    // Points and dollars are kept apart: a reward is one or the other (docs/rewards.md).
     expect(reward.code).toBe('VALIDATION_FAILED');
 
     const open = await newMember(server);

@@ -84,7 +84,7 @@ describe('public documents', () => {
 
   it('/v1/public/errors is the code catalog', async () => {
     const body = await (await get('/v1/public/errors')).json();
-    // The general codes, then each area's in the catalogue's area order (identity, reading, campaigns).
+    // The general codes, then each area's in the catalogue's area order (identity, reading, funds, campaigns).
     expect(body.errors.map((e: { code: string }) => e.code)).toEqual(PUBLISHED_ERROR_CODES);
     expect(body.errors).toContainEqual(
       expect.objectContaining({
@@ -331,6 +331,7 @@ const PUBLISHED_ERROR_CODES = [
   ...['NESTED_UNWRAP', 'REDIRECT_OUT_OF_SCOPE', 'ADDRESS_NOT_PUBLIC', 'URL_NOT_ALLOWED', 'SIGN_IN_SURFACE'],
   ...['APP_SHELL', 'ROBOTS_DISALLOWED', 'UNSUPPORTED_CONTENT', 'CONTENT_TOO_LARGE', 'TOO_MANY_REDIRECTS'],
   ...['UPSTREAM_UNAVAILABLE', 'UPSTREAM_HTTP_ERROR', 'SEARCH_NOT_CONFIGURED', 'SEARCH_FAILED'],
+  ...['INSUFFICIENT_FUNDS', 'OPERATOR_REQUIRED'],
   ...['CAMPAIGN_REQUIRED', 'NOT_A_MEMBER', 'ROLE_REQUIRED', 'CAMPAIGN_CLOSED', 'OWNER_APPROVAL_PENDING'],
   ...['TASK_ALREADY_CLAIMED', 'TASK_NOT_CLAIMABLE', 'INCOMPLETE', 'LEASE_REQUIRED', 'LEASE_AMBIGUOUS'],
   ...[
@@ -347,7 +348,8 @@ const PUBLISHED_ERROR_CODES = [
     'ALREADY_REVIEWED',
     'QUOTE_NOT_IN_EVIDENCE',
   ],
-  ...['REPORT_NOT_PUBLIC', 'PROPOSAL_NOT_OPEN'],
+  ...['REPORT_NOT_PUBLIC', 'PROPOSAL_NOT_OPEN', 'REWARD_NOT_FUNDED', 'REWARD_OVER_LIMIT', 'NO_REWARD'],
+  ...['REWARD_NOT_RELEASABLE', 'APPROVAL_NOT_PENDING'],
 ];
 
 describe('worked research cases (issue 16 item 7)', () => {

@@ -156,6 +156,41 @@ export const CAMPAIGN_ERRORS = declareErrors('campaigns', {
     when: 'The proposal was already decided (details.status is the outcome); it takes no more responses or decisions.',
     next: 'Read the decision (details.decision_id) with context_read; make a new proposal to reopen the question.',
   },
+  REWARD_NOT_FUNDED: {
+    httpStatus: 409,
+    retryable: true,
+    otherReaders: 'WAIT_FOR_OWNER',
+    when: "The task's reward is not funded yet (reward.status AWAITING_FUNDING): it cannot be claimed until the campaign owner funds it.",
+    next: 'Pick another open task (task_list {status: OPEN}), or wait: the owner funds it at reward.funding.fund_url and a REWARD_ESCROWED event follows.',
+  },
+  REWARD_OVER_LIMIT: {
+    httpStatus: 400,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: "The reward plus the platform fee exceeds the task's max_spend_usd or what is left of the campaign budget, or is in another unit than the budget (points and dollars are never converted).",
+    next: 'Publish a smaller reward, in the unit of the budget (details says which limit and how much is left), or raise max_spend_usd.',
+  },
+  NO_REWARD: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'reward_release RELEASE was asked for a task that carries no reward; there is nothing to pay.',
+    next: 'Nothing to release: the verified result stands as it is. RETURN still sends it to rework if it needs more.',
+  },
+  REWARD_NOT_RELEASABLE: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The reward cannot be released now: the task has no verified result (for paid work, every quotation must match evidence the worker read under the task), or it was already paid, refunded or returned.',
+    next: 'Follow details.next: resubmit with task_complete until the result is VERIFIED, or read task_get for where the reward stands.',
+  },
+  APPROVAL_NOT_PENDING: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'WAIT_FOR_OWNER',
+    when: 'The release request was already decided (approved, returned) or cancelled with its task; a decision is taken once.',
+    next: 'Read the approval (details.status) or the task; a new release request follows a new verified result.',
+  },
 });
 
 declare module '../../kernel/errors.ts' {

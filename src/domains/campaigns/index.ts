@@ -23,6 +23,7 @@ import {
   proposalCreate,
   proposalRespond,
 } from './messages/message-tools.ts';
+import { rewardRelease } from './rewards/reward-tools.ts';
 import { taskClaim, taskDelegate, taskHeartbeat, taskRelease } from './tasks/lease-tools.ts';
 import { taskAssign, taskEdit, taskGet, taskHistory, taskList, taskPublish } from './tasks/task-tools.ts';
 import { evidenceSubmit, resultVerify, taskComplete } from './verification/completion-tools.ts';
@@ -37,6 +38,8 @@ export {
   postOwnerComment,
 } from './messages/messages.ts';
 export { CampaignOwnerService } from './owner-campaigns.ts';
+export { RewardOwnerService } from './rewards/owner-rewards.ts';
+export { rewardArgs, rewardOf } from './rewards/reward-terms.ts';
 export type { CampaignDeps, CampaignServices } from './services.ts';
 export { sweepExpiredLeases } from './tasks/lease-sweeper.ts';
 export { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
@@ -48,9 +51,11 @@ import { LedgerFeed } from './ledger/ledger-feed.ts';
 import { LedgerWaiter } from './ledger/ledger-waiter.ts';
 import { campaignLinks, standingColumn } from './membership/standing.ts';
 import { CampaignOwnerService } from './owner-campaigns.ts';
+import { RewardOwnerService } from './rewards/owner-rewards.ts';
+import * as rewardTables from './rewards/tables.ts';
 import * as ownTables from './tables.ts';
 
-const tables = { ...ownTables, ...findingTables };
+const tables = { ...ownTables, ...findingTables, ...rewardTables };
 
 import { LeaseSweeper } from './tasks/lease-sweeper.ts';
 import { campaignCoverage } from './tasks/read-coverage.ts';
@@ -91,12 +96,13 @@ export const campaignsArea = {
     findingList,
     findingReview,
     researchExportStix,
+    rewardRelease,
     agentDirectory,
     campaignMetricsTool,
     campaignGraphTool,
   ],
   extensions: { callerStanding: standingColumn, campaignLinks, readCoverage: campaignCoverage },
-  start({ database, clock, secret, parser, logger }) {
+  start({ database, clock, secret, parser, logger, config }) {
     // This process's ledger wake-ups (one LISTEN), for events_watch.
     const ledger = new LedgerWaiter(database);
     // Puts lease expiries on the ledger for watchers; every replica may run it.
@@ -106,10 +112,20 @@ export const campaignsArea = {
     });
     return {
       services: {
-        campaignDeps: { database, clock, secret, parser, ledger, feed: new LedgerFeed(database) },
+        campaignDeps: {
+          database,
+          clock,
+          secret,
+          parser,
+          ledger,
+          feed: new LedgerFeed(database),
+          baseUrl: config.baseUrl,
+          feePct: config.platformFeePct,
+        },
         campaigns: new CampaignOwnerService(database, clock, ledger),
         ownerFindings: new FindingOwnerService(database, secret, clock),
         researchReports: new ResearchReports(database, clock, secret),
+        ownerRewards: new RewardOwnerService(database, clock, secret, config.baseUrl),
       },
       // A waiting events_watch answers its heartbeat as soon as the server starts closing.
       workers: [leaseSweeper, { start: () => {}, drain: () => ledger.close(), stop: () => {} }],

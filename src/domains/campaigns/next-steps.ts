@@ -82,7 +82,21 @@ export function afterPublish(
   taskId: string,
   assigneeId: string | undefined,
   callerId: string,
+  fundUrl?: string | undefined,
 ): Alternative[] {
+  if (fundUrl) {
+    // Unfunded: nobody can claim it, so the claim is not offered; the owner's funding comes first.
+    return [
+      {
+        action: `The reward is not funded: the campaign owner's balance did not cover it. Tell the owner to fund it at ${fundUrl}; until then it cannot be claimed.`,
+      },
+      {
+        tool: 'events_watch',
+        action: 'Wait for REWARD_ESCROWED: the task is claimable from then on.',
+        arguments: inCampaign(campaignId),
+      },
+    ];
+  }
   return [
     assigneeId !== undefined && assigneeId !== callerId
       ? {

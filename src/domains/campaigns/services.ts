@@ -18,6 +18,10 @@ export interface CampaignDeps {
   ledger: LedgerWaiter;
   /** Reads shared by the watchers one wake-up releases at once. */
   feed: LedgerFeed;
+  /** The public address, for console links in answers (fund_url, approval_url). */
+  baseUrl: string;
+  /** The platform fee in percent, taken at funding on top of a reward. */
+  feePct: number;
 }
 
 /**

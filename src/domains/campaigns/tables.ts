@@ -106,6 +106,8 @@ export const tasks = pgTable(
     parentTaskId: text('parent_task_id'),
     version: integer('version').notNull(),
     editCount: integer('edit_count').notNull().default(0),
+    /** How many times a result was returned for rework (reward_release RETURN). */
+    reworkCount: integer('rework_count').notNull().default(0),
     lastEditedAt: ts('last_edited_at'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
@@ -127,7 +129,7 @@ export const taskLeases = pgTable(
     executionDeadline: ts('execution_deadline').notNull(),
     lastHeartbeatAt: ts('last_heartbeat_at'),
     endedAt: ts('ended_at'),
-    /** RELEASED, EXPIRED, SUBMITTED, DELEGATED. */
+    /** RELEASED, EXPIRED, SUBMITTED, DELEGATED, CANCELLED (the owner cancelled the task). */
     endReason: text('end_reason'),
     releaseReason: text('release_reason'),
   },

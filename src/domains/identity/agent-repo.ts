@@ -1,4 +1,4 @@
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db, Executor } from '../../storage/database.ts';
 import { agentTokens, projectKeys } from './credentials/tables.ts';
 import { agents, mcpNotifications, mcpSessions, ownerMessages, owners } from './tables.ts';
@@ -37,6 +37,24 @@ export async function findOwnerByEmail(ex: Executor, email: string) {
     .from(owners)
     .where(sql`lower(${owners.email}) = lower(${email})`);
   return row ?? null;
+}
+
+export async function findOwner(ex: Executor, ownerId: string) {
+  const [row] = await ex
+    .select({ id: owners.id, email: owners.email })
+    .from(owners)
+    .where(eq(owners.id, ownerId));
+  return row ?? null;
+}
+
+/** The owner who signed up first: the one who set the instance up. */
+export async function firstOwnerId(ex: Executor): Promise<string | null> {
+  const [row] = await ex
+    .select({ id: owners.id })
+    .from(owners)
+    .orderBy(asc(owners.createdAt), asc(owners.id))
+    .limit(1);
+  return row?.id ?? null;
 }
 
 export async function insertAgent(

@@ -118,10 +118,22 @@ export class IdentityService {
     return { token: await new OwnerTokenService(this.database, this.clock).revoke(owner.id, tokenId) };
   }
 
-  private async requireOwner(email: string) {
+  /** The owner with this email (case-insensitive), or NOT_FOUND. */
+  async requireOwner(email: string) {
     const owner = await agentRepo.findOwnerByEmail(this.database.db, email);
     if (!owner) throw new DomainError('NOT_FOUND', `No owner with email ${email}.`);
     return owner;
+  }
+
+  /**
+   * Whether this owner operates the instance: listed in CAIRN_OPERATOR_EMAILS, or, when that is
+   * empty, the first owner (the one who set it up). Operators credit balances in the console.
+   */
+  async isOperator(ownerId: string, operatorEmails: string[]): Promise<boolean> {
+    const owner = await agentRepo.findOwner(this.database.db, ownerId);
+    if (!owner) return false;
+    if (operatorEmails.length > 0) return operatorEmails.includes(owner.email.toLowerCase());
+    return (await agentRepo.firstOwnerId(this.database.db)) === ownerId;
   }
 
   /** A new bootstrap token for an owner-created identity (the operator's `cairn agent bootstrap`). */

@@ -4,7 +4,9 @@ import type {
   CampaignOwnerService,
   FindingOwnerService,
   ResearchReports,
+  RewardOwnerService,
 } from '../../domains/campaigns/index.ts';
+import type { FundsService } from '../../domains/funds/index.ts';
 import type {
   ConsoleOwner,
   DeviceService,
@@ -29,6 +31,15 @@ export interface ConsoleDeps {
   ownerFindings: FindingOwnerService;
   /** Research reports the owner publishes. */
   researchReports: ResearchReports;
+  /** Balances and postings of points and dollars, and the operator's credit. */
+  funds: FundsService;
+  /** Release requests to decide, tasks to fund or cancel. */
+  ownerRewards: RewardOwnerService;
+  /** Who operates the instance (CAIRN_OPERATOR_EMAILS, else the first owner), and owners by email for their credits. */
+  operators: {
+    isOperator(ownerId: string): Promise<boolean>;
+    ownerByEmail(email: string): Promise<{ id: string; email: string }>;
+  };
   /** Research imports, and evidence as its owner reads it. */
   imports: ImportService;
   ownerEvidence: OwnerEvidence;

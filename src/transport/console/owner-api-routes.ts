@@ -11,6 +11,7 @@ import { ownerTokenApiRoutes } from './owner-token-api-routes.ts';
 import { researchApiRoutes } from './research-api-routes.ts';
 import { researchFindingRoutes } from './research-findings-routes.ts';
 import { researchReportRoutes } from './research-report-routes.ts';
+import { rewardsApiRoutes } from './rewards-api-routes.ts';
 
 const tags = ['oauth'];
 const id = z.string().min(1).max(100);
@@ -150,4 +151,5 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   await researchApiRoutes(api, ctx, owner);
   await researchFindingRoutes(api, ctx, owner);
   await researchReportRoutes(api, ctx, owner);
+  await rewardsApiRoutes(api, ctx, owner);
 }

@@ -164,6 +164,12 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     ownerEvidence,
     ownerFindings,
     researchReports: services.researchReports,
+    funds: services.funds,
+    ownerRewards: services.ownerRewards,
+    operators: {
+      isOperator: (ownerId) => services.identity.isOperator(ownerId, config.operatorEmails),
+      ownerByEmail: (email) => services.identity.requireOwner(email),
+    },
     secret: deps.secret,
     baseUrl,
     clock,

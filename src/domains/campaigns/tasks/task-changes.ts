@@ -5,6 +5,8 @@ import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { actorOf } from '../membership/member.ts';
+import { rewardOfTask } from '../rewards/escrow.ts';
+import { requireWithinCap } from '../rewards/reward-terms.ts';
 import { tasks } from '../tables.ts';
 import { type ConditionsInput, completeConditions } from './conditions.ts';
 import { expireDueLeases } from './leases.ts';
@@ -15,6 +17,7 @@ import {
   taskForMember,
   versionConflict,
 } from './task-access.ts';
+import { isFunded } from './task-reads.ts';
 import { hasSubmission, lockTask, openLeaseOf, recordHistory, type TaskRow } from './task-repo.ts';
 
 /** Changing a task while nobody works on it (task_edit, task_assign). */
@@ -59,7 +62,13 @@ export async function editTask(ex: Executor, caller: Caller, input: EditInput, n
   }
   const task = await changeableTask(ex, input.taskId, input.expectedVersion, now);
   const next: Record<string, unknown> = { ...given };
-  if (input.conditions) next.conditions = completeConditions(input.conditions, task.id);
+  if (input.conditions) {
+    const conditions = completeConditions(input.conditions, task.id);
+    // An unfunded reward stays within the (new) spend cap.
+    const reward = await rewardOfTask(ex, task.id);
+    if (reward?.status === 'AWAITING_FUNDING') requireWithinCap(conditions, reward);
+    next.conditions = conditions;
+  }
   const before: Record<string, unknown> = {};
   const after: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(next)) {
@@ -194,6 +203,7 @@ async function changeableTask(
   if (!CHANGEABLE.has(task.status)) throw notEditable(task, `it is ${task.status}`);
   if (await openLeaseOf(ex, taskId)) throw notEditable(task, 'an agent holds a lease on it');
   if (await hasSubmission(ex, taskId)) throw notEditable(task, 'it has a submitted result');
+  if (isFunded((await rewardOfTask(ex, taskId))?.status)) throw notEditable(task, 'its reward is funded');
   if (task.version !== expectedVersion) throw versionConflict(task, expectedVersion);
   return task;
 }

@@ -7,6 +7,8 @@ import { seesOtherWorkers, type Viewer } from '../audience.ts';
 import { taskNotFound } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { actorOf } from '../membership/member.ts';
+import { rewardOfTask } from '../rewards/escrow.ts';
+import { taskRewards } from '../rewards/tables.ts';
 import { taskLeases, tasks } from '../tables.ts';
 import { storedConditions } from './conditions.ts';
 import { expireDueLeases, liveLeaseOf, requireCurrentLease } from './leases.ts';
@@ -54,6 +56,8 @@ export async function claimTask(
         eq(tasks.id, taskId),
         eq(tasks.status, 'OPEN'),
         or(isNull(tasks.assigneeId), eq(tasks.assigneeId, me)),
+        // A paid task is claimable only once its reward is in escrow.
+        sql`not exists (select 1 from ${taskRewards} where ${taskRewards.taskId} = ${tasks.id} and ${taskRewards.status} = 'AWAITING_FUNDING')`,
       ),
     )
     .returning();
@@ -133,6 +137,28 @@ async function claimRefusal(ex: Executor, viewer: Viewer, me: string, taskId: st
   }
   if (!(await isVisible(ex, viewer, taskId))) {
     return taskNotFound(taskId);
+  }
+  const reward = task.status === 'OPEN' ? await rewardOfTask(ex, taskId) : null;
+  if (reward?.status === 'AWAITING_FUNDING') {
+    return new DomainError(
+      'REWARD_NOT_FUNDED',
+      `Task ${taskId} carries a reward its campaign owner has not funded yet; it cannot be claimed until then.`,
+      { task_id: taskId, reward_status: reward.status },
+      {
+        alternatives: [
+          {
+            tool: 'task_list',
+            action: 'Pick another open task.',
+            arguments: { campaign_id: task.campaignId, status: 'OPEN' },
+          },
+          {
+            tool: 'events_watch',
+            action: 'Wait for REWARD_ESCROWED on this task, then claim it.',
+            arguments: { campaign_id: task.campaignId },
+          },
+        ],
+      },
+    );
   }
   const reserved = task.status === 'OPEN' && task.assigneeId !== null;
   return new DomainError(

@@ -5,6 +5,9 @@ import type { Executor } from '../../../storage/database.ts';
 import { campaignClosed, campaignNotOwned } from '../errors.ts';
 import { type Actor, appendEvent } from '../ledger/ledger.ts';
 import { actorOf, type CampaignRow, type Membership } from '../membership/member.ts';
+import { escrowIfCovered } from '../rewards/escrow.ts';
+import { type Reward, requireWithinLimits } from '../rewards/reward-terms.ts';
+import { taskRewards } from '../rewards/tables.ts';
 import { campaigns, tasks } from '../tables.ts';
 import { type ConditionsInput, completeConditions } from './conditions.ts';
 import { requireActiveAgent } from './task-access.ts';
@@ -18,6 +21,16 @@ export interface PublishInput {
   acceptance: string;
   conditions: ConditionsInput;
   assigneeId?: string | undefined;
+  /** A reward (rewardOf): coordinators and the owner only. */
+  reward?: Reward | null | undefined;
+}
+
+export interface Published {
+  task_id: string;
+  version: number;
+  status: string;
+  /** The reward's status right after publishing, when it has one. */
+  reward_status?: 'ESCROWED' | 'AWAITING_FUNDING';
 }
 
 /**
@@ -29,7 +42,17 @@ export async function publishTask(
   m: Membership,
   input: PublishInput,
   now: Date,
-): Promise<{ task_id: string; version: number; status: string }> {
+): Promise<Published> {
+  if (input.reward && m.role !== 'COORDINATOR') {
+    throw new DomainError(
+      'ROLE_REQUIRED',
+      'Only a coordinator (or the campaign owner, from the console) may publish a task with a reward.',
+      { campaign_id: m.campaign.id, required_role: 'COORDINATOR', your_role: m.role },
+      {
+        next: 'Publish it without reward_points or reward_usd, or ask a coordinator to publish the paid task.',
+      },
+    );
+  }
   if (m.role !== 'COORDINATOR' && !m.campaign.allowAgentPublish) {
     throw new DomainError(
       'ROLE_REQUIRED',
@@ -57,7 +80,7 @@ export async function publishTaskAsOwner(
   campaignId: string,
   input: PublishInput,
   now: Date,
-): Promise<{ task_id: string; version: number; status: string }> {
+): Promise<Published> {
   const [campaign] = await ex.select().from(campaigns).where(eq(campaigns.id, campaignId));
   if (campaign?.ownerId !== ownerId) {
     throw campaignNotOwned(campaignId);
@@ -79,8 +102,9 @@ async function insertTask(
   by: { createdBy: string; createdByOwner: string | null; actor: Actor },
   input: PublishInput,
   now: Date,
-) {
+): Promise<Published> {
   const conditions = completeConditions(input.conditions);
+  if (input.reward) await requireWithinLimits(ex, campaign, conditions, input.reward);
   if (input.assigneeId) await requireActiveAgent(ex, campaign.id, input.assigneeId);
   const id = newId('task', now);
   const fields = {
@@ -111,6 +135,9 @@ async function insertTask(
     version: 1,
     now,
   });
+  const rewardStatus = input.reward
+    ? await fundAtPublish(ex, campaign, id, input.reward, by, now)
+    : undefined;
   await appendEvent(
     ex,
     campaign.id,
@@ -125,11 +152,69 @@ async function insertTask(
         status: 'OPEN',
         assignee_id: fields.assigneeId,
         version: 1,
+        ...(input.reward
+          ? { reward_currency: input.reward.currency, reward_minor_units: input.reward.amount }
+          : {}),
       },
     },
     now,
   );
-  return { task_id: id, version: 1, status: 'OPEN' };
+  if (input.reward && rewardStatus) {
+    await appendEvent(
+      ex,
+      campaign.id,
+      {
+        kind: rewardStatus === 'ESCROWED' ? 'REWARD_ESCROWED' : 'REWARD_AWAITING_FUNDING',
+        actor: by.actor,
+        taskId: id,
+        payload: {
+          task_id: id,
+          currency: input.reward.currency,
+          minor_units: input.reward.amount,
+          fee_minor_units: input.reward.fee,
+          status: rewardStatus,
+        },
+      },
+      now,
+    );
+  }
+  return {
+    task_id: id,
+    version: 1,
+    status: 'OPEN',
+    ...(rewardStatus ? { reward_status: rewardStatus } : {}),
+  };
+}
+
+/**
+ * The reward row, and its escrow when the campaign owner's balance covers reward and fee; else
+ * it waits for the owner to fund it (and the task cannot be claimed until then).
+ */
+async function fundAtPublish(
+  ex: Executor,
+  campaign: CampaignRow,
+  taskId: string,
+  reward: Reward,
+  by: { createdBy: string },
+  now: Date,
+): Promise<'ESCROWED' | 'AWAITING_FUNDING'> {
+  const [row] = await ex
+    .insert(taskRewards)
+    .values({
+      taskId,
+      campaignId: campaign.id,
+      ownerId: campaign.ownerId,
+      currency: reward.currency,
+      amount: reward.amount,
+      fee: reward.fee,
+      status: 'AWAITING_FUNDING',
+      createdAt: now,
+      updatedAt: now,
+    })
+    .returning();
+  if (!row) throw new Error(`reward of task ${taskId} was not stored`);
+  const actor = by.createdBy.startsWith('owner:') ? by.createdBy : `agent:${by.createdBy}`;
+  return (await escrowIfCovered(ex, row, actor, now)) ? 'ESCROWED' : 'AWAITING_FUNDING';
 }
 
 /** Task columns under their wire names, for history entries. */

@@ -1,8 +1,10 @@
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
-import { viewerOf } from '../audience.ts';
+import { seesOtherWorkers, viewerOf } from '../audience.ts';
 import type { Membership } from '../membership/member.ts';
+import { pendingApprovalOf, rewardOfTask, rewardsOfTasks } from '../rewards/escrow.ts';
+import { presentReward, rewardSummary } from '../rewards/reward-present.ts';
 import { liveLeaseOf } from './leases.ts';
 import { CHANGEABLE, taskForMember } from './task-access.ts';
 import { presentHistory, presentTask, presentTaskSummary } from './task-present.ts';
@@ -19,17 +21,35 @@ import {
 /** Reading tasks: task_get, task_list, task_history. Each filters by the campaign's visibility mode. */
 
 /** task_get: the task with its lease and results as the caller may see them; NOT_FOUND when hidden. */
-export async function getTask(ex: Executor, caller: Caller, taskId: string, now: Date, campaignId?: string) {
+export async function getTask(
+  ex: Executor,
+  caller: Caller,
+  taskId: string,
+  now: Date,
+  baseUrl: string,
+  campaignId?: string,
+) {
   const { task, member, viewer } = await taskForMember(ex, caller, taskId, { campaignId });
   const lease = await liveLeaseOf(ex, taskId, now);
   const submissions = await visibleSubmissions(ex, viewer, taskId);
+  const reward = await rewardOfTask(ex, taskId);
   // can_edit answers "would task_edit accept a change from me now" (a lapsed lease is expired on edit).
   const canEdit =
     task.createdBy === member.agentId &&
     CHANGEABLE.has(task.status) &&
     lease === null &&
+    !isFunded(reward?.status) &&
     !(await hasSubmission(ex, taskId));
-  return presentTask(task, viewer, lease, submissions, canEdit, now);
+  const shown = presentTask(task, viewer, lease, submissions, canEdit, now);
+  if (!reward) return { ...shown, reward: null };
+  const pending = reward.status === 'RELEASE_REQUESTED' ? await pendingApprovalOf(ex, taskId) : null;
+  const payeeShown = reward.paidToAgentId === caller.agent.id || seesOtherWorkers(viewer);
+  return { ...shown, reward: presentReward(reward, baseUrl, pending, payeeShown) };
+}
+
+/** A funded reward fixes the task's terms: it cannot be edited any more (SPEC States and transitions). */
+export function isFunded(status: string | undefined): boolean {
+  return status !== undefined && !['AWAITING_FUNDING', 'CANCELLED'].includes(status);
 }
 
 export interface ListInput {
@@ -61,10 +81,20 @@ export async function listTasksFor(ex: Executor, m: Membership, input: ListInput
     page.map((t) => t.id),
     now,
   );
+  const rewards = await rewardsOfTasks(
+    ex,
+    page.map((t) => t.id),
+  );
   const last = page.at(-1);
   return {
     campaign_id: m.campaign.id,
-    tasks: page.map((t) => presentTaskSummary(t, viewer, leases.get(t.id) ?? null)),
+    tasks: page.map((t) => {
+      const reward = rewards.get(t.id);
+      return {
+        ...presentTaskSummary(t, viewer, leases.get(t.id) ?? null),
+        reward: reward ? rewardSummary(reward) : null,
+      };
+    }),
     next_cursor: rows.length > limit && last ? signCursor(secret, binding, { before: last.id }) : null,
   };
 }

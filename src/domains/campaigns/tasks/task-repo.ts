@@ -22,7 +22,9 @@ export type HistoryKind =
   | 'EDIT'
   | 'ASSIGN'
   | 'DELEGATE'
-  | 'SUBMIT';
+  | 'SUBMIT'
+  | 'RETURN'
+  | 'CANCEL';
 
 /**
  * Who a history entry names: an agent id, `owner:<owner id>` for the owner of record in the

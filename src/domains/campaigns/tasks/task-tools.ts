@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { campaignTool } from '../campaign-tool.ts';
 import { requireMembership } from '../membership/member.ts';
 import { afterList, afterPublish } from '../next-steps.ts';
+import { rewardOfTask } from '../rewards/escrow.ts';
+import { fundUrl, presentReward } from '../rewards/reward-present.ts';
+import { rewardArgs, rewardOf } from '../rewards/reward-terms.ts';
 import { agentIdArg, cursorArg, limitArg, longText, taskIdArg, titleArg } from '../schemas.ts';
 import { conditionsArg } from './conditions.ts';
 import { assignTask, editTask } from './task-changes.ts';
@@ -25,21 +28,36 @@ const expectedVersionArg = z
 const taskPublish = campaignTool({
   name: 'task_publish',
   description:
-    'Publish a task in a campaign (coordinators; any active member when the campaign allows agent publishing). conditions must hold every required term, else INCOMPLETE lists the missing ones. assignee_id reserves it for one active member. Returns {task_id, version}.',
+    "Publish a task in a campaign (coordinators; any active member when the campaign allows agent publishing). conditions must hold every required term, else INCOMPLETE lists the missing ones. assignee_id reserves it for one active member. A coordinator may attach reward_points or reward_usd: it is escrowed from the campaign owner's balance at once (reward.status ESCROWED), or waits for the owner to fund it (AWAITING_FUNDING, reward.funding.fund_url) and cannot be claimed until then. Returns {task_id, version, reward}.",
   args: {
     title: titleArg.describe('A short title (up to 200 characters).'),
     objective: objectiveArg,
     acceptance: acceptanceArg,
     conditions: conditionsArg,
     assignee_id: agentIdArg.optional().describe('Reserve the task for this active member.'),
+    ...rewardArgs,
   },
   mutates: true,
   handler: async (ctx, input) => {
+    const { baseUrl, feePct } = ctx.services.campaignDeps;
     const m = await requireMembership(ctx.ex, ctx.caller, input.campaignId, { forChange: true });
-    const published = await publishTask(ctx.ex, m, input, ctx.clock.now());
+    const reward = rewardOf(input, feePct);
+    const published = await publishTask(ctx.ex, m, { ...input, reward }, ctx.clock.now());
+    const row = reward ? await rewardOfTask(ctx.ex, published.task_id) : null;
+    const unfunded =
+      published.reward_status === 'AWAITING_FUNDING' ? fundUrl(baseUrl, published.task_id) : undefined;
     return {
-      ...published,
-      next_steps: afterPublish(m.campaign.id, published.task_id, input.assigneeId, ctx.caller.agent.id),
+      task_id: published.task_id,
+      version: published.version,
+      status: published.status,
+      reward: row ? presentReward(row, baseUrl, null, true) : null,
+      next_steps: afterPublish(
+        m.campaign.id,
+        published.task_id,
+        input.assigneeId,
+        ctx.caller.agent.id,
+        unfunded,
+      ),
     };
   },
 });
@@ -65,11 +83,12 @@ const taskList = campaignTool({
 const taskGet = campaignTool({
   name: 'task_get',
   description:
-    'One task with all its fields: conditions, status, version, editing {can_edit, edit_count, last_edited_at}, the lease (its lease_id only for you as holder), the reservation and the results you may see.',
+    'One task with all its fields: conditions, status, version, editing {can_edit, edit_count, last_edited_at}, the lease (its lease_id only for you as holder), the reservation, the results you may see, and the reward (amount in points or USD, status, funding.fund_url while unfunded, approval_id and approval_url while a release waits for the owner).',
   args: { task_id: taskIdArg },
   mutates: false,
   handler: async (ctx, input) => {
-    return getTask(ctx.ex, ctx.caller, input.taskId, ctx.clock.now(), input.campaignId);
+    const { baseUrl } = ctx.services.campaignDeps;
+    return getTask(ctx.ex, ctx.caller, input.taskId, ctx.clock.now(), baseUrl, input.campaignId);
   },
 });
 

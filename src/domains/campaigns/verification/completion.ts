@@ -7,9 +7,12 @@ import type { Caller } from '../../identity/index.ts';
 import type { ReadingService } from '../../reading/index.ts';
 import { submissionsVisible } from '../audience.ts';
 import { appendEvent } from '../ledger/ledger.ts';
+import { rewardOfTask } from '../rewards/escrow.ts';
+import { withPaidRule } from '../rewards/paid-quotes.ts';
 import { campaignEvidence, taskLeases, taskSubmissions, tasks } from '../tables.ts';
 import { requireCurrentLease, requireLeaseHeld } from '../tasks/leases.ts';
 import { taskForMember } from '../tasks/task-access.ts';
+import { isFunded } from '../tasks/task-reads.ts';
 import { recordHistory } from '../tasks/task-repo.ts';
 import { type Verification, verifySummary } from './source-checks.ts';
 
@@ -45,6 +48,11 @@ function fixesFor(v: Verification): string[] {
   if (v.unmatched_quotes.length > 0) {
     fixes.push(
       'Fix the unmatched quotations (quote the source verbatim) or attach the evidence they come from.',
+    );
+  }
+  if (failed.has('PAID_QUOTES_OWN_READS')) {
+    fixes.push(
+      'This task is paid: read the sources yourself under this task (fetch_text with its task_id) and quote those reads; evidence shared by others does not count.',
     );
   }
   if (failed.has('EVERY_QUOTATION_CHECKED')) {
@@ -85,15 +93,11 @@ export async function completeTask(
   });
   await requireLeaseHeld(ex, me, input.taskId, input.leaseId, now);
   const evidenceIds = [...new Set(input.evidenceIds)];
-  const verification = await verifySummary(
-    ex,
-    reading,
-    caller,
-    seen.campaignId,
-    evidenceIds,
-    input.summary,
-    now,
-  );
+  const checked = await verifySummary(ex, reading, caller, seen.campaignId, evidenceIds, input.summary, now);
+  const paid = isFunded((await rewardOfTask(ex, seen.id))?.status);
+  const verification = paid
+    ? await withPaidRule(ex, reading, caller, seen.id, input.summary, checked)
+    : checked;
   if (verification.evidence_completeness.recorded_sources.length === 0) {
     throw new DomainError(
       'EVIDENCE_REQUIRED',
@@ -223,7 +227,7 @@ export async function reverify(
       submission_id: input.submissionId ?? null,
     });
   }
-  const verification = await verifySummary(
+  const checked = await verifySummary(
     ex,
     reading,
     caller,
@@ -232,6 +236,11 @@ export async function reverify(
     submission.summary,
     now,
   );
+  // The paid rule is about the submitter's own reads: it applies when the submitter re-checks.
+  const paid = submission.agentId === caller.agent.id && isFunded((await rewardOfTask(ex, task.id))?.status);
+  const verification = paid
+    ? await withPaidRule(ex, reading, caller, task.id, submission.summary, checked)
+    : checked;
   // The checks ran with the caller's access to evidence. Only the submitter's own re-check
   // replaces the stored outcome; anyone else's is reported and recorded on the ledger, so a
   // reviewer who cannot see a source cannot turn a VERIFIED submission into NOT_VERIFIED.

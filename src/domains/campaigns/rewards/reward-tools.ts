@@ -1,0 +1,85 @@
+import { z } from 'zod';
+import { DomainError } from '../../../kernel/errors.ts';
+import { campaignTool } from '../campaign-tool.ts';
+import { actorOf } from '../membership/member.ts';
+import { longText, taskIdArg } from '../schemas.ts';
+import { storedConditions } from '../tasks/conditions.ts';
+import { taskForMember } from '../tasks/task-access.ts';
+import { lockTask } from '../tasks/task-repo.ts';
+import { requestRelease, returnForRework } from './release.ts';
+
+/** reward_release (SPEC tool table): RELEASE asks the campaign owner to approve; RETURN sends to rework. */
+export const rewardRelease = campaignTool({
+  name: 'reward_release',
+  description:
+    "Ask for a task's reward after a VERIFIED result, or send the result back. RELEASE (the worker whose result verified, or a coordinator) asks the campaign owner to approve the payout and returns approval_id and approval_url; it pays nothing by itself. RETURN (a coordinator or the task's reviewer, with a reason) sends the result to rework: the same worker may claim and resubmit while rework_limit lasts, after which the task reopens to every member.",
+  args: {
+    task_id: taskIdArg,
+    action: z
+      .enum(['RELEASE', 'RETURN'])
+      .describe('RELEASE: ask the owner to approve the payout. RETURN: rework.'),
+    reason: longText(2_000)
+      .optional()
+      .describe(
+        'Why the result goes back (required for RETURN; the worker reads it), up to 2,000 characters.',
+      ),
+  },
+  mutates: true,
+  handler: async (ctx, input) => {
+    const now = ctx.clock.now();
+    const { member, task: seen } = await taskForMember(ctx.ex, ctx.caller, input.taskId, {
+      forChange: true,
+      campaignId: input.campaignId,
+    });
+    const task = await lockTask(ctx.ex, seen.id);
+    const inCampaign = { campaign_id: task.campaignId };
+    if (input.action === 'RELEASE') {
+      const asked = await requestRelease(
+        ctx.ex,
+        task,
+        { agentId: member.agentId, role: member.role },
+        ctx.services.campaignDeps.baseUrl,
+        now,
+      );
+      return {
+        ...asked,
+        next_steps: [
+          {
+            tool: 'events_watch',
+            action: 'Wait for the owner: REWARD_PAID when approved, TASK_RETURNED when sent back for rework.',
+            arguments: inCampaign,
+          },
+        ],
+      };
+    }
+    const reviewer = storedConditions(task.conditions).reviewer;
+    if (member.role !== 'COORDINATOR' && reviewer !== member.agentId) {
+      throw new DomainError(
+        'ROLE_REQUIRED',
+        "Only a coordinator or the task's reviewer (conditions.reviewer) may return a result for rework.",
+        { task_id: task.id, required_role: 'COORDINATOR', your_role: member.role },
+      );
+    }
+    if (!input.reason) {
+      throw new DomainError('VALIDATION_FAILED', 'RETURN needs a reason the worker can act on.', {
+        detail: [{ loc: ['reason'], msg: 'required for RETURN', type: 'value_error' }],
+      });
+    }
+    const returned = await returnForRework(ctx.ex, task, actorOf(member), input.reason, now);
+    return {
+      ...returned,
+      next_steps: [
+        returned.reserved_for
+          ? {
+              action: `The worker (${returned.reserved_for}) claims it again with task_claim and resubmits with task_complete.`,
+            }
+          : {
+              tool: 'task_list',
+              action: 'The task is open to every member again.',
+              arguments: { ...inCampaign, status: 'OPEN' },
+            },
+        { tool: 'events_watch', action: 'Follow the rework on the ledger.', arguments: inCampaign },
+      ],
+    };
+  },
+});

@@ -1,0 +1,81 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { DomainError } from '../../../kernel/errors.ts';
+import type { Executor } from '../../../storage/database.ts';
+import { type Currency, money } from '../../funds/index.ts';
+import { campaignNotOwned } from '../errors.ts';
+import { appendEvent } from '../ledger/ledger.ts';
+import { settleOnCancel } from '../rewards/escrow.ts';
+import { campaigns, taskLeases, tasks } from '../tables.ts';
+import { lockTask, ownerActorId, recordHistory } from './task-repo.ts';
+
+/**
+ * Cancelling a task, by the campaign's owner of record (console, `/v1`). One transaction: an
+ * open lease ends (its worker is never paid for the task), a pending release request is
+ * cancelled, an escrowed reward goes back to the owner's balance, and the ledger records it.
+ */
+export async function cancelTask(ex: Executor, ownerId: string, taskId: string, reason: string, now: Date) {
+  const task = await lockTask(ex, taskId);
+  const [campaign] = await ex.select().from(campaigns).where(eq(campaigns.id, task.campaignId));
+  if (campaign?.ownerId !== ownerId) throw campaignNotOwned(task.campaignId);
+  if (task.status === 'CANCELLED') {
+    throw new DomainError('CONFLICT', `Task ${taskId} is already cancelled.`, {
+      task_id: taskId,
+      status: task.status,
+    });
+  }
+  const actor = ownerActorId(ownerId);
+  await ex
+    .update(taskLeases)
+    .set({ endedAt: now, endReason: 'CANCELLED' })
+    .where(and(eq(taskLeases.taskId, taskId), isNull(taskLeases.endedAt)));
+  const reward = await settleOnCancel(ex, taskId, actor, now);
+  const version = task.version + 1;
+  await ex.update(tasks).set({ status: 'CANCELLED', version, updatedAt: now }).where(eq(tasks.id, taskId));
+  await recordHistory(ex, {
+    taskId,
+    agentId: actor,
+    kind: 'CANCEL',
+    before: { status: task.status },
+    after: { status: 'CANCELLED', reason },
+    version,
+    now,
+  });
+  const refund = reward ? money(reward.currency as Currency, reward.refunded) : null;
+  await appendEvent(
+    ex,
+    task.campaignId,
+    {
+      kind: 'TASK_CANCELLED',
+      actor: { ownerId, role: 'OWNER' },
+      taskId,
+      payload: {
+        task_id: taskId,
+        reason,
+        status: 'CANCELLED',
+        reward_status: reward?.status ?? null,
+        refund,
+      },
+    },
+    now,
+  );
+  if (reward?.status === 'REFUNDED') {
+    await appendEvent(
+      ex,
+      task.campaignId,
+      {
+        kind: 'REWARD_REFUNDED',
+        actor: { ownerId, role: 'OWNER' },
+        taskId,
+        payload: { task_id: taskId, currency: reward.currency, minor_units: reward.refunded },
+      },
+      now,
+    );
+  }
+  return {
+    task_id: taskId,
+    status: 'CANCELLED',
+    version,
+    reward_status: reward?.status ?? null,
+    refunded: refund,
+  };
+}

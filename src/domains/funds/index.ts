@@ -1,0 +1,59 @@
+import type { Area } from '../operations/index.ts';
+import { FUNDS_ERRORS } from './errors.ts';
+import { ManualCredit } from './funding.ts';
+import { FundsService } from './funds-service.ts';
+import * as tables from './tables.ts';
+
+/**
+ * Funds: the double-entry ledger of points and dollars (docs/rewards.md). It has no tools of its
+ * own: task rewards (campaigns) move money through `post`, and owners see it through
+ * FundsService. Nothing here pays out to the outside world.
+ */
+
+export type { FundsCheck } from './check.ts';
+export { insufficientFunds } from './errors.ts';
+export { type Credit, type FundingProvider, ManualCredit } from './funding.ts';
+export { FundsService } from './funds-service.ts';
+export {
+  type Account,
+  account,
+  balanceOf,
+  balancesByPrefix,
+  escrowAccountKey,
+  feeAccountKey,
+  lockAccount,
+  type Movement,
+  ownerAccount,
+  post,
+  requireCovered,
+} from './ledger.ts';
+export {
+  CURRENCIES,
+  type Currency,
+  feeOf,
+  formatMoney,
+  MAX_MINOR,
+  type Money,
+  money,
+  toMinor,
+} from './money.ts';
+
+export const fundsArea = {
+  name: 'funds',
+  tables,
+  errors: FUNDS_ERRORS,
+  operations: [],
+  start({ database, clock, secret, config }) {
+    return {
+      services: {
+        funds: new FundsService(database, clock, secret, new ManualCredit(), config.platformFeePct),
+      },
+      workers: [],
+    };
+  },
+} satisfies Area;
+
+type OwnTables = typeof tables;
+declare module '../../storage/tables.ts' {
+  interface Tables extends OwnTables {}
+}

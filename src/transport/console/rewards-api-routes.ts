@@ -1,0 +1,182 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { CURRENCIES, type Currency, toMinor } from '../../domains/funds/index.ts';
+import { DomainError } from '../../kernel/errors.ts';
+import type { ConsoleContext } from './context.ts';
+import { idOf } from './id-params.ts';
+
+const tags = ['rewards'];
+const approvalId = idOf('apr', 'release request');
+const taskId = idOf('task', 'task');
+const reason = z.string().trim().min(1).max(2_000);
+
+/**
+ * Paid tasks for a signed-in owner or an owner API token (docs/rewards.md): balance, postings,
+ * release requests and their decision, funding and cancelling a task. Inside the owner API
+ * scope, which resolved the owner (never an agent: agent tokens are not accepted there) and
+ * accepts only JSON bodies.
+ */
+export async function rewardsApiRoutes(
+  api: FastifyInstance,
+  ctx: ConsoleContext,
+  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
+): Promise<void> {
+  const r = api.withTypeProvider<ZodTypeProvider>();
+
+  r.get(
+    '/v1/rewards/balance',
+    { schema: { tags, summary: 'Your balance in points and in US dollars (kept apart, never converted)' } },
+    async (req) => ctx.funds.balance(ownerOf(req)),
+  );
+
+  r.get(
+    '/v1/rewards/postings',
+    {
+      schema: {
+        tags,
+        summary: 'The postings of your balance, newest first (signed cursor)',
+        querystring: z
+          .object({
+            limit: z.coerce.number().int().min(1).max(100).default(50),
+            cursor: z.string().min(1).max(1_000).optional(),
+            currency: z.enum(CURRENCIES).optional(),
+          })
+          .strict(),
+      },
+    },
+    async (req) => ctx.funds.postings(ownerOf(req), req.query),
+  );
+
+  r.get(
+    '/v1/rewards/approvals',
+    {
+      schema: {
+        tags,
+        summary:
+          'Release requests of your campaigns, newest first; PENDING unless another status is asked for',
+        querystring: z
+          .object({
+            status: z.enum(['PENDING', 'APPROVED', 'RETURNED', 'CANCELLED', 'ALL']).default('PENDING'),
+            limit: z.coerce.number().int().min(1).max(100).default(50),
+            cursor: z.string().min(1).max(1_000).optional(),
+          })
+          .strict(),
+      },
+    },
+    async (req) => ctx.ownerRewards.approvals(ownerOf(req), req.query),
+  );
+
+  r.get(
+    '/v1/rewards/approvals/:approval_id',
+    {
+      schema: {
+        tags,
+        summary: 'One release request: the task, the result, its matched and unmatched quotes',
+        params: z.object({ approval_id: approvalId }).strict(),
+      },
+    },
+    async (req) => ctx.ownerRewards.approval(ownerOf(req), req.params.approval_id),
+  );
+
+  r.post(
+    '/v1/rewards/approvals/:approval_id/decision',
+    {
+      schema: {
+        tags,
+        summary:
+          'Approve a release (escrow → the worker’s owner) or return the result for rework (with a reason)',
+        params: z.object({ approval_id: approvalId }).strict(),
+        body: z.object({ action: z.enum(['approve', 'return']), reason: reason.optional() }).strict(),
+      },
+    },
+    async (req) => ctx.ownerRewards.decide(ownerOf(req), req.params.approval_id, req.body),
+  );
+
+  r.get(
+    '/v1/rewards/tasks/:task_id/funding',
+    {
+      schema: {
+        tags,
+        summary: "A task's reward, your balance and what is missing to fund it",
+        params: z.object({ task_id: taskId }).strict(),
+      },
+    },
+    async (req) => ctx.ownerRewards.funding(ownerOf(req), req.params.task_id),
+  );
+
+  r.post(
+    '/v1/rewards/tasks/:task_id/fund',
+    {
+      schema: {
+        tags,
+        summary: 'Fund a task’s reward from your balance (it moves to escrow); the JSON body may be {}',
+        params: z.object({ task_id: taskId }).strict(),
+        body: z.object({}).strict().optional(),
+      },
+    },
+    async (req) => ctx.ownerRewards.fund(ownerOf(req), req.params.task_id),
+  );
+
+  r.post(
+    '/v1/tasks/:task_id/cancel',
+    {
+      schema: {
+        tags,
+        summary: 'Cancel a task of your campaign; an escrowed reward is refunded to your balance at once',
+        params: z.object({ task_id: taskId }).strict(),
+        body: z.object({ reason }).strict(),
+      },
+    },
+    async (req) => ctx.ownerRewards.cancel(ownerOf(req), req.params.task_id, req.body.reason),
+  );
+
+  r.post(
+    '/v1/funds/credits',
+    {
+      schema: {
+        tags,
+        summary: "Credit an owner's balance (operators only; the same as cairn funds add)",
+        body: z
+          .object({
+            owner_email: z.string().trim().email().max(254),
+            currency: z.enum(CURRENCIES),
+            amount: z.number().positive().max(1_000_000_000),
+            note: z.string().trim().min(1).max(500).optional(),
+            reference: z.string().trim().min(8).max(100).optional(),
+          })
+          .strict(),
+      },
+    },
+    async (req, reply) => {
+      const me = ownerOf(req);
+      if (!(await ctx.operators.isOperator(me))) {
+        throw new DomainError('OPERATOR_REQUIRED', 'Only an operator of this Cairn credits balances.');
+      }
+      const b = req.body;
+      const credited = await ctx.funds.credit({
+        ownerId: (await ctx.operators.ownerByEmail(b.owner_email)).id,
+        currency: b.currency as Currency,
+        amount: minorOf(b.currency, b.amount),
+        actor: `owner:${me}`,
+        note: b.note ?? null,
+        reference: b.reference,
+      });
+      return reply.code(credited.replayed ? 200 : 201).send(credited);
+    },
+  );
+}
+
+function minorOf(currency: Currency, amount: number): number {
+  const minor = toMinor(currency, amount);
+  if (minor === null || minor <= 0) {
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      `amount must be a whole number of ${currency === 'USD' ? 'cents' : 'points'}.`,
+      {
+        field: 'amount',
+      },
+    );
+  }
+  return minor;
+}

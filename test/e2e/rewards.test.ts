@@ -90,6 +90,11 @@ describe('the full paid path', () => {
     const done = await work(worker, taskId);
     expect(done.body.task_status, JSON.stringify(done.body)).toBe('VERIFIED');
     expect(done.body.checks.map((c: { check: string }) => c.check)).toContain('PAID_QUOTES_OWN_READS');
+    // The next move of a verified paid result is to ask for the reward.
+    expect(done.body.next_steps[0]).toMatchObject({
+      tool: 'reward_release',
+      arguments: { task_id: taskId, action: 'RELEASE' },
+    });
 
     const asked = await ok(worker, 'reward_release', { task_id: taskId, action: 'RELEASE' });
     expect(asked).toMatchObject({
@@ -235,6 +240,32 @@ describe('the full paid path', () => {
       idempotency_key: idem,
     });
     expect(mine.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+  });
+});
+
+describe('who sees a reward', () => {
+  it('under BLIND_EXPERIMENT, the payout is the worker’s own: other participants never learn who was paid', async () => {
+    const { coordinator, worker, campaignId, token } = await paidCampaign(500, {
+      visibility: 'BLIND_EXPERIMENT',
+    });
+    const peer = await newMember(server);
+    await ok(peer, 'campaign_join', { campaign_id: campaignId });
+    const taskId = await publishTask(coordinator, campaignId, { reward_points: 100 });
+    await work(worker, taskId);
+    const asked = await ok(worker, 'reward_release', { task_id: taskId, action: 'RELEASE' });
+    await ownerApi(server, token, 'POST', `/v1/rewards/approvals/${asked.approval_id}/decision`, {
+      action: 'approve',
+    });
+    const watch = (m: Member) =>
+      ok(m, 'events_watch', { campaign_id: campaignId, limit: 200, wait_seconds: 1 }, false).then((w) =>
+        w.events.map((e: { kind: string }) => e.kind),
+      );
+    expect(await watch(worker)).toEqual(expect.arrayContaining(['REWARD_RELEASE_REQUESTED', 'REWARD_PAID']));
+    const seenByPeer = await watch(peer);
+    expect(seenByPeer).not.toContain('REWARD_PAID');
+    expect(seenByPeer).not.toContain('REWARD_RELEASE_REQUESTED');
+    const task = await ok(peer, 'task_get', { task_id: taskId }, false);
+    expect(task.reward).toMatchObject({ status: 'PAID', paid_to_agent_id: null });
   });
 });
 

@@ -122,6 +122,8 @@ export async function decideApproval(
     task.campaignId,
     {
       kind: 'REWARD_PAID',
+      // About the worker's result: its payee is hidden where the mode hides others' results.
+      isResult: true,
       actor,
       taskId: task.id,
       subjectAgentId: a.workerAgentId,

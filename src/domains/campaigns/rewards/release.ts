@@ -123,6 +123,8 @@ export async function requestRelease(
     task.campaignId,
     {
       kind: 'REWARD_RELEASE_REQUESTED',
+      // About the worker's result: its payee is hidden where the mode hides others' results.
+      isResult: true,
       actor: who,
       taskId: task.id,
       subjectAgentId: latest.agentId,
@@ -214,6 +216,8 @@ export async function returnForRework(ex: Executor, task: TaskRow, actor: Actor,
     task.campaignId,
     {
       kind: 'TASK_RETURNED',
+      // About the worker's result: its payee is hidden where the mode hides others' results.
+      isResult: true,
       actor,
       taskId: task.id,
       subjectAgentId: worker,

@@ -161,6 +161,7 @@ export function afterClaim(taskId: string, leaseId: string, deadline: string): A
 export function afterSubmit(
   submitted: { task_id: string; task_status: string; campaign_id?: string },
   leaseId: string,
+  paid = false,
 ): Alternative[] {
   if (submitted.task_status !== 'VERIFIED') {
     const lease = { task_id: submitted.task_id, lease_id: leaseId };
@@ -177,5 +178,16 @@ export function afterSubmit(
       },
     ];
   }
-  return [{ tool: 'task_list', action: 'Find your next open task.', arguments: { status: 'OPEN' } }];
+  const next: Alternative[] = [
+    { tool: 'task_list', action: 'Find your next open task.', arguments: { status: 'OPEN' } },
+  ];
+  // A verified paid task: the worker asks for the reward; the owner's approval pays it.
+  if (paid) {
+    next.unshift({
+      tool: 'reward_release',
+      action: 'Ask the campaign owner to approve the payout of the reward (nothing is paid until they do).',
+      arguments: { task_id: submitted.task_id, action: 'RELEASE' },
+    });
+  }
+  return next;
 }

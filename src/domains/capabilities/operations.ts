@@ -53,7 +53,8 @@ const describe = defineOperation({
       ...standing,
       tools,
       limits: ctx.services.limits,
-      // SPEC leaves budget units open; see docs/decisions.md. Nothing here spends money yet.
+      // SPEC leaves budget units open; see docs/decisions.md. An agent never spends money itself:
+      // rewards come from its campaign owner's balance, and every payout needs the owner's approval.
       budget: { currency: 'USD', spend_cap_usd: 0, spent_usd: 0, paid_actions_available: false },
       next_steps,
       capability_map: capabilityMap(tools),

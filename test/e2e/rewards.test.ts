@@ -295,14 +295,27 @@ describe('funding', () => {
     expect([short.status, short.body.error.code]).toEqual([409, 'INSUFFICIENT_FUNDS']);
     expect(short.body.error.details.shortfall_minor_units).toBe(60);
 
+    // Unfunded, its terms may still change.
+    await ok(coordinator, 'task_edit', { task_id: taskId, expected_version: 1, title: 'Paid fact, renamed' });
     await credit(server, coordinator, 'POINTS', 60);
     const funded = await ownerApi(server, token, 'POST', `/v1/rewards/tasks/${taskId}/fund`, {});
     expect(funded.status, JSON.stringify(funded.body)).toBe(200);
     expect(await balance(server, coordinator, 'POINTS')).toBe(0);
-    await ok(worker, 'task_claim', { task_id: taskId });
-    // A funded task's terms are fixed.
+    // A funded task's terms are fixed; who it is reserved for is not.
     const task = await ok(coordinator, 'task_get', { task_id: taskId }, false);
     expect(task.editing.can_edit).toBe(false);
+    const edit = await refused(coordinator, 'task_edit', {
+      task_id: taskId,
+      expected_version: task.version,
+      title: 'x',
+    });
+    expect(edit).toMatchObject({ code: 'TASK_NOT_EDITABLE', details: { reason: 'its reward is funded' } });
+    await ok(coordinator, 'task_assign', {
+      task_id: taskId,
+      expected_version: task.version,
+      assignee_id: worker.agentId,
+    });
+    await ok(worker, 'task_claim', { task_id: taskId });
   });
 
   it('keeps rewards within the spend cap, the budget and its unit, and coordinators only', async () => {

@@ -61,6 +61,8 @@ export async function editTask(ex: Executor, caller: Caller, input: EditInput, n
     );
   }
   const task = await changeableTask(ex, input.taskId, input.expectedVersion, now);
+  // A funded reward fixes the terms it was funded on (a reservation may still change: task_assign).
+  if (isFunded((await rewardOfTask(ex, task.id))?.status)) throw notEditable(task, 'its reward is funded');
   const next: Record<string, unknown> = { ...given };
   if (input.conditions) {
     const conditions = completeConditions(input.conditions, task.id);
@@ -203,7 +205,6 @@ async function changeableTask(
   if (!CHANGEABLE.has(task.status)) throw notEditable(task, `it is ${task.status}`);
   if (await openLeaseOf(ex, taskId)) throw notEditable(task, 'an agent holds a lease on it');
   if (await hasSubmission(ex, taskId)) throw notEditable(task, 'it has a submitted result');
-  if (isFunded((await rewardOfTask(ex, taskId))?.status)) throw notEditable(task, 'its reward is funded');
   if (task.version !== expectedVersion) throw versionConflict(task, expectedVersion);
   return task;
 }

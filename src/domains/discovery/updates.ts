@@ -10,6 +10,12 @@ export interface UpdateEntry {
 
 const ENTRIES: UpdateEntry[] = [
   {
+    id: 'upd_2026_11_24_paid_tasks',
+    date: '2026-11-24',
+    title: 'Paid tasks: escrowed rewards, release by owner approval, rework and refund',
+    text: "Coordinators publish tasks with reward_points or reward_usd, escrowed at once from the campaign owner's balance (or AWAITING_FUNDING with reward.funding.fund_url, unclaimable until funded), within max_spend_usd and the campaign budget. New tool: reward_release (RELEASE asks the owner to approve and pays nothing by itself; RETURN sends a result to rework within rework_limit). Paid results must quote evidence the worker read itself under the task. Owners see balances, postings and approvals at /console/rewards and /v1/rewards; cancelling a task refunds its escrow. Operators credit balances with cairn funds add; cairn rewards check proves the books balance.",
+  },
+  {
     id: 'upd_2026_11_24_reliability',
     date: '2026-11-24',
     title: 'Honest unavailability, bounded requests, clean shutdowns',

@@ -2,6 +2,7 @@ import { runCampaignBenchmark } from './campaign.ts';
 import { runInjectionBenchmark } from './injection.ts';
 import { runMcpBenchmark } from './mcp.ts';
 import { runReadBenchmark } from './read.ts';
+import { runRewardsBenchmark } from './rewards.ts';
 import { runSearchBenchmark } from './search.ts';
 
 /** `npm run bench -- <name>`: runs one benchmark by name; prints usage for a missing or unknown name. */
@@ -31,6 +32,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
     summary: 'fetch_text of a ~500 KB article, 16 concurrent, Cairn vs plain undici + linkedom + Readability',
     run: runReadBenchmark,
   },
+  rewards: {
+    summary:
+      '1,000 approval decisions on 100 paid tasks from 50 clients over the owner API, Cairn vs the same postings as plain pg transactions',
+    run: runRewardsBenchmark,
+  },
   search: {
     summary:
       'evidence_search over 100,000 ~2 KB texts in PostgreSQL, Cairn vs the same websearch_to_tsquery SQL by pg',
@@ -53,7 +59,8 @@ Environment:
   BENCH_WATCH_THREADS  campaign only: load-generator threads holding them (default 4)
   BENCH_SEARCH_DOCS  search only: evidence texts stored (default 100000, the figure's)
   DATABASE_URL    run Cairn on this PostgreSQL database instead of the embedded one
-                  (search: the server it creates its own database cairn_bench_search on; required)`;
+                  (search, rewards: the server it creates its own database cairn_bench_search or
+                  cairn_bench_rewards on; required)`;
 
 const name = process.argv[2];
 const benchmark = name ? BENCHMARKS[name] : undefined;

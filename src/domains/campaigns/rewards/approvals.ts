@@ -51,6 +51,8 @@ export async function decideApproval(
 ) {
   const [seen] = await ex.select().from(rewardApprovals).where(eq(rewardApprovals.id, approvalId));
   if (seen?.ownerId !== ownerId) throw approvalNotFound(approvalId);
+  // A decided request never becomes PENDING again: refuse it without queueing on the task row.
+  if (seen.status !== 'PENDING') throw notPending(seen);
   // Task row first (every writer's lock order), then the approval as it is now.
   const task = await lockTask(ex, seen.taskId);
   const [a] = await ex.select().from(rewardApprovals).where(eq(rewardApprovals.id, approvalId)).for('update');

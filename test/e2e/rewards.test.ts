@@ -21,7 +21,9 @@ let server: TestServer;
 beforeAll(async () => {
   site = await startFixtureSite();
   // A 10% platform fee, so every scenario also proves the fee is taken once, at funding.
-  server = await startTestServer({ env: { ...site.env, CAIRN_PLATFORM_FEE_PCT: '10' } });
+  server = await startTestServer({
+    env: { ...site.env, CAIRN_PLATFORM_FEE_PCT: '10', CAIRN_OPERATOR_EMAILS: OPERATOR },
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -31,6 +33,9 @@ afterAll(async () => {
 afterEach(async () => {
   if (server) await expectBooksBalanced(server);
 });
+
+/** The operator of this test server (the PostgreSQL test database keeps owners between runs). */
+const OPERATOR = `operator-${process.pid}-${Date.now()}@example.org`;
 
 const summary = `The article states "${ARTICLE_QUOTE}" which answers the question.`;
 
@@ -153,6 +158,16 @@ describe('the full paid path', () => {
     expect(late.body.error.code).toBe('APPROVAL_NOT_PENDING');
     expect(await balance(server, worker, 'POINTS')).toBe(200);
     expect(await balance(server, coordinator, 'POINTS')).toBe(780);
+    // A paid result is not sent back to rework nobody would pay for.
+    const reworkAfterPay = await refused(coordinator, 'reward_release', {
+      task_id: taskId,
+      action: 'RETURN',
+      reason: 'more',
+    });
+    expect(reworkAfterPay).toMatchObject({
+      code: 'REWARD_NOT_RELEASABLE',
+      details: { reward_status: 'PAID' },
+    });
 
     const paid = await ok(worker, 'task_get', { task_id: taskId }, false);
     expect(paid.reward).toMatchObject({ status: 'PAID', paid_to_agent_id: worker.agentId });
@@ -378,6 +393,51 @@ describe('funding', () => {
   });
 });
 
+describe('operator credits over HTTP', () => {
+  it('need an operator and a reference; a retried credit moves money once', async () => {
+    const identity = server.app.services.identity;
+    await identity.addOwner(OPERATOR, 'correct horse battery staple');
+    const operatorToken = await ownerTokenOf(server, { ownerEmail: OPERATOR });
+    const someone = await newMember(server);
+    const body = {
+      owner_email: someone.ownerEmail,
+      currency: 'USD',
+      amount: 12.34,
+      reference: `grant-${key()}`,
+    };
+    const noReference = await ownerApi(server, operatorToken, 'POST', '/v1/funds/credits', {
+      ...body,
+      reference: undefined,
+    });
+    expect([noReference.status, noReference.body.error.code]).toEqual([422, 'VALIDATION_FAILED']);
+    const first = await ownerApi(server, operatorToken, 'POST', '/v1/funds/credits', body);
+    expect([first.status, first.body.credited.minor_units]).toEqual([201, 1234]);
+    const retried = await ownerApi(server, operatorToken, 'POST', '/v1/funds/credits', body);
+    expect([retried.status, retried.body.replayed]).toEqual([200, true]);
+    expect(await balance(server, someone, 'USD')).toBe(1234);
+    // Not an operator: refused, and nothing moves.
+    const byOwner = await ownerApi(server, await ownerTokenOf(server, someone), 'POST', '/v1/funds/credits', {
+      ...body,
+      reference: `grant-${key()}`,
+    });
+    expect([byOwner.status, byOwner.body.error.code]).toEqual([403, 'OPERATOR_REQUIRED']);
+    expect(await balance(server, someone, 'USD')).toBe(1234);
+    // Large dollar amounts keep their cents; a third decimal is refused.
+    const large = await ownerApi(server, operatorToken, 'POST', '/v1/funds/credits', {
+      ...body,
+      amount: 12_345_678.91,
+      reference: `grant-${key()}`,
+    });
+    expect(large.body.credited?.minor_units).toBe(1_234_567_891);
+    const third = await ownerApi(server, operatorToken, 'POST', '/v1/funds/credits', {
+      ...body,
+      amount: 1.005,
+      reference: `grant-${key()}`,
+    });
+    expect(third.body.error.code).toBe('VALIDATION_FAILED');
+  });
+});
+
 describe('paid work is verified harder', () => {
   it('refuses quotations backed only by evidence another member read', async () => {
     const { coordinator, worker, campaignId } = await paidCampaign(500);
@@ -452,6 +512,14 @@ describe('rework', () => {
       reason: 'Still thin.',
     });
     expect(past).toMatchObject({ rework_count: 2, rework_limit: 1, reserved_for: null, status: 'OPEN' });
+    // A returned task's reservation can still be given to someone: nobody is stuck waiting.
+    const reopened = await ok(coordinator, 'task_get', { task_id: taskId }, false);
+    await ok(coordinator, 'task_assign', {
+      task_id: taskId,
+      expected_version: reopened.version,
+      assignee_id: other.agentId,
+    });
+    expect((await refused(worker, 'task_claim', { task_id: taskId })).code).toBe('TASK_NOT_CLAIMABLE');
     await ok(other, 'task_claim', { task_id: taskId });
     const task = await ok(coordinator, 'task_get', { task_id: taskId }, false);
     expect(task.reward.status).toBe('ESCROWED');
@@ -471,10 +539,10 @@ describe('cancellation', () => {
     expect(cancelled.body).toMatchObject({
       status: 'CANCELLED',
       reward_status: 'REFUNDED',
-      refunded: { minor_units: 300 },
+      refunded: { minor_units: 330 },
     });
-    // The fee stays taken; the reward comes back.
-    expect(await balance(server, coordinator, 'POINTS')).toBe(970);
+    // Nothing was paid for: the reward and its fee both come back.
+    expect(await balance(server, coordinator, 'POINTS')).toBe(1_000);
     const after = await ownerApi(
       server,
       token,
@@ -503,7 +571,9 @@ describe('cancellation', () => {
       summary,
       idempotency_key: key(),
     });
-    expect(late.isError).toBe(true);
+    expect(late.body.error).toMatchObject({ code: 'LEASE_NOT_CURRENT', details: { reason: 'CANCELLED' } });
+    expect(late.body.error.message).toContain('cancelled the task');
+    expect(late.body.error.allowed_alternatives.map((a: { tool: string }) => a.tool)).toEqual(['task_list']);
   });
 });
 

@@ -106,6 +106,8 @@ export const tasks = pgTable(
     parentTaskId: text('parent_task_id'),
     version: integer('version').notNull(),
     editCount: integer('edit_count').notNull().default(0),
+    /** The submission that made the task VERIFIED (its worker is the one a reward pays); cleared on RETURN. */
+    verifiedSubmissionId: text('verified_submission_id'),
     /** How many times a result was returned for rework (reward_release RETURN). */
     reworkCount: integer('rework_count').notNull().default(0),
     lastEditedAt: ts('last_edited_at'),

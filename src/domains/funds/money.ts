@@ -12,12 +12,17 @@ export const MAX_MINOR = 100_000_000_000;
 
 const SCALE: Record<Currency, number> = { POINTS: 1, USD: 100 };
 
-/** Minor units of a decimal amount, or null when it has more decimals than the currency has. */
+/**
+ * Minor units of a decimal amount, or null when it has more decimals than the currency has. The
+ * check is on the number's own decimal form (toFixed), so it holds for large amounts too, where
+ * a fixed tolerance on amount × 100 would refuse valid cents or accept a third decimal.
+ */
 export function toMinor(currency: Currency, amount: number): number | null {
-  const scaled = amount * SCALE[currency];
-  const minor = Math.round(scaled);
-  if (!Number.isFinite(scaled) || Math.abs(scaled - minor) > 1e-6) return null;
-  return minor;
+  if (!Number.isFinite(amount)) return null;
+  const decimals = currency === 'USD' ? 2 : 0;
+  const fixed = amount.toFixed(decimals);
+  if (Number(fixed) !== amount) return null;
+  return Math.round(Number(fixed) * SCALE[currency]);
 }
 
 export function fromMinor(currency: Currency, minor: number): number {

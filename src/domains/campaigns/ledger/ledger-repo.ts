@@ -39,7 +39,7 @@ export function presentEvent(e: EventRow) {
 export type PresentedEvent = ReturnType<typeof presentEvent>;
 
 /** Payload keys that name the agent working on a task. */
-const WORKER_KEYS = ['assignee_id', 'agent_id'] as const;
+const WORKER_KEYS = ['assignee_id', 'agent_id', 'paid_to_agent_id', 'reserved_for'] as const;
 
 /**
  * The event as `viewer` may see it. Under BLIND_EXPERIMENT a participant sees coordinators'

@@ -89,8 +89,8 @@ export async function escrowIfCovered(
 
 /**
  * A task is cancelled: an escrowed reward goes back to the owner's balance, an unfunded one is
- * dropped, and a pending release request is cancelled with it. The fee stays taken (it was the
- * price of funding; docs/rewards.md). Answers what happened to the reward, or null without one.
+ * dropped, and a pending release request is cancelled with it. The fee is refunded with the
+ * escrow (docs/rewards.md). Answers what happened to the reward, or null without one.
  */
 export async function settleOnCancel(
   ex: Executor,
@@ -119,7 +119,14 @@ export async function settleOnCancel(
   await lockAccount(ex, escrow.id);
   const held = await balanceOf(ex, escrow.id);
   const owner = await ownerAccount(ex, r.ownerId, r.currency, now);
-  if (held > 0) {
+  const fee = await account(
+    ex,
+    { key: feeAccountKey(r.currency), kind: 'PLATFORM_FEE', currency: r.currency },
+    now,
+  );
+  // Nothing was paid for: the fee comes back too, so a cancelled task costs its owner nothing
+  // (and an agent publishing paid tasks cannot burn the owner's balance in fees).
+  if (held + r.fee > 0) {
     await post(
       ex,
       {
@@ -128,10 +135,11 @@ export async function settleOnCancel(
         campaignId: r.campaignId,
         taskId,
         actor,
-        note: 'task cancelled; escrow refunded',
+        note: r.fee > 0 ? 'task cancelled; escrow and fee refunded' : 'task cancelled; escrow refunded',
         lines: [
           { account: escrow, amount: -held },
-          { account: owner, amount: held },
+          { account: fee, amount: -r.fee },
+          { account: owner, amount: held + r.fee },
         ],
       },
       now,
@@ -141,7 +149,7 @@ export async function settleOnCancel(
     .update(taskRewards)
     .set({ status: 'REFUNDED', settledAt: now, updatedAt: now })
     .where(eq(taskRewards.taskId, taskId));
-  return { status: 'REFUNDED', refunded: held, currency: r.currency };
+  return { status: 'REFUNDED', refunded: held + r.fee, currency: r.currency };
 }
 
 /** The pending release request of a task, if any. */

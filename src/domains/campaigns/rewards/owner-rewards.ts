@@ -145,8 +145,9 @@ export class RewardOwnerService {
   fund(ownerId: string, taskId: string) {
     const now = this.clock.now();
     return this.database.transaction(async (tx) => {
-      const task = await lockTask(tx, taskId);
+      // Ownership first, without a lock: another owner's task is not found, and not queued on.
       const { reward } = await this.ownedReward(tx, ownerId, taskId);
+      const task = await lockTask(tx, taskId);
       const r = await lockRewardOfTask(tx, task.id);
       if (r?.status !== 'AWAITING_FUNDING') {
         throw new DomainError(

@@ -20,27 +20,41 @@ import { rewardApprovals, taskRewards } from './tables.ts';
 
 export type SubmissionRow = typeof taskSubmissions.$inferSelect;
 
-/** The latest submission of a task: the result a release or a return is about. */
-export async function latestSubmission(ex: Executor, taskId: string): Promise<SubmissionRow | null> {
+/**
+ * The result a release or a return is about: the submission that made the task VERIFIED (as
+ * recorded by task_complete, not guessed from clocks), else the latest one.
+ */
+export async function resultOf(ex: Executor, task: TaskRow): Promise<SubmissionRow | null> {
   const [row] = await ex
     .select()
     .from(taskSubmissions)
-    .where(eq(taskSubmissions.taskId, taskId))
+    .where(
+      task.verifiedSubmissionId
+        ? eq(taskSubmissions.id, task.verifiedSubmissionId)
+        : eq(taskSubmissions.taskId, task.id),
+    )
     .orderBy(desc(taskSubmissions.createdAt), desc(taskSubmissions.id))
     .limit(1);
   return row ?? null;
 }
 
-/** Why the latest submission does not make the task releasable, in the words an agent can act on. */
+/** Why the task's result does not make its reward releasable, with the move that can change that. */
 function notReleasable(task: TaskRow, latest: SubmissionRow | null, r: TaskRewardRow): DomainError {
   if (r.status === 'PAID' || r.status === 'REFUNDED' || r.status === 'CANCELLED') {
     return new DomainError(
       'REWARD_NOT_RELEASABLE',
       `The reward of task ${task.id} is ${r.status}; there is nothing left to release.`,
-      { task_id: task.id, reward_status: r.status, next: 'Read task_get for where the reward stands.' },
+      { task_id: task.id, reward_status: r.status },
+      { next: 'Read task_get for where the reward stands.' },
     );
   }
   const paid = (latest?.verification as { paid_quotes?: { unmatched?: unknown[] } } | undefined)?.paid_quotes;
+  const next =
+    task.status === 'CLAIMED'
+      ? 'The worker fixes what the checks name (for paid work: quote only what it read under this task) and calls task_complete again before the execution_deadline.'
+      : task.status === 'VERIFIED'
+        ? 'The verified result no longer passes its checks (a re-check by its submitter): the submitter fixes its evidence and runs result_verify again, or a coordinator returns it for rework (reward_release RETURN).'
+        : 'Wait for a worker to claim it and hand in a result that verifies (events_watch shows TASK_SUBMITTED).';
   return new DomainError(
     'REWARD_NOT_RELEASABLE',
     `Task ${task.id} is ${task.status}: a reward is released only after a VERIFIED result.`,
@@ -50,11 +64,8 @@ function notReleasable(task: TaskRow, latest: SubmissionRow | null, r: TaskRewar
       latest_submission_id: latest?.id ?? null,
       latest_verified_status: latest?.verifiedStatus ?? null,
       ...(paid?.unmatched ? { unmatched_paid_quotes: paid.unmatched } : {}),
-      next:
-        task.status === 'CLAIMED'
-          ? 'The worker fixes what the checks name (for paid work: quote only what it read under this task) and calls task_complete again before the execution_deadline.'
-          : 'Wait for a worker to claim it and hand in a result that verifies.',
     },
+    { next },
   );
 }
 
@@ -71,7 +82,7 @@ export async function requestRelease(
       task_id: task.id,
     });
   }
-  const latest = await latestSubmission(ex, task.id);
+  const latest = await resultOf(ex, task);
   const worker = latest?.agentId ?? null;
   if (who.role !== 'COORDINATOR' && who.agentId !== worker) {
     throw new DomainError(
@@ -82,7 +93,7 @@ export async function requestRelease(
   }
   if (r.status === 'RELEASE_REQUESTED') {
     const pending = await pendingApprovalOf(ex, task.id);
-    if (pending) return releaseAnswer(task, r, pending.id, baseUrl, true);
+    if (pending) return releaseAnswer(task, r, pending.id, pending.workerAgentId, baseUrl, true);
   }
   if (r.status === 'AWAITING_FUNDING') {
     throw new DomainError('REWARD_NOT_FUNDED', `The reward of task ${task.id} was never funded.`, {
@@ -138,18 +149,20 @@ export async function requestRelease(
     },
     now,
   );
-  return releaseAnswer(task, r, id, baseUrl, false);
+  return releaseAnswer(task, r, id, latest.agentId, baseUrl, false);
 }
 
 function releaseAnswer(
   task: TaskRow,
   r: TaskRewardRow,
   approvalId: string,
+  worker: string,
   baseUrl: string,
   already: boolean,
 ) {
   return {
     task_id: task.id,
+    worker_agent_id: worker,
     approval_id: approvalId,
     approval_url: approvalUrl(baseUrl, approvalId),
     status: 'AWAITING_OWNER_APPROVAL',
@@ -171,16 +184,22 @@ export async function returnForRework(ex: Executor, task: TaskRow, actor: Actor,
     throw new DomainError(
       'REWARD_NOT_RELEASABLE',
       `Task ${task.id} is ${task.status}: only a handed-in result can be returned for rework.`,
-      {
-        task_id: task.id,
-        task_status: task.status,
-        next: 'Return a result after it was submitted and verified.',
-      },
+      { task_id: task.id, task_status: task.status },
+      { next: 'Return a result once it was handed in and verified (task_get shows the status).' },
     );
   }
-  const latest = await latestSubmission(ex, task.id);
-  const worker = latest?.agentId ?? null;
   const r = await lockRewardOfTask(ex, task.id);
+  if (r?.status === 'PAID') {
+    // Rework after the payout would be work nobody pays for.
+    throw new DomainError(
+      'REWARD_NOT_RELEASABLE',
+      `The reward of task ${task.id} was already paid; its result can no longer be returned for rework.`,
+      { task_id: task.id, reward_status: r.status },
+      { next: 'Publish a follow-up task for further work.' },
+    );
+  }
+  const latest = await resultOf(ex, task);
+  const worker = latest?.agentId ?? null;
   const decidedBy =
     'ownerId' in actor ? `owner:${actor.ownerId}` : 'agentId' in actor ? actor.agentId : 'system';
   await ex
@@ -199,7 +218,14 @@ export async function returnForRework(ex: Executor, task: TaskRow, actor: Actor,
   const version = task.version + 1;
   await ex
     .update(tasks)
-    .set({ status: 'OPEN', assigneeId: reservedFor, reworkCount, version, updatedAt: now })
+    .set({
+      status: 'OPEN',
+      assigneeId: reservedFor,
+      reworkCount,
+      verifiedSubmissionId: null,
+      version,
+      updatedAt: now,
+    })
     .where(eq(tasks.id, task.id));
   const byId = 'agentId' in actor ? actor.agentId : 'ownerId' in actor ? `owner:${actor.ownerId}` : null;
   await recordHistory(ex, {

@@ -60,7 +60,18 @@ export function rewardOf(
       field: 'reward_usd',
     });
   }
-  return { currency, amount, fee: feeOf(amount, feePct) };
+  const fee = feeOf(amount, feePct);
+  if (amount + fee > MAX_MINOR) {
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      'The reward plus the platform fee is larger than one movement may be.',
+      {
+        field: currency === 'USD' ? 'reward_usd' : 'reward_points',
+        max_minor_units: MAX_MINOR,
+      },
+    );
+  }
+  return { currency, amount, fee };
 }
 
 /**

@@ -34,21 +34,31 @@ export const rewardRelease = campaignTool({
     const task = await lockTask(ctx.ex, seen.id);
     const inCampaign = { campaign_id: task.campaignId };
     if (input.action === 'RELEASE') {
-      const asked = await requestRelease(
-        ctx.ex,
-        task,
-        { agentId: member.agentId, role: member.role },
-        ctx.services.campaignDeps.baseUrl,
-        now,
-      );
+      const who = { agentId: member.agentId, role: member.role };
+      const asked = await requestRelease(ctx.ex, task, who, ctx.services.campaignDeps.baseUrl, now);
+      // The outcome is a result about the worker: under OWNER_ONLY_RESULTS only the worker sees
+      // it on the ledger, so anyone else is pointed at task_get, which shows reward.status.
+      const seesOutcome =
+        member.campaign.visibility !== 'OWNER_ONLY_RESULTS' || asked.worker_agent_id === member.agentId;
       return {
         ...asked,
         next_steps: [
           {
-            tool: 'events_watch',
-            action: 'Wait for the owner: REWARD_PAID when approved, TASK_RETURNED when sent back for rework.',
-            arguments: inCampaign,
+            tool: 'task_get',
+            action:
+              'reward.status turns PAID when the owner approves; the task reopens (OPEN) when they return it.',
+            arguments: { task_id: task.id },
           },
+          ...(seesOutcome
+            ? [
+                {
+                  tool: 'events_watch',
+                  action:
+                    'Or wait for the owner: REWARD_PAID when approved, TASK_RETURNED when sent back for rework.',
+                  arguments: inCampaign,
+                },
+              ]
+            : []),
         ],
       };
     }

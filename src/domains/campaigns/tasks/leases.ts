@@ -17,7 +17,7 @@ export type LeaseRow = typeof taskLeases.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;
 
 /** How a lease ended (task_leases.end_reason). */
-export type LeaseEndReason = 'RELEASED' | 'EXPIRED' | 'SUBMITTED' | 'DELEGATED';
+export type LeaseEndReason = 'RELEASED' | 'EXPIRED' | 'SUBMITTED' | 'DELEGATED' | 'CANCELLED';
 
 /** Why a lease is not current, as LEASE_NOT_CURRENT reports it in details.reason. */
 export type NotCurrentReason = LeaseEndReason | 'NOT_YOURS';
@@ -113,13 +113,23 @@ export function leaseNotCurrent(taskId: string, leaseId: string, reason: NotCurr
     RELEASED: 'it was released',
     SUBMITTED: 'it ended with a submitted result',
     DELEGATED: 'it was handed over with task_delegate',
+    CANCELLED: "the campaign's owner cancelled the task",
     NOT_YOURS: 'another agent holds it',
   };
-  return new DomainError('LEASE_NOT_CURRENT', `Lease ${leaseId} is not current: ${why[reason]}.`, {
-    task_id: taskId,
-    lease_id: leaseId,
-    reason,
-  });
+  return new DomainError(
+    'LEASE_NOT_CURRENT',
+    `Lease ${leaseId} is not current: ${why[reason]}.`,
+    { task_id: taskId, lease_id: leaseId, reason },
+    // A cancelled task cannot be claimed afresh: the move is another task.
+    reason === 'CANCELLED'
+      ? {
+          next: 'The task is cancelled and nothing more is done on it; pick another open task with task_list.',
+          alternatives: [
+            { tool: 'task_list', action: 'Find another open task.', arguments: { status: 'OPEN' } },
+          ],
+        }
+      : {},
+  );
 }
 
 /**

@@ -58,12 +58,13 @@ export async function requireActiveAgent(ex: Executor, campaignId: string, agent
 /** The statuses a task can be edited or assigned in (with no open lease and no submission). */
 export const CHANGEABLE = new Set(['OPEN', 'BLOCKED']);
 
-export function notEditable(task: TaskRow, reason: string): DomainError {
-  return new DomainError('TASK_NOT_EDITABLE', `Task ${task.id} cannot be changed now: ${reason}.`, {
-    task_id: task.id,
-    status: task.status,
-    reason,
-  });
+export function notEditable(task: TaskRow, reason: string, next?: string): DomainError {
+  return new DomainError(
+    'TASK_NOT_EDITABLE',
+    `Task ${task.id} cannot be changed now: ${reason}.`,
+    { task_id: task.id, status: task.status, reason },
+    next ? { next } : {},
+  );
 }
 
 export function versionConflict(task: TaskRow, expected: number): DomainError {

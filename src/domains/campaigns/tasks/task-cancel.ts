@@ -2,7 +2,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { type Currency, money } from '../../funds/index.ts';
-import { campaignNotOwned } from '../errors.ts';
+import { taskNotFound } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { settleOnCancel } from '../rewards/escrow.ts';
 import { campaigns, taskLeases, tasks } from '../tables.ts';
@@ -14,9 +14,14 @@ import { lockTask, ownerActorId, recordHistory } from './task-repo.ts';
  * cancelled, an escrowed reward goes back to the owner's balance, and the ledger records it.
  */
 export async function cancelTask(ex: Executor, ownerId: string, taskId: string, reason: string, now: Date) {
+  // Ownership first, without a lock: another owner's task is not found, and not queued on either.
+  const [owned] = await ex
+    .select({ id: tasks.id })
+    .from(tasks)
+    .innerJoin(campaigns, eq(campaigns.id, tasks.campaignId))
+    .where(and(eq(tasks.id, taskId), eq(campaigns.ownerId, ownerId)));
+  if (!owned) throw taskNotFound(taskId);
   const task = await lockTask(ex, taskId);
-  const [campaign] = await ex.select().from(campaigns).where(eq(campaigns.id, task.campaignId));
-  if (campaign?.ownerId !== ownerId) throw campaignNotOwned(task.campaignId);
   if (task.status === 'CANCELLED') {
     throw new DomainError('CONFLICT', `Task ${taskId} is already cancelled.`, {
       task_id: taskId,

@@ -62,7 +62,13 @@ export async function editTask(ex: Executor, caller: Caller, input: EditInput, n
   }
   const task = await changeableTask(ex, input.taskId, input.expectedVersion, now);
   // A funded reward fixes the terms it was funded on (a reservation may still change: task_assign).
-  if (isFunded((await rewardOfTask(ex, task.id))?.status)) throw notEditable(task, 'its reward is funded');
+  if (isFunded((await rewardOfTask(ex, task.id))?.status)) {
+    throw notEditable(
+      task,
+      'its reward is funded',
+      "The terms are fixed while the reward is in escrow. To change them, ask the campaign's owner to cancel the task (the escrow and fee are refunded), then publish it anew.",
+    );
+  }
   const next: Record<string, unknown> = { ...given };
   if (input.conditions) {
     const conditions = completeConditions(input.conditions, task.id);
@@ -156,7 +162,11 @@ export async function assignTask(
       your_role: member.role,
     });
   }
-  const task = await changeableTask(ex, input.taskId, input.expectedVersion, now);
+  // A result returned for rework (or given up after a failed check) leaves the task OPEN with a
+  // submission: its reservation may still change, or a worker who never comes back would hold it.
+  const task = await changeableTask(ex, input.taskId, input.expectedVersion, now, {
+    submittedMayChange: true,
+  });
   const assigneeId = input.assigneeId ?? null;
   if (assigneeId) await requireActiveAgent(ex, task.campaignId, assigneeId);
   const [row] = await ex
@@ -199,12 +209,15 @@ async function changeableTask(
   taskId: string,
   expectedVersion: number,
   now: Date,
+  opts: { submittedMayChange?: boolean } = {},
 ): Promise<TaskRow> {
   await expireDueLeases(ex, now, { taskId });
   const task = await lockTask(ex, taskId);
   if (!CHANGEABLE.has(task.status)) throw notEditable(task, `it is ${task.status}`);
   if (await openLeaseOf(ex, taskId)) throw notEditable(task, 'an agent holds a lease on it');
-  if (await hasSubmission(ex, taskId)) throw notEditable(task, 'it has a submitted result');
+  if (!opts.submittedMayChange && (await hasSubmission(ex, taskId))) {
+    throw notEditable(task, 'it has a submitted result');
+  }
   if (task.version !== expectedVersion) throw versionConflict(task, expectedVersion);
   return task;
 }

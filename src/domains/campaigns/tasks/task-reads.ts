@@ -43,7 +43,11 @@ export async function getTask(
   const shown = presentTask(task, viewer, lease, submissions, canEdit, now);
   if (!reward) return { ...shown, reward: null };
   const pending = reward.status === 'RELEASE_REQUESTED' ? await pendingApprovalOf(ex, taskId) : null;
-  const payeeShown = reward.paidToAgentId === caller.agent.id || seesOtherWorkers(viewer);
+  // Who was paid is about a result: hidden where the mode hides other members' results.
+  const payeeShown =
+    reward.paidToAgentId === caller.agent.id ||
+    (seesOtherWorkers(viewer) &&
+      (viewer.campaign.visibility !== 'OWNER_ONLY_RESULTS' || viewer.role === 'OWNER'));
   return { ...shown, reward: presentReward(reward, baseUrl, pending, payeeShown) };
 }
 

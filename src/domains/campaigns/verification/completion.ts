@@ -1,4 +1,5 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
@@ -82,18 +83,27 @@ export async function completeTask(
   reading: ReadingService,
   caller: Caller,
   input: Completion,
-  now: Date,
+  clock: Clock,
 ) {
   const me = caller.agent.id;
+  const started = clock.now();
   // Membership first (a task of another campaign is NOT_FOUND), and the lease checked without a
   // lock: the checks below can take a while and must not hold the task row meanwhile.
   const { member, task: seen } = await taskForMember(ex, caller, input.taskId, {
     forChange: true,
     campaignId: input.campaignId,
   });
-  await requireLeaseHeld(ex, me, input.taskId, input.leaseId, now);
+  await requireLeaseHeld(ex, me, input.taskId, input.leaseId, started);
   const evidenceIds = [...new Set(input.evidenceIds)];
-  const checked = await verifySummary(ex, reading, caller, seen.campaignId, evidenceIds, input.summary, now);
+  const checked = await verifySummary(
+    ex,
+    reading,
+    caller,
+    seen.campaignId,
+    evidenceIds,
+    input.summary,
+    started,
+  );
   const paid = isFunded((await rewardOfTask(ex, seen.id))?.status);
   const verification = paid
     ? await withPaidRule(ex, reading, caller, seen.id, input.summary, checked)
@@ -113,7 +123,9 @@ export async function completeTask(
       },
     );
   }
-  // Now the task row is locked and the lease checked again: nothing moved it during the checks.
+  // Now the task row is locked and the lease checked again, at the time it is now: the checks
+  // may have taken long, and a deadline that passed meanwhile ends the lease (never paid for).
+  const now = clock.now();
   const { lease, task } = await requireCurrentLease(ex, me, input.taskId, input.leaseId, now);
   const submissionId = newId('sub', now);
   await ex.insert(taskSubmissions).values({
@@ -152,7 +164,10 @@ export async function completeTask(
       .set({ endedAt: now, endReason: 'SUBMITTED' })
       .where(eq(taskLeases.id, lease.id));
     version = task.version + 1;
-    await ex.update(tasks).set({ status: 'VERIFIED', version, updatedAt: now }).where(eq(tasks.id, task.id));
+    await ex
+      .update(tasks)
+      .set({ status: 'VERIFIED', verifiedSubmissionId: submissionId, version, updatedAt: now })
+      .where(eq(tasks.id, task.id));
   }
   await recordHistory(ex, {
     taskId: task.id,

@@ -1,0 +1,1 @@
+ALTER TABLE "tasks" ADD COLUMN "verified_submission_id" text;

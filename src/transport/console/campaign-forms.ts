@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_MINOR } from '../../domains/funds/index.ts';
 import { MAX_STIX_SOURCES, TLP_LEVELS, type TlpLevel } from '../../domains/research/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 
@@ -54,6 +55,8 @@ const agentId = (message: string) => z.string().trim().regex(AGENT_ID, message);
 export const VISIBILITY_MODES = ['SHARED', 'TASK_SCOPED', 'BLIND_EXPERIMENT', 'OWNER_ONLY_RESULTS'] as const;
 export const ROLES = ['COORDINATOR', 'PARTICIPANT'] as const;
 export const COMMENT_TYPES = ['NOTE', 'QUESTION', 'ANSWER'] as const;
+/** Units of a task reward on the publish form; points and dollars are never converted. */
+export const REWARD_UNITS = ['POINTS', 'USD'] as const;
 
 export const newCampaignForm = z
   .object({
@@ -147,14 +150,61 @@ export const taskForm = z
       ),
     stop_conditions: optional('the stop conditions', 2_000),
     reviewer: optional('the reviewer', 2_000),
+    reward_amount: z
+      .string()
+      .trim()
+      .max(20, 'The reward amount is too long.')
+      .regex(
+        /^(?:\d{1,12}(?:\.\d{1,2})?)?$/,
+        'Enter the reward as a number (200 points, or 12.50 dollars), or leave it empty.',
+      )
+      .optional(),
+    reward_unit: z.enum(['', ...REWARD_UNITS], 'Choose no reward, points or USD.').optional(),
   })
   .strict()
-  .transform(({ csrf: _csrf, title, objective, acceptance, ...conditions }) => ({
+  .superRefine((f, issues) => {
+    const problem = rewardProblem(f.reward_amount ?? '', f.reward_unit ?? '');
+    if (problem) issues.addIssue({ code: 'custom', message: problem, path: ['reward_amount'] });
+  })
+  .transform(({ csrf: _csrf, title, objective, acceptance, reward_amount, reward_unit, ...conditions }) => ({
     title,
     objective,
     acceptance,
     conditions: Object.fromEntries(Object.entries(conditions).filter(([, v]) => v !== undefined)),
+    // What rewardOf takes; the route adds the fee. Empty: no reward.
+    rewardAsked: reward_amount
+      ? reward_unit === 'POINTS'
+        ? { rewardPoints: Number(reward_amount) }
+        : { rewardUsd: Number(reward_amount) }
+      : {},
   }));
+
+/**
+ * What is wrong with the reward fields, in the form's words, or null. The amount and the unit go
+ * together; the bounds are those of the task_publish tool (reward_points, reward_usd).
+ */
+function rewardProblem(amount: string, unit: string): string | null {
+  if (!amount && !unit) return null;
+  if (!unit) return 'Choose the reward’s unit (points or USD), or leave the reward amount empty.';
+  if (!amount) return 'Enter the reward amount, or choose no reward.';
+  const n = Number(amount);
+  if (n <= 0) return 'The reward must be more than zero, or leave it empty for no reward.';
+  if (unit === 'POINTS' && !Number.isInteger(n)) return 'A reward in points is a whole number.';
+  const max = unit === 'POINTS' ? MAX_MINOR : MAX_MINOR / 100;
+  if (n > max)
+    return `A reward is at most ${max.toLocaleString('en-US')} ${unit === 'POINTS' ? 'points' : 'dollars'}.`;
+  return null;
+}
+
+/** Cancelling a task from the campaign page: which task, and why (the ledger records the reason). */
+export const cancelTaskForm = z
+  .object({
+    csrf,
+    task_id: z.string().trim().regex(TASK_ID, 'That is not a task of this campaign.'),
+    reason: required('the reason for cancelling', 2_000),
+  })
+  .strict()
+  .transform((f) => ({ taskId: f.task_id, reason: f.reason }));
 
 export const commentForm = z
   .object({

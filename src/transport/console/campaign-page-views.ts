@@ -29,7 +29,7 @@ export function campaignPage(v: CampaignPageView): SafeHtml {
       ${v.flash ? notice('ok', v.flash) : ''}${v.error ? notice('error', v.error) : ''}
       ${settingsPanel(v.data)}
       ${membersPanel(v, path, draftOf('invite'))}
-      ${tasksPanel(v, path, draftOf('task'))}
+      ${tasksPanel(v, path, draftOf('task'), draftOf('cancel'))}
       ${messagesPanel(v, path, draftOf('message'))}
       ${ledgerPanel(v, path)}
       <script type="module" src="/console/live.js"></script>`,

@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
+import { rewardOf } from '../../domains/campaigns/index.ts';
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
 import {
   AGENT_ID,
   CAMPAIGN_ID,
+  cancelTaskForm,
   commentForm,
   decisionForm,
   formValues,
@@ -19,6 +21,7 @@ import { campaignListPage, type Draft, newCampaignPage } from './campaign-views.
 import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
 import { parseForm } from './forms.ts';
 import { guardPost, requireOwner } from './guards.ts';
+import { refusal } from './rewards-views.ts';
 
 const hidden = { schema: { hide: true } };
 
@@ -32,6 +35,10 @@ const DONE: Record<string, string> = {
   role_changed: 'Role changed. The member’s tools follow with its next call.',
   unchanged: 'Nothing to change: that member already has that role.',
   published: 'Task published. Members see it in task_list.',
+  published_escrowed:
+    'Task published. Its reward and the platform fee left your balance; the reward is held in escrow until you approve a verified result.',
+  cancelled: 'Task cancelled. An open lease ended with it.',
+  cancelled_refunded: 'Task cancelled. Its escrowed reward and its platform fee went back to your balance.',
   posted: 'Posted. Members read it labelled OWNER_COMMENT.',
   accepted: 'Accepted. Your agent can now join the campaign with campaign_join.',
   declined: 'Declined. The invitation is closed.',
@@ -146,7 +153,7 @@ export function campaignRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
       ledgerBeforeSeq: ledgerBefore === undefined ? undefined : Number(ledgerBefore),
     });
     const csrf = sessionToken(ctx, req);
-    return sendPage(reply, status, campaignPage({ owner, csrf, data, ...extra }));
+    return sendPage(reply, status, campaignPage({ owner, csrf, data, feePct: ctx.feePct, ...extra }));
   };
 
   app.get('/console/campaigns/:campaign_id', hidden, async (req, reply) => {
@@ -156,15 +163,16 @@ export function campaignRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
   });
 
   /**
-   * A form on the campaign page: CSRF, the form, the service call, then back to the page. A
-   * refusal is shown on the page with what was typed; re-rendering checks ownership again, so
-   * another owner's campaign answers 404 either way.
+   * A form on the campaign page: CSRF, the form, the service call, then back to the page (with
+   * the outcome named in `done`), or where the act says (`{location}`). A refusal is shown on
+   * the page with what was typed; re-rendering checks ownership again, so another owner's
+   * campaign answers 404 either way.
    */
   const change = <T extends z.ZodType>(
     suffix: string,
     form: Draft['form'],
     schema: T,
-    act: (owner: ConsoleOwner, id: string, data: z.infer<T>) => Promise<string>,
+    act: (owner: ConsoleOwner, id: string, data: z.infer<T>) => Promise<string | { location: string }>,
   ) =>
     app.post(`/console/campaigns/:campaign_id/${suffix}`, hidden, async (req, reply) => {
       const id = campaignId(req);
@@ -175,7 +183,9 @@ export function campaignRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
       if (!parsed.ok) return showCampaign(req, reply, owner, 422, { error: parsed.message, draft: draft() });
       try {
         const outcome = await act(owner, id, parsed.data);
-        return seeOther(reply, `/console/campaigns/${id}?done=${outcome}`);
+        const location =
+          typeof outcome === 'string' ? `/console/campaigns/${id}?done=${outcome}` : outcome.location;
+        return seeOther(reply, location);
       } catch (err) {
         if (!(err instanceof DomainError)) throw err;
         // A secret is not echoed back into the form it was refused from.
@@ -183,16 +193,27 @@ export function campaignRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
         if (err.code === 'CREDENTIAL_IN_INPUT') delete values.content;
         // NOT_FOUND here is about what the form named (an agent id); the page itself exists.
         const status = err.code === 'NOT_FOUND' ? 422 : httpStatusOf(err.code);
-        return showCampaign(req, reply, owner, status, { error: err.message, draft: draft(values) });
+        return showCampaign(req, reply, owner, status, { error: refusal(err), draft: draft(values) });
       }
     });
 
   change('invite', 'invite', inviteForm, async (owner, id, data) =>
     inviteOutcome(await service.invite(owner.id, id, data.agentId, data.role)),
   );
-  change('tasks', 'task', taskForm, async (owner, id, data) => {
-    await service.publishTask(owner.id, id, data);
-    return 'published';
+  change('tasks', 'task', taskForm, async (owner, id, { rewardAsked, ...task }) => {
+    // rewardOf adds the platform fee and refuses a fraction of a cent (VALIDATION_FAILED).
+    const reward = rewardOf(rewardAsked, ctx.feePct);
+    const published = await service.publishTask(owner.id, id, { ...task, reward });
+    // A reward the balance did not cover waits for funds: its funding page is the next step.
+    if (published.reward_status === 'AWAITING_FUNDING') {
+      return { location: `/console/rewards/fund/${published.task_id}?done=published` };
+    }
+    return published.reward_status === 'ESCROWED' ? 'published_escrowed' : 'published';
+  });
+  // The task id travels in the form (one form per task row); cancelling is the owner's act alone.
+  change('tasks/cancel', 'cancel', cancelTaskForm, async (owner, _id, data) => {
+    const cancelled = await ctx.ownerRewards.cancel(owner.id, data.taskId, data.reason);
+    return cancelled.reward_status === 'REFUNDED' ? 'cancelled_refunded' : 'cancelled';
   });
   change('messages', 'message', commentForm, async (owner, id, data) => {
     await service.postComment(owner.id, id, data);

@@ -31,12 +31,14 @@ export type Member = CampaignPageData['members'][number];
 
 /** Which form a problem belongs to, with what was typed, so it can be filled in again. */
 export interface Draft {
-  form: 'invite' | 'task' | 'message';
+  form: 'invite' | 'task' | 'message' | 'cancel';
   values: Record<string, string>;
 }
 
 export interface CampaignPageView extends Signed {
   data: CampaignPageData;
+  /** The platform fee in percent, said beside the publish form's reward. */
+  feePct: number;
   flash?: string | undefined;
   error?: string | undefined;
   draft?: Draft | undefined;

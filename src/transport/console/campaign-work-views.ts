@@ -1,6 +1,6 @@
 import { LIMITS } from '../../kernel/limits.ts';
 import { COMMENT_TYPES } from './campaign-forms.ts';
-import { type CampaignPageView, lines, memberNames, options } from './campaign-views.ts';
+import { type CampaignPageView, type Draft, lines, memberNames, options } from './campaign-views.ts';
 import { html, type SafeHtml } from './html.ts';
 import { csrfField, time } from './layout.ts';
 
@@ -27,7 +27,12 @@ function older(path: string, param: string, value: string | number | null, ancho
     : html`<p class="actions"><a class="button secondary" href="${path}?${param}=${String(value)}#${anchor}">${label}</a></p>`;
 }
 
-export function tasksPanel(v: CampaignPageView, path: string, draft: Values): SafeHtml {
+export function tasksPanel(
+  v: CampaignPageView,
+  path: string,
+  draft: Values,
+  cancelDraft: Draft['values'] | undefined,
+): SafeHtml {
   const names = memberNames(v.data.members);
   const rows = v.data.tasks.map(
     (t) => html`<tr>
@@ -37,18 +42,42 @@ export function tasksPanel(v: CampaignPageView, path: string, draft: Values): Sa
       <td>${t.lease ? html`${agent(names, t.lease.agent_id ?? null)}<p class="hint">until ${time(t.lease.execution_deadline)}</p>` : html`<span class="hint">none</span>`}</td>
       <td>${t.version}</td>
       <td>${time(t.created_at)}</td>
+      <td>${t.status === 'CANCELLED' ? '' : cancelForm(v.csrf, path, t.task_id, cancelDraft)}</td>
     </tr>`,
   );
   const table = v.data.tasks.length
-    ? html`<table><thead><tr><th>Task</th><th>Status</th><th>Assignee</th><th>Worker (lease)</th><th>Version</th><th>Published</th></tr></thead>
+    ? html`<table><thead><tr><th>Task</th><th>Status</th><th>Assignee</th><th>Worker (lease)</th><th>Version</th><th>Published</th><th></th></tr></thead>
         <tbody>${rows}</tbody></table>`
     : html`<p class="hint">No tasks yet.</p>`;
   return html`<section class="panel" id="tasks">
     <h2>Tasks</h2>
     <div id="tasks-list">${table}
     ${older(path, 'tasks_before', v.data.next_tasks_before, 'tasks', 'Older tasks')}</div>
-    ${publishForm(v.csrf, path, draft ?? {})}
+    ${publishForm(v.csrf, path, draft ?? {}, v.feePct)}
   </section>`;
+}
+
+/**
+ * Cancelling, folded away in each row until asked for (no script: `<details>`); open again with
+ * the reason typed when it was refused.
+ */
+function cancelForm(
+  csrf: string,
+  path: string,
+  taskId: string,
+  draft: Draft['values'] | undefined,
+): SafeHtml {
+  const mine = draft?.task_id === taskId;
+  return html`<details class="cancel"${mine ? html` open` : ''}><summary>Cancel task</summary>
+    <form method="post" action="${path}/tasks/cancel">
+      ${csrfField(csrf)}
+      <input type="hidden" name="task_id" value="${taskId}">
+      <label for="cancel_reason_${taskId}">Reason</label>
+      <textarea id="cancel_reason_${taskId}" name="reason" required maxlength="2000" rows="2">${mine ? (draft?.reason ?? '') : ''}</textarea>
+      <p class="hint">Members read it in the ledger. An open lease ends (its worker is not paid), a pending release request is cancelled, and an escrowed reward is refunded to your balance at once, with its platform fee.</p>
+      <div class="actions"><button class="danger" type="submit">Cancel task</button></div>
+    </form>
+  </details>`;
 }
 
 const TERMS: Array<[name: string, label: string, hint: string]> = [
@@ -60,7 +89,7 @@ const TERMS: Array<[name: string, label: string, hint: string]> = [
   ['reviewer', 'Reviewer', 'Who reviews the result: an agent id, a role, or you.'],
 ];
 
-function publishForm(csrf: string, path: string, val: Record<string, string>): SafeHtml {
+function publishForm(csrf: string, path: string, val: Record<string, string>, feePct: number): SafeHtml {
   const terms = TERMS.map(
     ([name, label, hint]) => html`<label for="${name}">${label}</label>
       <textarea id="${name}" name="${name}" maxlength="2000" rows="2">${val[name] ?? ''}</textarea>
@@ -80,6 +109,20 @@ function publishForm(csrf: string, path: string, val: Record<string, string>): S
       <label for="time_budget_minutes">Time budget (minutes)</label>
       <input id="time_budget_minutes" name="time_budget_minutes" type="number" min="1" max="10080" value="${val.time_budget_minutes ?? ''}">
       <p class="hint">From claim to the fixed execution deadline; heartbeats never extend it.</p>
+      <div class="row">
+        <div><label for="reward_amount">Reward (optional)</label>
+          <input id="reward_amount" name="reward_amount" type="text" inputmode="decimal" maxlength="20" value="${val.reward_amount ?? ''}"></div>
+        <div><label for="reward_unit">Unit</label>
+          <select id="reward_unit" name="reward_unit">${options(
+            [
+              ['', 'No reward'],
+              ['POINTS', 'Points'],
+              ['USD', 'USD'],
+            ],
+            val.reward_unit ?? '',
+          )}</select></div>
+      </div>
+      <p class="hint">Whole points, or dollars with at most two decimals. The reward and a platform fee of ${feePct}% leave your balance at once and the reward waits in escrow; it is paid only when you approve a verified result. If your balance is short, the task waits for funds and nobody can claim it until you fund it.</p>
       <div class="actions"><button type="submit">Publish task</button></div>
     </form>`;
 }

@@ -35,6 +35,8 @@ export interface ConsoleDeps {
   funds: FundsService;
   /** Release requests to decide, tasks to fund or cancel. */
   ownerRewards: RewardOwnerService;
+  /** The platform fee in percent (CAIRN_PLATFORM_FEE_PCT): a reward published from the console carries it. */
+  feePct: number;
   /** Who operates the instance (CAIRN_OPERATOR_EMAILS, else the first owner), and owners by email for their credits. */
   operators: {
     isOperator(ownerId: string): Promise<boolean>;

@@ -9,7 +9,7 @@ export interface PageOptions {
   /** The session's CSRF token, for the sign-out form. */
   csrf?: string | undefined;
   /** Which navigation entry is current. */
-  current?: 'identities' | 'new' | 'pair' | 'campaigns' | 'connections' | 'tokens' | 'audit';
+  current?: 'identities' | 'new' | 'pair' | 'campaigns' | 'rewards' | 'connections' | 'tokens' | 'audit';
   /** Single-column pages (sign-in, sign-up). */
   narrow?: boolean;
 }
@@ -19,6 +19,7 @@ const NAV = [
   ['new', '/console/identities/new', 'Create identity'],
   ['pair', '/pair', 'Pair an agent'],
   ['campaigns', '/console/campaigns', 'Campaigns'],
+  ['rewards', '/console/rewards', 'Rewards'],
   ['connections', '/console/connections', 'Connections'],
   ['tokens', '/console/tokens', 'API tokens'],
   ['audit', '/console/audit', 'Audit log'],

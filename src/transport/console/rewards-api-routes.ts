@@ -143,7 +143,8 @@ export async function rewardsApiRoutes(
             currency: z.enum(CURRENCIES),
             amount: z.number().positive().max(1_000_000_000),
             note: z.string().trim().min(1).max(500).optional(),
-            reference: z.string().trim().min(8).max(100).optional(),
+            // Required here: an HTTP retry must not credit twice (the CLI makes one per run).
+            reference: z.string().trim().min(8).max(100),
           })
           .strict(),
       },

@@ -14,6 +14,7 @@ import { ownerApiRoutes } from './owner-api-routes.ts';
 import { ownerTokenRoutes } from './owner-token-routes.ts';
 import { pairRoutes } from './pair-routes.ts';
 import { researchRoutes } from './research-routes.ts';
+import { rewardRoutes } from './rewards-routes.ts';
 import { CONSOLE_CSS, CONSOLE_ICON } from './style.ts';
 
 export type { ConsoleDeps } from './context.ts';
@@ -111,6 +112,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   ownerTokenRoutes(app, ctx);
   researchRoutes(app, ctx);
   findingRoutes(app, ctx);
+  rewardRoutes(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.
   app.get('/console/*', { schema: { hide: true } }, async (req, reply) => {

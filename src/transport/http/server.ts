@@ -166,6 +166,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     researchReports: services.researchReports,
     funds: services.funds,
     ownerRewards: services.ownerRewards,
+    feePct: config.platformFeePct,
     operators: {
       isOperator: (ownerId) => services.identity.isOperator(ownerId, config.operatorEmails),
       ownerByEmail: (email) => services.identity.requireOwner(email),

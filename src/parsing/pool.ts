@@ -10,7 +10,15 @@ import { Piscina } from 'piscina';
 // sharp must be loaded by the main thread before worker threads start: on glibc Linux its shared
 // libraries would otherwise be unloaded when the first thread that used them exits.
 import 'sharp';
+import { LIMITS } from '../kernel/limits.ts';
 import { type ImportInput, type ImportOutcome, importRefusalOf } from './import-types.ts';
+import {
+  type MailParseOutcome,
+  MailRefused,
+  mailRefusalOf,
+  type ParsedMail,
+  type ProcessedMailInput,
+} from './mail-types.ts';
 import type { NearMiss } from './near-miss.ts';
 import {
   type DiffInput,
@@ -157,11 +165,65 @@ export class ParserPool implements Parser {
     }
   }
 
+  /**
+   * Reads a raw RFC 5322 message (see parseMail in mail.ts) into header fields, sanitised text,
+   * attachment metadata (bytes hashed and dropped in the thread) and instruction flags.
+   * @throws MailRefused (`refusal.code`): TOO_LARGE over LIMITS.mailbox.deliveryBytes (checked
+   *   here, no job started); MALFORMED when the message is empty, has no header field, or the
+   *   parser failed or its thread died on it; PARSE_TIMEOUT over the pool's time limit.
+   *   ParserBusy at capacity, as every job (retry later; not the message's fault). An Error when
+   *   the pool is closed.
+   */
+  async parseMail(raw: Uint8Array): Promise<ParsedMail> {
+    const limit = LIMITS.mailbox.deliveryBytes;
+    if (raw.length > limit) {
+      throw new MailRefused(
+        'TOO_LARGE',
+        `The message is ${raw.length} bytes; Cairn accepts mail of up to ${limit} bytes (2 MiB).`,
+        { bytes: raw.length, limit },
+      );
+    }
+    // A Buffer may be a view on a larger shared block; only its own bytes cross to the thread.
+    const bytes =
+      raw.byteOffset === 0 && raw.byteLength === raw.buffer.byteLength ? raw : Uint8Array.from(raw);
+    return this.runMailJob({ op: 'mail', input: bytes });
+  }
+
+  /**
+   * A provider's already-parsed message (see parseProcessedMail in mail.ts) read the same way:
+   * its HTML, when it has no text, is sanitised in a thread like any untrusted markup.
+   * @throws MailRefused MALFORMED or PARSE_TIMEOUT only from the pool (a content refusal never);
+   *   otherwise as parseMail.
+   */
+  parseProcessedMail(mail: ProcessedMailInput): Promise<ParsedMail> {
+    return this.runMailJob({ op: 'processedMail', input: mail });
+  }
+
   /** Stops the threads once running jobs end; waiting and later calls are refused. */
   async close(): Promise<void> {
     this.closed = true;
     for (const waiter of this.waiting.splice(0)) waiter.fail(closedError());
     await this.pool.close();
+  }
+
+  /**
+   * A mail job: the thread's refusal value, and the pool's own failures (time limit, a thread
+   * that died), are thrown as one typed error, MailRefused.
+   */
+  private async runMailJob(task: ParserTask): Promise<ParsedMail> {
+    let outcome: MailParseOutcome;
+    try {
+      outcome = (await this.run(task)) as MailParseOutcome;
+    } catch (error) {
+      if (!(error instanceof ParseRefusal)) throw error;
+      const { code, message, details } = mailRefusalOf(error);
+      const refused = new MailRefused(code, message, details);
+      refused.cause = error;
+      throw refused;
+    }
+    if (outcome.ok) return outcome.mail;
+    const { code, message, details } = outcome.refusal;
+    throw new MailRefused(code, message, details);
   }
 
   /** Resolves once the job holds a slot; the caller must then release it. */

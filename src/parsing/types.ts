@@ -16,7 +16,10 @@ export interface ParseInput {
 
 /** One run of text the instruction-like detector matched, as offsets into `text`. */
 export interface InstructionSpan {
-  /** Offset into the returned text; -1 when the match was in content removed as hidden. */
+  /**
+   * Offset into the returned text; -1 when the match is not in it: in content removed as hidden
+   * (kind HIDDEN_TEXT), or, for mail, in a header field or attachment name (the note says which).
+   */
   offset: number;
   length: number;
   /** Which pattern family matched, e.g. IGNORE_PREVIOUS, ROLE_PROMPT, TOOL_CALL_LURE, HIDDEN_TEXT. */

@@ -6,6 +6,7 @@
 import { extractBodyJson, extractBodyTables, parseBody } from './dispatch.ts';
 import { runImport } from './import.ts';
 import type { ImportInput, ImportOutcome } from './import-types.ts';
+import type { MailParseOutcome, ProcessedMailInput } from './mail-types.ts';
 import { type NearMiss, nearestMiss } from './near-miss.ts';
 import { locateQuote } from './quote-locate.ts';
 import { diffTexts } from './text-diff.ts';
@@ -31,7 +32,9 @@ export type ParserTask =
   | { op: 'nearMiss'; input: LocateInput }
   | { op: 'locateAll'; input: LocateAllInput }
   | { op: 'diff'; input: DiffInput }
-  | { op: 'import'; input: ImportInput };
+  | { op: 'import'; input: ImportInput }
+  | { op: 'mail'; input: Uint8Array }
+  | { op: 'processedMail'; input: ProcessedMailInput };
 
 export type TaskValue =
   | ParsedDocument
@@ -42,7 +45,8 @@ export type TaskValue =
   | null
   | Array<QuoteMatch | null>
   | TextDiff
-  | ImportOutcome;
+  | ImportOutcome
+  | MailParseOutcome;
 
 export type TaskOutcome =
   | { ok: true; value: TaskValue }
@@ -81,6 +85,15 @@ async function runTask(task: ParserTask): Promise<TaskValue> {
     }
     case 'import':
       return runImport(task.input);
+    case 'mail': {
+      // Loaded on first use, as pdf.js is: a thread that never reads mail never loads mailparser.
+      const { runMail } = await import('./mail.ts');
+      return runMail(task.input);
+    }
+    case 'processedMail': {
+      const { runProcessedMail } = await import('./mail.ts');
+      return runProcessedMail(task.input);
+    }
   }
 }
 

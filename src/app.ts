@@ -17,12 +17,15 @@ import { resolveSecret } from './storage/secret.ts';
 import { Metrics } from './transport/http/metrics.ts';
 import { buildHttpServer } from './transport/http/server.ts';
 import { connectRateLimitStore } from './transport/shared/rate-limit.ts';
+import { startMailboxReceiver } from './transport/smtp/mailbox-receiver.ts';
 
 export interface App {
   http: FastifyInstance;
   services: AppServices;
   runner: OperationRunner<AppServices>;
   database: Database;
+  /** The built-in SMTP receiver's port while it runs (CAIRN_SMTP_PORT), else null. */
+  smtpPort: number | null;
 }
 
 export interface AppOptions {
@@ -95,6 +98,8 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     metrics,
     redis,
   });
+  // The built-in SMTP receiver (CAIRN_SMTP_PORT), beside the HTTP server; closed with it.
+  const smtp = await startMailboxReceiver(config, services.mail, logger);
   for (const worker of workers) worker.start();
   // Before the server waits for in-flight requests: waiting calls answer now.
   http.addHook('preClose', async () => {
@@ -102,8 +107,9 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   });
   http.addHook('onClose', async () => {
     await Promise.all(workers.map((worker) => worker.stop()));
+    await smtp?.close();
     await core.parser.close();
     await redis?.quit().catch(() => redis.disconnect());
   });
-  return { http, services, runner, database };
+  return { http, services, runner, database, smtpPort: smtp?.port ?? null };
 }

@@ -76,6 +76,24 @@ const envSchema = z.object({
       message: 'must have at most two decimals',
     })
     .default(0),
+  // Campaign mailboxes (docs/mail.md): the receiving domain, the built-in SMTP receiver, the providers.
+  CAIRN_MAIL_DOMAIN: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(
+      /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/,
+      'must be a domain name',
+    )
+    .optional(),
+  CAIRN_SMTP_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
+  CAIRN_SMTP_HOST: z.string().min(1).optional(),
+  CAIRN_SMTP_TLS_KEY_FILE: z.string().min(1).optional(),
+  CAIRN_SMTP_TLS_CERT_FILE: z.string().min(1).optional(),
+  CAIRN_MAILGUN_SIGNING_KEY: z.string().min(8, 'must be at least 8 characters').max(500).optional(),
+  CAIRN_MAILGUN_API_KEY: z.string().min(8, 'must be at least 8 characters').max(500).optional(),
+  CAIRN_POSTAL_PUBLIC_KEY: z.string().min(40, 'must be a PEM or base64 public key').max(10_000).optional(),
+  CAIRN_POSTAL_API_KEY: z.string().min(16, 'must be at least 16 characters').max(500).optional(),
   CAIRN_OPERATOR_EMAILS: list(/^[^\s@,]+@[^\s@,]+$/, 'a comma-separated list of owner email addresses'),
   CAIRN_PARSER_QUEUE: z.coerce.number().int().min(0).max(1_000).default(32),
   CAIRN_SEARCH_SEARXNG_URL: url(['http:', 'https:']).optional(),
@@ -141,6 +159,15 @@ export interface Config {
   /** MCP requests per minute per identity. */
   mcpRateLimitPerMinute: number;
   dbPoolSize: number;
+  /** Campaign mailboxes (docs/mail.md). */
+  mail: {
+    /** The receiving domain of campaign addresses (default: the host of CAIRN_BASE_URL). */
+    domain: string;
+    /** The built-in SMTP receiver: off when port is unset. */
+    smtp: { port: number | undefined; host: string; tlsKeyFile?: string; tlsCertFile?: string };
+    mailgun: { signingKey?: string; apiKey?: string };
+    postal: { publicKey?: string; apiKey?: string };
+  };
   /** Platform fee in percent (0-50, two decimals), taken at funding on top of a reward. */
   platformFeePct: number;
   /**
@@ -221,10 +248,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   // A wildcard listen address is not an address anyone can reach: link to loopback instead.
   const host = WILDCARD_HOSTS.has(e.HOST) ? '127.0.0.1' : e.HOST;
   const shownHost = host.includes(':') ? `[${host}]` : host;
+  const baseUrl = (e.CAIRN_BASE_URL ?? `http://${shownHost}:${e.PORT}`).replace(/\/+$/, '');
   return {
     port: e.PORT,
     host: e.HOST,
-    baseUrl: (e.CAIRN_BASE_URL ?? `http://${shownHost}:${e.PORT}`).replace(/\/+$/, ''),
+    baseUrl,
     dataDir: e.CAIRN_DATA_DIR,
     databaseUrl: e.DATABASE_URL,
     secret: e.CAIRN_SECRET,
@@ -241,6 +269,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     redisUrl: e.CAIRN_REDIS_URL,
     parserJobs: e.CAIRN_PARSER_JOBS,
     platformFeePct: e.CAIRN_PLATFORM_FEE_PCT,
+    mail: {
+      domain: e.CAIRN_MAIL_DOMAIN ?? new URL(baseUrl).hostname.replace(/^\[|\]$/g, ''),
+      smtp: {
+        port: e.CAIRN_SMTP_PORT,
+        host: e.CAIRN_SMTP_HOST ?? e.HOST,
+        ...(e.CAIRN_SMTP_TLS_KEY_FILE ? { tlsKeyFile: e.CAIRN_SMTP_TLS_KEY_FILE } : {}),
+        ...(e.CAIRN_SMTP_TLS_CERT_FILE ? { tlsCertFile: e.CAIRN_SMTP_TLS_CERT_FILE } : {}),
+      },
+      mailgun: {
+        ...(e.CAIRN_MAILGUN_SIGNING_KEY ? { signingKey: e.CAIRN_MAILGUN_SIGNING_KEY } : {}),
+        ...(e.CAIRN_MAILGUN_API_KEY ? { apiKey: e.CAIRN_MAILGUN_API_KEY } : {}),
+      },
+      postal: {
+        ...(e.CAIRN_POSTAL_PUBLIC_KEY ? { publicKey: e.CAIRN_POSTAL_PUBLIC_KEY } : {}),
+        ...(e.CAIRN_POSTAL_API_KEY ? { apiKey: e.CAIRN_POSTAL_API_KEY } : {}),
+      },
+    },
     operatorEmails: e.CAIRN_OPERATOR_EMAILS.map((m) => m.toLowerCase()),
     parserQueue: e.CAIRN_PARSER_QUEUE,
     readConcurrency: e.CAIRN_READ_CONCURRENCY,

@@ -30,7 +30,10 @@ export type IdPrefix =
   | 'rpt'
   | 'fac'
   | 'ftx'
-  | 'apr';
+  | 'apr'
+  | 'mail'
+  | 'mat'
+  | 'mar';
 
 const nextUlid = monotonicFactory();
 

@@ -184,6 +184,13 @@ export const CAMPAIGN_ERRORS = declareErrors('campaigns', {
     when: 'The reward cannot be released now: the task has no verified result (for paid work, every quotation must match evidence the worker read under the task), or it was already paid, refunded or returned.',
     next: 'Follow details.next: resubmit with task_complete until the result is VERIFIED, or read task_get for where the reward stands.',
   },
+  MAIL_ACCESS_REQUIRED: {
+    httpStatus: 403,
+    retryable: false,
+    otherReaders: 'WAIT_FOR_OWNER',
+    when: "Reading a campaign's mail needs a grant from the campaign's owner for this identity; membership alone does not give it.",
+    next: 'Ask with campaign_mail_request_access (with a reason), then follow campaign_mail_access_status until it is GRANTED.',
+  },
   APPROVAL_NOT_PENDING: {
     httpStatus: 409,
     retryable: false,

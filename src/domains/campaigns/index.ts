@@ -9,6 +9,7 @@ import {
 } from './findings/finding-tools.ts';
 import { agentDirectory, campaignGraphTool, campaignMetricsTool } from './insights/insight-tools.ts';
 import { contextRead, eventsWatch } from './ledger/ledger-tools.ts';
+import { mailTools } from './mail/mail-tools.ts';
 import {
   campaignCreate,
   campaignInvite,
@@ -31,6 +32,8 @@ import { evidenceSubmit, resultVerify, taskComplete } from './verification/compl
 export { FindingOwnerService } from './findings/owner-findings.ts';
 export { ResearchReports } from './findings/reports.ts';
 export { listEventsForOwner, type PresentedEvent } from './ledger/ledger-repo.ts';
+export { type DeliveryOutcome, MAIL_CHANNEL } from './mail/deliver.ts';
+export { MailService } from './mail/owner-mail.ts';
 export {
   listMessagesForOwner,
   messageContentArg,
@@ -44,18 +47,22 @@ export type { CampaignDeps, CampaignServices } from './services.ts';
 export { sweepExpiredLeases } from './tasks/lease-sweeper.ts';
 export { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
 
+import { NotifyWaiter } from '../../storage/notify-waiter.ts';
 import { FindingOwnerService } from './findings/owner-findings.ts';
 import { ResearchReports } from './findings/reports.ts';
 import * as findingTables from './findings/tables.ts';
 import { LedgerFeed } from './ledger/ledger-feed.ts';
 import { LedgerWaiter } from './ledger/ledger-waiter.ts';
+import { MAIL_CHANNEL } from './mail/deliver.ts';
+import { MailService } from './mail/owner-mail.ts';
+import * as mailTables from './mail/tables.ts';
 import { campaignLinks, standingColumn } from './membership/standing.ts';
 import { CampaignOwnerService } from './owner-campaigns.ts';
 import { RewardOwnerService } from './rewards/owner-rewards.ts';
 import * as rewardTables from './rewards/tables.ts';
 import * as ownTables from './tables.ts';
 
-const tables = { ...ownTables, ...findingTables, ...rewardTables };
+const tables = { ...ownTables, ...findingTables, ...rewardTables, ...mailTables };
 
 import { LeaseSweeper } from './tasks/lease-sweeper.ts';
 import { campaignCoverage } from './tasks/read-coverage.ts';
@@ -97,6 +104,7 @@ export const campaignsArea = {
     findingReview,
     researchExportStix,
     rewardRelease,
+    ...mailTools,
     agentDirectory,
     campaignMetricsTool,
     campaignGraphTool,
@@ -105,6 +113,8 @@ export const campaignsArea = {
   start({ database, clock, secret, parser, logger, config }) {
     // This process's ledger wake-ups (one LISTEN), for events_watch.
     const ledger = new LedgerWaiter(database);
+    // This process's mailbox wake-ups (one LISTEN), for campaign_mail_wait.
+    const mailWaiter = new NotifyWaiter(database, MAIL_CHANNEL);
     // Puts lease expiries on the ledger for watchers; every replica may run it.
     const leaseSweeper = new LeaseSweeper(database, clock, (result) => {
       if (result instanceof Error) logger.warn({ err: result }, 'lease sweep failed; it runs again soon');
@@ -121,14 +131,26 @@ export const campaignsArea = {
           feed: new LedgerFeed(database),
           baseUrl: config.baseUrl,
           feePct: config.platformFeePct,
+          mailDomain: config.mail.domain,
+          mailWaiter,
         },
         campaigns: new CampaignOwnerService(database, clock, ledger),
         ownerFindings: new FindingOwnerService(database, secret, clock),
         researchReports: new ResearchReports(database, clock, secret),
         ownerRewards: new RewardOwnerService(database, clock, secret, config.baseUrl),
+        mail: new MailService(database, clock, parser, config.mail.domain),
       },
       // A waiting events_watch answers its heartbeat as soon as the server starts closing.
-      workers: [leaseSweeper, { start: () => {}, drain: () => ledger.close(), stop: () => {} }],
+      workers: [
+        leaseSweeper,
+        {
+          start: () => {},
+          drain: async () => {
+            await Promise.all([ledger.close(), mailWaiter.close()]);
+          },
+          stop: () => {},
+        },
+      ],
     };
   },
 } satisfies Area;

@@ -1,6 +1,7 @@
 import type { Clock } from '../../kernel/clock.ts';
 import type { ParserPool } from '../../parsing/index.ts';
 import type { Database } from '../../storage/database.ts';
+import type { NotifyWaiter } from '../../storage/notify-waiter.ts';
 import type { OperationContext } from '../operations/index.ts';
 import type { ImportService, ReadingService } from '../reading/index.ts';
 import type { LedgerFeed } from './ledger/ledger-feed.ts';
@@ -22,6 +23,10 @@ export interface CampaignDeps {
   baseUrl: string;
   /** The platform fee in percent, taken at funding on top of a reward. */
   feePct: number;
+  /** The receiving domain of campaign mailboxes. */
+  mailDomain: string;
+  /** This process's mailbox wake-ups (one LISTEN), for campaign_mail_wait. */
+  mailWaiter: NotifyWaiter;
 }
 
 /**

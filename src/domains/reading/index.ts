@@ -42,6 +42,7 @@ export {
   type TextMatch,
 } from './types.ts';
 export { whenReading } from './visibility.ts';
+export { type TextWindow, windowOf } from './window.ts';
 
 export const readingArea = {
   name: 'reading',

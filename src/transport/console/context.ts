@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type {
   CampaignOwnerService,
   FindingOwnerService,
+  MailService,
   ResearchReports,
   RewardOwnerService,
 } from '../../domains/campaigns/index.ts';
@@ -33,6 +34,8 @@ export interface ConsoleDeps {
   researchReports: ResearchReports;
   /** Balances and postings of points and dollars, and the operator's credit. */
   funds: FundsService;
+  /** Campaign mailboxes: address, attempts, access requests and grants. */
+  mail: MailService;
   /** Release requests to decide, tasks to fund or cancel. */
   ownerRewards: RewardOwnerService;
   /** The platform fee in percent (CAIRN_PLATFORM_FEE_PCT): a reward published from the console carries it. */

@@ -6,6 +6,7 @@ import { consentCookieName } from '../http/consent-cookie.ts';
 import { codeForStatus, sendValidationFailure } from '../shared/error-handler.ts';
 import { campaignApiRoutes } from './campaign-api-routes.ts';
 import type { ConsoleContext } from './context.ts';
+import { mailApiRoutes } from './mail-api-routes.ts';
 import { bearerOf, sendOwnerError } from './owner-errors.ts';
 import { ownerTokenApiRoutes } from './owner-token-api-routes.ts';
 import { researchApiRoutes } from './research-api-routes.ts';
@@ -152,4 +153,5 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   await researchFindingRoutes(api, ctx, owner);
   await researchReportRoutes(api, ctx, owner);
   await rewardsApiRoutes(api, ctx, owner);
+  await mailApiRoutes(api, ctx, owner);
 }

@@ -22,6 +22,7 @@ import { refuseIllFormedInput } from '../shared/ill-formed.ts';
 import { installJsonBodyParser } from '../shared/json-body.ts';
 import { answerClientError } from './client-errors.ts';
 import { exampleRoutes } from './examples-routes.ts';
+import { mailCallbackRoutes } from './mail-callbacks.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
 import { nativeOAuthRoutes } from './native-oauth-routes.ts';
 import { type OAuthDeps, oauthRoutes } from './oauth-routes.ts';
@@ -166,6 +167,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     researchReports: services.researchReports,
     funds: services.funds,
     ownerRewards: services.ownerRewards,
+    mail: services.mail,
     feePct: config.platformFeePct,
     operators: {
       isOperator: (ownerId) => services.identity.isOperator(ownerId, config.operatorEmails),
@@ -196,6 +198,15 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   await app.register(async (scope) => oauthRoutes(scope, oauthDeps));
   await app.register(async (scope) => nativeOAuthRoutes(scope, oauthDeps));
   await app.register(async (scope) => consoleRoutes(scope, consoleDeps));
+  // The mail providers' callbacks, with body parsers of their own (signatures are over raw bytes).
+  await app.register(async (scope) =>
+    mailCallbackRoutes(scope, {
+      mail: services.mail,
+      clock,
+      mailgun: config.mail.mailgun,
+      postal: config.mail.postal,
+    }),
+  );
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -1,0 +1,171 @@
+import { and, eq } from 'drizzle-orm';
+import { DomainError } from '../../../kernel/errors.ts';
+import { newId } from '../../../kernel/ids.ts';
+import type { Executor } from '../../../storage/database.ts';
+import { appendEvent } from '../ledger/ledger.ts';
+import type { Membership } from '../membership/member.ts';
+import { mailAccess } from './tables.ts';
+
+/**
+ * Who may read a campaign's mail (SPEC Authentication 10: "mailbox access needs a separate owner
+ * grant per agent"). An agent asks with campaign_mail_request_access; the campaign's owner of
+ * record decides, since the mail is the campaign's (docs/mail.md). Membership alone never grants
+ * it, and a revoked grant stops every read at once (each read and each wait rechecks it).
+ */
+
+export type AccessRow = typeof mailAccess.$inferSelect;
+export type AccessStatus = 'NONE' | 'REQUESTED' | 'GRANTED' | 'DECLINED' | 'REVOKED';
+
+export async function accessOf(ex: Executor, campaignId: string, agentId: string): Promise<AccessRow | null> {
+  const [row] = await ex
+    .select()
+    .from(mailAccess)
+    .where(and(eq(mailAccess.campaignId, campaignId), eq(mailAccess.agentId, agentId)));
+  return row ?? null;
+}
+
+/** Where the caller's access stands, and the move that changes it. */
+export function presentAccess(campaignId: string, row: AccessRow | null) {
+  const status: AccessStatus = (row?.status as AccessStatus | undefined) ?? 'NONE';
+  const inCampaign = { campaign_id: campaignId };
+  const next = {
+    NONE: {
+      tool: 'campaign_mail_request_access',
+      action: "Ask the campaign's owner for access, saying why you need the mail.",
+      arguments: inCampaign,
+    },
+    REQUESTED: {
+      action:
+        "Wait for the campaign's owner to decide in the console; campaign_mail_access_status tells you when.",
+    },
+    GRANTED: { tool: 'campaign_mail_list', action: "Read the campaign's mail.", arguments: inCampaign },
+    DECLINED: {
+      tool: 'campaign_mail_request_access',
+      action: 'The owner declined. Ask again only with a new reason the owner can act on.',
+      arguments: inCampaign,
+    },
+    REVOKED: {
+      tool: 'campaign_mail_request_access',
+      action: 'The owner revoked your access. Ask again only with a new reason.',
+      arguments: inCampaign,
+    },
+  }[status];
+  return {
+    campaign_id: campaignId,
+    status,
+    request_id: row?.requestId ?? null,
+    reason: row?.reason ?? null,
+    requested_at: row?.requestedAt.toISOString() ?? null,
+    decided_at: row?.decidedAt?.toISOString() ?? null,
+    next_steps: [next],
+  };
+}
+
+/** Refuses unless the member holds a grant for this campaign's mail. */
+export async function requireMailAccess(ex: Executor, m: Membership): Promise<void> {
+  const row = await accessOf(ex, m.campaign.id, m.agentId);
+  if (row?.status === 'GRANTED') return;
+  const shown = presentAccess(m.campaign.id, row);
+  throw new DomainError(
+    'MAIL_ACCESS_REQUIRED',
+    `Reading this campaign's mail needs a grant from its owner; yours is ${shown.status}.`,
+    { campaign_id: m.campaign.id, access_status: shown.status, request_id: shown.request_id },
+    {
+      alternatives: shown.next_steps.filter((s): s is typeof s & { tool: string } => 'tool' in s),
+      next: shown.next_steps[0]?.action,
+    },
+  );
+}
+
+/** campaign_mail_request_access: a request for the owner (a pending or granted one is answered as it is). */
+export async function requestAccess(ex: Executor, m: Membership, reason: string, now: Date) {
+  const row = await accessOf(ex, m.campaign.id, m.agentId);
+  if (row && (row.status === 'REQUESTED' || row.status === 'GRANTED')) {
+    return { ...presentAccess(m.campaign.id, row), already: true };
+  }
+  const requestId = newId('mar', now);
+  const values = {
+    requestId,
+    status: 'REQUESTED',
+    reason,
+    requestedAt: now,
+    decidedAt: null,
+    decidedBy: null,
+  };
+  await ex
+    .insert(mailAccess)
+    .values({ campaignId: m.campaign.id, agentId: m.agentId, ...values })
+    .onConflictDoUpdate({ target: [mailAccess.campaignId, mailAccess.agentId], set: values });
+  await appendEvent(
+    ex,
+    m.campaign.id,
+    {
+      kind: 'MAIL_ACCESS_REQUESTED',
+      actor: { agentId: m.agentId, role: m.role },
+      // Addressed to nobody but the owner's view and the requester: it says nothing of the mail.
+      addressedTo: m.agentId,
+      payload: { request_id: requestId, agent_id: m.agentId },
+    },
+    now,
+  );
+  return { ...presentAccess(m.campaign.id, await accessOf(ex, m.campaign.id, m.agentId)), already: false };
+}
+
+/** The owner's decision on a request, or a revocation; recorded on the ledger for the agent. */
+export async function decideAccess(
+  ex: Executor,
+  campaignId: string,
+  ownerId: string,
+  target: { requestId: string } | { agentId: string },
+  decision: 'GRANTED' | 'DECLINED' | 'REVOKED',
+  now: Date,
+) {
+  const [row] = await ex
+    .select()
+    .from(mailAccess)
+    .where(
+      and(
+        eq(mailAccess.campaignId, campaignId),
+        'requestId' in target
+          ? eq(mailAccess.requestId, target.requestId)
+          : eq(mailAccess.agentId, target.agentId),
+      ),
+    )
+    .for('update');
+  if (!row) {
+    throw new DomainError('NOT_FOUND', 'No such mail access request in this campaign.', {
+      campaign_id: campaignId,
+    });
+  }
+  const allowed = decision === 'REVOKED' ? row.status === 'GRANTED' : row.status === 'REQUESTED';
+  if (!allowed) {
+    throw new DomainError(
+      'CONFLICT',
+      decision === 'REVOKED'
+        ? `Agent ${row.agentId} holds no grant to revoke (its access is ${row.status}).`
+        : `Request ${row.requestId} was already decided (${row.status}).`,
+      { request_id: row.requestId, agent_id: row.agentId, status: row.status },
+    );
+  }
+  await ex
+    .update(mailAccess)
+    .set({ status: decision, decidedAt: now, decidedBy: `owner:${ownerId}` })
+    .where(and(eq(mailAccess.campaignId, campaignId), eq(mailAccess.agentId, row.agentId)));
+  await appendEvent(
+    ex,
+    campaignId,
+    {
+      kind: `MAIL_ACCESS_${decision}`,
+      actor: { ownerId, role: 'OWNER' },
+      addressedTo: row.agentId,
+      payload: { request_id: row.requestId, agent_id: row.agentId, status: decision },
+    },
+    now,
+  );
+  return {
+    request_id: row.requestId,
+    agent_id: row.agentId,
+    status: decision,
+    decided_at: now.toISOString(),
+  };
+}

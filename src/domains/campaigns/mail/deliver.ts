@@ -1,0 +1,261 @@
+import { createHash } from 'node:crypto';
+import { and, eq, sql } from 'drizzle-orm';
+import { newId } from '../../../kernel/ids.ts';
+import { MailRefused } from '../../../parsing/index.ts';
+import type { Database, Executor } from '../../../storage/database.ts';
+import type { InboundMail, MailRefusal, ProcessedMail } from '../../mail/types.ts';
+import { appendEvent } from '../ledger/ledger.ts';
+import { campaigns } from '../tables.ts';
+import { MAIL_LIMITS, type MailboxRow, mailboxAt, usageOf } from './mailbox.ts';
+import { mailboxes, mailDeliveryAttempts, mailMessages } from './tables.ts';
+
+/**
+ * deliverMail: the one use case every way in ends in (the built-in SMTP receiver, the Mailgun and
+ * Postal callbacks). Per recipient mailbox, in one transaction: refuse what may not be stored
+ * (closed campaign, full mailbox, a replayed provider delivery), store a duplicate once, store the
+ * sanitised text and attachment metadata, mark delivery VERIFIED, log the attempt, and wake the
+ * mailbox's waiters on every replica. Refusals store nothing but the attempt.
+ */
+
+/** The NOTIFY channel of campaign_mail_wait; the payload is the campaign id. */
+export const MAIL_CHANNEL = 'cairn_mail';
+
+/** A parsed message as the parsing layer hands it over (text sanitised, attachments metadata only). */
+export interface ParsedMail {
+  from: string | null;
+  to: string | null;
+  subject: string | null;
+  date: string | null;
+  messageId: string | null;
+  text: string;
+  truncated: boolean;
+  attachments: Array<{ name: string | null; content_type: string; size: number; sha256: string | null }>;
+  flags: string[];
+  instructionSpans: unknown[];
+}
+
+export interface MailParser {
+  parseMail(raw: Buffer): Promise<ParsedMail>;
+  parseProcessedMail(p: ProcessedMail): Promise<ParsedMail>;
+}
+
+export interface DeliveryOutcome {
+  recipient: string;
+  outcome: 'ACCEPTED' | 'DUPLICATE' | 'REFUSED';
+  reason?: MailRefusal;
+  campaign_id?: string;
+  mail_id?: string;
+}
+
+export async function deliverMail(
+  database: Database,
+  parser: MailParser,
+  mail: InboundMail,
+  now: () => Date,
+): Promise<DeliveryOutcome[]> {
+  const recipients = [...new Set(mail.recipients.map((r) => r.trim().toLowerCase()).filter(Boolean))];
+  const targets: Array<{ recipient: string; box: MailboxRow | null }> = [];
+  const seen = new Set<string>();
+  for (const recipient of recipients) {
+    const box = await mailboxAt(database.db, recipient);
+    // Two addresses of one campaign would store the mail twice: once per mailbox.
+    if (box && seen.has(box.campaignId)) continue;
+    if (box) seen.add(box.campaignId);
+    targets.push({ recipient, box });
+  }
+  const refuseAll = (reason: MailRefusal) =>
+    Promise.all(
+      targets.map((t) => refuse(database.db, mail, t.recipient, t.box?.campaignId ?? null, reason, now())),
+    );
+
+  if (targets.length === 0) return [];
+  if (mail.size > MAIL_LIMITS.payloadBytes) return refuseAll('TOO_LARGE');
+  const known = targets.filter((t) => t.box);
+  const unknown = await Promise.all(
+    targets
+      .filter((t) => !t.box)
+      .map((t) => refuse(database.db, mail, t.recipient, null, 'UNKNOWN_MAILBOX', now())),
+  );
+  if (known.length === 0) return unknown;
+
+  // Parsing is bounded work in the pool, before any transaction is open.
+  let parsed: ParsedMail;
+  try {
+    if (mail.raw) parsed = await parser.parseMail(mail.raw);
+    else if (mail.processed) parsed = await parser.parseProcessedMail(mail.processed);
+    else throw new Error('no message');
+  } catch (err) {
+    // A busy or closed pool is not the mail's fault: it propagates, and the sender retries.
+    if (!(err instanceof MailRefused)) throw err;
+    const reason: MailRefusal = err.code === 'TOO_LARGE' ? 'TOO_LARGE' : 'MALFORMED';
+    return [
+      ...unknown,
+      ...(await Promise.all(
+        known.map((t) => refuse(database.db, mail, t.recipient, t.box?.campaignId ?? null, reason, now())),
+      )),
+    ];
+  }
+  const bodyHash = createHash('sha256')
+    .update(mail.raw ?? JSON.stringify([parsed.from, parsed.to, parsed.subject, parsed.date, parsed.text]))
+    .digest('hex');
+
+  const stored: DeliveryOutcome[] = [];
+  for (const t of known) {
+    const box = t.box as MailboxRow;
+    stored.push(
+      await database.transaction((tx) => store(tx, box, t.recipient, mail, parsed, bodyHash, now())),
+    );
+  }
+  return [...unknown, ...stored];
+}
+
+async function store(
+  ex: Executor,
+  box: MailboxRow,
+  recipient: string,
+  mail: InboundMail,
+  parsed: ParsedMail,
+  bodyHash: string,
+  now: Date,
+): Promise<DeliveryOutcome> {
+  // One delivery at a time per mailbox: the limits below stay true until this commits.
+  const [locked] = await ex
+    .select()
+    .from(mailboxes)
+    .where(eq(mailboxes.campaignId, box.campaignId))
+    .for('update');
+  const [campaign] = await ex
+    .select({ status: campaigns.status })
+    .from(campaigns)
+    .where(eq(campaigns.id, box.campaignId));
+  if (!locked || campaign?.status !== 'ACTIVE')
+    return refuse(ex, mail, recipient, box.campaignId, 'CAMPAIGN_CLOSED', now);
+  if (mail.providerDeliveryId) {
+    const [again] = await ex
+      .select({ id: mailDeliveryAttempts.id })
+      .from(mailDeliveryAttempts)
+      .where(
+        and(
+          eq(mailDeliveryAttempts.via, mail.via),
+          eq(mailDeliveryAttempts.providerDeliveryId, mail.providerDeliveryId),
+          eq(mailDeliveryAttempts.campaignId, box.campaignId),
+          sql`${mailDeliveryAttempts.outcome} <> 'REFUSED'`,
+        ),
+      );
+    if (again) return refuse(ex, mail, recipient, box.campaignId, 'REPLAYED', now);
+  }
+  const [duplicate] = await ex
+    .select({ id: mailMessages.id })
+    .from(mailMessages)
+    .where(
+      and(
+        eq(mailMessages.campaignId, box.campaignId),
+        sql`coalesce(${mailMessages.messageIdHeader}, '') = ${parsed.messageId ?? ''}`,
+        eq(mailMessages.bodyHash, bodyHash),
+      ),
+    );
+  if (duplicate) {
+    await attempt(ex, mail, recipient, box.campaignId, 'DUPLICATE', null, duplicate.id, now);
+    return { recipient, outcome: 'DUPLICATE', campaign_id: box.campaignId, mail_id: duplicate.id };
+  }
+  const usage = await usageOf(ex, box.campaignId);
+  if (usage.messages + 1 > locked.messageLimit || usage.bytes + mail.size > locked.byteLimit) {
+    if (!locked.fullNoticeAt) {
+      // Told once per filling: the owner sees it in the console and on the ledger.
+      await ex.update(mailboxes).set({ fullNoticeAt: now }).where(eq(mailboxes.campaignId, box.campaignId));
+      await appendEvent(
+        ex,
+        box.campaignId,
+        {
+          kind: 'MAILBOX_FULL',
+          actor: { role: 'SYSTEM' },
+          payload: {
+            messages: usage.messages,
+            bytes: usage.bytes,
+            max_messages: locked.messageLimit,
+            max_bytes: locked.byteLimit,
+          },
+        },
+        now,
+      );
+    }
+    return refuse(ex, mail, recipient, box.campaignId, 'MAILBOX_FULL', now);
+  }
+  const mailId = newId('mail', now);
+  await ex.insert(mailMessages).values({
+    id: mailId,
+    campaignId: box.campaignId,
+    via: mail.via,
+    messageIdHeader: parsed.messageId,
+    bodyHash,
+    fromAddress: parsed.from,
+    toAddress: parsed.to,
+    subject: parsed.subject,
+    sentAt: parsed.date ? new Date(parsed.date) : null,
+    text: parsed.text.slice(0, MAIL_LIMITS.textChars),
+    size: mail.size,
+    attachments: parsed.attachments,
+    flags: parsed.truncated ? [...parsed.flags, 'TRUNCATED'] : parsed.flags,
+    instructionSpans: parsed.instructionSpans,
+    receivedAt: now,
+  });
+  if (locked.deliveryState !== 'VERIFIED') {
+    await ex
+      .update(mailboxes)
+      .set({ deliveryState: 'VERIFIED', deliveryVerifiedAt: now })
+      .where(eq(mailboxes.campaignId, box.campaignId));
+  }
+  await attempt(ex, mail, recipient, box.campaignId, 'ACCEPTED', null, mailId, now);
+  // Transactional: waiters on every replica wake once this commits.
+  await ex.execute(sql`select pg_notify(${MAIL_CHANNEL}, ${box.campaignId})`);
+  return { recipient, outcome: 'ACCEPTED', campaign_id: box.campaignId, mail_id: mailId };
+}
+
+async function refuse(
+  ex: Executor,
+  mail: InboundMail,
+  recipient: string,
+  campaignId: string | null,
+  reason: MailRefusal,
+  now: Date,
+): Promise<DeliveryOutcome> {
+  await attempt(ex, mail, recipient, campaignId, 'REFUSED', reason, null, now);
+  return { recipient, outcome: 'REFUSED', reason, ...(campaignId ? { campaign_id: campaignId } : {}) };
+}
+
+/** Every attempt is kept, accepted or not: the owner sees failures and retries in the console. */
+async function attempt(
+  ex: Executor,
+  mail: InboundMail,
+  recipient: string,
+  campaignId: string | null,
+  outcome: 'ACCEPTED' | 'DUPLICATE' | 'REFUSED',
+  reason: MailRefusal | null,
+  mailId: string | null,
+  now: Date,
+): Promise<void> {
+  await ex.insert(mailDeliveryAttempts).values({
+    id: newId('mat', now),
+    campaignId,
+    via: mail.via,
+    recipient,
+    remote: mail.remote,
+    size: mail.size,
+    outcome,
+    reason,
+    mailId,
+    providerDeliveryId: mail.providerDeliveryId,
+    createdAt: now,
+  });
+}
+
+/** Whether an SMTP recipient may be accepted at RCPT TO: a mailbox of an active campaign. */
+export async function acceptsRecipient(database: Database, address: string): Promise<boolean> {
+  const box = await mailboxAt(database.db, address.trim().toLowerCase());
+  if (!box) return false;
+  const [campaign] = await database.db
+    .select({ status: campaigns.status })
+    .from(campaigns)
+    .where(eq(campaigns.id, box.campaignId));
+  return campaign?.status === 'ACTIVE';
+}

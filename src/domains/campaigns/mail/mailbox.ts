@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import { and, count, eq, sql } from 'drizzle-orm';
+import { base32 } from '../../../kernel/ids.ts';
+import type { Executor } from '../../../storage/database.ts';
+import type { CampaignRow } from '../membership/member.ts';
+import { mailboxes, mailMessages } from './tables.ts';
+
+/**
+ * A campaign's receiving address (SPEC Mailbox): `<campaign-slug>-<random>@<mail domain>`,
+ * made on first use. The random part keeps addresses unguessable from the campaign's title, so
+ * a mailbox receives only from those it was given to.
+ */
+
+/** SPEC Limits (Mailbox): 1,000 messages and 20 MiB by default; nothing is deleted automatically. */
+export const MAILBOX_DEFAULTS = { messages: 1_000, bytes: 20 * 1024 * 1024 } as const;
+/** SPEC Limits: one delivery payload is at most 2 MiB; stored text at most 200,000 characters. */
+export const MAIL_LIMITS = { payloadBytes: 2 * 1024 * 1024, textChars: 200_000 } as const;
+
+export type MailboxRow = typeof mailboxes.$inferSelect;
+
+function slugOf(title: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 24)
+    .replace(/-+$/, '');
+  return slug || 'campaign';
+}
+
+/** The campaign's mailbox, made now if it has none (two makers race harmlessly on the key). */
+export async function ensureMailbox(
+  ex: Executor,
+  campaign: CampaignRow,
+  domain: string,
+  now: Date,
+): Promise<MailboxRow> {
+  await ex
+    .insert(mailboxes)
+    .values({
+      campaignId: campaign.id,
+      localPart: `${slugOf(campaign.title)}-${base32(randomBytes(5))}`,
+      domain,
+      deliveryState: 'UNVERIFIED',
+      messageLimit: MAILBOX_DEFAULTS.messages,
+      byteLimit: MAILBOX_DEFAULTS.bytes,
+      createdAt: now,
+    })
+    .onConflictDoNothing();
+  const [row] = await ex.select().from(mailboxes).where(eq(mailboxes.campaignId, campaign.id));
+  if (!row) throw new Error(`mailbox of campaign ${campaign.id} vanished after it was made`);
+  return row;
+}
+
+export async function mailboxOf(ex: Executor, campaignId: string): Promise<MailboxRow | null> {
+  const [row] = await ex.select().from(mailboxes).where(eq(mailboxes.campaignId, campaignId));
+  return row ?? null;
+}
+
+/** The mailbox an address names (case-insensitive), or null. */
+export async function mailboxAt(ex: Executor, address: string): Promise<MailboxRow | null> {
+  const at = address.lastIndexOf('@');
+  if (at <= 0) return null;
+  const local = address.slice(0, at);
+  const domain = address.slice(at + 1);
+  const [row] = await ex
+    .select()
+    .from(mailboxes)
+    .where(
+      and(
+        sql`lower(${mailboxes.localPart}) = lower(${local})`,
+        sql`lower(${mailboxes.domain}) = lower(${domain})`,
+      ),
+    );
+  return row ?? null;
+}
+
+/** How full the mailbox is. */
+export async function usageOf(
+  ex: Executor,
+  campaignId: string,
+): Promise<{ messages: number; bytes: number }> {
+  const [row] = await ex
+    .select({ messages: count(), bytes: sql<string | null>`sum(${mailMessages.size})` })
+    .from(mailMessages)
+    .where(eq(mailMessages.campaignId, campaignId));
+  return { messages: Number(row?.messages ?? 0), bytes: Number(row?.bytes ?? 0) };
+}
+
+/** The mailbox as agents and owners read it (SPEC Mailbox message: address, delivery_state, …). */
+export function presentMailbox(
+  m: MailboxRow,
+  usage: { messages: number; bytes: number },
+  campaignActive: boolean,
+) {
+  return {
+    address: `${m.localPart}@${m.domain}`,
+    status: campaignActive ? 'READY' : 'CLOSED',
+    delivery_state: m.deliveryState,
+    delivery_verified_at: m.deliveryVerifiedAt?.toISOString() ?? null,
+    meaning:
+      m.deliveryState === 'VERIFIED'
+        ? 'Mail has arrived at this address: delivery works.'
+        : 'No mail has arrived yet. READY only means the mailbox is enabled: send a check mail to the address to prove delivery works end to end (delivery_state turns VERIFIED).',
+    retention_policy: {
+      max_messages: m.messageLimit,
+      max_bytes: m.byteLimit,
+      max_payload_bytes: MAIL_LIMITS.payloadBytes,
+      max_text_chars: MAIL_LIMITS.textChars,
+      automatic_deletion: false,
+      when_full: 'New mail is refused until the owner makes room; nothing is deleted automatically.',
+      attachments: 'metadata only (name, type, size, sha256); attachment bytes are never stored',
+    },
+    usage,
+    full: usage.messages >= m.messageLimit || usage.bytes >= m.byteLimit,
+  };
+}

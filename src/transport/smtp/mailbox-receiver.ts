@@ -1,0 +1,58 @@
+import { readFileSync } from 'node:fs';
+import type { Logger } from 'pino';
+import type { Config } from '../../config/config.ts';
+import type { DeliveryOutcome, MailService } from '../../domains/campaigns/index.ts';
+import { type SmtpReceiver, startSmtpReceiver } from './receiver.ts';
+
+/** SPEC Limits (Mailbox): a delivery payload is at most 2 MiB; the SIZE extension advertises it. */
+const MAX_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The built-in SMTP receiver of `cairn serve` (CAIRN_SMTP_PORT; off when unset): recipients are
+ * campaign mailboxes, checked at RCPT TO, and every message ends in the same deliverMail as the
+ * providers' callbacks. It only receives; nothing here can send.
+ */
+export async function startMailboxReceiver(
+  config: Config,
+  mail: MailService,
+  logger: Logger,
+): Promise<SmtpReceiver | null> {
+  const { port, host, tlsKeyFile, tlsCertFile } = config.mail.smtp;
+  if (port === undefined) return null;
+  const tls =
+    tlsKeyFile && tlsCertFile
+      ? { key: readFileSync(tlsKeyFile), cert: readFileSync(tlsCertFile) }
+      : undefined;
+  const receiver = await startSmtpReceiver({
+    host,
+    port,
+    name: config.mail.domain,
+    maxBytes: MAX_BYTES,
+    tls,
+    acceptsRecipient: (address) => mail.acceptsRecipient(address),
+    deliver: async (message) => replyTo(await mail.deliver(message)),
+    logger,
+  });
+  logger.info(
+    { port: receiver.port, tls: tls !== undefined },
+    'SMTP receiver listening for campaign mailboxes',
+  );
+  return receiver;
+}
+
+/** One reply for the whole message: taken if any mailbox took it (or had it already). */
+function replyTo(outcomes: DeliveryOutcome[]): { ok: true } | { ok: false; code: number; message: string } {
+  if (outcomes.some((o) => o.outcome !== 'REFUSED')) return { ok: true };
+  switch (outcomes[0]?.reason) {
+    case 'MAILBOX_FULL':
+      return { ok: false, code: 552, message: 'Mailbox full; its owner has been told' };
+    case 'TOO_LARGE':
+      return { ok: false, code: 552, message: 'Message too large (2 MiB at most)' };
+    case 'CAMPAIGN_CLOSED':
+      return { ok: false, code: 550, message: 'Mailbox closed: its campaign takes no new mail' };
+    case 'MALFORMED':
+      return { ok: false, code: 554, message: 'Message could not be read' };
+    default:
+      return { ok: false, code: 550, message: 'No such mailbox here' };
+  }
+}

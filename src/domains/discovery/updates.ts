@@ -13,7 +13,7 @@ const ENTRIES: UpdateEntry[] = [
     id: 'upd_2026_11_24_mailboxes',
     date: '2026-11-24',
     title: 'Campaign mailboxes (receiving only)',
-    text: "Each campaign has a receiving address (campaign_mail_address). Mail arrives over the built-in SMTP receiver (CAIRN_SMTP_PORT), Mailgun (/v1/mailgun/inbound/json, signed) or Postal (/v1/postal/inbound/json, signed); it is stored as sanitised text with attachment metadata only, flagged for instruction-like content. Agents read it only after the campaign owner grants access: campaign_mail_request_access, campaign_mail_access_status, campaign_mail_list, campaign_mail_get and campaign_mail_wait. Sending mail is not available.",
+    text: 'Each campaign has a receiving address (campaign_mail_address). Mail arrives over the built-in SMTP receiver (CAIRN_SMTP_PORT), Mailgun (/v1/mailgun/inbound/json, signed) or Postal (/v1/postal/inbound/json, signed); it is stored as sanitised text with attachment metadata only, flagged for instruction-like content. Agents read it only after the campaign owner grants access: campaign_mail_request_access, campaign_mail_access_status, campaign_mail_list, campaign_mail_get and campaign_mail_wait. Sending mail is not available.',
   },
   {
     id: 'upd_2026_11_24_paid_tasks',

@@ -46,6 +46,9 @@ export function illFormedStrings(value: unknown, root: string): ValidationDetail
     if (typeof current === 'string') check(current, loc, 'the string');
     else if (Array.isArray(current)) {
       for (const [i, v] of current.entries()) stack.push([v, [...loc, i]]);
+    } else if (ArrayBuffer.isView(current)) {
+      // Raw bytes (a Buffer a route keeps unparsed, like the mail callbacks') hold no strings;
+      // walking them entry by entry would cost one object per byte.
     } else if (current !== null && typeof current === 'object') {
       for (const [k, v] of Object.entries(current)) {
         check(k, [...loc, k], 'the key');

@@ -104,6 +104,9 @@ function isoDate(raw: string | null): string | null {
   if (raw === null) return null;
   const time = Date.parse(raw.replace(/\s+/g, ' ').trim());
   if (Number.isNaN(time)) return null;
+  // Years the database stores (0001-9999); a sender's year 10000 is no date anyone can use.
+  const year = new Date(time).getUTCFullYear();
+  if (year < 1 || year > 9999) return null;
   try {
     return new Date(time).toISOString();
   } catch {
@@ -149,7 +152,13 @@ function cleanField(
   return { value, spans: fieldSpans(where, value, hidden) };
 }
 
-const normaliseType = (type: string): string => type.trim().toLowerCase() || 'application/octet-stream';
+/** A media type as RFC 2045 spells one (token characters); anything else is not stored as given. */
+const normaliseType = (type: string): string => {
+  const cleaned = type.trim().toLowerCase();
+  return /^[a-z0-9!#$&^_.+-]{1,127}\/[a-z0-9!#$&^_.+-]{1,127}$/.test(cleaned)
+    ? cleaned
+    : 'application/octet-stream';
+};
 
 /** The stored mail: body read and annotated, header fields and attachment names cleaned and scanned. */
 function finishMail(fields: MailFields): ParsedMail {

@@ -192,12 +192,12 @@ describe('campaign mailboxes', () => {
     const [again] = await deliver(address, raw);
     expect(again).toMatchObject({ outcome: 'DUPLICATE', mail_id: first?.mail_id });
 
+    // Provider ids are install-wide and the PostgreSQL test database outlives a run: one per run.
+    const replayId = `postal-${key()}`;
     const replayed = mime({ to: address, body: 'Second message' });
-    expect((await deliver(address, replayed, { providerDeliveryId: 'postal-77' }))[0]?.outcome).toBe(
-      'ACCEPTED',
-    );
+    expect((await deliver(address, replayed, { providerDeliveryId: replayId }))[0]?.outcome).toBe('ACCEPTED');
     expect(
-      (await deliver(address, mime({ to: address, body: 'Third' }), { providerDeliveryId: 'postal-77' }))[0],
+      (await deliver(address, mime({ to: address, body: 'Third' }), { providerDeliveryId: replayId }))[0],
     ).toMatchObject({
       outcome: 'REFUSED',
       reason: 'REPLAYED',
@@ -308,6 +308,24 @@ describe('campaign mailboxes', () => {
       false,
     );
     expect(mixed.code).toBe('CURSOR_INVALID');
+  });
+
+  it('stores mail whose Date the database could not hold, without the date', async () => {
+    const { coordinator, campaignId, address } = await grantedMailbox();
+    const far = Buffer.from(
+      mime({ to: address })
+        .toString('utf8')
+        .replace('Tue, 24 Nov 2026 10:00:00 +0000', 'Sat, 1 Jan 10000 00:00:00 +0000'),
+    );
+    const [outcome] = await deliver(address, far);
+    expect(outcome?.outcome).toBe('ACCEPTED');
+    const got = await ok(
+      coordinator,
+      'campaign_mail_get',
+      { campaign_id: campaignId, mail_id: outcome?.mail_id },
+      false,
+    );
+    expect(got.sent_at).toBeNull();
   });
 
   it('refuses delivery to a closed campaign', async () => {

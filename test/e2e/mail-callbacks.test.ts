@@ -104,6 +104,28 @@ describe('Mailgun callback', () => {
     });
     expect((await replay.json()).outcomes[0]).toMatchObject({ outcome: 'REFUSED', reason: 'REPLAYED' });
 
+    // The signature covers timestamp and token only: the same triple for another mailbox is a
+    // replay too, so a captured post cannot be pointed elsewhere.
+    const other = await mailbox();
+    const redirected = new URLSearchParams(form);
+    redirected.set('recipient', other.address);
+    const moved = await post('/v1/mailgun/inbound/json', redirected.toString(), {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
+    expect((await moved.json()).outcomes[0]).toMatchObject({ recipient: other.address, reason: 'REPLAYED' });
+    const otherView = await ownerApi(server, other.token, 'GET', `/v1/campaigns/${other.campaignId}/mail`);
+    expect(otherView.body.usage.messages).toBe(0);
+
+    // More recipients than one message may have: refused whole.
+    const crowd = mailgunForm(Array.from({ length: 21 }, (_, i) => `x${i}-${address}`).join(','));
+    expect(
+      (
+        await post('/v1/mailgun/inbound/json', crowd.toString(), {
+          'content-type': 'application/x-www-form-urlencoded',
+        })
+      ).status,
+    ).toBe(406);
+
     const forged = mailgunForm(address);
     forged.set('signature', 'f'.repeat(64));
     expect(

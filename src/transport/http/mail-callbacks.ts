@@ -201,13 +201,25 @@ async function readForm(
     const files: MailgunFile[] = [];
     let parser: Busboy.Busboy;
     try {
-      parser = Busboy({ headers: { 'content-type': contentType }, limits: { fields: 200, files: 50 } });
+      // A field as large as the whole payload may be (body-mime, body-plain), never cut silently.
+      parser = Busboy({
+        headers: { 'content-type': contentType },
+        limits: { fields: 200, files: 50, fieldSize: PAYLOAD_BYTES },
+      });
     } catch {
       resolve(null);
       return;
     }
-    parser.on('field', (name, value) => {
+    let cut = false;
+    parser.on('field', (name, value, info) => {
+      if (info.valueTruncated || info.nameTruncated) cut = true;
       fields[name] = value;
+    });
+    parser.on('fieldsLimit', () => {
+      cut = true;
+    });
+    parser.on('filesLimit', () => {
+      cut = true;
     });
     parser.on('file', (field, stream, info) => {
       const hash = createHash('sha256');
@@ -227,7 +239,7 @@ async function readForm(
       });
     });
     parser.on('error', () => resolve(null));
-    parser.on('close', () => resolve({ fields, files }));
+    parser.on('close', () => resolve(cut ? null : { fields, files }));
     parser.end(raw);
   });
 }

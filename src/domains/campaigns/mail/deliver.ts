@@ -7,7 +7,7 @@ import type { InboundMail, MailRefusal, ProcessedMail } from '../../mail/types.t
 import { appendEvent } from '../ledger/ledger.ts';
 import { campaigns } from '../tables.ts';
 import { MAIL_LIMITS, type MailboxRow, mailboxAt, usageOf } from './mailbox.ts';
-import { mailboxes, mailDeliveryAttempts, mailMessages } from './tables.ts';
+import { mailboxes, mailDeliveryAttempts, mailMessages, mailProviderDeliveries } from './tables.ts';
 
 /**
  * deliverMail: the one use case every way in ends in (the built-in SMTP receiver, the Mailgun and
@@ -16,6 +16,9 @@ import { mailboxes, mailDeliveryAttempts, mailMessages } from './tables.ts';
  * sanitised text and attachment metadata, mark delivery VERIFIED, log the attempt, and wake the
  * mailbox's waiters on every replica. Refusals store nothing but the attempt.
  */
+
+/** Recipients of one message, at most (the SMTP receiver's limit too). */
+const MAX_RECIPIENTS = 20;
 
 /** The NOTIFY channel of campaign_mail_wait; the payload is the campaign id. */
 export const MAIL_CHANNEL = 'cairn_mail';
@@ -54,6 +57,10 @@ export async function deliverMail(
   now: () => Date,
 ): Promise<DeliveryOutcome[]> {
   const recipients = [...new Set(mail.recipients.map((r) => r.trim().toLowerCase()).filter(Boolean))];
+  // As the SMTP receiver: at most 20 recipients a message (a provider's post says as many as it likes).
+  if (recipients.length > MAX_RECIPIENTS) {
+    return [await refuse(database.db, mail, `${recipients.length} recipients`, null, 'MALFORMED', now())];
+  }
   const targets: Array<{ recipient: string; box: MailboxRow | null }> = [];
   const seen = new Set<string>();
   for (const recipient of recipients) {
@@ -70,6 +77,13 @@ export async function deliverMail(
 
   if (targets.length === 0) return [];
   if (mail.size > MAIL_LIMITS.payloadBytes) return refuseAll('TOO_LARGE');
+  // A provider's delivery is taken once, install-wide, before anything is read or stored.
+  if (
+    mail.providerDeliveryId &&
+    !(await firstSighting(database.db, mail.via, mail.providerDeliveryId, now()))
+  ) {
+    return refuseAll('REPLAYED');
+  }
   const known = targets.filter((t) => t.box);
   const unknown = await Promise.all(
     targets
@@ -86,7 +100,8 @@ export async function deliverMail(
     else throw new Error('no message');
   } catch (err) {
     // A busy or closed pool is not the mail's fault: it propagates, and the sender retries.
-    if (!(err instanceof MailRefused)) throw err;
+    // A parse that ran out of time may have met a loaded machine: the sender retries that too.
+    if (!(err instanceof MailRefused) || err.code === 'PARSE_TIMEOUT') throw err;
     const reason: MailRefusal = err.code === 'TOO_LARGE' ? 'TOO_LARGE' : 'MALFORMED';
     return [
       ...unknown,
@@ -102,9 +117,16 @@ export async function deliverMail(
   const stored: DeliveryOutcome[] = [];
   for (const t of known) {
     const box = t.box as MailboxRow;
-    stored.push(
-      await database.transaction((tx) => store(tx, box, t.recipient, mail, parsed, bodyHash, now())),
-    );
+    try {
+      stored.push(
+        await database.transaction((tx) => store(tx, box, t.recipient, mail, parsed, bodyHash, now())),
+      );
+    } catch (err) {
+      // A value the database will not hold (SQLSTATE class 22) is the mail's own fault: it is
+      // refused and recorded, not retried forever.
+      if (!isDataError(err)) throw err;
+      stored.push(await refuse(database.db, mail, t.recipient, box.campaignId, 'MALFORMED', now()));
+    }
   }
   return [...unknown, ...stored];
 }
@@ -130,20 +152,6 @@ async function store(
     .where(eq(campaigns.id, box.campaignId));
   if (!locked || campaign?.status !== 'ACTIVE')
     return refuse(ex, mail, recipient, box.campaignId, 'CAMPAIGN_CLOSED', now);
-  if (mail.providerDeliveryId) {
-    const [again] = await ex
-      .select({ id: mailDeliveryAttempts.id })
-      .from(mailDeliveryAttempts)
-      .where(
-        and(
-          eq(mailDeliveryAttempts.via, mail.via),
-          eq(mailDeliveryAttempts.providerDeliveryId, mail.providerDeliveryId),
-          eq(mailDeliveryAttempts.campaignId, box.campaignId),
-          sql`${mailDeliveryAttempts.outcome} <> 'REFUSED'`,
-        ),
-      );
-    if (again) return refuse(ex, mail, recipient, box.campaignId, 'REPLAYED', now);
-  }
   const [duplicate] = await ex
     .select({ id: mailMessages.id })
     .from(mailMessages)
@@ -209,6 +217,24 @@ async function store(
   // Transactional: waiters on every replica wake once this commits.
   await ex.execute(sql`select pg_notify(${MAIL_CHANNEL}, ${box.campaignId})`);
   return { recipient, outcome: 'ACCEPTED', campaign_id: box.campaignId, mail_id: mailId };
+}
+
+/** Claims a provider delivery id; false when it was seen before. */
+async function firstSighting(ex: Executor, via: string, deliveryId: string, now: Date): Promise<boolean> {
+  const rows = await ex
+    .insert(mailProviderDeliveries)
+    .values({ via, deliveryId, seenAt: now })
+    .onConflictDoNothing()
+    .returning({ id: mailProviderDeliveries.deliveryId });
+  return rows.length === 1;
+}
+
+function isDataError(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('22')) return true;
+  }
+  return false;
 }
 
 async function refuse(

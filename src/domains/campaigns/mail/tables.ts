@@ -128,3 +128,18 @@ export const mailAccess = pgTable(
     uniqueIndex('mail_access_request_key').on(t.requestId),
   ],
 );
+
+/**
+ * Provider deliveries seen, install-wide: a signed Mailgun token or a Postal message is taken
+ * once, whichever mailboxes it names (a signature that does not cover the recipients must not be
+ * reusable against another mailbox).
+ */
+export const mailProviderDeliveries = pgTable(
+  'mail_provider_deliveries',
+  {
+    via: text('via').notNull(),
+    deliveryId: text('delivery_id').notNull(),
+    seenAt: ts('seen_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.via, t.deliveryId] })],
+);

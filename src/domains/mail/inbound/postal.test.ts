@@ -139,7 +139,7 @@ describe('postalToInbound', () => {
         ],
       },
       size: 822,
-      providerDeliveryId: '12345',
+      providerDeliveryId: '12345:rtmuzogUauKN',
       remote: 'postal',
     });
     // The attachment's bytes are gone.

@@ -261,8 +261,12 @@ export function postalToInbound(body: unknown): InboundMail | PostalMalformed {
   };
 }
 
+/**
+ * The delivery's identity for replay protection: Postal's id counts up per mail server (two
+ * servers, or a reset database, reuse ids), so the message's random token goes with it.
+ */
 function deliveryIdOf(p: { id?: number | string | undefined; token?: string | undefined }): string | null {
-  if (p.id !== undefined) return String(p.id);
+  if (p.id !== undefined) return p.token ? `${p.id}:${p.token}` : String(p.id);
   return p.token ?? null;
 }
 

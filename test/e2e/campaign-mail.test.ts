@@ -115,9 +115,12 @@ describe('campaign mailboxes', () => {
     expect(
       (await ok(coordinator, 'campaign_mail_access_status', { campaign_id: campaignId }, false)).status,
     ).toBe('REQUESTED');
-    expect((await refused(coordinator, 'campaign_mail_list', { campaign_id: campaignId }, false)).code).toBe(
-      'MAIL_ACCESS_REQUIRED',
-    );
+    // While it waits, the refusal still names a move: checking where the request stands.
+    const waiting = await callTool(coordinator.client, 'campaign_mail_list', { campaign_id: campaignId });
+    expect(waiting.body.error).toMatchObject({ code: 'MAIL_ACCESS_REQUIRED' });
+    expect(waiting.body.error.allowed_alternatives).toEqual([
+      expect.objectContaining({ tool: 'campaign_mail_access_status' }),
+    ]);
 
     const token = await ownerTokenOf(server, coordinator);
     const requests = await ownerApi(server, token, 'GET', `/v1/campaigns/${campaignId}/mail/access-requests`);

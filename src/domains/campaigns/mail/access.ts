@@ -35,8 +35,9 @@ export function presentAccess(campaignId: string, row: AccessRow | null) {
       arguments: inCampaign,
     },
     REQUESTED: {
-      action:
-        "Wait for the campaign's owner to decide in the console; campaign_mail_access_status tells you when.",
+      tool: 'campaign_mail_access_status',
+      action: "The campaign's owner decides in the console; check here later where it stands.",
+      arguments: inCampaign,
     },
     GRANTED: { tool: 'campaign_mail_list', action: "Read the campaign's mail.", arguments: inCampaign },
     DECLINED: {

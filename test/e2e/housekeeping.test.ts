@@ -4,22 +4,29 @@ import { deviceAuthorizations } from '../../src/domains/identity/credentials/tab
 import { sweepIdentity } from '../../src/domains/identity/index.ts';
 import { mcpNotifications } from '../../src/domains/identity/tables.ts';
 import { FakeClock } from '../../src/kernel/clock.ts';
+import { onPostgres } from '../support/database.ts';
 import { createAgent, uniqueEmail } from '../support/factories.ts';
+import { type OwnDatabase, ownDatabase } from '../support/own-database.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 /**
- * The sweep against rows made in the past (the clock starts days ago and is brought to now),
- * so that on a shared database it never touches what other tests are using.
+ * The sweep against rows made in the past (the clock starts days ago and is brought to now).
+ * Some sweeps here look a month ahead (tokens ended 30 days ago leave), which on the shared
+ * PostgreSQL test database would end other files' live MCP sessions: on PostgreSQL this file
+ * has a database of its own.
  */
 
 let server: TestServer;
+let own: OwnDatabase | null = null;
 const clock = new FakeClock(new Date(Date.now() - 9 * 86_400_000));
 
 beforeAll(async () => {
-  server = await startTestServer({ clock });
+  if (onPostgres) own = await ownDatabase('cairn_housekeeping', process.env.TEST_DATABASE_URL as string);
+  server = await startTestServer({ clock, ...(own ? { database: own.database } : {}) });
 });
 afterAll(async () => {
   await server?.close();
+  await own?.drop();
 });
 
 const rpc = (key: string, body: unknown, sessionId?: string) =>

@@ -84,7 +84,7 @@ function balancePanel(b: Balance): SafeHtml {
   return html`<section class="panel" id="balance">
     <h2>Balance</h2>
     <dl class="facts">${amounts}
-      <dt>Platform fee</dt><dd>${b.platform_fee_pct}% of each reward, taken when the reward is funded and not returned on a refund</dd>
+      <dt>Platform fee</dt><dd>${b.platform_fee_pct}% of each reward, taken when the reward is funded and returned with it if the task is cancelled</dd>
     </dl>
     <h3>Adding funds</h3>
     <p>${b.how_to_add_funds}</p>

@@ -194,6 +194,15 @@ describe('campaign mailboxes', () => {
     const [first] = await deliver(address, raw);
     const [again] = await deliver(address, raw);
     expect(again).toMatchObject({ outcome: 'DUPLICATE', mail_id: first?.mail_id });
+    // The same message by another path (a relay adds its Received header) is the same mail.
+    const relayed = Buffer.concat([
+      Buffer.from('Received: from backup-mx.example.org by mx.cairn.test\r\n'),
+      raw,
+    ]);
+    expect((await deliver(address, relayed))[0]).toMatchObject({
+      outcome: 'DUPLICATE',
+      mail_id: first?.mail_id,
+    });
 
     // Provider ids are install-wide and the PostgreSQL test database outlives a run: one per run.
     const replayId = `postal-${key()}`;

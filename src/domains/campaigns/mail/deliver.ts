@@ -110,8 +110,18 @@ export async function deliverMail(
       )),
     ];
   }
+  // What the message says, the same way for every way in: relays add Received and DKIM headers,
+  // so the raw bytes of one message differ by path; its content and attachments do not.
   const bodyHash = createHash('sha256')
-    .update(mail.raw ?? JSON.stringify([parsed.from, parsed.to, parsed.subject, parsed.date, parsed.text]))
+    .update(
+      JSON.stringify([
+        parsed.from,
+        parsed.subject,
+        parsed.date,
+        parsed.text,
+        parsed.attachments.map((a) => [a.name, a.size, a.sha256]),
+      ]),
+    )
     .digest('hex');
 
   const stored: DeliveryOutcome[] = [];

@@ -67,8 +67,8 @@ export interface ParsedMail {
 }
 
 /**
- * A provider's already-parsed message (Mailgun's parsed POST, Postal's processed JSON). The same
- * shape as the mail area's ProcessedMail, declared here because the parsing layer imports no area.
+ * A provider's already-parsed message (Mailgun's parsed POST, Postal's processed JSON). The mail
+ * area's ProcessedMail is this type (the parsing layer imports no area, so it is declared here).
  */
 export interface ProcessedMailInput {
   from: string | null;

@@ -1,3 +1,5 @@
+import type { ProcessedMailInput } from '../../parsing/index.ts';
+
 /**
  * Plain types of the mail area (issue 18) that transports and parsers share: one inbound mail,
  * however it arrived, as the deliverMail use case takes it. Nothing here sends mail.
@@ -25,17 +27,8 @@ export interface InboundMail {
   remote: string | null;
 }
 
-/** A provider's parsed message (Mailgun's fully parsed POST, Postal's processed JSON). */
-export interface ProcessedMail {
-  from: string | null;
-  to: string | null;
-  subject: string | null;
-  date: string | null;
-  messageId: string | null;
-  text: string | null;
-  html: string | null;
-  attachments: Array<{ name: string | null; contentType: string; size: number; sha256: string | null }>;
-}
+/** A provider's parsed message (Mailgun's fully parsed POST, Postal's processed JSON): parsing's shape. */
+export type ProcessedMail = ProcessedMailInput;
 
 /** Why an inbound mail was refused (recorded as a failed attempt; nothing stored). */
 export type MailRefusal =

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { newId } from '../../../kernel/ids.ts';
-import { MailRefused } from '../../../parsing/index.ts';
+import { MailRefused, type ParsedMail } from '../../../parsing/index.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
 import type { InboundMail, MailRefusal, ProcessedMail } from '../../mail/types.ts';
 import { appendEvent } from '../ledger/ledger.ts';
@@ -23,20 +23,7 @@ const MAX_RECIPIENTS = 20;
 /** The NOTIFY channel of campaign_mail_wait; the payload is the campaign id. */
 export const MAIL_CHANNEL = 'cairn_mail';
 
-/** A parsed message as the parsing layer hands it over (text sanitised, attachments metadata only). */
-export interface ParsedMail {
-  from: string | null;
-  to: string | null;
-  subject: string | null;
-  date: string | null;
-  messageId: string | null;
-  text: string;
-  truncated: boolean;
-  attachments: Array<{ name: string | null; content_type: string; size: number; sha256: string | null }>;
-  flags: string[];
-  instructionSpans: unknown[];
-}
-
+/** What deliverMail needs of the parser pool (ParserPool is one). */
 export interface MailParser {
   parseMail(raw: Buffer): Promise<ParsedMail>;
   parseProcessedMail(p: ProcessedMail): Promise<ParsedMail>;

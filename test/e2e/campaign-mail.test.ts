@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWith, key, type Member, newMember, ok, refused } from '../support/campaigns.ts';
 import { callTool } from '../support/factories.ts';
-import { ownerApi, ownerTokenOf } from '../support/rewards.ts';
+import { ownerApi, ownerTokenOf } from '../support/owner-api.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 /**
@@ -163,6 +163,8 @@ describe('campaign mailboxes', () => {
       false,
     );
     expect(got.window.text).toContain('Curlews were seen on the north ridge.');
+    // The whole mail fits one window: the next move is back to the mailbox.
+    expect(got.next_steps).toEqual([expect.objectContaining({ tool: 'campaign_mail_list' })]);
 
     const revoked = await ownerApi(
       server,

@@ -113,7 +113,22 @@ export const campaignMailGet = memberTool({
       .describe(`Window size (default ${LIMITS.readWindow.defaultChars}).`),
   },
   mutates: false,
-  handler: async (ctx, input, m) => getMail(ctx.ex, m, input),
+  handler: async (ctx, input, m) => {
+    const got = await getMail(ctx.ex, m, input);
+    const inCampaign = { campaign_id: m.campaign.id };
+    return {
+      ...got,
+      next_steps: [
+        got.window.next_offset !== null
+          ? {
+              tool: 'campaign_mail_get',
+              action: 'Read the next window of this mail.',
+              arguments: { ...inCampaign, mail_id: got.mail_id, offset: got.window.next_offset },
+            }
+          : { tool: 'campaign_mail_list', action: 'Back to the mailbox.', arguments: inCampaign },
+      ],
+    };
+  },
 });
 
 export const campaignMailWait = memberTool({

@@ -1,7 +1,7 @@
 import { createHmac, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWith, key, newMember, ok } from '../support/campaigns.ts';
-import { ownerApi, ownerTokenOf } from '../support/rewards.ts';
+import { ownerApi, ownerTokenOf } from '../support/owner-api.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 /**

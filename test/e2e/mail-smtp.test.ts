@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWith, key, newMember, ok } from '../support/campaigns.ts';
-import { ownerApi, ownerTokenOf } from '../support/rewards.ts';
+import { ownerApi, ownerTokenOf } from '../support/owner-api.ts';
 import { freePort, startTestServer, type TestServer } from '../support/test-server.ts';
 
 /**

@@ -1,35 +1,11 @@
 import { expect } from 'vitest';
 import type { Member } from './campaigns.ts';
+
+export { ownerApi, ownerTokenOf } from './owner-api.ts';
+
 import type { TestServer } from './test-server.ts';
 
 /** Helpers for paid-task tests: owner API calls, balances, and the invariant check after each scenario. */
-
-/** An owner API token for the owner of `m` (cd_own_…). */
-export async function ownerTokenOf(server: TestServer, m: { ownerEmail: string }): Promise<string> {
-  return (await server.app.services.identity.addOwnerToken(m.ownerEmail, 'rewards', 1)).token;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: tests read into arbitrary JSON answers
-type Json = Record<string, any>;
-
-/** Calls the owner API with a bearer; answers status and parsed body. */
-export async function ownerApi(
-  server: TestServer,
-  token: string,
-  method: 'GET' | 'POST',
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${server.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
 
 /** Credits the owner of `m` through the funding provider, as the operator would. */
 export async function credit(

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evidence } from '../../src/domains/reading/tables.ts';
 import { fixtureBytes } from '../fixtures/sbom/fixtures.ts';
@@ -55,7 +56,16 @@ const api = async (path: string, init: { method?: string; body?: unknown; token?
 const json = async (res: Response) => ({ status: res.status, body: await res.json() });
 const importFile = async (body: Record<string, unknown>, token?: string) =>
   json(await api('/v1/research/imports', { body, ...(token ? { token } : {}) }));
-const evidenceRows = async () => (await server.database.db.select({ id: evidence.id }).from(evidence)).length;
+/**
+ * The importing owner's evidence rows: counted for that owner alone, since on the shared
+ * PostgreSQL test database other files store evidence at the same time.
+ */
+const evidenceRows = async () => {
+  const owner = await server.app.services.identity.requireOwner(coordinator.ownerEmail);
+  return (
+    await server.database.db.select({ id: evidence.id }).from(evidence).where(eq(evidence.ownerId, owner.id))
+  ).length;
+};
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
 const sha256 = (bytes: Uint8Array) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 

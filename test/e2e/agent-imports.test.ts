@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { inArray } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { evidence } from '../../src/domains/reading/tables.ts';
 import { campaignWith, key, type Member, newMember, ok, publishTask, refused } from '../support/campaigns.ts';
@@ -33,7 +34,17 @@ afterAll(async () => {
 });
 
 const sha256 = (bytes: Uint8Array) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
-const evidenceRows = async () => (await server.database.db.select({ id: evidence.id }).from(evidence)).length;
+/**
+ * Evidence of this file's agents (every import here is theirs): a global count would change
+ * while other files store evidence on the shared PostgreSQL test database.
+ */
+const evidenceRows = async () =>
+  (
+    await server.database.db
+      .select({ id: evidence.id })
+      .from(evidence)
+      .where(inArray(evidence.agentId, [coordinator.agentId, participant.agentId, outsider.agentId]))
+  ).length;
 
 const NOTES = 'Field notes: the curlew nest on the upper moor held four eggs on 3 May.\nSecond line.';
 

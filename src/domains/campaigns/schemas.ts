@@ -51,3 +51,8 @@ export const limitArg = (max: number, dflt: number) =>
 export const cursorArg = plainLine(1, LIMITS.skillsList.cursorChars).describe(
   'The cursor from the previous page; omitted, the first page.',
 );
+
+export const mailIdArg = z
+  .string()
+  .regex(/^mail_[0-9A-Za-z]{1,64}$/, 'a mail id starts with mail_')
+  .describe('A mail of this campaign (mail_…), from campaign_mail_list or campaign_mail_wait.');

@@ -13,7 +13,7 @@ import * as tables from './tables.ts';
 /** The reading area's public surface: guarded reads, evidence, citations and policy receipts. */
 
 export { IMPORT_FORMATS, type ImportFormat } from '../../parsing/index.ts';
-export { storeAuthored } from './authored.ts';
+export { storeAuthored, storeReceivedMail } from './authored.ts';
 export {
   type ImportFileInput,
   importFileArgs,

@@ -106,9 +106,10 @@ export const noCampaigns: ReadCoverage = {
 
 /**
  * Where evidence came from (SPEC, Evidence and citation): a read by the server, a stored copy,
- * a person's import in the console (OWNER_IMPORT), or a file an agent handed in (AGENT_SUBMITTED).
+ * a person's import in the console (OWNER_IMPORT), a file an agent handed in (AGENT_SUBMITTED), or
+ * mail a campaign mailbox received that a granted agent turned into evidence (RECEIVED_MAIL).
  */
-export type Provenance = 'SERVER_FETCH' | 'SNAPSHOT' | 'OWNER_IMPORT' | 'AGENT_SUBMITTED';
+export type Provenance = 'SERVER_FETCH' | 'SNAPSHOT' | 'OWNER_IMPORT' | 'AGENT_SUBMITTED' | 'RECEIVED_MAIL';
 
 /** A stored read, as the reading area hands it to other areas (verification, findings). */
 export interface EvidenceRecord {

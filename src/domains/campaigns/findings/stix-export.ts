@@ -77,8 +77,8 @@ function toStixEvidence(e: EvidenceRecord): StixEvidenceInput {
       ? 'SBOM_IMPORT'
       : e.provenance === 'SERVER_FETCH' || e.provenance === 'SNAPSHOT'
         ? 'WEB_READ'
-        : e.provenance === 'AGENT_SUBMITTED'
-          ? 'AGENT_SUBMITTED'
+        : e.provenance === 'AGENT_SUBMITTED' || e.provenance === 'RECEIVED_MAIL'
+          ? e.provenance
           : 'OWNER_IMPORT',
     url,
     sha256: e.bodyHash,

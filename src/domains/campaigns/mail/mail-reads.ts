@@ -173,3 +173,38 @@ export async function waitForMail(
     note: UNTRUSTED_NOTE,
   };
 }
+
+/**
+ * The mail an agent turns into campaign evidence (evidence_submit with mail_id): the grant is
+ * checked like any read, and the row is locked so two agents sharing one mail make one evidence.
+ */
+export async function mailForEvidence(ex: Executor, m: Membership, mailId: string): Promise<MailRow> {
+  await requireMailAccess(ex, m);
+  const [row] = await ex
+    .select()
+    .from(mailMessages)
+    .where(and(eq(mailMessages.id, mailId), eq(mailMessages.campaignId, m.campaign.id)))
+    .for('update');
+  if (!row) {
+    throw new DomainError(
+      'NOT_FOUND',
+      `No mail ${mailId} in this campaign.`,
+      { mail_id: mailId },
+      {
+        next: 'Pick a mail_id from campaign_mail_list.',
+        alternatives: [
+          {
+            tool: 'campaign_mail_list',
+            action: "List the campaign's mail.",
+            arguments: { campaign_id: m.campaign.id },
+          },
+        ],
+      },
+    );
+  }
+  return row;
+}
+
+export async function recordMailEvidence(ex: Executor, mailId: string, evidenceId: string): Promise<void> {
+  await ex.update(mailMessages).set({ evidenceId }).where(eq(mailMessages.id, mailId));
+}

@@ -2,17 +2,12 @@ import { z } from 'zod';
 import { LIMITS } from '../../../kernel/limits.ts';
 import { memberTool } from '../campaign-tool.ts';
 import { requireMembership } from '../membership/member.ts';
-import { cursorArg, limitArg, longText } from '../schemas.ts';
+import { cursorArg, limitArg, longText, mailIdArg } from '../schemas.ts';
 import { accessOf, presentAccess, requestAccess } from './access.ts';
 import { getMail, listMail, waitForMail } from './mail-reads.ts';
 import { ensureMailbox, presentMailbox, usageOf } from './mailbox.ts';
 
 /** The campaign mailbox tools (SPEC campaign_mail_*): receiving only; nothing here sends mail. */
-
-const mailIdArg = z
-  .string()
-  .regex(/^mail_[0-9A-Za-z]{1,64}$/, 'a mail id starts with mail_')
-  .describe('A mail of this campaign (mail_…), from campaign_mail_list or campaign_mail_wait.');
 
 export const campaignMailAddress = memberTool({
   name: 'campaign_mail_address',

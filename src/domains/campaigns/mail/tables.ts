@@ -66,6 +66,8 @@ export const mailMessages = pgTable(
     flags: jsonb('flags').$type<string[]>().notNull(),
     instructionSpans: jsonb('instruction_spans').$type<unknown[]>().notNull(),
     receivedAt: ts('received_at').notNull(),
+    /** The campaign evidence this mail became (evidence_submit with mail_id): made once, then shared. */
+    evidenceId: text('evidence_id'),
   },
   (t) => [
     uniqueIndex('mail_messages_seq_key').on(t.seq),

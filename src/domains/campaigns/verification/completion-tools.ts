@@ -3,9 +3,10 @@ import { LIMITS } from '../../../kernel/limits.ts';
 import { importFileArgs } from '../../reading/index.ts';
 import { campaignTool } from '../campaign-tool.ts';
 import { afterSubmit } from '../next-steps.ts';
-import { evidenceIdArg, leaseIdArg, longText, taskIdArg } from '../schemas.ts';
+import { evidenceIdArg, leaseIdArg, longText, mailIdArg, taskIdArg } from '../schemas.ts';
 import { completeTask, reverify } from './completion.ts';
 import { importEvidence, submitEvidence, submitForm } from './evidence-share.ts';
+import { submitMailEvidence } from './mail-evidence.ts';
 
 /** Handing in results and sharing evidence. */
 
@@ -60,20 +61,28 @@ const evidenceSubmit = campaignTool({
   name: 'evidence_submit',
   description:
     "Share stored evidence you may see (one of your reads) with the campaign, optionally for a task. Who sees it follows the campaign's visibility mode. Reads made under a lease are shared automatically. " +
+    "Or turn a mail of the campaign's mailbox into evidence (mail_id, needs your mail grant): provenance RECEIVED_MAIL, trust_label UNTRUSTED_EMAIL, so quotations of it verify; its text is then shared with the campaign like any evidence. " +
     'Or import a file instead: omit evidence_id and send data_base64 (any file) or text (a text file), with format, title, source_date, source_url, authorized and ocr as the console import takes them (PDF, PNG, JPEG, text, HTML, snapshot, log, CycloneDX or SPDX JSON). ' +
     `It becomes evidence with provenance AGENT_SUBMITTED, trust_label UNVERIFIED (nobody checked where it came from), in a campaign you are an active member of (and for task_id, a task you can see). The whole MCP request is limited to ${MCP_BODY_MIB} MiB, so a file must fit in it (base64 adds a third); larger files (up to 12 MiB) are imported by the campaign's owner in the console (POST /v1/research/imports).`,
   args: {
     evidence_id: evidenceIdArg
       .optional()
       .describe('Stored evidence to share (evd_…); omit it when you import a file.'),
+    mail_id: mailIdArg
+      .optional()
+      .describe(
+        'A campaign mail to turn into evidence (mail_…, from campaign_mail_list); alone, without evidence_id or a file.',
+      ),
     task_id: taskIdArg.optional(),
     note: longText(2_000).optional().describe('Why it matters (up to 2,000 characters).'),
     ...importFileArgs,
   },
   mutates: true,
   handler: async (ctx, input) => {
-    if (submitForm(input) === 'import') {
-      return importEvidence(ctx.ex, ctx.services.imports, ctx.caller, input);
+    const form = submitForm(input);
+    if (form === 'import') return importEvidence(ctx.ex, ctx.services.imports, ctx.caller, input);
+    if (form === 'mail') {
+      return submitMailEvidence(ctx.ex, ctx.caller, { ...input, mailId: input.mailId! }, ctx.clock.now());
     }
     return submitEvidence(
       ctx.ex,

@@ -12,7 +12,7 @@ import {
   sendsOneFile,
 } from '../../reading/index.ts';
 import { appendEvent } from '../ledger/ledger.ts';
-import { requireMembership } from '../membership/member.ts';
+import { type Membership, requireMembership } from '../membership/member.ts';
 import { findCampaign } from '../membership/members-repo.ts';
 import { campaignEvidence } from '../tables.ts';
 import { taskForMember } from '../tasks/task-access.ts';
@@ -42,12 +42,26 @@ export async function submitEvidence(
       evidence_id: evidence.id,
     });
   }
+  return shareEvidence(ex, member, evidence, input, now);
+}
+
+/**
+ * Shares evidence with the member's campaign (and a task): once per campaign, with an
+ * EVIDENCE_SUBMITTED event the first time; `already_shared` says whether it was already there.
+ */
+export async function shareEvidence(
+  ex: Executor,
+  member: Membership,
+  evidence: { id: string; provenance: string },
+  input: { taskId?: string | undefined; note?: string | undefined },
+  now: Date,
+) {
   const inserted = await ex
     .insert(campaignEvidence)
     .values({
       campaignId: member.campaign.id,
       evidenceId: evidence.id,
-      agentId: caller.agent.id,
+      agentId: member.agentId,
       authorRole: member.role,
       taskId: input.taskId ?? null,
       note: input.note ?? null,
@@ -61,7 +75,7 @@ export async function submitEvidence(
       member.campaign.id,
       {
         kind: 'EVIDENCE_SUBMITTED',
-        actor: { agentId: caller.agent.id, role: member.role },
+        actor: { agentId: member.agentId, role: member.role },
         taskId: input.taskId ?? null,
         evidenceIds: [evidence.id],
         payload: { evidence_id: evidence.id, note: input.note ?? null, provenance: evidence.provenance },
@@ -93,20 +107,33 @@ const FILE_FIELDS = {
 export type SubmitInput = ImportFileInput & {
   campaignId?: string | undefined;
   evidenceId?: string | undefined;
+  mailId?: string | undefined;
   taskId?: string | undefined;
   note?: string | undefined;
 };
 
 /**
- * Which of evidence_submit's two forms a call is: `evidence_id` shares a stored read, a file
- * (`data_base64` or `text`, with its particulars) is imported. Anything else is
- * VALIDATION_FAILED naming the fields, in the shape the schema's own refusals have.
+ * Which of evidence_submit's three forms a call is: `evidence_id` shares a stored read, `mail_id`
+ * turns a campaign mail into evidence, a file (`data_base64` or `text`, with its particulars) is
+ * imported. Anything else is VALIDATION_FAILED naming the fields, in the shape the schema's own
+ * refusals have.
  */
-export function submitForm(input: SubmitInput): 'share' | 'import' {
+export function submitForm(input: SubmitInput): 'share' | 'import' | 'mail' {
   const given = (Object.keys(FILE_FIELDS) as Array<keyof typeof FILE_FIELDS>).filter(
     (k) => input[k] !== undefined,
   );
   const hasFile = input.dataBase64 !== undefined || input.text !== undefined;
+  if (input.mailId !== undefined) {
+    const others = [
+      ...(input.evidenceId !== undefined ? ['evidence_id'] : []),
+      ...given.map((k) => FILE_FIELDS[k]),
+    ];
+    if (others.length === 0) return 'mail';
+    throw invalid(
+      `mail_id turns a campaign mail into evidence; ${others.join(', ')} cannot come with it. Send one form at a time.`,
+      others.map((f) => ({ field: f, msg: 'not allowed together with mail_id', type: 'conflict' })),
+    );
+  }
   if (input.evidenceId !== undefined) {
     if (given.length === 0) return 'share';
     const fields = given.map((k) => FILE_FIELDS[k]);
@@ -119,7 +146,7 @@ export function submitForm(input: SubmitInput): 'share' | 'import' {
     throw invalid(
       given.length > 0
         ? 'Importing a file needs the file: send it in data_base64 (any file) or text (a text file).'
-        : 'Send evidence_id to share one of your reads, or data_base64 or text to import a file.',
+        : 'Send evidence_id to share one of your reads, mail_id to turn a campaign mail into evidence, or data_base64 or text to import a file.',
       [
         ...(given.length > 0
           ? []
@@ -143,7 +170,7 @@ function invalid(message: string, problems: Array<{ field: string; msg: string; 
     message,
     { detail: problems.map((p) => ({ loc: ['arguments', p.field], msg: p.msg, type: p.type })) },
     {
-      next: 'Call evidence_submit with evidence_id alone (share a read), or with data_base64 or text and no evidence_id (import a file).',
+      next: 'Call evidence_submit with evidence_id alone (share a read), mail_id alone (a campaign mail), or data_base64 or text and neither id (import a file).',
       alternatives: [{ tool: 'evidence_submit', action: 'Call again with the arguments corrected.' }],
     },
   );

@@ -17,8 +17,12 @@ import { extractQuotes, MAX_QUOTES } from './quotes.ts';
 export const VERIFIED_MEANING =
   'VERIFIED means the configured checks passed: at least one recorded source is attached and every verbatim quotation of 20 or more characters in the summary was found in the attached evidence. It is not a claim that the conclusion is true.';
 
-/** Provenances that count as a recorded source: what Cairn itself read (SPEC: "recorded source"). */
-const RECORDED = new Set(['SERVER_FETCH', 'SNAPSHOT']);
+/**
+ * Provenances that count as a recorded source (SPEC: "recorded source"): what Cairn itself read,
+ * and mail its mailbox itself received (docs/mail.md "Mail as evidence"). Imports are what
+ * somebody handed in, so they are not.
+ */
+const RECORDED = new Set(['SERVER_FETCH', 'SNAPSHOT', 'RECEIVED_MAIL']);
 
 export interface MatchedQuote {
   quote: string;

@@ -20,6 +20,7 @@ const KIND_LABEL = {
   OWNER_IMPORT: 'owner-import',
   AGENT_SUBMITTED: 'agent-submitted',
   SBOM_IMPORT: 'sbom-import',
+  RECEIVED_MAIL: 'received-mail',
 } as const;
 
 export interface ExportedEvidence {
@@ -68,7 +69,8 @@ export function addEvidence(
   }
 
   const labels: string[] = [KIND_LABEL[ev.kind]];
-  // SPEC: owner imports stay UNVERIFIED for authenticity; the label keeps that visible downstream.
+  // SPEC: owner imports stay UNVERIFIED for authenticity, and mail's sender is unauthenticated;
+  // the label keeps that visible downstream.
   if (ev.kind !== 'WEB_READ') labels.push('unverified');
   const observed = domainObject(
     ctx,

@@ -36,7 +36,7 @@ export interface StixComponentInput {
 
 export interface StixEvidenceInput {
   evidenceId: string;
-  kind: 'WEB_READ' | 'OWNER_IMPORT' | 'AGENT_SUBMITTED' | 'SBOM_IMPORT';
+  kind: 'WEB_READ' | 'OWNER_IMPORT' | 'AGENT_SUBMITTED' | 'SBOM_IMPORT' | 'RECEIVED_MAIL';
   /** canonical_url of a web read; the declared source_url of an import, if any. */
   url?: string | null;
   /** The body hash, `sha256:<hex>` as Cairn stores it, or the bare 64 hex digits. */

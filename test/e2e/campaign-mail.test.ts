@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWith, key, type Member, newMember, ok, refused } from '../support/campaigns.ts';
 import { callTool } from '../support/factories.ts';
+import { grantedMailbox } from '../support/mail.ts';
 import { ownerApi, ownerTokenOf } from '../support/owner-api.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -191,7 +192,7 @@ describe('campaign mailboxes', () => {
   });
 
   it('stores a duplicate delivery once, refuses a replayed provider delivery, flags instructions, keeps no attachment bytes', async () => {
-    const { coordinator, campaignId, address } = await grantedMailbox();
+    const { coordinator, campaignId, address } = await grantedMailbox(server);
     const raw = mime({ to: address, messageId: 'same@example.org' });
     const [first] = await deliver(address, raw);
     const [again] = await deliver(address, raw);
@@ -273,7 +274,7 @@ describe('campaign mailboxes', () => {
   });
 
   it('refuses mail over 2 MiB and mail for a full mailbox, and tells the owner once', async () => {
-    const { campaignId, address, token } = await grantedMailbox();
+    const { campaignId, address, token } = await grantedMailbox(server);
     const big = Buffer.concat([mime({ to: address }), Buffer.alloc(2 * 1024 * 1024, 'a')]);
     expect((await deliver(address, big))[0]).toMatchObject({ outcome: 'REFUSED', reason: 'TOO_LARGE' });
     // A mailbox of 2 messages: the third is refused, nothing deleted.
@@ -295,7 +296,7 @@ describe('campaign mailboxes', () => {
   });
 
   it('campaign_mail_wait wakes on new mail and answers an empty page with the same cursor on timeout', async () => {
-    const { coordinator, campaignId, address } = await grantedMailbox();
+    const { coordinator, campaignId, address } = await grantedMailbox(server);
     const idle = await ok(
       coordinator,
       'campaign_mail_wait',
@@ -325,7 +326,7 @@ describe('campaign mailboxes', () => {
   });
 
   it('stores mail whose Date the database could not hold, without the date', async () => {
-    const { coordinator, campaignId, address } = await grantedMailbox();
+    const { coordinator, campaignId, address } = await grantedMailbox(server);
     const far = Buffer.from(
       mime({ to: address })
         .toString('utf8')
@@ -343,7 +344,7 @@ describe('campaign mailboxes', () => {
   });
 
   it('refuses delivery to a closed campaign', async () => {
-    const { campaignId, address } = await grantedMailbox();
+    const { campaignId, address } = await grantedMailbox(server);
     await server.database.db.execute(
       (await import('drizzle-orm')).sql`update campaigns set status = 'CLOSED' where id = ${campaignId}`,
     );
@@ -354,25 +355,3 @@ describe('campaign mailboxes', () => {
     expect(await server.app.services.mail.acceptsRecipient(address)).toBe(false);
   });
 });
-
-/** A campaign whose coordinator may read its mail (requested, and granted by its owner). */
-async function grantedMailbox() {
-  const coordinator = await newMember(server);
-  const campaignId = await campaignWith(coordinator, []);
-  const address = (await mailbox(coordinator, campaignId)).address as string;
-  const asked = await ok(coordinator, 'campaign_mail_request_access', {
-    campaign_id: campaignId,
-    reason: 'Replies.',
-  });
-  const token = await ownerTokenOf(server, coordinator);
-  await ownerApi(
-    server,
-    token,
-    'POST',
-    `/v1/campaigns/${campaignId}/mail/access-requests/${asked.request_id}/decision`,
-    {
-      decision: 'APPROVE',
-    },
-  );
-  return { coordinator, campaignId, address, token };
-}

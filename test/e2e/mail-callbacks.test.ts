@@ -1,7 +1,8 @@
 import { createHmac, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { campaignWith, key, newMember, ok } from '../support/campaigns.ts';
-import { ownerApi, ownerTokenOf } from '../support/owner-api.ts';
+import { key, ok } from '../support/campaigns.ts';
+import { campaignMailbox, grantMailAccess } from '../support/mail.ts';
+import { ownerApi } from '../support/owner-api.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 /**
@@ -28,14 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
 });
-
-async function mailbox() {
-  const coordinator = await newMember(server);
-  const campaignId = await campaignWith(coordinator, []);
-  const address = (await ok(coordinator, 'campaign_mail_address', { campaign_id: campaignId }, false))
-    .address as string;
-  return { coordinator, campaignId, address, token: await ownerTokenOf(server, coordinator) };
-}
 
 function mailgunForm(
   recipient: string,
@@ -90,7 +83,7 @@ const postalSignature = (body: Buffer) => sign('RSA-SHA256', body, postalKeys.pr
 
 describe('Mailgun callback', () => {
   it('stores a signed post, and refuses bad signatures, stale timestamps and replays', async () => {
-    const { campaignId, address, token } = await mailbox();
+    const { campaignId, address, token } = await campaignMailbox(server);
     const form = mailgunForm(address);
     const accepted = await post('/v1/mailgun/inbound/json', form.toString(), {
       'content-type': 'application/x-www-form-urlencoded',
@@ -106,7 +99,7 @@ describe('Mailgun callback', () => {
 
     // The signature covers timestamp and token only: the same triple for another mailbox is a
     // replay too, so a captured post cannot be pointed elsewhere.
-    const other = await mailbox();
+    const other = await campaignMailbox(server);
     const redirected = new URLSearchParams(form);
     redirected.set('recipient', other.address);
     const moved = await post('/v1/mailgun/inbound/json', redirected.toString(), {
@@ -155,7 +148,8 @@ describe('Mailgun callback', () => {
   });
 
   it('reads a multipart post with an attachment as metadata only', async () => {
-    const { coordinator, campaignId, address, token } = await mailbox();
+    const box = await campaignMailbox(server);
+    const { coordinator, campaignId, address } = box;
     const form = mailgunForm(address, { 'attachment-count': '1' });
     const boundary = `----cairn${randomBytes(8).toString('hex')}`;
     const parts: Buffer[] = [];
@@ -176,19 +170,8 @@ describe('Mailgun callback', () => {
       'content-type': `multipart/form-data; boundary=${boundary}`,
     });
     expect(answer.status, await answer.clone().text()).toBe(200);
-    const asked = await ok(coordinator, 'campaign_mail_request_access', {
-      campaign_id: campaignId,
-      reason: 'Replies.',
-    });
-    await ownerApi(
-      server,
-      token,
-      'POST',
-      `/v1/campaigns/${campaignId}/mail/access-requests/${asked.request_id}/decision`,
-      {
-        decision: 'APPROVE',
-      },
-    );
+    // Mail that arrived before the grant is readable once the owner grants it.
+    await grantMailAccess(server, box);
     const listed = await ok(coordinator, 'campaign_mail_list', { campaign_id: campaignId }, false);
     const got = await ok(
       coordinator,
@@ -203,7 +186,7 @@ describe('Mailgun callback', () => {
 
 describe('Postal callback', () => {
   it('needs the endpoint key and a signature by the pinned key; stores each Postal message once', async () => {
-    const { campaignId, address, token } = await mailbox();
+    const { campaignId, address, token } = await campaignMailbox(server);
     const body = postalBody(address, 9001);
     const headers = { 'content-type': 'application/json', 'x-postal-signature-256': postalSignature(body) };
     expect((await post('/v1/postal/inbound/json', body, headers)).status).toBe(401);

@@ -352,6 +352,6 @@ describe('campaign mailboxes', () => {
       outcome: 'REFUSED',
       reason: 'CAMPAIGN_CLOSED',
     });
-    expect(await server.app.services.mail.acceptsRecipient(address)).toBe(false);
+    expect(await server.app.services.mail.checkRecipient(address, '127.0.0.1')).toBe('CAMPAIGN_CLOSED');
   });
 });

@@ -32,7 +32,7 @@ import { evidenceSubmit, resultVerify, taskComplete } from './verification/compl
 export { FindingOwnerService } from './findings/owner-findings.ts';
 export { ResearchReports } from './findings/reports.ts';
 export { listEventsForOwner, type PresentedEvent } from './ledger/ledger-repo.ts';
-export { type DeliveryOutcome, MAIL_CHANNEL } from './mail/deliver.ts';
+export { type DeliveryOutcome, MAIL_CHANNEL, type RecipientVerdict } from './mail/deliver.ts';
 export { MailService } from './mail/owner-mail.ts';
 export {
   listMessagesForOwner,

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config.ts';
-import type { DeliveryOutcome, MailService } from '../../domains/campaigns/index.ts';
-import { type SmtpReceiver, startSmtpReceiver } from './receiver.ts';
+import type { DeliveryOutcome, MailService, RecipientVerdict } from '../../domains/campaigns/index.ts';
+import { type RecipientReply, type SmtpReceiver, startSmtpReceiver } from './receiver.ts';
 
 /** SPEC Limits (Mailbox): a delivery payload is at most 2 MiB; the SIZE extension advertises it. */
 const MAX_BYTES = 2 * 1024 * 1024;
@@ -29,7 +29,7 @@ export async function startMailboxReceiver(
     name: config.mail.domain,
     maxBytes: MAX_BYTES,
     tls,
-    acceptsRecipient: (address) => mail.acceptsRecipient(address),
+    checkRecipient: async (address, remote) => recipientReply(await mail.checkRecipient(address, remote)),
     deliver: async (message) => replyTo(await mail.deliver(message)),
     logger,
   });
@@ -54,5 +54,27 @@ function replyTo(outcomes: DeliveryOutcome[]): { ok: true } | { ok: false; code:
       return { ok: false, code: 554, message: 'Message could not be read' };
     default:
       return { ok: false, code: 550, message: 'No such mailbox here' };
+  }
+}
+
+/**
+ * The reply at RCPT TO. A full mailbox is 452 4.2.2, a temporary refusal: the sender keeps the
+ * mail and tries again, and the owner may make room meanwhile (RFC 5321 4.5.3.1.10).
+ */
+function recipientReply(verdict: RecipientVerdict): RecipientReply {
+  switch (verdict) {
+    case 'ACCEPT':
+      return { ok: true };
+    case 'MAILBOX_FULL':
+      return { ok: false, code: 452, message: 'Mailbox full; its owner has been told', unknown: false };
+    case 'CAMPAIGN_CLOSED':
+      return {
+        ok: false,
+        code: 550,
+        message: 'Mailbox closed: its campaign takes no new mail',
+        unknown: false,
+      };
+    default:
+      return { ok: false, code: 550, message: 'No such mailbox here', unknown: true };
   }
 }

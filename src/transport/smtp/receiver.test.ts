@@ -56,9 +56,11 @@ async function start(
     port: 0,
     name: 'mail.test',
     maxBytes: MAX_BYTES,
-    async acceptsRecipient(address) {
+    async checkRecipient(address) {
       looked.push(address);
-      return KNOWN.has(address);
+      return KNOWN.has(address)
+        ? { ok: true }
+        : { ok: false, code: 550, message: 'No such mailbox here', unknown: true };
     },
     async deliver(mail) {
       delivered.push(mail);
@@ -233,7 +235,7 @@ describe('the SMTP receiver', () => {
 
   it('answers 451 4.3.0 when the recipient lookup fails, and logs no address', async () => {
     const { receiver, delivered, warns } = await start({
-      acceptsRecipient: async () => {
+      checkRecipient: async () => {
         throw new Error('database unavailable');
       },
     });
@@ -247,7 +249,7 @@ describe('the SMTP receiver', () => {
 
   it('answers 451 when the lookup takes too long', async () => {
     const { receiver } = await start({
-      acceptsRecipient: () => new Promise<boolean>(() => {}),
+      checkRecipient: () => new Promise<never>(() => {}),
       limits: { lookupTimeoutMs: 200 },
     });
     const err = await failure(sendRaw(receiver.port, ['box-1@mail.test'], message()));
@@ -364,7 +366,7 @@ describe('the SMTP receiver', () => {
   });
 
   it('takes at most 20 recipients per message (452 for the next)', async () => {
-    const { receiver, delivered } = await start({ acceptsRecipient: async () => true });
+    const { receiver, delivered } = await start({ checkRecipient: async () => ({ ok: true }) });
     const to = Array.from({ length: 21 }, (_, i) => `box-${i}@mail.test`);
     const info = await sendRaw(receiver.port, to, message());
     expect(info.accepted).toHaveLength(20);
@@ -444,6 +446,69 @@ describe('the SMTP receiver', () => {
     expect(second.greeting).toMatch(/^421 /);
     first.end();
     second.end();
+  });
+
+  it('turns away connections over maxClientsPerAddress, and takes one again when one closes', async () => {
+    const { receiver } = await start({ limits: { maxClientsPerAddress: 2 } });
+    const first = await talk(receiver.port);
+    const second = await talk(receiver.port);
+    expect([first.greeting, second.greeting]).toEqual([
+      expect.stringMatching(/^220 /),
+      expect.stringMatching(/^220 /),
+    ]);
+    const third = await talk(receiver.port);
+    expect(third.greeting).toMatch(/^421 Too many connections from your address/);
+    await third.closed();
+    expect(await first.command('QUIT')).toMatch(/^221 /);
+    await first.closed();
+    // The slot is given back once the server has seen the close.
+    for (let i = 0; i < 50; i++) {
+      const again = await talk(receiver.port);
+      const ok = again.greeting?.startsWith('220 ');
+      again.end();
+      if (ok) break;
+      if (i === 49) throw new Error('the closed connection never gave its slot back');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    second.end();
+  });
+
+  it('ends a connection that names too many unknown recipients (address guessing)', async () => {
+    const { receiver, delivered } = await start({ limits: { maxUnknownRecipients: 2 } });
+    const c = await talk(receiver.port);
+    await c.command('EHLO client.test');
+    await c.command('MAIL FROM:<sender@outside.test>');
+    expect(await c.command('RCPT TO:<guess-1@mail.test>')).toMatch(/^550 /);
+    // A known mailbox in between does not reset the count.
+    expect(await c.command('RCPT TO:<box-1@mail.test>')).toMatch(/^250 /);
+    expect(await c.command('RCPT TO:<guess-2@mail.test>')).toMatch(/^550 /);
+    expect(await c.command('RCPT TO:<guess-3@mail.test>')).toMatch(
+      /^421 4\.4\.2 Too many unknown recipients/,
+    );
+    await c.closed();
+    expect(delivered).toEqual([]);
+  });
+
+  it('does not count a refusal of a real mailbox (full, closed) as a guess', async () => {
+    const { receiver } = await start({
+      limits: { maxUnknownRecipients: 1 },
+      checkRecipient: async () => ({ ok: false, code: 452, message: 'Mailbox full', unknown: false }),
+    });
+    const c = await talk(receiver.port);
+    await c.command('EHLO client.test');
+    await c.command('MAIL FROM:<sender@outside.test>');
+    for (let i = 0; i < 3; i++) {
+      expect(await c.command(`RCPT TO:<box-${i}@mail.test>`)).toMatch(/^452 4\.2\.2 Mailbox full/);
+    }
+    expect(await c.command('QUIT')).toMatch(/^221 /);
+  });
+
+  it('ends a connection at its session time limit', async () => {
+    const { receiver } = await start({ limits: { sessionMs: 300 } });
+    const c = await talk(receiver.port);
+    expect(await c.command('EHLO client.test')).toMatch(/^250/);
+    expect(await c.reply()).toMatch(/^421 4\.4\.2 Session time limit reached/);
+    await c.closed();
   });
 
   it('close() ends open connections and stops listening', async () => {

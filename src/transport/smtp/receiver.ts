@@ -39,14 +39,21 @@ export interface SmtpReceiverOptions {
   maxBytes: number;
   /** PEM key and certificate: STARTTLS is offered only when given. */
   tls?: { key: string | Buffer; cert: string | Buffer } | undefined;
-  /** Whether an envelope recipient is a mailbox here; anything else is refused at RCPT TO (550 5.1.1), so nothing is ever relayed. */
-  acceptsRecipient(address: string): Promise<boolean>;
+  /**
+   * Whether an envelope recipient is taken, answered at RCPT TO: only a mailbox here is, so
+   * nothing is ever relayed. A refusal carries its reply (550 no such mailbox, 452 full, …);
+   * `unknown` marks a recipient that is no mailbox at all, which counts towards
+   * maxUnknownRecipients.
+   */
+  checkRecipient(address: string, remote: string | null): Promise<RecipientReply>;
   /** Hands over one received message (via 'SMTP', raw bytes, envelope recipients lowercased, remote address). */
   deliver(mail: SmtpInboundMail): Promise<{ ok: true } | { ok: false; code: number; message: string }>;
   logger: { warn(obj: object, msg: string): void; debug?(obj: object, msg: string): void };
   /** Overrides of the connection limits (tests); the defaults are SMTP_RECEIVER_LIMITS. */
   limits?: Partial<SmtpReceiverLimits> | undefined;
 }
+
+export type RecipientReply = { ok: true } | { ok: false; code: number; message: string; unknown: boolean };
 
 export interface SmtpReceiver {
   port: number;
@@ -58,6 +65,15 @@ export interface SmtpReceiverLimits {
   maxRecipients: number;
   /** Connections at once; one more is answered 421 and closed. */
   maxClients: number;
+  /** Connections at once from one address; one more is answered 421 and closed. */
+  maxClientsPerAddress: number;
+  /**
+   * Recipients that are no mailbox, per connection: the next one ends the connection (421).
+   * Guessing addresses one RCPT at a time is how mailbox addresses are harvested.
+   */
+  maxUnknownRecipients: number;
+  /** The longest a connection may last, however busy; then it is ended (421) between messages. */
+  sessionMs: number;
   /** Idle time allowed while the client owes us input. */
   socketTimeoutMs: number;
   /** How long a recipient lookup may take before the client is told to try later (451). */
@@ -69,6 +85,9 @@ export interface SmtpReceiverLimits {
 export const SMTP_RECEIVER_LIMITS: SmtpReceiverLimits = {
   maxRecipients: 20,
   maxClients: 100,
+  maxClientsPerAddress: 10,
+  maxUnknownRecipients: 5,
+  sessionMs: 10 * 60_000,
   socketTimeoutMs: 60_000,
   lookupTimeoutMs: 30_000,
   closeGraceMs: 10_000,
@@ -95,6 +114,9 @@ export async function startSmtpReceiver(opts: SmtpReceiverOptions): Promise<Smtp
   /** Deliveries under way, by session id: close() lets them answer before ending their connection. */
   const delivering = new Map<string, Promise<unknown>>();
   let closing = false;
+  /** Connections taken (onConnect said yes), by session id: their address and deadline timer. */
+  const sessions = new Map<string, { address: string; deadline: NodeJS.Timeout; unknown: number }>();
+  const perAddress = new Map<string, number>();
 
   const disabledCommands = ['AUTH', 'XCLIENT', 'XFORWARD', 'WIZ', 'SHELL', 'KILL'];
   if (!opts.tls) disabledCommands.push('STARTTLS');
@@ -123,12 +145,41 @@ export async function startSmtpReceiver(opts: SmtpReceiverOptions): Promise<Smtp
     useXForward: false,
     useProxy: false,
 
+    onConnect(session, callback) {
+      const address = session.remoteAddress || 'unknown';
+      const open = perAddress.get(address) ?? 0;
+      if (open >= limits.maxClientsPerAddress) {
+        debug({ session: session.id, open }, 'smtp: too many connections from one address');
+        return callback(replyError(421, 'Too many connections from your address, try again later'));
+      }
+      perAddress.set(address, open + 1);
+      const deadline = setTimeout(() => void endSession(session.id), limits.sessionMs);
+      deadline.unref();
+      sessions.set(session.id, { address, deadline, unknown: 0 });
+      callback();
+    },
+
+    onClose(session) {
+      const taken = sessions.get(session.id);
+      if (!taken) return;
+      sessions.delete(session.id);
+      clearTimeout(taken.deadline);
+      const left = (perAddress.get(taken.address) ?? 1) - 1;
+      if (left > 0) perAddress.set(taken.address, left);
+      else perAddress.delete(taken.address);
+    },
+
     onRcptTo(address, session, callback) {
       const recipient = address.address.toLowerCase();
-      withTimeout(opts.acceptsRecipient(recipient), limits.lookupTimeoutMs).then(
-        (known) => {
-          debug({ session: session.id, recipient, known }, 'smtp: recipient checked');
-          callback(known ? null : replyError(550, 'No such mailbox here'));
+      withTimeout(opts.checkRecipient(recipient, session.remoteAddress || null), limits.lookupTimeoutMs).then(
+        (reply) => {
+          debug({ session: session.id, recipient, ok: reply.ok }, 'smtp: recipient checked');
+          if (reply.ok) return callback();
+          const taken = sessions.get(session.id);
+          if (reply.unknown && taken && ++taken.unknown > limits.maxUnknownRecipients) {
+            return callback(replyError(421, 'Too many unknown recipients, closing'));
+          }
+          callback(replyError(reply.code, reply.message));
         },
         (err: unknown) => {
           opts.logger.warn(
@@ -161,6 +212,17 @@ export async function startSmtpReceiver(opts: SmtpReceiverOptions): Promise<Smtp
       );
     },
   });
+
+  /** The session deadline: the connection ends now, or once the message it is delivering has its reply. */
+  async function endSession(sessionId: string): Promise<void> {
+    await delivering.get(sessionId);
+    for (const connection of server.connections) {
+      if (connection.session.id === sessionId) {
+        debug({ session: sessionId }, 'smtp: session time limit reached');
+        endConnection(connection, 'Session time limit reached, closing');
+      }
+    }
+  }
 
   async function deliverOne(
     mail: SmtpInboundMail,
@@ -237,8 +299,8 @@ export async function startSmtpReceiver(opts: SmtpReceiverOptions): Promise<Smtp
 
 type Connection = SMTPServer['connections'] extends Set<infer C> ? C : never;
 
-function endConnection(connection: Connection): void {
-  connection.send(421, 'Service shutting down, try again later');
+function endConnection(connection: Connection, text = 'Service shutting down, try again later'): void {
+  connection.send(421, text);
   connection.close();
 }
 

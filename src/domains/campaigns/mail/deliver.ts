@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { newId } from '../../../kernel/ids.ts';
 import { MailRefused, type ParsedMail } from '../../../parsing/index.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
@@ -165,25 +165,7 @@ async function store(
   }
   const usage = await usageOf(ex, box.campaignId);
   if (usage.messages + 1 > locked.messageLimit || usage.bytes + mail.size > locked.byteLimit) {
-    if (!locked.fullNoticeAt) {
-      // Told once per filling: the owner sees it in the console and on the ledger.
-      await ex.update(mailboxes).set({ fullNoticeAt: now }).where(eq(mailboxes.campaignId, box.campaignId));
-      await appendEvent(
-        ex,
-        box.campaignId,
-        {
-          kind: 'MAILBOX_FULL',
-          actor: { role: 'SYSTEM' },
-          payload: {
-            messages: usage.messages,
-            bytes: usage.bytes,
-            max_messages: locked.messageLimit,
-            max_bytes: locked.byteLimit,
-          },
-        },
-        now,
-      );
-    }
+    await tellOwnerFull(ex, locked, usage, now);
     return refuse(ex, mail, recipient, box.campaignId, 'MAILBOX_FULL', now);
   }
   const mailId = newId('mail', now);
@@ -204,16 +186,55 @@ async function store(
     instructionSpans: parsed.instructionSpans,
     receivedAt: now,
   });
-  if (locked.deliveryState !== 'VERIFIED') {
+  if (locked.deliveryState !== 'VERIFIED' || locked.fullNoticeAt) {
+    // Mail fitted again: the next refusal for lack of room is a new filling, told anew.
     await ex
       .update(mailboxes)
-      .set({ deliveryState: 'VERIFIED', deliveryVerifiedAt: now })
+      .set({
+        deliveryState: 'VERIFIED',
+        deliveryVerifiedAt: locked.deliveryVerifiedAt ?? now,
+        fullNoticeAt: null,
+      })
       .where(eq(mailboxes.campaignId, box.campaignId));
   }
   await attempt(ex, mail, recipient, box.campaignId, 'ACCEPTED', null, mailId, now);
   // Transactional: waiters on every replica wake once this commits.
   await ex.execute(sql`select pg_notify(${MAIL_CHANNEL}, ${box.campaignId})`);
   return { recipient, outcome: 'ACCEPTED', campaign_id: box.campaignId, mail_id: mailId };
+}
+
+/**
+ * Tells the owner the mailbox refuses mail for lack of room: `full_notice_at` and a MAILBOX_FULL
+ * ledger event, once per filling (the conditional update makes it once across replicas; an
+ * accepted mail clears it).
+ */
+async function tellOwnerFull(
+  ex: Executor,
+  box: MailboxRow,
+  usage: { messages: number; bytes: number },
+  now: Date,
+): Promise<void> {
+  const first = await ex
+    .update(mailboxes)
+    .set({ fullNoticeAt: now })
+    .where(and(eq(mailboxes.campaignId, box.campaignId), isNull(mailboxes.fullNoticeAt)))
+    .returning({ campaignId: mailboxes.campaignId });
+  if (first.length === 0) return;
+  await appendEvent(
+    ex,
+    box.campaignId,
+    {
+      kind: 'MAILBOX_FULL',
+      actor: { role: 'SYSTEM' },
+      payload: {
+        messages: usage.messages,
+        bytes: usage.bytes,
+        max_messages: box.messageLimit,
+        max_bytes: box.byteLimit,
+      },
+    },
+    now,
+  );
 }
 
 /** Claims a provider delivery id; false when it was seen before. */
@@ -234,9 +255,12 @@ function isDataError(err: unknown): boolean {
   return false;
 }
 
+/** What an attempt records of the delivery: how and whence it came, and its size when known. */
+type AttemptSource = Pick<InboundMail, 'via' | 'remote' | 'providerDeliveryId'> & { size: number | null };
+
 async function refuse(
   ex: Executor,
-  mail: InboundMail,
+  mail: AttemptSource,
   recipient: string,
   campaignId: string | null,
   reason: MailRefusal,
@@ -249,7 +273,7 @@ async function refuse(
 /** Every attempt is kept, accepted or not: the owner sees failures and retries in the console. */
 async function attempt(
   ex: Executor,
-  mail: InboundMail,
+  mail: AttemptSource,
   recipient: string,
   campaignId: string | null,
   outcome: 'ACCEPTED' | 'DUPLICATE' | 'REFUSED',
@@ -272,13 +296,42 @@ async function attempt(
   });
 }
 
-/** Whether an SMTP recipient may be accepted at RCPT TO: a mailbox of an active campaign. */
-export async function acceptsRecipient(database: Database, address: string): Promise<boolean> {
-  const box = await mailboxAt(database.db, address.trim().toLowerCase());
-  if (!box) return false;
+export type RecipientVerdict = 'ACCEPT' | 'UNKNOWN_MAILBOX' | 'CAMPAIGN_CLOSED' | 'MAILBOX_FULL';
+
+/**
+ * Whether the SMTP receiver takes a recipient at RCPT TO: a mailbox of an active campaign with
+ * room for at least one more mail. Deciding per recipient there, rather than after DATA, means a
+ * message to several mailboxes is never half lost: each refused recipient has its own reply, and
+ * the sender's server keeps the mail for it. A refusal of a real mailbox is recorded as an
+ * attempt its owner sees; one of no mailbox is not (nobody's to see, and a public port hears
+ * guesses all day).
+ */
+export async function checkRecipient(
+  database: Database,
+  address: string,
+  remote: string | null,
+  now: Date,
+): Promise<RecipientVerdict> {
+  const recipient = address.trim().toLowerCase();
+  const box = await mailboxAt(database.db, recipient);
+  if (!box) return 'UNKNOWN_MAILBOX';
   const [campaign] = await database.db
     .select({ status: campaigns.status })
     .from(campaigns)
     .where(eq(campaigns.id, box.campaignId));
-  return campaign?.status === 'ACTIVE';
+  const usage = await usageOf(database.db, box.campaignId);
+  const verdict: RecipientVerdict =
+    campaign?.status !== 'ACTIVE'
+      ? 'CAMPAIGN_CLOSED'
+      : usage.messages >= box.messageLimit || usage.bytes >= box.byteLimit
+        ? 'MAILBOX_FULL'
+        : 'ACCEPT';
+  if (verdict === 'ACCEPT') return verdict;
+  await database.transaction(async (tx) => {
+    if (verdict === 'MAILBOX_FULL') await tellOwnerFull(tx, box, usage, now);
+    // The message has not been sent yet at RCPT TO: its size is unknown.
+    const source = { via: 'SMTP', remote, size: null, providerDeliveryId: null } as const;
+    await refuse(tx, source, recipient, box.campaignId, verdict, now);
+  });
+  return verdict;
 }

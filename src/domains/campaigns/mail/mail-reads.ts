@@ -122,7 +122,8 @@ export async function getMail(
 /**
  * campaign_mail_wait: the mail after `after_cursor` (oldest first), or after timeout_seconds
  * (at most 25) an empty answer with the same cursor. The grant is checked before and again
- * after waiting (SPEC Events 3): a grant revoked meanwhile ends the wait with the refusal.
+ * after waiting (SPEC Events 3): a wait that ends (on new mail or at its timeout) after the
+ * grant was revoked answers the refusal, never the mail.
  */
 export async function waitForMail(
   ex: Executor,

@@ -6,7 +6,13 @@ import type { InboundMail, MailRefusal } from '../../mail/types.ts';
 import { campaignNotOwned } from '../errors.ts';
 import { campaigns } from '../tables.ts';
 import { decideAccess } from './access.ts';
-import { acceptsRecipient, type DeliveryOutcome, deliverMail, type MailParser } from './deliver.ts';
+import {
+  checkRecipient,
+  type DeliveryOutcome,
+  deliverMail,
+  type MailParser,
+  type RecipientVerdict,
+} from './deliver.ts';
 import { ensureMailbox, presentMailbox, usageOf } from './mailbox.ts';
 import { mailAccess, mailDeliveryAttempts } from './tables.ts';
 
@@ -52,9 +58,9 @@ export class MailService {
     });
   }
 
-  /** Whether the SMTP receiver takes this recipient at RCPT TO. */
-  acceptsRecipient(address: string): Promise<boolean> {
-    return acceptsRecipient(this.database, address);
+  /** Whether the SMTP receiver takes this recipient at RCPT TO, and why not (recorded for its owner). */
+  checkRecipient(address: string, remote: string | null): Promise<RecipientVerdict> {
+    return checkRecipient(this.database, address, remote, this.clock.now());
   }
 
   /** The mailbox as the owner sees it: address, delivery state, usage, attempts and access requests. */

@@ -9,6 +9,7 @@ import { findingRoutes } from './findings-routes.ts';
 import { identityRoutes } from './identity-routes.ts';
 import { messagePage } from './layout.ts';
 import { liveRoutes } from './live-routes.ts';
+import { mailRoutes } from './mail-routes.ts';
 import { oauthConsoleRoutes } from './oauth-routes.ts';
 import { ownerApiRoutes } from './owner-api-routes.ts';
 import { ownerTokenRoutes } from './owner-token-routes.ts';
@@ -113,6 +114,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   researchRoutes(app, ctx);
   findingRoutes(app, ctx);
   rewardRoutes(app, ctx);
+  mailRoutes(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.
   app.get('/console/*', { schema: { hide: true } }, async (req, reply) => {

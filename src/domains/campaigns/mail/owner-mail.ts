@@ -1,7 +1,8 @@
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, lt, or } from 'drizzle-orm';
 import type { Clock } from '../../../kernel/clock.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
+import { describeAgents } from '../../identity/index.ts';
 import type { InboundMail, MailRefusal } from '../../mail/types.ts';
 import { campaignNotOwned } from '../errors.ts';
 import { campaigns } from '../tables.ts';
@@ -14,7 +15,10 @@ import {
   type RecipientVerdict,
 } from './deliver.ts';
 import { ensureMailbox, presentMailbox, usageOf } from './mailbox.ts';
-import { mailAccess, mailDeliveryAttempts } from './tables.ts';
+import { mailAccess, mailDeliveryAttempts, mailMessages } from './tables.ts';
+
+/** Delivery attempts in one answer, at most. */
+const MAX_ATTEMPTS = 100;
 
 /**
  * Campaign mail for the owner of record (console, `/v1/campaigns/{id}/mail…`) and for the ways
@@ -68,30 +72,26 @@ export class MailService {
     const db = this.database.db;
     const campaign = await this.owned(db, ownerId, campaignId);
     const box = await ensureMailbox(db, campaign, this.domain, this.clock.now());
-    const attempts = await db
-      .select()
-      .from(mailDeliveryAttempts)
-      .where(eq(mailDeliveryAttempts.campaignId, campaignId))
-      .orderBy(desc(mailDeliveryAttempts.createdAt), desc(mailDeliveryAttempts.id))
-      .limit(50);
     return {
       campaign_id: campaignId,
+      campaign_title: campaign.title,
       ...presentMailbox(box, await usageOf(db, campaignId), campaign.status === 'ACTIVE'),
       check: `Send any mail to ${box.localPart}@${box.domain}: when it arrives, delivery_state turns VERIFIED.`,
       full_since: box.fullNoticeAt?.toISOString() ?? null,
-      attempts: attempts.map((a) => ({
-        attempt_id: a.id,
-        via: a.via,
-        outcome: a.outcome,
-        reason: a.reason,
-        recipient: a.recipient,
-        remote: a.remote,
-        size: a.size,
-        mail_id: a.mailId,
-        at: a.createdAt.toISOString(),
-      })),
+      attempts: (await this.attemptList(db, campaignId, { limit: 50 })).attempts,
       access: await this.accessList(db, campaignId),
     };
+  }
+
+  /**
+   * The mailbox's delivery attempts, newest first, `limit` at a time: with `before` (an attempt
+   * id from `next_before`), the ones older than it. Accepted and duplicate attempts carry the
+   * stored mail's From, Subject and Message-ID; refused ones were not read, so carry none.
+   */
+  async attempts(ownerId: string, campaignId: string, opts: { before?: string; limit?: number } = {}) {
+    const db = this.database.db;
+    await this.owned(db, ownerId, campaignId);
+    return { campaign_id: campaignId, ...(await this.attemptList(db, campaignId, opts)) };
   }
 
   /** Every agent's access to the campaign's mail, pending requests first. */
@@ -123,18 +123,81 @@ export class MailService {
     });
   }
 
+  private async attemptList(
+    ex: Executor,
+    campaignId: string,
+    opts: { before?: string | undefined; limit?: number | undefined },
+  ) {
+    const limit = Math.min(Math.max(opts.limit ?? 50, 1), MAX_ATTEMPTS);
+    const a = mailDeliveryAttempts;
+    const [from] = opts.before
+      ? await ex
+          .select({ at: a.createdAt })
+          .from(a)
+          .where(and(eq(a.id, opts.before), eq(a.campaignId, campaignId)))
+      : [];
+    const rows = await ex
+      .select({
+        attempt: a,
+        mail: {
+          from: mailMessages.fromAddress,
+          subject: mailMessages.subject,
+          messageId: mailMessages.messageIdHeader,
+        },
+      })
+      .from(a)
+      .leftJoin(mailMessages, eq(mailMessages.id, a.mailId))
+      .where(
+        and(
+          eq(a.campaignId, campaignId),
+          from && opts.before
+            ? or(lt(a.createdAt, from.at), and(eq(a.createdAt, from.at), lt(a.id, opts.before)))
+            : undefined,
+        ),
+      )
+      .orderBy(desc(a.createdAt), desc(a.id))
+      .limit(limit + 1);
+    const page = rows.slice(0, limit);
+    return {
+      attempts: page.map(({ attempt: r, mail }) => ({
+        attempt_id: r.id,
+        via: r.via,
+        outcome: r.outcome,
+        reason: r.reason,
+        recipient: r.recipient,
+        remote: r.remote,
+        size: r.size,
+        mail_id: r.mailId,
+        // The stored mail's headers (untrusted: the sender wrote them); null for a refused attempt.
+        mail:
+          r.mailId && mail ? { from: mail.from, subject: mail.subject, message_id: mail.messageId } : null,
+        at: r.createdAt.toISOString(),
+      })),
+      next_before: rows.length > limit ? (page.at(-1)?.attempt.id ?? null) : null,
+    };
+  }
+
   private async accessList(ex: Executor, campaignId: string) {
     const rows = await ex
       .select()
       .from(mailAccess)
       .where(eq(mailAccess.campaignId, campaignId))
       .orderBy(desc(mailAccess.requestedAt));
+    const names = new Map(
+      (
+        await describeAgents(
+          ex,
+          rows.map((r) => r.agentId),
+        )
+      ).map((a) => [a.id, a.displayName]),
+    );
     const order = (s: string) => (s === 'REQUESTED' ? 0 : 1);
     return rows
       .sort((a, b) => order(a.status) - order(b.status))
       .map((r) => ({
         request_id: r.requestId,
         agent_id: r.agentId,
+        agent_display_name: names.get(r.agentId) ?? null,
         status: r.status,
         reason: r.reason,
         requested_at: r.requestedAt.toISOString(),

@@ -27,6 +27,33 @@ describe('loadConfig', () => {
     expect(problems.join('\n')).toMatch(/DATABASE_URL: must be a URL starting with postgres:/);
   });
 
+  it('refuses half a mail setting rather than ignoring it', () => {
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env);
+      } catch (e) {
+        return (e as ConfigError).problems;
+      }
+      return [];
+    };
+    expect(problems({ CAIRN_SMTP_TLS_KEY_FILE: '/etc/cairn/key.pem' })).toEqual([
+      expect.stringMatching(/^CAIRN_SMTP_TLS_CERT_FILE: required with CAIRN_SMTP_TLS_KEY_FILE/),
+    ]);
+    expect(problems({ CAIRN_POSTAL_API_KEY: 'a'.repeat(24) })).toEqual([
+      expect.stringMatching(/^CAIRN_POSTAL_PUBLIC_KEY: required with CAIRN_POSTAL_API_KEY/),
+    ]);
+    expect(problems({ CAIRN_MAILGUN_API_KEY: 'key-123456789' })).toEqual([
+      expect.stringMatching(/^CAIRN_MAILGUN_SIGNING_KEY: required with CAIRN_MAILGUN_API_KEY/),
+    ]);
+    expect(
+      problems({
+        CAIRN_SMTP_TLS_KEY_FILE: '/k.pem',
+        CAIRN_SMTP_TLS_CERT_FILE: '/c.pem',
+        CAIRN_MAILGUN_SIGNING_KEY: 'x'.repeat(16),
+      }),
+    ).toEqual([]);
+  });
+
   it('never publishes a wildcard or unknown address as the base URL', () => {
     expect(loadConfig({ HOST: '0.0.0.0', PORT: '9000' }).baseUrl).toBe('http://127.0.0.1:9000');
     expect(() => loadConfig({ PORT: '0' })).toThrow(/CAIRN_BASE_URL: required with PORT=0/);

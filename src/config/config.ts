@@ -245,6 +245,23 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       'CAIRN_BASE_URL: required with PORT=0, because the port, and so every link Cairn publishes, is not known before start',
     ]);
   }
+  // Half a setting would be silently ignored (no STARTTLS, a provider route answering 404).
+  const pairs: Array<[string, string, string]> = [
+    ['CAIRN_SMTP_TLS_KEY_FILE', 'CAIRN_SMTP_TLS_CERT_FILE', 'STARTTLS needs the key and its certificate'],
+    ['CAIRN_POSTAL_PUBLIC_KEY', 'CAIRN_POSTAL_API_KEY', 'Postal deliveries are checked with both'],
+  ];
+  const halves = pairs
+    .filter(([a, b]) => (cleaned[a] === undefined) !== (cleaned[b] === undefined))
+    .map(
+      ([a, b, why]) =>
+        `${cleaned[a] === undefined ? a : b}: required with ${cleaned[a] === undefined ? b : a} (${why})`,
+    );
+  if (e.CAIRN_MAILGUN_API_KEY && !e.CAIRN_MAILGUN_SIGNING_KEY) {
+    halves.push(
+      'CAIRN_MAILGUN_SIGNING_KEY: required with CAIRN_MAILGUN_API_KEY (receiving checks the webhook signing key; the API key alone receives nothing)',
+    );
+  }
+  if (halves.length > 0) throw new ConfigError(halves);
   // A wildcard listen address is not an address anyone can reach: link to loopback instead.
   const host = WILDCARD_HOSTS.has(e.HOST) ? '127.0.0.1' : e.HOST;
   const shownHost = host.includes(':') ? `[${host}]` : host;

@@ -110,6 +110,23 @@ describe('cairn admin commands', () => {
     expect(res.stderr).toMatch(/Invalid configuration:\n {2}- PORT: .*\n {2}- LOG_LEVEL: /);
   });
 
+  it('refuses to start with a mail key or certificate it cannot use', async () => {
+    const postal = await cairn(['serve'], {
+      env: { CAIRN_POSTAL_PUBLIC_KEY: 'p=notbase64!!'.padEnd(48, 'x'), CAIRN_POSTAL_API_KEY: 'a'.repeat(24) },
+    });
+    expect(postal.code).toBe(1);
+    expect(postal.stderr).toMatch(/Invalid configuration:\n {2}- CAIRN_POSTAL_PUBLIC_KEY: the Postal key/);
+    const tls = await cairn(['serve'], {
+      env: {
+        CAIRN_SMTP_PORT: '2525',
+        CAIRN_SMTP_TLS_KEY_FILE: '/nonexistent/key.pem',
+        CAIRN_SMTP_TLS_CERT_FILE: '/nonexistent/cert.pem',
+      },
+    });
+    expect(tls.code).toBe(1);
+    expect(tls.stderr).toMatch(/- CAIRN_SMTP_TLS_KEY_FILE: cannot read \/nonexistent\/key\.pem \(ENOENT\)/);
+  });
+
   it('migrate applies migrations and says so', async () => {
     const res = await cairn(['migrate', '--json']);
     expect(res.code).toBe(0);

@@ -1,12 +1,14 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Busboy from 'busboy';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ConfigError } from '../../config/config.ts';
 import type { DeliveryOutcome, MailService } from '../../domains/campaigns/index.ts';
 import {
   type InboundMail,
   type MailgunFile,
   type MailRefusal,
   mailgunToInbound,
+  postalPublicKey,
   postalToInbound,
   verifyMailgun,
   verifyPostal,
@@ -36,6 +38,14 @@ export interface MailCallbackDeps {
 }
 
 export async function mailCallbackRoutes(app: FastifyInstance, deps: MailCallbackDeps): Promise<void> {
+  // A key that cannot be read would refuse every delivery as a bad signature: refuse to start.
+  if (deps.postal.publicKey) {
+    try {
+      postalPublicKey(deps.postal.publicKey);
+    } catch (err) {
+      throw new ConfigError([`CAIRN_POSTAL_PUBLIC_KEY: ${(err as Error).message}`]);
+    }
+  }
   // The signatures are over the bytes as sent: every body is read as a Buffer here, unparsed.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: PAYLOAD_BYTES }, (_req, body, done) =>

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import { createSecureContext } from 'node:tls';
 import type { Logger } from 'pino';
-import type { Config } from '../../config/config.ts';
+import { type Config, ConfigError } from '../../config/config.ts';
 import type { DeliveryOutcome, MailService, RecipientVerdict } from '../../domains/campaigns/index.ts';
 import { type RecipientReply, type SmtpReceiver, startSmtpReceiver } from './receiver.ts';
 
@@ -19,10 +20,7 @@ export async function startMailboxReceiver(
 ): Promise<SmtpReceiver | null> {
   const { port, host, tlsKeyFile, tlsCertFile } = config.mail.smtp;
   if (port === undefined) return null;
-  const tls =
-    tlsKeyFile && tlsCertFile
-      ? { key: readFileSync(tlsKeyFile), cert: readFileSync(tlsCertFile) }
-      : undefined;
+  const tls = tlsKeyFile && tlsCertFile ? readTls(tlsKeyFile, tlsCertFile) : undefined;
   const receiver = await startSmtpReceiver({
     host,
     port,
@@ -38,6 +36,27 @@ export async function startMailboxReceiver(
     'SMTP receiver listening for campaign mailboxes',
   );
   return receiver;
+}
+
+/** The STARTTLS key and certificate, refused at start when unreadable or not a pair. */
+function readTls(keyFile: string, certFile: string): { key: Buffer; cert: Buffer } {
+  const read = (name: string, file: string) => {
+    try {
+      return readFileSync(file);
+    } catch (err) {
+      throw new ConfigError([`${name}: cannot read ${file} (${(err as NodeJS.ErrnoException).code})`]);
+    }
+  };
+  const key = read('CAIRN_SMTP_TLS_KEY_FILE', keyFile);
+  const cert = read('CAIRN_SMTP_TLS_CERT_FILE', certFile);
+  try {
+    createSecureContext({ key, cert });
+  } catch (err) {
+    throw new ConfigError([
+      `CAIRN_SMTP_TLS_KEY_FILE, CAIRN_SMTP_TLS_CERT_FILE: not a PEM key and its certificate (${(err as Error).message.slice(0, 120)})`,
+    ]);
+  }
+  return { key, cert };
 }
 
 /** One reply for the whole message: taken if any mailbox took it (or had it already). */

@@ -185,6 +185,42 @@ describe('campaign mailboxes', () => {
         )
       ).details.access_status,
     ).toBe('REVOKED');
+    // The refusal offers only what can succeed now: the status, which says when to ask again.
+    const afterRevoke = await callTool(coordinator.client, 'campaign_mail_list', { campaign_id: campaignId });
+    expect(afterRevoke.body.error.allowed_alternatives).toEqual([
+      expect.objectContaining({ tool: 'campaign_mail_access_status' }),
+    ]);
+    const status = await ok(coordinator, 'campaign_mail_access_status', { campaign_id: campaignId }, false);
+    expect(status).toMatchObject({ status: 'REVOKED', ask_again_from: expect.any(String) });
+    expect(Date.parse(status.ask_again_from) - Date.parse(status.decided_at)).toBe(24 * 3600 * 1000);
+    expect(status.next_steps).toEqual([expect.objectContaining({ tool: 'campaign_mail_access_status' })]);
+    // Asking again at once is refused until a day after the decision; the owner is not pestered.
+    const tooSoon = await refused(coordinator, 'campaign_mail_request_access', {
+      campaign_id: campaignId,
+      reason: 'Please, again.',
+    });
+    expect(tooSoon).toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { access_status: 'REVOKED', ask_again_from: status.ask_again_from },
+    });
+    expect(tooSoon.details.retry_after_seconds).toBeGreaterThan(23 * 3600);
+    const stillRevoked = await ownerApi(
+      server,
+      token,
+      'GET',
+      `/v1/campaigns/${campaignId}/mail/access-requests`,
+    );
+    expect(stillRevoked.body.requests).toEqual([expect.objectContaining({ status: 'REVOKED' })]);
+    // A day later the agent may ask again, with a new request.
+    await server.database.db.execute(
+      (await import('drizzle-orm'))
+        .sql`update mail_access set decided_at = decided_at - interval '25 hours' where campaign_id = ${campaignId}`,
+    );
+    const askedAgain = await ok(coordinator, 'campaign_mail_request_access', {
+      campaign_id: campaignId,
+      reason: 'The replies to the second survey.',
+    });
+    expect(askedAgain).toMatchObject({ status: 'REQUESTED', already: false });
 
     const mailboxView = await ownerApi(server, token, 'GET', `/v1/campaigns/${campaignId}/mail`);
     expect(mailboxView.body).toMatchObject({ delivery_state: 'VERIFIED', usage: { messages: 1 } });

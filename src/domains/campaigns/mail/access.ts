@@ -14,6 +14,18 @@ import { mailAccess } from './tables.ts';
  */
 
 export type AccessRow = typeof mailAccess.$inferSelect;
+
+/**
+ * After a decline or a revocation the agent may ask again a day later, not at once: an owner
+ * who said no is not asked again and again (each request is an event the owner sees).
+ */
+export const ASK_AGAIN_AFTER_MS = 24 * 60 * 60 * 1000;
+
+/** When a declined or revoked agent may ask again; null when it may ask now or has nothing to ask. */
+function askAgainFrom(row: AccessRow | null): Date | null {
+  if (!row?.decidedAt || (row.status !== 'DECLINED' && row.status !== 'REVOKED')) return null;
+  return new Date(row.decidedAt.getTime() + ASK_AGAIN_AFTER_MS);
+}
 export type AccessStatus = 'NONE' | 'REQUESTED' | 'GRANTED' | 'DECLINED' | 'REVOKED';
 
 export async function accessOf(ex: Executor, campaignId: string, agentId: string): Promise<AccessRow | null> {
@@ -25,9 +37,12 @@ export async function accessOf(ex: Executor, campaignId: string, agentId: string
 }
 
 /** Where the caller's access stands, and the move that changes it. */
-export function presentAccess(campaignId: string, row: AccessRow | null) {
+export function presentAccess(campaignId: string, row: AccessRow | null, now: Date) {
   const status: AccessStatus = (row?.status as AccessStatus | undefined) ?? 'NONE';
   const inCampaign = { campaign_id: campaignId };
+  const again = askAgainFrom(row);
+  const waiting = again !== null && again > now;
+  const from = again?.toISOString();
   const next = {
     NONE: {
       tool: 'campaign_mail_request_access',
@@ -40,16 +55,28 @@ export function presentAccess(campaignId: string, row: AccessRow | null) {
       arguments: inCampaign,
     },
     GRANTED: { tool: 'campaign_mail_list', action: "Read the campaign's mail.", arguments: inCampaign },
-    DECLINED: {
-      tool: 'campaign_mail_request_access',
-      action: 'The owner declined. Ask again only with a new reason the owner can act on.',
-      arguments: inCampaign,
-    },
-    REVOKED: {
-      tool: 'campaign_mail_request_access',
-      action: 'The owner revoked your access. Ask again only with a new reason.',
-      arguments: inCampaign,
-    },
+    DECLINED: waiting
+      ? {
+          tool: 'campaign_mail_access_status',
+          action: `The owner declined. From ${from} (a day after the decision) you may ask again with a new reason the owner can act on; the owner may also change its mind before.`,
+          arguments: inCampaign,
+        }
+      : {
+          tool: 'campaign_mail_request_access',
+          action: 'The owner declined. Ask again only with a new reason the owner can act on.',
+          arguments: inCampaign,
+        },
+    REVOKED: waiting
+      ? {
+          tool: 'campaign_mail_access_status',
+          action: `The owner revoked your access. From ${from} (a day after the decision) you may ask again with a new reason.`,
+          arguments: inCampaign,
+        }
+      : {
+          tool: 'campaign_mail_request_access',
+          action: 'The owner revoked your access. Ask again only with a new reason.',
+          arguments: inCampaign,
+        },
   }[status];
   return {
     campaign_id: campaignId,
@@ -58,6 +85,7 @@ export function presentAccess(campaignId: string, row: AccessRow | null) {
     reason: row?.reason ?? null,
     requested_at: row?.requestedAt.toISOString() ?? null,
     decided_at: row?.decidedAt?.toISOString() ?? null,
+    ...(waiting ? { ask_again_from: from } : {}),
     next_steps: [next],
   };
 }
@@ -66,15 +94,30 @@ export function presentAccess(campaignId: string, row: AccessRow | null) {
 export async function requireMailAccess(ex: Executor, m: Membership): Promise<void> {
   const row = await accessOf(ex, m.campaign.id, m.agentId);
   if (row?.status === 'GRANTED') return;
-  const shown = presentAccess(m.campaign.id, row);
+  const status: AccessStatus = (row?.status as AccessStatus | undefined) ?? 'NONE';
+  const inCampaign = { campaign_id: m.campaign.id };
+  // Only a move that can succeed now: asking when there is nothing asked yet, else the status,
+  // which says whether a request waits, or from when a declined or revoked agent may ask again.
+  const move =
+    status === 'NONE'
+      ? {
+          tool: 'campaign_mail_request_access',
+          action: "Ask the campaign's owner for access, saying why you need the mail.",
+          arguments: inCampaign,
+        }
+      : {
+          tool: 'campaign_mail_access_status',
+          action:
+            status === 'REQUESTED'
+              ? "The campaign's owner decides in the console; check here later where it stands."
+              : 'See where your access stands and from when you may ask again.',
+          arguments: inCampaign,
+        };
   throw new DomainError(
     'MAIL_ACCESS_REQUIRED',
-    `Reading this campaign's mail needs a grant from its owner; yours is ${shown.status}.`,
-    { campaign_id: m.campaign.id, access_status: shown.status, request_id: shown.request_id },
-    {
-      alternatives: shown.next_steps.filter((s): s is typeof s & { tool: string } => 'tool' in s),
-      next: shown.next_steps[0]?.action,
-    },
+    `Reading this campaign's mail needs a grant from its owner; yours is ${status}.`,
+    { campaign_id: m.campaign.id, access_status: status, request_id: row?.requestId ?? null },
+    { alternatives: [move], next: move.action },
   );
 }
 
@@ -82,7 +125,31 @@ export async function requireMailAccess(ex: Executor, m: Membership): Promise<vo
 export async function requestAccess(ex: Executor, m: Membership, reason: string, now: Date) {
   const row = await accessOf(ex, m.campaign.id, m.agentId);
   if (row && (row.status === 'REQUESTED' || row.status === 'GRANTED')) {
-    return { ...presentAccess(m.campaign.id, row), already: true };
+    return { ...presentAccess(m.campaign.id, row, now), already: true };
+  }
+  const from = askAgainFrom(row);
+  if (from && from > now) {
+    const shown = presentAccess(m.campaign.id, row, now);
+    throw new DomainError(
+      'RATE_LIMITED',
+      `The owner ${row?.status === 'DECLINED' ? 'declined' : 'revoked'} your access on ${row?.decidedAt?.toISOString()}; you may ask again from ${from.toISOString()}.`,
+      {
+        campaign_id: m.campaign.id,
+        access_status: shown.status,
+        ask_again_from: from.toISOString(),
+        retry_after_seconds: Math.ceil((from.getTime() - now.getTime()) / 1000),
+      },
+      {
+        next: `Ask again from ${from.toISOString()}, with a new reason; until then the campaign's other tools are open to you.`,
+        alternatives: [
+          {
+            tool: 'campaign_mail_access_status',
+            action: 'See where your access stands (and whether the owner changed it).',
+            arguments: { campaign_id: m.campaign.id },
+          },
+        ],
+      },
+    );
   }
   const requestId = newId('mar', now);
   const values = {
@@ -109,7 +176,10 @@ export async function requestAccess(ex: Executor, m: Membership, reason: string,
     },
     now,
   );
-  return { ...presentAccess(m.campaign.id, await accessOf(ex, m.campaign.id, m.agentId)), already: false };
+  return {
+    ...presentAccess(m.campaign.id, await accessOf(ex, m.campaign.id, m.agentId), now),
+    already: false,
+  };
 }
 
 /** The owner's decision on a request, or a revocation; recorded on the ledger for the agent. */

@@ -18,7 +18,11 @@ export const campaignMailAddress = memberTool({
   handler: async (ctx, _input, m) => {
     const { mailDomain } = ctx.services.campaignDeps;
     const box = await ensureMailbox(ctx.ex, m.campaign, mailDomain, ctx.clock.now());
-    const access = presentAccess(m.campaign.id, await accessOf(ctx.ex, m.campaign.id, m.agentId));
+    const access = presentAccess(
+      m.campaign.id,
+      await accessOf(ctx.ex, m.campaign.id, m.agentId),
+      ctx.clock.now(),
+    );
     return {
       campaign_id: m.campaign.id,
       ...presentMailbox(box, await usageOf(ctx.ex, m.campaign.id), m.campaign.status === 'ACTIVE'),
@@ -47,7 +51,7 @@ export const campaignMailAccessStatus = memberTool({
   args: {},
   mutates: false,
   handler: async (ctx, _input, m) =>
-    presentAccess(m.campaign.id, await accessOf(ctx.ex, m.campaign.id, m.agentId)),
+    presentAccess(m.campaign.id, await accessOf(ctx.ex, m.campaign.id, m.agentId), ctx.clock.now()),
 });
 
 export const campaignMailList = memberTool({

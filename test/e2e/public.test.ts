@@ -293,6 +293,23 @@ describe('rate limits on public routes', () => {
       expect(body.error.details.retry_after_seconds).toBeGreaterThan(0);
       const { limits } = await (await fetch(`${server.url}/v1/public/limits`)).json();
       expect(limits).toContainEqual(expect.objectContaining({ area: 'Public (no token) routes' }));
+
+      // The mail callbacks are limited per address too (counted apart); refusals past the limit
+      // are not recorded, so a flood writes nothing.
+      const posts = [];
+      for (let i = 0; i < 4; i++) {
+        const res = await fetch(`${limited.url}/v1/mailgun/inbound/json`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: 'recipient=x%40mail.test',
+        });
+        posts.push(res.status);
+        if (res.status === 429) {
+          expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+          expect((await res.json()).error).toMatchObject({ code: 'RATE_LIMITED' });
+        }
+      }
+      expect(posts).toEqual([404, 404, 404, 429]);
     } finally {
       await limited.close();
     }

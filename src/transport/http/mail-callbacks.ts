@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Busboy from 'busboy';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
 import { ConfigError } from '../../config/config.ts';
 import type { DeliveryOutcome, MailService } from '../../domains/campaigns/index.ts';
 import {
@@ -14,6 +15,7 @@ import {
   verifyPostal,
 } from '../../domains/mail/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
+import { registerRateLimit } from '../shared/rate-limit.ts';
 
 /**
  * The mail providers' callbacks (SPEC "Mail callbacks"; docs/mail.md): Mailgun, the hosted one,
@@ -24,7 +26,9 @@ import type { Clock } from '../../kernel/clock.ts';
  * Answers: 200 for mail stored, a duplicate or a replay (nothing to retry); 401 for a bad or
  * stale signature or key; 406 for mail that cannot be taken (unknown mailbox, closed campaign,
  * full mailbox, malformed), which Mailgun does not retry and Postal bounces; 413 over 2 MiB;
- * 404 when the provider is not configured. Every refusal is kept as a failed attempt.
+ * 404 when the provider is not configured; 429 over the per-address rate (both providers retry
+ * it; not recorded, or a flood would write a row a post). Every other refusal is kept as a failed
+ * attempt.
  */
 
 /** SPEC Limits (Mailbox): a delivery payload is at most 2 MiB. */
@@ -33,6 +37,9 @@ const PAYLOAD_BYTES = 2 * 1024 * 1024;
 export interface MailCallbackDeps {
   mail: MailService;
   clock: Clock;
+  /** Posts per minute per client address (CAIRN_PUBLIC_RATE_LIMIT): the providers retry a 429. */
+  ratePerMinute: number;
+  redis: Redis | null;
   mailgun: { signingKey?: string };
   postal: { publicKey?: string; apiKey?: string };
 }
@@ -51,7 +58,14 @@ export async function mailCallbackRoutes(app: FastifyInstance, deps: MailCallbac
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: PAYLOAD_BYTES }, (_req, body, done) =>
     done(null, body),
   );
+  await registerRateLimit(app, {
+    perMinute: deps.ratePerMinute,
+    name: 'mail-callbacks',
+    redis: deps.redis,
+    who: 'from this address',
+  });
   app.setErrorHandler(async (err: FastifyError, req, reply) => {
+    if (err.statusCode === 429) return problem(reply, 429, 'RATE_LIMITED', err.message);
     const via = req.url.startsWith('/v1/postal/') ? 'POSTAL' : 'MAILGUN';
     if (err.statusCode === 413) {
       await deps.mail.refuseUnread(via, 'TOO_LARGE', req.ip, Number(req.headers['content-length']) || null);

@@ -203,6 +203,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     mailCallbackRoutes(scope, {
       mail: services.mail,
       clock,
+      ratePerMinute: publicRateLimitPerMinute,
+      redis,
       mailgun: config.mail.mailgun,
       postal: config.mail.postal,
     }),

@@ -1,5 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepMail } from '../../src/domains/campaigns/index.ts';
+import { mailDeliveryAttempts, mailProviderDeliveries } from '../../src/domains/campaigns/mail/tables.ts';
 import { deviceAuthorizations } from '../../src/domains/identity/credentials/tables.ts';
 import { sweepIdentity } from '../../src/domains/identity/index.ts';
 import { mcpNotifications } from '../../src/domains/identity/tables.ts';
@@ -12,8 +14,8 @@ import { startTestServer, type TestServer } from '../support/test-server.ts';
 /**
  * The sweep against rows made in the past (the clock starts days ago and is brought to now).
  * Some sweeps here look a month ahead (tokens ended 30 days ago leave), which on the shared
- * PostgreSQL test database would end other files' live MCP sessions: on PostgreSQL this file
- * has a database of its own.
+ * PostgreSQL test database would end other files' live MCP sessions (and the mail sweep other
+ * files' delivery records): on PostgreSQL this file has a database of its own.
  */
 
 let server: TestServer;
@@ -97,5 +99,57 @@ describe('sweepIdentity', () => {
     const later = await sweepIdentity(server.database.db, new Date(clock.now().getTime() + 32 * 86_400_000));
     expect(later.deleted_owner_tokens).toBeGreaterThanOrEqual(2);
     expect(await names()).toEqual(['live']);
+  });
+});
+
+describe('sweepMail', () => {
+  it('keeps mailbox attempts three months, unaddressed ones a week, and the replay guard as long as it can matter', async () => {
+    const t0 = new Date('2026-01-01T00:00:00Z');
+    const days = (n: number) => new Date(t0.getTime() + n * 86_400_000);
+    const attempt = (id: string, campaignId: string | null) => ({
+      id,
+      campaignId,
+      via: 'SMTP',
+      recipient: campaignId ? 'box@mail.test' : null,
+      remote: '192.0.2.1',
+      size: 10,
+      outcome: 'REFUSED',
+      reason: campaignId ? 'MAILBOX_FULL' : 'BAD_SIGNATURE',
+      mailId: null,
+      providerDeliveryId: null,
+      createdAt: t0,
+    });
+    const db = server.database.db;
+    await db
+      .insert(mailDeliveryAttempts)
+      .values([attempt('mat_sweep_box', 'cmp_sweep'), attempt('mat_sweep_none', null)]);
+    await db.insert(mailProviderDeliveries).values([
+      { via: 'MAILGUN', deliveryId: 'sweep-token', seenAt: t0 },
+      { via: 'POSTAL', deliveryId: 'sweep-postal-1', seenAt: t0 },
+    ]);
+    const left = async () => ({
+      attempts: (await db.select({ id: mailDeliveryAttempts.id }).from(mailDeliveryAttempts))
+        .map((r) => r.id)
+        .filter((id) => id.startsWith('mat_sweep'))
+        .sort(),
+      deliveries: (await db.select({ id: mailProviderDeliveries.deliveryId }).from(mailProviderDeliveries))
+        .map((r) => r.id)
+        .filter((id) => id.startsWith('sweep'))
+        .sort(),
+    });
+
+    await sweepMail(db, days(0.5));
+    expect(await left()).toEqual({
+      attempts: ['mat_sweep_box', 'mat_sweep_none'],
+      deliveries: ['sweep-postal-1', 'sweep-token'],
+    });
+    await sweepMail(db, days(2));
+    expect((await left()).deliveries).toEqual(['sweep-postal-1']);
+    await sweepMail(db, days(8));
+    expect((await left()).attempts).toEqual(['mat_sweep_box']);
+    await sweepMail(db, days(89));
+    expect(await left()).toEqual({ attempts: ['mat_sweep_box'], deliveries: ['sweep-postal-1'] });
+    await sweepMail(db, days(91));
+    expect(await left()).toEqual({ attempts: [], deliveries: [] });
   });
 });

@@ -34,6 +34,7 @@ export { ResearchReports } from './findings/reports.ts';
 export { listEventsForOwner, type PresentedEvent } from './ledger/ledger-repo.ts';
 export { type DeliveryOutcome, MAIL_CHANNEL, type RecipientVerdict } from './mail/deliver.ts';
 export { MailService } from './mail/owner-mail.ts';
+export { sweepMail } from './mail/retention.ts';
 export {
   listMessagesForOwner,
   messageContentArg,
@@ -64,6 +65,8 @@ import * as ownTables from './tables.ts';
 
 const tables = { ...ownTables, ...findingTables, ...rewardTables, ...mailTables };
 
+import { Housekeeper } from '../identity/index.ts';
+import { sweepMail } from './mail/retention.ts';
 import { LeaseSweeper } from './tasks/lease-sweeper.ts';
 import { campaignCoverage } from './tasks/read-coverage.ts';
 
@@ -116,6 +119,14 @@ export const campaignsArea = {
     // This process's mailbox wake-ups (one LISTEN), for campaign_mail_wait.
     const mailWaiter = new NotifyWaiter(database, MAIL_CHANNEL);
     // Puts lease expiries on the ledger for watchers; every replica may run it.
+    // Deletes delivery records past their retention (never mail); every replica may run it.
+    const mailSweeper = new Housekeeper(
+      () => sweepMail(database.db, clock.now()),
+      (result) =>
+        result instanceof Error
+          ? logger.warn({ err: result }, 'mail retention sweep failed; it runs again in ten minutes')
+          : logger.debug({ result }, 'mail retention sweep done'),
+    );
     const leaseSweeper = new LeaseSweeper(database, clock, (result) => {
       if (result instanceof Error) logger.warn({ err: result }, 'lease sweep failed; it runs again soon');
       else if (result.expired_leases > 0) logger.debug({ result }, 'expired leases ended');
@@ -143,6 +154,7 @@ export const campaignsArea = {
       // A waiting events_watch answers its heartbeat as soon as the server starts closing.
       workers: [
         leaseSweeper,
+        mailSweeper,
         {
           start: () => {},
           drain: async () => {

@@ -102,6 +102,8 @@ export const mailDeliveryAttempts = pgTable(
   },
   (t) => [
     index('mail_attempts_campaign_idx').on(t.campaignId, t.createdAt),
+    // The retention sweep (retention.ts) deletes by age across every mailbox.
+    index('mail_attempts_created_idx').on(t.createdAt),
     uniqueIndex('mail_attempts_provider_key')
       .on(t.via, t.providerDeliveryId, t.campaignId)
       .where(sql`${t.providerDeliveryId} is not null and ${t.outcome} <> 'REFUSED'`),
@@ -143,5 +145,8 @@ export const mailProviderDeliveries = pgTable(
     deliveryId: text('delivery_id').notNull(),
     seenAt: ts('seen_at').notNull(),
   },
-  (t) => [primaryKey({ columns: [t.via, t.deliveryId] })],
+  (t) => [
+    primaryKey({ columns: [t.via, t.deliveryId] }),
+    index('mail_provider_deliveries_seen_idx').on(t.via, t.seenAt),
+  ],
 );

@@ -1,0 +1,2 @@
+CREATE INDEX "mail_attempts_created_idx" ON "mail_delivery_attempts" USING btree ("created_at");--> statement-breakpoint
+CREATE INDEX "mail_provider_deliveries_seen_idx" ON "mail_provider_deliveries" USING btree ("via","seen_at");

@@ -1,5 +1,6 @@
 import { runCampaignBenchmark } from './campaign.ts';
 import { runInjectionBenchmark } from './injection.ts';
+import { runMailBenchmark } from './mail.ts';
 import { runMcpBenchmark } from './mcp.ts';
 import { runReadBenchmark } from './read.ts';
 import { runRewardsBenchmark } from './rewards.ts';
@@ -23,6 +24,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
     summary:
       'recall and false-flag rate of INSTRUCTION_LIKE_CONTENT on a labelled set, Cairn vs one plain regex',
     run: runInjectionBenchmark,
+  },
+  mail: {
+    summary:
+      '2,000 deliveries over SMTP from 20 connections, Cairn vs a bare smtp-server + mailparser; 200 waiting campaign_mail_wait woken by one mail',
+    run: runMailBenchmark,
   },
   mcp: {
     summary: 'tools/call identity_whoami from concurrent MCP clients, Cairn vs a minimal SDK server',

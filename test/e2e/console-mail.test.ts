@@ -301,3 +301,155 @@ describe('the mailbox page', () => {
     expect(await statusOf(agent, campaignId)).toBe('GRANTED');
   });
 });
+
+/** A mail handed to deliverMail, as every way in does; answers its outcome and size. */
+async function deliverTo(address: string, subject: string, from = 'Alice <alice@example.org>') {
+  const raw = Buffer.from(
+    `From: ${from}\r\nTo: ${address}\r\nSubject: ${subject}\r\nMessage-ID: <${key()}@example.org>\r\n\r\n${subject}: ${key()}\r\n`,
+  );
+  const [outcome] = await server.app.services.mail.deliver({
+    via: 'SMTP',
+    recipients: [address],
+    envelopeFrom: 'alice@example.org',
+    raw,
+    processed: null,
+    size: raw.length,
+    providerDeliveryId: null,
+    remote: '127.0.0.1',
+  });
+  return { ...outcome!, size: raw.length };
+}
+
+/** Posts a form whose fields may repeat (several boxes ticked), as a browser does. */
+async function postFields(visitor: Visitor, path: string, fields: Array<[string, string]>) {
+  const res = await fetch(`${server.url}${path}`, {
+    method: 'POST',
+    headers: {
+      'x-forwarded-for': visitor.address,
+      cookie: [...visitor.cookies].map(([k, v]) => `${k}=${v}`).join('; '),
+      'content-type': 'application/x-www-form-urlencoded',
+    },
+    body: new URLSearchParams(fields).toString(),
+    redirect: 'manual',
+  });
+  return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+}
+
+const storedRows = (page: Page) => panel(page, 'stored-mail').split('<tr id="mail-').slice(1);
+
+describe('making room on the mailbox page', () => {
+  it('lists the stored mail, deletes the ticked ones and says how much room that made', async () => {
+    const { visitor, campaignId, address, path } = await ownerWithMailbox();
+    await server.database.db.execute(
+      (await import('drizzle-orm'))
+        .sql`update mailboxes set message_limit = 3 where campaign_id = ${campaignId}`,
+    );
+    const one = await deliverTo(address, 'Ridge count');
+    const two = await deliverTo(
+      address,
+      '<img src=x onerror=alert(1)> Marsh count',
+      '"Mallory <i>" <m@example.org>',
+    );
+    const three = await deliverTo(address, 'Moor count');
+    expect((await deliverTo(address, 'One too many')).reason).toBe('MAILBOX_FULL');
+
+    const page = await visitor.get(path);
+    expect(panel(page, 'address')).toContain('<a href="#stored-mail">delete stored mail</a>');
+    const rows = storedRows(page);
+    expect(rows.map((r) => r.slice(0, r.indexOf('"')))).toEqual([three.mail_id, two.mail_id, one.mail_id]);
+    expect(rows[1]).toContain(`<input type="checkbox" name="mail_ids" value="${two.mail_id}"`);
+    expect(rows[1]).toContain('&lt;img src=x onerror=alert(1)&gt; Marsh count');
+    expect(rows[1]).toContain('Mallory &lt;i&gt;');
+    expect(page.text).not.toMatch(/<img|<i>/i);
+    expect(panel(page, 'stored-mail')).toContain(`action="${path}/messages/delete"`);
+
+    const done = await postFields(visitor, `${path}/messages/delete`, [
+      ['csrf', csrfOf(page.text)],
+      ['mail_ids', one.mail_id!],
+      ['mail_ids', two.mail_id!],
+    ]);
+    expect(done.status).toBe(303);
+    expect(done.location).toBe(
+      `${path}?done=deleted&deleted=2&freed=${one.size + two.size}&kept=0#stored-mail`,
+    );
+    const after = await visitor.get(done.location!.replace(/#.*$/, ''));
+    expect(after.text).toContain(
+      `Deleted 2 mails: ${one.size + two.size} B freed. The mailbox has room: new mail is taken again.`,
+    );
+    expect(storedRows(after).map((r) => r.slice(0, r.indexOf('"')))).toEqual([three.mail_id]);
+    expect(panel(after, 'address')).toContain('1 of 3 messages');
+    expect(panel(after, 'address')).not.toContain('FULL');
+    // The attempts keep their history, and say the mail is gone.
+    expect(panel(after, 'attempts')).toContain(`deleted since (<code>${one.mail_id}</code>)`);
+    expect((await deliverTo(address, 'Room again')).outcome).toBe('ACCEPTED');
+
+    // Nothing ticked: said on the page, nothing deleted.
+    const none = await postFields(visitor, `${path}/messages/delete`, [['csrf', csrfOf(after.text)]]);
+    expect(none.status).toBe(422);
+    expect(errorOf(none.text)).toBe('Tick at least one mail to delete.');
+    // A mail already gone (an old page, a second tab): said on the page, the rest kept.
+    const stale = await postFields(visitor, `${path}/messages/delete`, [
+      ['csrf', csrfOf(after.text)],
+      ['mail_ids', three.mail_id!],
+      ['mail_ids', one.mail_id!],
+    ]);
+    expect(stale.status).toBe(404);
+    expect(errorOf(stale.text)).toContain(`No mail ${one.mail_id} in this campaign: nothing was deleted.`);
+    expect(storedRows(await visitor.get(path))).toHaveLength(2);
+  });
+
+  it('pages through the stored mail, 50 at a time, and deletes from an older page', async () => {
+    const { visitor, campaignId, address, path } = await ownerWithMailbox();
+    const ids: string[] = [];
+    for (let i = 0; i < 51; i++) ids.push((await deliverTo(address, `Count ${i}`)).mail_id!);
+    const first = await visitor.get(path);
+    expect(storedRows(first)).toHaveLength(50);
+    expect(storedRows(first)[0]).toContain(ids[50]);
+    const older = /href="([^"]*\?mail_before=mail_[0-9A-Za-z]+)#stored-mail"/.exec(
+      panel(first, 'stored-mail'),
+    );
+    expect(older?.[1]).toMatch(new RegExp(`^/console/campaigns/${campaignId}/mail\\?`));
+
+    const second = await visitor.get(older![1]!);
+    expect(storedRows(second).map((r) => r.slice(0, r.indexOf('"')))).toEqual([ids[0]]);
+    expect(panel(second, 'stored-mail')).toContain('← Newest mail');
+    expect(panel(second, 'stored-mail')).not.toContain('Older mail');
+    const done = await postFields(visitor, `${path}/messages/delete`, [
+      ['csrf', csrfOf(second.text)],
+      ['mail_ids', ids[0]!],
+      ['mail_before', /mail_before=([^&#"]+)/.exec(older![1]!)![1]!],
+    ]);
+    expect(done.status).toBe(303);
+    expect(done.location).toMatch(/&mail_before=mail_[0-9A-Za-z]+#stored-mail$/);
+    const back = await visitor.get(done.location!.replace(/#.*$/, ''));
+    expect(back.text).toContain('Deleted 1 mail: ');
+    expect(panel(back, 'stored-mail')).toContain('No older mail.');
+  });
+
+  it('refuses a deletion without the form’s CSRF token, and another owner’s', async () => {
+    const { visitor, address, path } = await ownerWithMailbox();
+    const mail = await deliverTo(address, 'Keep me');
+    const bare = await postFields(visitor, `${path}/messages/delete`, [['mail_ids', mail.mail_id!]]);
+    expect(bare.status).toBe(403);
+    const forged = await postFields(visitor, `${path}/messages/delete`, [
+      ['csrf', 'x'.repeat(43)],
+      ['mail_ids', mail.mail_id!],
+    ]);
+    expect(forged.status).toBe(403);
+
+    const other = new Visitor(server.url);
+    const email = uniqueEmail();
+    await server.app.services.identity.addOwner(email, PASSWORD);
+    await other.signIn(email);
+    const theirs = await postFields(other, `${path}/messages/delete`, [
+      ['csrf', csrfOf((await other.get('/console')).text)],
+      ['mail_ids', mail.mail_id!],
+    ]);
+    expect(theirs.status).toBe(404);
+    expect(theirs.text).not.toContain('Keep me');
+
+    const rows = storedRows(await visitor.get(path));
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toContain('Keep me');
+  });
+});

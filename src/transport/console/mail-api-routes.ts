@@ -6,10 +6,14 @@ import { idOf } from './id-params.ts';
 
 const tags = ['mail'];
 const campaignId = idOf('cmp', 'campaign');
+const mailId = idOf('mail', 'mail');
+/** Mails one deletion names, at most (MailService.deleteMessages refuses more as well). */
+const MAX_DELETE = 100;
 
 /**
  * A campaign's mailbox for its owner of record (docs/mail.md): the address, delivery state and
- * attempts, and the agents' access requests with their decision and revocation. Inside the owner
+ * attempts, the stored mail and its deletion (making room), and the agents' access requests with
+ * their decision and revocation. Inside the owner
  * API scope (session or owner token, JSON bodies only); another owner's campaign is NOT_FOUND.
  */
 export async function mailApiRoutes(
@@ -70,5 +74,42 @@ export async function mailApiRoutes(
       },
     },
     async (req) => ctx.mail.revoke(ownerOf(req), req.params.campaign_id, req.params.agent_id),
+  );
+
+  r.get(
+    '/v1/campaigns/:campaign_id/mail/messages',
+    {
+      schema: {
+        tags,
+        summary:
+          'The mail the mailbox holds, newest first (headers, size, attachments, flags, evidence made of it), to choose what to delete',
+        params: z.object({ campaign_id: campaignId }).strict(),
+        querystring: z
+          .object({
+            before: mailId.optional(),
+            limit: z.coerce.number().int().min(1).max(100).default(50),
+          })
+          .strict(),
+      },
+    },
+    async (req) =>
+      ctx.mail.messages(ownerOf(req), req.params.campaign_id, {
+        ...(req.query.before ? { before: req.query.before } : {}),
+        limit: req.query.limit,
+      }),
+  );
+
+  r.post(
+    '/v1/campaigns/:campaign_id/mail/messages/delete',
+    {
+      schema: {
+        tags,
+        summary:
+          'Delete stored mail to make room (all or nothing; evidence made from a mail stays); answers the usage after',
+        params: z.object({ campaign_id: campaignId }).strict(),
+        body: z.object({ mail_ids: z.array(mailId).min(1).max(MAX_DELETE) }).strict(),
+      },
+    },
+    async (req) => ctx.mail.deleteMessages(ownerOf(req), req.params.campaign_id, req.body.mail_ids),
   );
 }

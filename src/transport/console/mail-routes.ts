@@ -10,7 +10,8 @@ import { type MailPageView, mailPage } from './mail-views.ts';
 
 /**
  * A campaign's mailbox page for its owner of record (docs/mail.md): address, check-mail
- * instruction, delivery state and attempts; requests to approve or decline and grants to revoke.
+ * instruction, delivery state and attempts; the stored mail, ticked and deleted to make room;
+ * requests to approve or decline and grants to revoke.
  * Thin, like every console route: the session (and CSRF token on posts), the form, one
  * MailService method (the same ones `/v1/campaigns/{id}/mail…` calls), then render or redirect.
  * Another owner's campaign is the console's not-found page, as on the campaign page.
@@ -22,6 +23,9 @@ const CAMPAIGN_ID = idOf('cmp', 'campaign');
 const REQUEST_ID = idOf('mar', 'mail access request');
 const AGENT_ID = idOf('agt', 'agent');
 const ATTEMPT_ID = /^mat_[0-9A-Za-z]{1,64}$/;
+const MAIL_ID = /^mail_[0-9A-Za-z]{1,64}$/;
+/** Mails one press of "Delete selected" deletes, at most (a page shows PAGE). */
+const MAX_DELETE = 100;
 
 /** Fixed confirmations after a redirect: the query names one, never carries text to show. */
 const DONE: Record<string, string> = {
@@ -37,6 +41,44 @@ const decisionForm = z
     decision: z.enum(['approve', 'decline'], 'Press Approve or Decline.'),
   })
   .strict();
+
+/**
+ * "Delete selected": the mails ticked (one `mail_ids` field each), 1 to MAX_DELETE, and the page
+ * of stored mail the form was on (to come back to it).
+ */
+const deleteForm = z
+  .object({
+    csrf: z.string().max(200).optional(),
+    mail_ids: z
+      .union([
+        z.string().max(100),
+        z.array(z.string().max(100)).max(MAX_DELETE, `Tick at most ${MAX_DELETE} mails at once.`),
+      ])
+      .optional(),
+    mail_before: z.string().max(100).optional(),
+  })
+  .strict()
+  .transform((f) => ({
+    ids: [...new Set(f.mail_ids === undefined ? [] : [f.mail_ids].flat())],
+    before: f.mail_before && MAIL_ID.test(f.mail_before) ? f.mail_before : null,
+  }))
+  .pipe(
+    z.object({
+      ids: z
+        .array(z.string().regex(MAIL_ID, 'A mail id looks like mail_ followed by letters and digits.'))
+        .min(1, 'Tick at least one mail to delete.'),
+      before: z.string().nullable(),
+    }),
+  );
+
+/** What a deletion redirect names (counts only, never text): said on the page it lands on. */
+function deletedOf(q: Query): MailPageView['deleted'] {
+  const n = (v: unknown) => (typeof v === 'string' && /^\d{1,12}$/.test(v) ? Number(v) : null);
+  const count = n(q.deleted);
+  const bytes = n(q.freed);
+  if (q.done !== 'deleted' || count === null || bytes === null) return undefined;
+  return { count, bytes, evidenceKept: n(q.kept) ?? 0 };
+}
 
 type Query = Record<string, unknown>;
 const queryOf = (req: FastifyRequest) => (req.query ?? {}) as Query;
@@ -55,7 +97,7 @@ export function mailRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
     reply: FastifyReply,
     owner: ConsoleOwner,
     code: number,
-    extra: Pick<MailPageView, 'flash' | 'error'> = {},
+    extra: Pick<MailPageView, 'flash' | 'error' | 'deleted'> = {},
   ) => {
     const campaignId = pathId(req, 'campaign_id', CAMPAIGN_ID, 'campaign');
     const q = queryOf(req);
@@ -63,9 +105,15 @@ export function mailRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
       typeof q.attempts_before === 'string' && ATTEMPT_ID.test(q.attempts_before)
         ? q.attempts_before
         : undefined;
+    const mailBefore =
+      typeof q.mail_before === 'string' && MAIL_ID.test(q.mail_before) ? q.mail_before : undefined;
     const mailbox = await ctx.mail.mailbox(owner.id, campaignId);
     const attempts = await ctx.mail.attempts(owner.id, campaignId, {
       ...(before ? { before } : {}),
+      limit: PAGE,
+    });
+    const stored = await ctx.mail.messages(owner.id, campaignId, {
+      ...(mailBefore ? { before: mailBefore } : {}),
       limit: PAGE,
     });
     const view: MailPageView = {
@@ -74,6 +122,8 @@ export function mailRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
       mailbox,
       attempts,
       before,
+      stored,
+      mailBefore,
       pageSize: PAGE,
       ...extra,
     };
@@ -83,13 +133,16 @@ export function mailRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   app.get('/console/campaigns/:campaign_id/mail', hidden, async (req, reply) => {
     const owner = requireOwner(req, reply);
     if (!owner) return reply;
-    return showMailbox(req, reply, owner, 200, { flash: DONE[String(queryOf(req).done ?? '')] });
+    const q = queryOf(req);
+    return showMailbox(req, reply, owner, 200, { flash: DONE[String(q.done ?? '')], deleted: deletedOf(q) });
   });
 
   /**
    * A form on the mailbox page: CSRF, the form, the service call, then back to the page with the
-   * outcome named. A request already decided (or a grant already gone) is said on the page;
-   * another owner's campaign, or a request not of this campaign, is the not-found page.
+   * outcome named (`act` answers the query and anchor to land on). A request already decided (or
+   * a grant already gone) is said on the page, as is a ticked mail that is gone already (an old
+   * page, a second tab); another owner's campaign, or a request not of this campaign, is the
+   * not-found page.
    */
   const change = <T extends z.ZodType>(
     suffix: string,
@@ -104,10 +157,10 @@ export function mailRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
       const form = parseForm(schema, req.body);
       if (!form.ok) return showMailbox(req, reply, owner, 422, { error: form.message });
       try {
-        const done = await act(owner, campaignId, req, form.data);
-        return seeOther(reply, `${path}?done=${done}`);
+        return seeOther(reply, `${path}?${await act(owner, campaignId, req, form.data)}`);
       } catch (err) {
-        if (!(err instanceof DomainError) || err.code === 'NOT_FOUND') throw err;
+        const goneMail = err instanceof DomainError && Array.isArray(err.details.mail_ids);
+        if (!(err instanceof DomainError) || (err.code === 'NOT_FOUND' && !goneMail)) throw err;
         return showMailbox(req, reply, owner, httpStatusOf(err.code), { error: err.message });
       }
     });
@@ -116,11 +169,23 @@ export function mailRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
     const requestId = pathId(req, 'request_id', REQUEST_ID, 'mail access request');
     const approve = data.decision === 'approve';
     await ctx.mail.decide(owner.id, campaignId, requestId, approve ? 'APPROVE' : 'DECLINE');
-    return approve ? 'approved' : 'declined';
+    return approve ? 'done=approved' : 'done=declined';
   });
 
   change('grants/:agent_id/revoke', tokenOnlyForm, async (owner, campaignId, req) => {
     await ctx.mail.revoke(owner.id, campaignId, pathId(req, 'agent_id', AGENT_ID, 'agent'));
-    return 'revoked';
+    return 'done=revoked';
+  });
+
+  change('messages/delete', deleteForm, async (owner, campaignId, _req, data) => {
+    const done = await ctx.mail.deleteMessages(owner.id, campaignId, data.ids);
+    const query = new URLSearchParams({
+      done: 'deleted',
+      deleted: String(done.deleted),
+      freed: String(done.bytes_freed),
+      kept: String(done.evidence_kept.length),
+      ...(data.before ? { mail_before: data.before } : {}),
+    });
+    return `${query}#stored-mail`;
   });
 }

@@ -5,26 +5,34 @@ import { csrfField, notice, page, time } from './layout.ts';
 
 /**
  * A campaign's mailbox for its owner of record (docs/mail.md): the address with the check-mail
- * instruction, the delivery state, usage against the limits, the agents' access (requests to
- * decide, grants to revoke, what was declined or revoked) and every delivery attempt. What a
+ * instruction, the delivery state, usage against the limits, the stored mail (ticked and deleted
+ * to make room), the agents' access (requests to decide, grants to revoke, what was declined or
+ * revoked) and every delivery attempt. What a
  * sender wrote (From, Subject, Message-ID) and what an agent wrote (its reason) is untrusted
  * text: it goes through `html` like everything else, never as markup.
  */
 
 export type Mailbox = Awaited<ReturnType<MailService['mailbox']>>;
 export type Attempts = Awaited<ReturnType<MailService['attempts']>>;
+export type StoredMail = Awaited<ReturnType<MailService['messages']>>;
 type Access = Mailbox['access'][number];
 type Attempt = Attempts['attempts'][number];
+type Stored = StoredMail['mails'][number];
 
 export interface MailPageView extends Signed {
   mailbox: Mailbox;
   /** The attempts shown: the newest page, or the page older than `before`. */
   attempts: Attempts;
   before: string | undefined;
-  /** How many attempts a page holds, said beside the list. */
+  /** The stored mail shown: the newest page, or the page older than `mailBefore`. */
+  stored: StoredMail;
+  mailBefore: string | undefined;
+  /** How many attempts (and stored mails) a page holds, said beside the list. */
   pageSize: number;
   flash?: string | undefined;
   error?: string | undefined;
+  /** A deletion just done (from the redirect's counts): how much room it made. */
+  deleted?: { count: number; bytes: number; evidenceKept: number } | undefined;
 }
 
 /** Why an attempt was refused, in words for the owner (the reason code is shown beside it). */
@@ -32,7 +40,7 @@ const REFUSAL_TEXT: Record<string, string> = {
   UNKNOWN_MAILBOX: 'No mailbox has that address.',
   CAMPAIGN_CLOSED: 'The campaign is closed, so its mailbox takes no mail.',
   MAILBOX_DISABLED: 'The mailbox is disabled.',
-  MAILBOX_FULL: 'The mailbox was full. Nothing is deleted automatically.',
+  MAILBOX_FULL: 'The mailbox was full. Nothing is deleted automatically: delete stored mail to make room.',
   TOO_LARGE: 'The message was over 2 MiB.',
   MALFORMED: 'The message could not be read.',
   REPLAYED: 'The provider sent a delivery it had sent before (a retry or a replay): it was not stored again.',
@@ -68,11 +76,12 @@ export function mailPage(v: MailPageView): SafeHtml {
     body: html`<p class="hint"><a href="${campaignPath}">← Back to the campaign</a></p>
       <h1>Mailbox ${m.status === 'READY' ? html`<span class="badge on" id="mail-status">READY</span>` : html`<span class="badge off" id="mail-status">CLOSED</span>`}</h1>
       <p class="sub">${m.campaign_title} · <code>${m.campaign_id}</code> · only you, its owner of record, see this page</p>
-      ${v.flash ? notice('ok', v.flash) : ''}${v.error ? notice('error', v.error) : ''}
+      ${v.flash ? notice('ok', v.flash) : ''}${v.deleted ? notice('ok', deletedText(v.deleted, m.full)) : ''}${v.error ? notice('error', v.error) : ''}
       ${addressPanel(m)}
       ${requestsPanel(v, campaignPath)}
       ${grantsPanel(v, campaignPath)}
       ${historyPanel(m)}
+      ${storedPanel(v, campaignPath)}
       ${attemptsPanel(v, campaignPath)}`,
   });
 }
@@ -96,7 +105,7 @@ function addressPanel(m: Mailbox): SafeHtml {
       <dt>Usage</dt><dd id="mail-usage">${u.messages.toLocaleString('en-US')} of ${r.max_messages.toLocaleString('en-US')} messages · ${bytes(u.bytes)} of ${bytes(r.max_bytes)}</dd>
       ${
         m.full || m.full_since
-          ? html`<dt>Full</dt><dd id="mail-full"><span class="badge bad">FULL</span> ${m.full_since ? html`since ${time(m.full_since)}` : ''} <span class="hint">new mail is refused (MAILBOX_FULL) until there is room; nothing is deleted automatically</span></dd>`
+          ? html`<dt>Full</dt><dd id="mail-full"><span class="badge bad">FULL</span> ${m.full_since ? html`since ${time(m.full_since)}` : ''} <span class="hint">new mail is refused (MAILBOX_FULL) until there is room; nothing is deleted automatically: <a href="#stored-mail">delete stored mail</a> to make room</span></dd>`
           : ''
       }
       <dt>Retention</dt><dd>Nothing is deleted automatically. One message is at most ${bytes(r.max_payload_bytes)}; its text is kept up to ${r.max_text_chars.toLocaleString('en-US')} characters; attachments are kept as metadata only (name, type, size, sha256), never their bytes.</dd>
@@ -173,6 +182,53 @@ function historyPanel(m: Mailbox): SafeHtml {
   </section>`;
 }
 
+/** The confirmation after "Delete selected": how much room it made, and what stays. */
+function deletedText(d: NonNullable<MailPageView['deleted']>, full: boolean): string {
+  const mails = d.count === 1 ? '1 mail' : `${d.count.toLocaleString('en-US')} mails`;
+  const kept =
+    d.evidenceKept === 0
+      ? ''
+      : d.evidenceKept === 1
+        ? ' The evidence made from one of them stays: it is a record of its own.'
+        : ` The evidence made from ${d.evidenceKept} of them stays: each is a record of its own.`;
+  const state = full ? ' The mailbox is still full.' : ' The mailbox has room: new mail is taken again.';
+  return `Deleted ${mails}: ${bytes(d.bytes)} freed.${state}${kept}`;
+}
+
+function storedRow(s: Stored): SafeHtml {
+  const none = html`<span class="hint">none given</span>`;
+  return html`<tr id="mail-${s.mail_id}">
+    <td><input type="checkbox" name="mail_ids" value="${s.mail_id}" aria-label="Select mail ${s.mail_id}"></td>
+    <td>${time(s.received_at)}<p class="hint">${s.via}</p></td>
+    <td>${s.from ?? none}</td>
+    <td>${s.subject ?? none}<p class="hint"><code>${s.mail_id}</code></p></td>
+    <td>${bytes(s.size)}${s.attachments ? html`<p class="hint">${s.attachments === 1 ? '1 attachment' : `${s.attachments} attachments`} (metadata only)</p>` : ''}</td>
+    <td>${s.flags.map((f) => html`<span class="badge off">${f}</span> `)}</td>
+    <td>${s.evidence_id ? html`<code>${s.evidence_id}</code><p class="hint">stays when the mail is deleted</p>` : ''}</td>
+  </tr>`;
+}
+
+function storedPanel(v: MailPageView, campaignPath: string): SafeHtml {
+  const list = v.stored.mails;
+  const next = v.stored.next_before;
+  const path = `${campaignPath}/mail`;
+  return html`<section class="panel" id="stored-mail">
+    <h2>Stored mail</h2>
+    <p class="hint">The mail this mailbox holds, which counts against its limits. Nothing is deleted automatically: to make room, tick mails and press Delete selected. Deleting is for good; evidence made from a mail stays (it is a record of its own, which members may have cited), and the delivery attempts below keep their history. Newest first, ${v.pageSize} a page${v.mailBefore ? ', older than the ones before' : ''}. From and Subject are the sender’s words.</p>
+    ${v.mailBefore ? html`<p class="hint"><a href="${path}#stored-mail">← Newest mail</a></p>` : ''}
+    ${
+      list.length
+        ? html`<form method="post" action="${path}/messages/delete">${csrfField(v.csrf)}${v.mailBefore ? html`<input type="hidden" name="mail_before" value="${v.mailBefore}">` : ''}
+          <table><thead><tr><th></th><th>Received</th><th>From</th><th>Subject</th><th>Size</th><th>Flags</th><th>Evidence</th></tr></thead>
+          <tbody>${list.map(storedRow)}</tbody></table>
+          <p class="actions"><button class="secondary" type="submit">Delete selected</button></p>
+        </form>`
+        : html`<p class="hint">${v.mailBefore ? 'No older mail.' : 'None stored.'}</p>`
+    }
+    ${next ? html`<p class="actions"><a class="button secondary" href="${path}?mail_before=${next}#stored-mail">Older mail</a></p>` : ''}
+  </section>`;
+}
+
 function attemptRow(a: Attempt): SafeHtml {
   const refused = a.outcome === 'REFUSED';
   const why = refused
@@ -185,7 +241,7 @@ function attemptRow(a: Attempt): SafeHtml {
         <dt>Message-ID</dt><dd>${a.mail.message_id ?? html`<span class="hint">none given</span>`}</dd>
         <dt>Mail</dt><dd><code>${a.mail_id}</code></dd>
       </dl>`
-    : html`<span class="hint">${refused ? 'not read: nothing was stored' : 'not recorded'}</span>`;
+    : html`<span class="hint">${refused ? 'not read: nothing was stored' : a.mail_deleted ? html`deleted since (<code>${a.mail_id}</code>)` : 'not recorded'}</span>`;
   return html`<tr id="attempt-${a.attempt_id}">
     <td>${time(a.at)}</td>
     <td>${a.via}${a.remote ? html`<p class="hint">from ${a.remote}</p>` : ''}</td>

@@ -110,7 +110,8 @@ export function presentMailbox(
       max_payload_bytes: MAIL_LIMITS.payloadBytes,
       max_text_chars: MAIL_LIMITS.textChars,
       automatic_deletion: false,
-      when_full: 'New mail is refused until the owner makes room; nothing is deleted automatically.',
+      when_full:
+        'New mail is refused (MAILBOX_FULL) until the owner makes room by deleting mail, in the console or with POST /v1/campaigns/{id}/mail/messages/delete; nothing is deleted automatically.',
       attachments: 'metadata only (name, type, size, sha256); attachment bytes are never stored',
     },
     usage,

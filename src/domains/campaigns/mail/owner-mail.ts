@@ -1,10 +1,12 @@
-import { and, desc, eq, lt, or } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Clock } from '../../../kernel/clock.ts';
+import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
 import { describeAgents } from '../../identity/index.ts';
 import type { InboundMail, MailRefusal } from '../../mail/types.ts';
 import { campaignNotOwned } from '../errors.ts';
+import { appendEvent } from '../ledger/ledger.ts';
 import { campaigns } from '../tables.ts';
 import { decideAccess } from './access.ts';
 import {
@@ -15,10 +17,14 @@ import {
   type RecipientVerdict,
 } from './deliver.ts';
 import { ensureMailbox, presentMailbox, usageOf } from './mailbox.ts';
-import { mailAccess, mailDeliveryAttempts, mailMessages } from './tables.ts';
+import { mailAccess, mailboxes, mailDeliveryAttempts, mailMessages } from './tables.ts';
 
 /** Delivery attempts in one answer, at most. */
 const MAX_ATTEMPTS = 100;
+/** Stored mails in one answer, at most. */
+const MAX_MAILS = 100;
+/** Mails deleted by one call, at most. */
+const MAX_MAIL_DELETE = 100;
 
 /**
  * Campaign mail for the owner of record (console, `/v1/campaigns/{id}/mail…`) and for the ways
@@ -94,6 +100,155 @@ export class MailService {
     return { campaign_id: campaignId, ...(await this.attemptList(db, campaignId, opts)) };
   }
 
+  /**
+   * The mail the mailbox holds, newest first, `limit` at a time (with `before`, a mail id from
+   * `next_before`: the ones older than it, even when that mail was deleted meanwhile): what takes
+   * the room, so the owner can choose what to delete. Headers only, never the text; the headers
+   * are the sender's words, to be shown as text.
+   */
+  async messages(ownerId: string, campaignId: string, opts: { before?: string; limit?: number } = {}) {
+    const db = this.database.db;
+    const campaign = await this.owned(db, ownerId, campaignId);
+    const limit = Math.min(Math.max(opts.limit ?? 50, 1), MAX_MAILS);
+    const m = mailMessages;
+    // Mail ids are ULIDs made from the arrival time: their byte order is the arrival order.
+    const rows = await db
+      .select({
+        id: m.id,
+        from: m.fromAddress,
+        to: m.toAddress,
+        subject: m.subject,
+        messageId: m.messageIdHeader,
+        via: m.via,
+        receivedAt: m.receivedAt,
+        size: m.size,
+        attachments: sql<number>`jsonb_array_length(${m.attachments})`.mapWith(Number),
+        flags: m.flags,
+        evidenceId: m.evidenceId,
+      })
+      .from(m)
+      .where(
+        and(
+          eq(m.campaignId, campaignId),
+          opts.before ? sql`${m.id} collate "C" < ${opts.before}` : undefined,
+        ),
+      )
+      .orderBy(sql`${m.id} collate "C" desc`)
+      .limit(limit + 1);
+    const page = rows.slice(0, limit);
+    const box = await ensureMailbox(db, campaign, this.domain, this.clock.now());
+    const shown = presentMailbox(box, await usageOf(db, campaignId), campaign.status === 'ACTIVE');
+    return {
+      campaign_id: campaignId,
+      usage: shown.usage,
+      retention_policy: { max_messages: box.messageLimit, max_bytes: box.byteLimit },
+      full: shown.full,
+      mails: page.map((r) => ({
+        mail_id: r.id,
+        // From, To, Subject and Message-ID are untrusted: the sender wrote them.
+        from: r.from,
+        to: r.to,
+        subject: r.subject,
+        message_id: r.messageId,
+        via: r.via,
+        received_at: r.receivedAt.toISOString(),
+        size: r.size,
+        attachments: r.attachments,
+        flags: r.flags,
+        evidence_id: r.evidenceId,
+      })),
+      next_before: rows.length > limit ? (page.at(-1)?.id ?? null) : null,
+    };
+  }
+
+  /**
+   * Makes room: deletes these mails of the campaign (1 to MAX_MAIL_DELETE ids) in one
+   * transaction, under the mailbox's lock like a delivery. All or nothing: an id that is no mail
+   * of this campaign refuses the whole call (NOT_FOUND naming it) and nothing is deleted. The
+   * evidence a mail became stays (it is a record of its own, others may cite it); delivery
+   * attempts keep their mail_id as history. Clears the full notice when room is left, so the
+   * next filling is told anew, and records MAIL_DELETED on the ledger.
+   */
+  async deleteMessages(ownerId: string, campaignId: string, mailIds: string[]) {
+    const ids = [...new Set(mailIds)];
+    if (ids.length === 0 || ids.length > MAX_MAIL_DELETE) {
+      throw new DomainError('VALIDATION_FAILED', `Name 1 to ${MAX_MAIL_DELETE} mail ids to delete.`, {
+        count: ids.length,
+      });
+    }
+    return this.database.transaction(async (tx) => {
+      const campaign = await this.owned(tx, ownerId, campaignId);
+      const now = this.clock.now();
+      // The delivery's lock: its "is there room" stays true until either commits.
+      const [box] = await tx
+        .select()
+        .from(mailboxes)
+        .where(eq(mailboxes.campaignId, campaignId))
+        .for('update');
+      // Locked: an evidence_submit of one of them finishes first, so its evidence_id is seen.
+      const rows = box
+        ? await tx
+            .select({ id: mailMessages.id, size: mailMessages.size, evidenceId: mailMessages.evidenceId })
+            .from(mailMessages)
+            .where(and(eq(mailMessages.campaignId, campaignId), inArray(mailMessages.id, ids)))
+            .for('update')
+        : [];
+      const found = new Set(rows.map((r) => r.id));
+      const missing = ids.filter((id) => !found.has(id));
+      if (!box || missing.length > 0) {
+        throw new DomainError(
+          'NOT_FOUND',
+          `No mail ${missing.join(', ')} in this campaign: nothing was deleted.`,
+          { campaign_id: campaignId, mail_ids: missing },
+          { next: 'Pick the mail ids from GET /v1/campaigns/{id}/mail/messages.' },
+        );
+      }
+      await tx
+        .delete(mailMessages)
+        .where(and(eq(mailMessages.campaignId, campaignId), inArray(mailMessages.id, ids)));
+      const usage = await usageOf(tx, campaignId);
+      const { full } = presentMailbox(box, usage, campaign.status === 'ACTIVE');
+      if (box.fullNoticeAt && !full) {
+        // Room again: the next refusal for lack of room is a new filling, told anew.
+        await tx.update(mailboxes).set({ fullNoticeAt: null }).where(eq(mailboxes.campaignId, campaignId));
+      }
+      const bytesFreed = rows.reduce((sum, r) => sum + r.size, 0);
+      const evidenceKept = rows.flatMap((r) =>
+        r.evidenceId ? [{ mail_id: r.id, evidence_id: r.evidenceId }] : [],
+      );
+      await appendEvent(
+        tx,
+        campaignId,
+        {
+          kind: 'MAIL_DELETED',
+          actor: { ownerId, role: 'OWNER' },
+          payload: {
+            mail_ids: ids,
+            messages: ids.length,
+            bytes: bytesFreed,
+            evidence_kept: evidenceKept.map((e) => e.evidence_id),
+            usage,
+          },
+        },
+        now,
+      );
+      return {
+        campaign_id: campaignId,
+        deleted: ids.length,
+        mail_ids: ids,
+        bytes_freed: bytesFreed,
+        usage,
+        retention_policy: { max_messages: box.messageLimit, max_bytes: box.byteLimit },
+        full,
+        evidence_kept: evidenceKept,
+        note:
+          evidenceKept.length > 0
+            ? 'Deleted. The evidence made from these mails stays: it is a record of its own, which members may have cited. Delivery attempts keep the mail ids as history.'
+            : 'Deleted. Delivery attempts keep the mail ids as history.',
+      };
+    });
+  }
+
   /** Every agent's access to the campaign's mail, pending requests first. */
   async accessRequests(ownerId: string, campaignId: string) {
     const db = this.database.db;
@@ -140,6 +295,7 @@ export class MailService {
       .select({
         attempt: a,
         mail: {
+          id: mailMessages.id,
           from: mailMessages.fromAddress,
           subject: mailMessages.subject,
           messageId: mailMessages.messageIdHeader,
@@ -168,9 +324,11 @@ export class MailService {
         remote: r.remote,
         size: r.size,
         mail_id: r.mailId,
-        // The stored mail's headers (untrusted: the sender wrote them); null for a refused attempt.
+        // The stored mail's headers (untrusted: the sender wrote them); null for a refused attempt
+        // and for a mail the owner has deleted since (mail_deleted).
         mail:
           r.mailId && mail ? { from: mail.from, subject: mail.subject, message_id: mail.messageId } : null,
+        mail_deleted: r.mailId !== null && !mail,
         at: r.createdAt.toISOString(),
       })),
       next_before: rows.length > limit ? (page.at(-1)?.attempt.id ?? null) : null,

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, lt, sql } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
@@ -34,7 +34,40 @@ function openMailCursor(secret: string, m: Membership, cursor: string): number {
   return position.mail_seq;
 }
 
-function summary(r: MailRow) {
+/**
+ * What a list or a wait answers of each mail: its headers and size, never its text (up to
+ * 200,000 characters, read with campaign_mail_get), so a page or a wake-up of many waiters moves
+ * only what it shows.
+ */
+const summaryColumns = {
+  id: mailMessages.id,
+  seq: mailMessages.seq,
+  fromAddress: mailMessages.fromAddress,
+  toAddress: mailMessages.toAddress,
+  subject: mailMessages.subject,
+  sentAt: mailMessages.sentAt,
+  receivedAt: mailMessages.receivedAt,
+  size: mailMessages.size,
+  textChars: sql<number>`length(${mailMessages.text})`.mapWith(Number),
+  attachments: sql<number>`jsonb_array_length(${mailMessages.attachments})`.mapWith(Number),
+  flags: mailMessages.flags,
+};
+
+type MailSummaryRow = {
+  id: string;
+  seq: number;
+  fromAddress: string | null;
+  toAddress: string | null;
+  subject: string | null;
+  sentAt: Date | null;
+  receivedAt: Date;
+  size: number;
+  textChars: number;
+  attachments: number;
+  flags: string[];
+};
+
+function summary(r: MailSummaryRow) {
   return {
     mail_id: r.id,
     from: r.fromAddress,
@@ -43,8 +76,8 @@ function summary(r: MailRow) {
     sent_at: r.sentAt?.toISOString() ?? null,
     received_at: r.receivedAt.toISOString(),
     size: r.size,
-    text_chars: r.text.length,
-    attachments: r.attachments.length,
+    text_chars: r.textChars,
+    attachments: r.attachments,
     flags: r.flags,
     trust_label: TRUST_LABEL,
   };
@@ -61,7 +94,7 @@ export async function listMail(
   const before = input.cursor ? openMailCursor(secret, m, input.cursor) : null;
   const limit = input.limit ?? 20;
   const rows = await ex
-    .select()
+    .select(summaryColumns)
     .from(mailMessages)
     .where(
       and(
@@ -111,7 +144,7 @@ export async function getMail(
     });
   }
   return {
-    ...summary(row),
+    ...summary({ ...row, textChars: row.text.length, attachments: row.attachments.length }),
     attachments: row.attachments,
     instruction_spans: row.instructionSpans,
     window: windowOf(row.text, { offset: input.offset, maxChars: input.maxChars }),
@@ -145,12 +178,12 @@ export async function waitForMail(
   const deadline = Date.now() + (input.timeoutSeconds ?? 25) * 1000;
   const read = () =>
     ex
-      .select()
+      .select(summaryColumns)
       .from(mailMessages)
       .where(and(eq(mailMessages.campaignId, m.campaign.id), gt(mailMessages.seq, after)))
       .orderBy(asc(mailMessages.seq))
       .limit(limit);
-  let rows: MailRow[] = [];
+  let rows: MailSummaryRow[] = [];
   for (;;) {
     const ticket = await waiter.arm(m.campaign.id);
     try {

@@ -379,6 +379,32 @@ describe('campaign mailboxes', () => {
     expect(got.sent_at).toBeNull();
   });
 
+  it('keeps a mailbox when the operator moves CAIRN_MAIL_DOMAIN: it receives at both domains and is given out at the new one', async () => {
+    const { coordinator, campaignId, address } = await grantedMailbox(server);
+    const local = address.slice(0, address.indexOf('@'));
+    // As if the mailbox was made while the domain was old.example and the operator since moved it.
+    await server.database.db.execute(
+      (await import('drizzle-orm'))
+        .sql`update mailboxes set domain = 'old.example' where campaign_id = ${campaignId}`,
+    );
+    expect((await mailbox(coordinator, campaignId)).address).toBe(`${local}@mail.cairn.test`);
+    const atOld = `${local}@old.example`;
+    expect((await deliver(atOld, mime({ to: atOld, body: 'old' })))[0]).toMatchObject({
+      outcome: 'ACCEPTED',
+      campaign_id: campaignId,
+    });
+    expect((await deliver(address, mime({ to: address, body: 'new' })))[0]).toMatchObject({
+      outcome: 'ACCEPTED',
+      campaign_id: campaignId,
+    });
+    const elsewhere = `${local}@other.example`;
+    expect((await deliver(elsewhere, mime({ to: elsewhere })))[0]).toMatchObject({
+      outcome: 'REFUSED',
+      reason: 'UNKNOWN_MAILBOX',
+    });
+    expect(await server.app.services.mail.checkRecipient(elsewhere, null)).toBe('UNKNOWN_MAILBOX');
+  });
+
   it('refuses delivery to a closed campaign', async () => {
     const { campaignId, address } = await grantedMailbox(server);
     await server.database.db.execute(

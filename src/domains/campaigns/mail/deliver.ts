@@ -42,6 +42,8 @@ export async function deliverMail(
   parser: MailParser,
   mail: InboundMail,
   now: () => Date,
+  /** The receiving domain configured now (CAIRN_MAIL_DOMAIN): see mailboxAt. */
+  domain: string,
 ): Promise<DeliveryOutcome[]> {
   const recipients = [...new Set(mail.recipients.map((r) => r.trim().toLowerCase()).filter(Boolean))];
   // As the SMTP receiver: at most 20 recipients a message (a provider's post says as many as it likes).
@@ -51,7 +53,7 @@ export async function deliverMail(
   const targets: Array<{ recipient: string; box: MailboxRow | null }> = [];
   const seen = new Set<string>();
   for (const recipient of recipients) {
-    const box = await mailboxAt(database.db, recipient);
+    const box = await mailboxAt(database.db, recipient, domain);
     // Two addresses of one campaign would store the mail twice: once per mailbox.
     if (box && seen.has(box.campaignId)) continue;
     if (box) seen.add(box.campaignId);
@@ -311,9 +313,10 @@ export async function checkRecipient(
   address: string,
   remote: string | null,
   now: Date,
+  domain: string,
 ): Promise<RecipientVerdict> {
   const recipient = address.trim().toLowerCase();
-  const box = await mailboxAt(database.db, recipient);
+  const box = await mailboxAt(database.db, recipient, domain);
   if (!box) return 'UNKNOWN_MAILBOX';
   const [campaign] = await database.db
     .select({ status: campaigns.status })

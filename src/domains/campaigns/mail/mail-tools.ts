@@ -25,7 +25,12 @@ export const campaignMailAddress = memberTool({
     );
     return {
       campaign_id: m.campaign.id,
-      ...presentMailbox(box, await usageOf(ctx.ex, m.campaign.id), m.campaign.status === 'ACTIVE'),
+      ...presentMailbox(
+        box,
+        await usageOf(ctx.ex, m.campaign.id),
+        m.campaign.status === 'ACTIVE',
+        mailDomain,
+      ),
       sending: 'Not available: this address only receives.',
       your_access: { status: access.status, request_id: access.request_id },
       next_steps: access.next_steps,

@@ -59,8 +59,17 @@ export async function mailboxOf(ex: Executor, campaignId: string): Promise<Mailb
   return row ?? null;
 }
 
-/** The mailbox an address names (case-insensitive), or null. */
-export async function mailboxAt(ex: Executor, address: string): Promise<MailboxRow | null> {
+/**
+ * The mailbox an address names (case-insensitive), or null: its local part at the domain it was
+ * made on, or at the domain configured now. An operator who moves CAIRN_MAIL_DOMAIN keeps every
+ * mailbox (the random local part is what makes an address unique), and mail still routed to the
+ * old domain keeps arriving.
+ */
+export async function mailboxAt(
+  ex: Executor,
+  address: string,
+  currentDomain: string,
+): Promise<MailboxRow | null> {
   const at = address.lastIndexOf('@');
   if (at <= 0) return null;
   const local = address.slice(0, at);
@@ -71,10 +80,18 @@ export async function mailboxAt(ex: Executor, address: string): Promise<MailboxR
     .where(
       and(
         sql`lower(${mailboxes.localPart}) = lower(${local})`,
-        sql`lower(${mailboxes.domain}) = lower(${domain})`,
+        domain.toLowerCase() === currentDomain.toLowerCase()
+          ? undefined
+          : sql`lower(${mailboxes.domain}) = lower(${domain})`,
       ),
-    );
+    )
+    .limit(1);
   return row ?? null;
+}
+
+/** The address to give out: the local part at the domain configured now. */
+export function mailboxAddress(m: MailboxRow, currentDomain: string): string {
+  return `${m.localPart}@${currentDomain}`;
 }
 
 /** How full the mailbox is. */
@@ -94,9 +111,10 @@ export function presentMailbox(
   m: MailboxRow,
   usage: { messages: number; bytes: number },
   campaignActive: boolean,
+  currentDomain: string,
 ) {
   return {
-    address: `${m.localPart}@${m.domain}`,
+    address: mailboxAddress(m, currentDomain),
     status: campaignActive ? 'READY' : 'CLOSED',
     delivery_state: m.deliveryState,
     delivery_verified_at: m.deliveryVerifiedAt?.toISOString() ?? null,

@@ -16,7 +16,7 @@ import {
   type MailParser,
   type RecipientVerdict,
 } from './deliver.ts';
-import { ensureMailbox, presentMailbox, usageOf } from './mailbox.ts';
+import { ensureMailbox, mailboxAddress, presentMailbox, usageOf } from './mailbox.ts';
 import { mailAccess, mailboxes, mailDeliveryAttempts, mailMessages } from './tables.ts';
 
 /** Delivery attempts in one answer, at most. */
@@ -40,7 +40,7 @@ export class MailService {
 
   /** One inbound mail, however it came: stored per recipient mailbox, or refused with a reason. */
   deliver(mail: InboundMail): Promise<DeliveryOutcome[]> {
-    return deliverMail(this.database, this.parser, mail, () => this.clock.now());
+    return deliverMail(this.database, this.parser, mail, () => this.clock.now(), this.domain);
   }
 
   /**
@@ -70,7 +70,7 @@ export class MailService {
 
   /** Whether the SMTP receiver takes this recipient at RCPT TO, and why not (recorded for its owner). */
   checkRecipient(address: string, remote: string | null): Promise<RecipientVerdict> {
-    return checkRecipient(this.database, address, remote, this.clock.now());
+    return checkRecipient(this.database, address, remote, this.clock.now(), this.domain);
   }
 
   /** The mailbox as the owner sees it: address, delivery state, usage, attempts and access requests. */
@@ -81,8 +81,8 @@ export class MailService {
     return {
       campaign_id: campaignId,
       campaign_title: campaign.title,
-      ...presentMailbox(box, await usageOf(db, campaignId), campaign.status === 'ACTIVE'),
-      check: `Send any mail to ${box.localPart}@${box.domain}: when it arrives, delivery_state turns VERIFIED.`,
+      ...presentMailbox(box, await usageOf(db, campaignId), campaign.status === 'ACTIVE', this.domain),
+      check: `Send any mail to ${mailboxAddress(box, this.domain)}: when it arrives, delivery_state turns VERIFIED.`,
       full_since: box.fullNoticeAt?.toISOString() ?? null,
       attempts: (await this.attemptList(db, campaignId, { limit: 50 })).attempts,
       access: await this.accessList(db, campaignId),
@@ -137,7 +137,12 @@ export class MailService {
       .limit(limit + 1);
     const page = rows.slice(0, limit);
     const box = await ensureMailbox(db, campaign, this.domain, this.clock.now());
-    const shown = presentMailbox(box, await usageOf(db, campaignId), campaign.status === 'ACTIVE');
+    const shown = presentMailbox(
+      box,
+      await usageOf(db, campaignId),
+      campaign.status === 'ACTIVE',
+      this.domain,
+    );
     return {
       campaign_id: campaignId,
       usage: shown.usage,
@@ -207,7 +212,7 @@ export class MailService {
         .delete(mailMessages)
         .where(and(eq(mailMessages.campaignId, campaignId), inArray(mailMessages.id, ids)));
       const usage = await usageOf(tx, campaignId);
-      const { full } = presentMailbox(box, usage, campaign.status === 'ACTIVE');
+      const { full } = presentMailbox(box, usage, campaign.status === 'ACTIVE', this.domain);
       if (box.fullNoticeAt && !full) {
         // Room again: the next refusal for lack of room is a new filling, told anew.
         await tx.update(mailboxes).set({ fullNoticeAt: null }).where(eq(mailboxes.campaignId, campaignId));

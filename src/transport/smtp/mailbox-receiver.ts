@@ -1,5 +1,5 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createSecureContext } from 'node:tls';
 import type { Logger } from 'pino';
 import { type Config, ConfigError } from '../../config/config.ts';
 import type { DeliveryOutcome, MailService, RecipientVerdict } from '../../domains/campaigns/index.ts';
@@ -39,7 +39,7 @@ export async function startMailboxReceiver(
 }
 
 /** The STARTTLS key and certificate, refused at start when unreadable or not a pair. */
-function readTls(keyFile: string, certFile: string): { key: Buffer; cert: Buffer } {
+export function readTls(keyFile: string, certFile: string): { key: Buffer; cert: Buffer } {
   const read = (name: string, file: string) => {
     try {
       return readFileSync(file);
@@ -49,11 +49,19 @@ function readTls(keyFile: string, certFile: string): { key: Buffer; cert: Buffer
   };
   const key = read('CAIRN_SMTP_TLS_KEY_FILE', keyFile);
   const cert = read('CAIRN_SMTP_TLS_CERT_FILE', certFile);
+  // Checked here, not at the first STARTTLS: a key that is not the certificate's would fail
+  // every handshake while the server looked healthy.
+  let pair = false;
   try {
-    createSecureContext({ key, cert });
+    pair = new X509Certificate(cert).checkPrivateKey(createPrivateKey(key));
   } catch (err) {
     throw new ConfigError([
-      `CAIRN_SMTP_TLS_KEY_FILE, CAIRN_SMTP_TLS_CERT_FILE: not a PEM key and its certificate (${(err as Error).message.slice(0, 120)})`,
+      `CAIRN_SMTP_TLS_KEY_FILE, CAIRN_SMTP_TLS_CERT_FILE: not a PEM key and certificate (${(err as Error).message.slice(0, 120)})`,
+    ]);
+  }
+  if (!pair) {
+    throw new ConfigError([
+      'CAIRN_SMTP_TLS_KEY_FILE, CAIRN_SMTP_TLS_CERT_FILE: the key is not the certificate’s private key',
     ]);
   }
   return { key, cert };

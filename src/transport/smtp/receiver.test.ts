@@ -1,10 +1,14 @@
 import { generateKeyPairSync, type KeyObject, randomBytes, sign, X509Certificate } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import tls from 'node:tls';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboundMail } from '../../domains/mail/types.ts';
+import { readTls } from './mailbox-receiver.ts';
 import {
   type SmtpInboundMail,
   type SmtpReceiver,
@@ -544,6 +548,26 @@ describe('the SMTP receiver', () => {
     await closing;
     expect(info.response).toMatch(/^250 /);
     expect(delivered).toHaveLength(1);
+  });
+});
+
+describe('the STARTTLS files of cairn serve', () => {
+  it('takes a key and its certificate, and refuses a key that is not the certificate’s', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'cairn-smtp-tls-'));
+    const one = selfSignedLocalhost();
+    const other = selfSignedLocalhost();
+    const file = (name: string, text: string) => {
+      writeFileSync(path.join(dir, name), text);
+      return path.join(dir, name);
+    };
+    const key = file('key.pem', one.key);
+    expect(readTls(key, file('cert.pem', one.cert)).cert.toString()).toBe(one.cert);
+    expect(() => readTls(key, file('other.pem', other.cert))).toThrow(
+      /the key is not the certificate’s private key/,
+    );
+    expect(() => readTls(key, file('junk.pem', 'not a certificate'))).toThrow(
+      /not a PEM key and certificate/,
+    );
   });
 });
 

@@ -93,6 +93,13 @@ export const CAMPAIGN_ERRORS = declareErrors('campaigns', {
     when: 'The task cannot be edited now: it is claimed, has a submitted result or a funded reward, or is closed.',
     next: 'Publish a new task instead, or wait until the claim ends.',
   },
+  TASK_NOT_LISTABLE: {
+    httpStatus: 422,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'A task named for a public board does not say participation: OPEN and publish_contract: true in its conditions, or was cancelled.',
+    next: 'Edit the task conditions (task_edit or the console) to publish its contract for open pickup, or leave it off the board; details.tasks names each task and why.',
+  },
   EVIDENCE_REQUIRED: {
     httpStatus: 422,
     retryable: false,

@@ -29,6 +29,9 @@ import { taskClaim, taskDelegate, taskHeartbeat, taskRelease } from './tasks/lea
 import { taskAssign, taskEdit, taskGet, taskHistory, taskList, taskPublish } from './tasks/task-tools.ts';
 import { evidenceSubmit, resultVerify, taskComplete } from './verification/completion-tools.ts';
 
+export { BOARD_PURPOSES, type BoardPurpose, MAX_BOARD_TASKS, slugArg } from './boards/board-rules.ts';
+export { BoardService } from './boards/owner-boards.ts';
+export { type BoardFilters, PublicBoards } from './boards/public-boards.ts';
 export { FindingOwnerService } from './findings/owner-findings.ts';
 export { ResearchReports } from './findings/reports.ts';
 export { listEventsForOwner, type PresentedEvent } from './ledger/ledger-repo.ts';
@@ -49,6 +52,9 @@ export { sweepExpiredLeases } from './tasks/lease-sweeper.ts';
 export { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
 
 import { NotifyWaiter } from '../../storage/notify-waiter.ts';
+import { BoardService } from './boards/owner-boards.ts';
+import { PublicBoards } from './boards/public-boards.ts';
+import * as boardTables from './boards/tables.ts';
 import { FindingOwnerService } from './findings/owner-findings.ts';
 import { ResearchReports } from './findings/reports.ts';
 import * as findingTables from './findings/tables.ts';
@@ -63,7 +69,7 @@ import { RewardOwnerService } from './rewards/owner-rewards.ts';
 import * as rewardTables from './rewards/tables.ts';
 import * as ownTables from './tables.ts';
 
-const tables = { ...ownTables, ...findingTables, ...rewardTables, ...mailTables };
+const tables = { ...ownTables, ...findingTables, ...rewardTables, ...mailTables, ...boardTables };
 
 import { Housekeeper } from '../identity/index.ts';
 import { sweepMail } from './mail/retention.ts';
@@ -150,6 +156,8 @@ export const campaignsArea = {
         researchReports: new ResearchReports(database, clock, secret),
         ownerRewards: new RewardOwnerService(database, clock, secret, config.baseUrl),
         mail: new MailService(database, clock, parser, config.mail.domain),
+        boards: new BoardService(database, clock, config.baseUrl),
+        publicBoards: new PublicBoards(database, secret, config.baseUrl),
       },
       // A waiting events_watch answers its heartbeat as soon as the server starts closing.
       workers: [

@@ -1,6 +1,7 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type {
+  BoardService,
   CampaignOwnerService,
   FindingOwnerService,
   MailService,
@@ -36,6 +37,8 @@ export interface ConsoleDeps {
   funds: FundsService;
   /** Campaign mailboxes: address, attempts, access requests and grants. */
   mail: MailService;
+  /** Public task boards: publish, change, withdraw. */
+  boards: BoardService;
   /** Release requests to decide, tasks to fund or cancel. */
   ownerRewards: RewardOwnerService;
   /** The platform fee in percent (CAIRN_PLATFORM_FEE_PCT): a reward published from the console carries it. */

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
 import { consentCookieName } from '../http/consent-cookie.ts';
 import { codeForStatus, sendValidationFailure } from '../shared/error-handler.ts';
+import { boardApiRoutes } from './board-api-routes.ts';
 import { campaignApiRoutes } from './campaign-api-routes.ts';
 import type { ConsoleContext } from './context.ts';
 import { mailApiRoutes } from './mail-api-routes.ts';
@@ -154,4 +155,5 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   await researchReportRoutes(api, ctx, owner);
   await rewardsApiRoutes(api, ctx, owner);
   await mailApiRoutes(api, ctx, owner);
+  await boardApiRoutes(api, ctx, owner);
 }

@@ -2,7 +2,12 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { ResearchReports } from '../../domains/campaigns/index.ts';
+import {
+  BOARD_PURPOSES,
+  type PublicBoards,
+  type ResearchReports,
+  slugArg,
+} from '../../domains/campaigns/index.ts';
 import { DEFAULT_RUNTIME, type Discovery, RUNTIMES } from '../../domains/discovery/index.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 import { RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
@@ -23,6 +28,8 @@ export interface PublicDeps {
   stats(): Promise<Record<string, unknown>>;
   /** Research reports their campaigns' owners published. */
   reports: ResearchReports;
+  /** Task boards their owners published. */
+  boards: PublicBoards;
 }
 
 const tags = ['public'];
@@ -160,6 +167,61 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
       reply
         .type('application/stix+json;version=2.1')
         .send(await deps.reports.publishedBundle(req.params.report_id)),
+  );
+
+  r.get(
+    '/v1/public/boards',
+    {
+      schema: {
+        tags,
+        summary: 'Published task boards, newest first; next_cursor and previous_cursor keep the filters',
+        querystring: z
+          .object({
+            q: z
+              .string()
+              .trim()
+              .min(1)
+              .max(200)
+              .optional()
+              .describe('Words in a board title or a listed task.'),
+            purpose: z.enum(BOARD_PURPOSES).optional(),
+            status: z
+              .enum(['OPEN', 'CLOSED'])
+              .optional()
+              .describe('OPEN: at least one listed task can be taken now; CLOSED: none can.'),
+            funded: z
+              .enum(['true', 'false'])
+              .optional()
+              .describe('true: at least one listed task carries a funded reward; false: none does.'),
+            limit: z.coerce.number().int().min(1).max(50).default(20),
+            cursor: z
+              .string()
+              .max(500)
+              .optional()
+              .describe('next_cursor or previous_cursor, with the same filters.'),
+          })
+          .strict(),
+      },
+    },
+    async (req) => {
+      const { q, purpose, status, funded, limit, cursor } = req.query;
+      return deps.boards.list(
+        { q, purpose, status, funded: funded === undefined ? undefined : funded === 'true' },
+        { limit, cursor },
+      );
+    },
+  );
+
+  r.get(
+    '/v1/public/boards/:slug',
+    {
+      schema: {
+        tags,
+        summary: 'A published board: its listed tasks with their terms, reward, funding and availability',
+        params: z.object({ slug: slugArg }).strict(),
+      },
+    },
+    async (req) => deps.boards.get(req.params.slug),
   );
 
   r.get(

@@ -142,6 +142,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     status: serverStatus(database, clock, clock.now()),
     stats: publicStats(services, clock, discovery.tools.length),
     reports: services.researchReports,
+    boards: services.publicBoards,
   };
   const oauthDeps: OAuthDeps = {
     device: services.device,
@@ -168,6 +169,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     funds: services.funds,
     ownerRewards: services.ownerRewards,
     mail: services.mail,
+    boards: services.boards,
     feePct: config.platformFeePct,
     operators: {
       isOperator: (ownerId) => services.identity.isOperator(ownerId, config.operatorEmails),

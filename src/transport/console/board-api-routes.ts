@@ -1,0 +1,99 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { BOARD_PURPOSES, MAX_BOARD_TASKS, slugArg } from '../../domains/campaigns/index.ts';
+import type { ConsoleContext } from './context.ts';
+import { idOf } from './id-params.ts';
+
+const tags = ['boards'];
+const title = z.string().trim().min(1).max(200).describe('What the board is called (1-200 characters).');
+const purpose = z.enum(BOARD_PURPOSES).describe('What the work is for: WORK, DEMO, TEST or UNCLASSIFIED.');
+const taskIds = z
+  .array(idOf('task', 'task'))
+  .min(1)
+  .max(MAX_BOARD_TASKS)
+  .describe(
+    `The campaign's tasks to list, in order (1-${MAX_BOARD_TASKS}); each says participation: OPEN and publish_contract: true.`,
+  );
+
+/**
+ * Public task boards for their owner (docs/boards.md): publish, change and withdraw, inside the
+ * owner API scope (session or owner token, JSON bodies only). Another owner's board is NOT_FOUND.
+ */
+export async function boardApiRoutes(
+  api: FastifyInstance,
+  ctx: ConsoleContext,
+  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
+): Promise<void> {
+  const r = api.withTypeProvider<ZodTypeProvider>();
+  const params = z.object({ slug: slugArg }).strict();
+
+  r.get(
+    '/v1/boards',
+    { schema: { tags, summary: 'Your boards, newest first (withdrawn ones marked)' } },
+    async (req) => ctx.boards.list(ownerOf(req)),
+  );
+
+  r.post(
+    '/v1/boards',
+    {
+      schema: {
+        tags,
+        summary: "Publish a board of a campaign's open-pickup tasks under a public slug",
+        body: z
+          .object({ slug: slugArg, title, purpose, campaign_id: idOf('cmp', 'campaign'), task_ids: taskIds })
+          .strict(),
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      const board = await ctx.boards.publish(ownerOf(req), {
+        slug: b.slug,
+        title: b.title,
+        purpose: b.purpose,
+        campaignId: b.campaign_id,
+        taskIds: b.task_ids,
+      });
+      return reply.code(201).header('location', board.url).send(board);
+    },
+  );
+
+  r.get(
+    '/v1/boards/:slug',
+    { schema: { tags, summary: 'One of your boards, with the task behind each ref', params } },
+    async (req) => ctx.boards.get(ownerOf(req), req.params.slug),
+  );
+
+  r.patch(
+    '/v1/boards/:slug',
+    {
+      schema: {
+        tags,
+        summary: 'Change the title, purpose or listed tasks of a published board (a kept task keeps its ref)',
+        params,
+        body: z
+          .object({ title: title.optional(), purpose: purpose.optional(), task_ids: taskIds.optional() })
+          .strict()
+          .refine((b) => Object.keys(b).length > 0, 'name at least one of title, purpose, task_ids'),
+      },
+    },
+    async (req) =>
+      ctx.boards.update(ownerOf(req), req.params.slug, {
+        title: req.body.title,
+        purpose: req.body.purpose,
+        taskIds: req.body.task_ids,
+      }),
+  );
+
+  r.delete(
+    '/v1/boards/:slug',
+    {
+      schema: {
+        tags,
+        summary: 'Withdraw a board: gone from the public at once (the slug stays taken)',
+        params,
+      },
+    },
+    async (req) => ctx.boards.withdraw(ownerOf(req), req.params.slug),
+  );
+}

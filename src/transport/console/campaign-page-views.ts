@@ -25,7 +25,7 @@ export function campaignPage(v: CampaignPageView): SafeHtml {
     current: 'campaigns',
     body: html`<p class="hint"><a href="/console/campaigns">← All campaigns</a></p>
       <h1>${c.title} ${c.status === 'ACTIVE' ? html`<span class="badge on">active</span>` : html`<span class="badge off">closed</span>`} ${liveBadge(path, v.data.last_seq)}</h1>
-      <p class="sub"><code>${c.campaign_id}</code> · you are its owner of record and see everything in it · <a href="${path}/findings">Findings</a> · <a href="${path}/mail" id="mailbox-link">Mailbox</a>${c.status === 'ACTIVE' ? html` · <a href="/console/research/import?campaign_id=${c.campaign_id}">Import a file</a>` : ''}</p>
+      <p class="sub"><code>${c.campaign_id}</code> · you are its owner of record and see everything in it · <a href="${path}/findings">Findings</a> · <a href="${path}/mail" id="mailbox-link">Mailbox</a>${c.status === 'ACTIVE' ? html` · <a href="/console/research/import?campaign_id=${c.campaign_id}">Import a file</a> · <a href="${path}/boards/new" id="publish-board-link">Publish a board</a>` : ''}</p>
       ${v.flash ? notice('ok', v.flash) : ''}${v.error ? notice('error', v.error) : ''}
       ${settingsPanel(v.data)}
       ${membersPanel(v, path, draftOf('invite'))}

@@ -9,7 +9,16 @@ export interface PageOptions {
   /** The session's CSRF token, for the sign-out form. */
   csrf?: string | undefined;
   /** Which navigation entry is current. */
-  current?: 'identities' | 'new' | 'pair' | 'campaigns' | 'rewards' | 'connections' | 'tokens' | 'audit';
+  current?:
+    | 'identities'
+    | 'new'
+    | 'pair'
+    | 'campaigns'
+    | 'boards'
+    | 'rewards'
+    | 'connections'
+    | 'tokens'
+    | 'audit';
   /** Single-column pages (sign-in, sign-up). */
   narrow?: boolean;
 }
@@ -19,6 +28,7 @@ const NAV = [
   ['new', '/console/identities/new', 'Create identity'],
   ['pair', '/pair', 'Pair an agent'],
   ['campaigns', '/console/campaigns', 'Campaigns'],
+  ['boards', '/console/boards', 'Boards'],
   ['rewards', '/console/rewards', 'Rewards'],
   ['connections', '/console/connections', 'Connections'],
   ['tokens', '/console/tokens', 'API tokens'],

@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
 import { authRoutes } from './auth-routes.ts';
+import { boardRoutes } from './board-routes.ts';
 import { campaignRoutes } from './campaign-routes.ts';
 import { buildContext, type ConsoleDeps, cookieOptions, sendPage } from './context.ts';
 import { CONSOLE_CSP } from './csp.ts';
@@ -115,6 +116,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   findingRoutes(app, ctx);
   rewardRoutes(app, ctx);
   mailRoutes(app, ctx);
+  boardRoutes(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.
   app.get('/console/*', { schema: { hide: true } }, async (req, reply) => {

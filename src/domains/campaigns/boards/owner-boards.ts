@@ -7,7 +7,14 @@ import type { Database, Executor } from '../../../storage/database.ts';
 import { campaignClosed, campaignNotOwned } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { campaigns, tasks } from '../tables.ts';
-import { type BoardPurpose, MAX_BOARD_TASKS, notListable, unlistable } from './board-rules.ts';
+import {
+  BOARD_PURPOSES,
+  type BoardPurpose,
+  MAX_BOARD_TASKS,
+  notListable,
+  PURPOSE_MEANING,
+  unlistable,
+} from './board-rules.ts';
 import { type BoardRow, listedTasks, presentBoardSummary, presentListedTask } from './board-view.ts';
 import { boards, boardTasks } from './tables.ts';
 
@@ -32,6 +39,9 @@ export interface BoardPatch {
 }
 
 const newTaskRef = () => `tref_${base32(randomBytes(15))}`;
+
+/** How many of a campaign's tasks (newest first) the console offers as board choices. */
+const TASK_CHOICES = 200;
 
 export class BoardService {
   constructor(
@@ -146,6 +156,55 @@ export class BoardService {
       .where(and(eq(boards.slug, slug), eq(boards.ownerId, ownerId)));
     if (!board) throw boardNotFound(slug);
     return this.present(db, board);
+  }
+
+  /**
+   * What a board of this campaign may list (the console's publish and edit forms): the campaign,
+   * the purposes with their meanings, and its tasks, newest first, each with whether it may be
+   * listed and, if not, why (`unlistable`, the rule publish and update apply). `include` adds
+   * tasks beyond the newest TASK_CHOICES (a board's own). NOT_FOUND unless the owner's campaign.
+   */
+  async listableTasks(ownerId: string, campaignId: string, include: string[] = []) {
+    const db = this.database.db;
+    const [campaign] = await db
+      .select()
+      .from(campaigns)
+      .where(and(eq(campaigns.id, campaignId), eq(campaigns.ownerId, ownerId)));
+    if (!campaign) throw campaignNotOwned(campaignId);
+    const newest = await db
+      .select()
+      .from(tasks)
+      .where(eq(tasks.campaignId, campaign.id))
+      .orderBy(desc(tasks.createdAt), desc(tasks.id))
+      .limit(TASK_CHOICES + 1);
+    const shown = newest.slice(0, TASK_CHOICES);
+    const missing = [...new Set(include)].filter((id) => !shown.some((t) => t.id === id));
+    const extra =
+      missing.length > 0
+        ? await db
+            .select()
+            .from(tasks)
+            .where(and(eq(tasks.campaignId, campaign.id), inArray(tasks.id, missing)))
+        : [];
+    return {
+      campaign_id: campaign.id,
+      campaign_title: campaign.title,
+      campaign_status: campaign.status,
+      purposes: BOARD_PURPOSES.map((purpose) => ({ purpose, meaning: PURPOSE_MEANING[purpose] })),
+      max_tasks: MAX_BOARD_TASKS,
+      more_tasks: newest.length > TASK_CHOICES,
+      tasks: [...shown, ...extra].map((t) => {
+        const reason = unlistable(t);
+        return {
+          task_id: t.id,
+          title: t.title,
+          status: t.status,
+          created_at: t.createdAt.toISOString(),
+          listable: reason === null,
+          reason,
+        };
+      }),
+    };
   }
 
   private async present(ex: Executor, board: BoardRow) {

@@ -33,7 +33,8 @@ export type IdPrefix =
   | 'apr'
   | 'mail'
   | 'mat'
-  | 'mar';
+  | 'mar'
+  | 'pen';
 
 const nextUlid = monotonicFactory();
 

@@ -81,7 +81,8 @@ describe('MCP endpoint with the official SDK client', () => {
 
     await identity().setMode(agent.agentId, 'READ');
     const { tools } = await client.listTools();
-    // Reading, and the way into campaigns (issue 5: any active identity may create or join one).
+    // Reading, the way into campaigns (issue 5: any active identity may create or join one), and
+    // open pickup of tasks on public boards (issue 19).
     expect(tools.map((t) => t.name).sort()).toEqual([
       'campaign_create',
       'campaign_join',
@@ -101,6 +102,8 @@ describe('MCP endpoint with the official SDK client', () => {
       'identity_verify_domain',
       'identity_whoami',
       'policy_explain',
+      'public_task_take',
+      'public_task_work',
       'web_search',
     ]);
     const after = (await callTool(client, 'capabilities_describe')).body;

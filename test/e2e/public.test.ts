@@ -163,6 +163,7 @@ describe('public documents', () => {
       'Always',
       'Read',
       'Campaigns',
+      'Open pickup',
       'Identity',
     ]);
   });
@@ -355,6 +356,9 @@ const PUBLISHED_ERROR_CODES = [
     'LEASE_NOT_CURRENT',
     'VERSION_CONFLICT',
     'TASK_NOT_EDITABLE',
+    'TASK_NOT_LISTABLE',
+    'PUBLIC_ENTRY_ENDED',
+    'ACTION_NOT_ALLOWED',
     'EVIDENCE_REQUIRED',
     'RECIPIENT_NOT_MEMBER',
   ],

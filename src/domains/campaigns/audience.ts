@@ -1,4 +1,5 @@
 import { and, eq, or, type SQL, sql } from 'drizzle-orm';
+import { publicEntries } from './boards/tables.ts';
 import { findingReviews, findings } from './findings/tables.ts';
 import type { CampaignRow, Membership } from './membership/member.ts';
 import {
@@ -228,14 +229,18 @@ function modeRule(v: Viewer, me: string, c: Columns): SQL {
  */
 export function evidenceSharedWith(agentId: string, campaignId?: string): SQL {
   const inCampaign = campaignId ? sql`ce.campaign_id = ${campaignId} and` : sql``;
-  return sql`"evidence"."id" in (select ce.evidence_id from ${campaignEvidence} ce
+  // A public taker (docs/boards.md) sees the evidence of the one task its live entry reaches.
+  const entryTask = sql`"evidence"."id" in (select ce.evidence_id from ${campaignEvidence} ce
+    join ${publicEntries} pe on pe.task_id = ce.task_id and pe.campaign_id = ce.campaign_id
+    where ${inCampaign} pe.agent_id = ${agentId} and pe.ended_at is null and pe.expires_at > now())`;
+  return sql`(${entryTask} or "evidence"."id" in (select ce.evidence_id from ${campaignEvidence} ce
     join ${campaignMembers} me on me.campaign_id = ce.campaign_id and me.agent_id = ${agentId} and me.status = 'ACTIVE'
     join campaigns c on c.id = ce.campaign_id
     where ${inCampaign} (c.visibility in ('SHARED', 'OWNER_ONLY_RESULTS') or me.role = 'COORDINATOR' or ce.agent_id = ${agentId}
       or (c.visibility = 'TASK_SCOPED' and (ce.task_id is null or ce.task_id in (
         select t.id from ${tasks} t where t.campaign_id = ce.campaign_id and (t.created_by = ${agentId} or t.assignee_id = ${agentId})
         union select l.task_id from ${taskLeases} l where l.campaign_id = ce.campaign_id and l.agent_id = ${agentId})))
-      or (c.visibility = 'BLIND_EXPERIMENT' and ce.author_role <> 'PARTICIPANT')))`;
+      or (c.visibility = 'BLIND_EXPERIMENT' and ce.author_role <> 'PARTICIPANT'))))`;
 }
 
 /**

@@ -100,6 +100,20 @@ export const CAMPAIGN_ERRORS = declareErrors('campaigns', {
     when: 'A task named for a public board does not say participation: OPEN and publish_contract: true in its conditions, or was cancelled.',
     next: 'Edit the task conditions (task_edit or the console) to publish its contract for open pickup, or leave it off the board; details.tasks names each task and why.',
   },
+  PUBLIC_ENTRY_ENDED: {
+    httpStatus: 410,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The public entry ended: 24 hours passed, its task was done or released, or the owner withdrew the board or took the task off it.',
+    next: 'Find another available task on the public boards (GET /v1/public/boards) and take it with public_task_take.',
+  },
+  ACTION_NOT_ALLOWED: {
+    httpStatus: 400,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'public_task_work was asked for an action a public entry does not allow.',
+    next: 'Use one of details.allowed_actions; describe_action gives the exact arguments of each.',
+  },
   EVIDENCE_REQUIRED: {
     httpStatus: 422,
     retryable: false,

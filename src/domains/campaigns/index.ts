@@ -53,6 +53,7 @@ export { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
 
 import { NotifyWaiter } from '../../storage/notify-waiter.ts';
 import { BoardService } from './boards/owner-boards.ts';
+import { publicTaskTake, publicTaskWork } from './boards/pickup-tools.ts';
 import { PublicBoards } from './boards/public-boards.ts';
 import * as boardTables from './boards/tables.ts';
 import { FindingOwnerService } from './findings/owner-findings.ts';
@@ -114,6 +115,8 @@ export const campaignsArea = {
     researchExportStix,
     rewardRelease,
     ...mailTools,
+    publicTaskTake,
+    publicTaskWork,
     agentDirectory,
     campaignMetricsTool,
     campaignGraphTool,

@@ -16,6 +16,7 @@ import {
   unlistable,
 } from './board-rules.ts';
 import { type BoardRow, listedTasks, presentBoardSummary, presentListedTask } from './board-view.ts';
+import { endEntriesOf } from './pickup.ts';
 import { boards, boardTasks } from './tables.ts';
 
 /**
@@ -94,7 +95,9 @@ export class BoardService {
       const board = await this.ownLive(tx, ownerId, slug);
       if (patch.taskIds) {
         await this.checkListable(tx, board.campaignId, patch.taskIds);
-        await this.setTasks(tx, slug, patch.taskIds, now);
+        const gone = await this.setTasks(tx, slug, patch.taskIds, now);
+        // A task taken off the board: its public entries end at once, their leases with them.
+        await endEntriesOf(tx, slug, gone, 'TASK_REMOVED', now);
       }
       const [updated] = await tx
         .update(boards)
@@ -116,6 +119,7 @@ export class BoardService {
     return this.database.transaction(async (tx) => {
       const now = this.clock.now();
       const board = await this.ownLive(tx, ownerId, slug);
+      await endEntriesOf(tx, slug, null, 'BOARD_WITHDRAWN', now);
       const [withdrawn] = await tx
         .update(boards)
         .set({ withdrawnAt: now, updatedAt: now })
@@ -256,7 +260,7 @@ export class BoardService {
   }
 
   /** The board lists exactly these tasks in this order; a task kept keeps its ref. */
-  private async setTasks(ex: Executor, slug: string, taskIds: string[], now: Date) {
+  private async setTasks(ex: Executor, slug: string, taskIds: string[], now: Date): Promise<string[]> {
     const ids = [...new Set(taskIds)];
     const current = await ex.select().from(boardTasks).where(eq(boardTasks.boardSlug, slug));
     const gone = current.filter((r) => !ids.includes(r.taskId)).map((r) => r.taskId);
@@ -278,6 +282,7 @@ export class BoardService {
           .values({ boardSlug: slug, taskId, taskRef: newTaskRef(), position, addedAt: now });
       }
     }
+    return gone;
   }
 
   /** Members see on the ledger that the owner made tasks public, changed the list, or withdrew it. */

@@ -1,6 +1,6 @@
 import { index, integer, pgTable, primaryKey, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { ts } from '../../../storage/columns.ts';
-import { ownerRef } from '../../identity/tables.ts';
+import { agentRef, ownerRef } from '../../identity/tables.ts';
 import { campaigns, tasks } from '../tables.ts';
 
 /**
@@ -46,5 +46,40 @@ export const boardTasks = pgTable(
     primaryKey({ columns: [t.boardSlug, t.taskId] }),
     uniqueIndex('board_tasks_ref_key').on(t.taskRef),
     index('board_tasks_task_idx').on(t.taskId),
+  ],
+);
+
+/**
+ * Open pickup (SPEC Public task entry): a taker's entry to one listed task, issued by
+ * public_task_take with a lease, lasting 24 hours at most. It ends early when the task is done
+ * or released, or when the owner withdraws the board or takes the task off it; access stops at
+ * once (every public_task_work call checks it).
+ */
+export const publicEntries = pgTable(
+  'public_entries',
+  {
+    id: text('id').primaryKey(),
+    boardSlug: text('board_slug')
+      .notNull()
+      .references(() => boards.slug),
+    taskRef: text('task_ref').notNull(),
+    taskId: text('task_id')
+      .notNull()
+      .references(() => tasks.id),
+    campaignId: text('campaign_id')
+      .notNull()
+      .references(() => campaigns.id),
+    agentId: agentRef(),
+    leaseId: text('lease_id').notNull(),
+    createdAt: ts('created_at').notNull(),
+    expiresAt: ts('expires_at').notNull(),
+    endedAt: ts('ended_at'),
+    /** COMPLETED, RELEASED, BOARD_WITHDRAWN, TASK_REMOVED (expiry is read from expires_at). */
+    endReason: text('end_reason'),
+  },
+  (t) => [
+    index('public_entries_agent_idx').on(t.agentId, t.taskId),
+    index('public_entries_task_idx').on(t.taskId),
+    index('public_entries_board_idx').on(t.boardSlug),
   ],
 );

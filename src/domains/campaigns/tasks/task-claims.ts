@@ -6,7 +6,7 @@ import type { Caller } from '../../identity/index.ts';
 import { seesOtherWorkers, type Viewer } from '../audience.ts';
 import { taskNotFound } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
-import { actorOf } from '../membership/member.ts';
+import { actorOf, type Membership } from '../membership/member.ts';
 import { rewardOfTask } from '../rewards/escrow.ts';
 import { taskRewards } from '../rewards/tables.ts';
 import { taskLeases, tasks } from '../tables.ts';
@@ -45,6 +45,24 @@ export async function claimTask(
     mustSee: false,
     campaignId,
   });
+  const won = await claimAs(ex, member, taskId, now);
+  if (!won) throw await claimRefusal(ex, viewer, member.agentId, taskId, now);
+  return won;
+}
+
+/**
+ * The claim itself, for a worker whose standing was checked by the caller: a member
+ * (task_claim) or the taker of a public entry (public_task_take). Null when another claim won
+ * or the task is not open to this worker; the caller says why in its own words.
+ */
+export async function claimAs(
+  ex: Executor,
+  member: Membership,
+  taskId: string,
+  now: Date,
+  opts: { payload?: Record<string, unknown>; notAfter?: Date } = {},
+): Promise<ClaimResult | null> {
+  const payload = opts.payload ?? {};
   const me = member.agentId;
   // A lapsed lease must not keep the task: it ends here, in the claim's own transaction.
   await expireDueLeases(ex, now, { taskId });
@@ -61,10 +79,12 @@ export async function claimTask(
       ),
     )
     .returning();
-  if (!won) throw await claimRefusal(ex, viewer, me, taskId, now);
+  if (!won) return null;
 
   const minutes = storedConditions(won.conditions).time_budget_minutes;
-  const deadline = new Date(now.getTime() + minutes * 60_000);
+  const budgetEnd = now.getTime() + minutes * 60_000;
+  // A public entry's lease ends with the entry at the latest (docs/boards.md).
+  const deadline = new Date(opts.notAfter ? Math.min(budgetEnd, opts.notAfter.getTime()) : budgetEnd);
   const leaseId = newId('lse', now);
   try {
     await ex.insert(taskLeases).values({
@@ -85,7 +105,7 @@ export async function claimTask(
     agentId: me,
     kind: 'CLAIM',
     before: { status: 'OPEN' },
-    after: { status: 'CLAIMED', execution_deadline: deadline.toISOString() },
+    after: { status: 'CLAIMED', execution_deadline: deadline.toISOString(), ...payload },
     version: won.version,
     now,
   });
@@ -101,6 +121,7 @@ export async function claimTask(
         status: 'CLAIMED',
         execution_deadline: deadline.toISOString(),
         version: won.version,
+        ...payload,
       },
     },
     now,
@@ -204,7 +225,12 @@ export async function heartbeatLease(
   campaignId?: string,
 ) {
   await taskForMember(ex, caller, taskId, { mustSee: false, campaignId });
-  const { lease } = await requireCurrentLease(ex, caller.agent.id, taskId, leaseId, now);
+  return heartbeatAs(ex, caller.agent.id, taskId, leaseId, now);
+}
+
+/** The heartbeat of a lease holder whose standing the caller checked. */
+export async function heartbeatAs(ex: Executor, agentId: string, taskId: string, leaseId: string, now: Date) {
+  const { lease } = await requireCurrentLease(ex, agentId, taskId, leaseId, now);
   await ex.update(taskLeases).set({ lastHeartbeatAt: now }).where(eq(taskLeases.id, lease.id));
   return {
     task_id: taskId,
@@ -236,6 +262,16 @@ export async function releaseTask(
     mustSee: false,
     campaignId: input.campaignId,
   });
+  return releaseAs(ex, member, input, now);
+}
+
+/** The release by a lease holder whose standing the caller checked (a member, or a public taker). */
+export async function releaseAs(
+  ex: Executor,
+  member: Membership,
+  input: { taskId: string; leaseId: string; reason: ReleaseReason; note?: string | undefined },
+  now: Date,
+) {
   const { lease, task } = await requireCurrentLease(ex, member.agentId, input.taskId, input.leaseId, now);
   await ex
     .update(taskLeases)

@@ -8,13 +8,14 @@ import type { Caller } from '../../identity/index.ts';
 import type { ReadingService } from '../../reading/index.ts';
 import { submissionsVisible } from '../audience.ts';
 import { appendEvent } from '../ledger/ledger.ts';
+import type { Membership } from '../membership/member.ts';
 import { rewardOfTask } from '../rewards/escrow.ts';
 import { withPaidRule } from '../rewards/paid-quotes.ts';
 import { campaignEvidence, taskLeases, taskSubmissions, tasks } from '../tables.ts';
 import { requireCurrentLease, requireLeaseHeld } from '../tasks/leases.ts';
 import { taskForMember } from '../tasks/task-access.ts';
 import { isFunded } from '../tasks/task-reads.ts';
-import { recordHistory } from '../tasks/task-repo.ts';
+import { recordHistory, type TaskRow } from '../tasks/task-repo.ts';
 import { type Verification, verifySummary } from './source-checks.ts';
 
 /**
@@ -85,14 +86,35 @@ export async function completeTask(
   input: Completion,
   clock: Clock,
 ) {
-  const me = caller.agent.id;
-  const started = clock.now();
-  // Membership first (a task of another campaign is NOT_FOUND), and the lease checked without a
-  // lock: the checks below can take a while and must not hold the task row meanwhile.
-  const { member, task: seen } = await taskForMember(ex, caller, input.taskId, {
+  // Membership first (a task of another campaign is NOT_FOUND).
+  const { member, task } = await taskForMember(ex, caller, input.taskId, {
     forChange: true,
     campaignId: input.campaignId,
   });
+  return submitAs(ex, reading, caller, member, task, input, clock, { paidRule: 'OWN_READS' });
+}
+
+/**
+ * A submission by a lease holder whose standing the caller checked: a member (task_complete) or
+ * the taker of a public entry (public_task_work). On a funded task a member's quotations must
+ * come from its own reads (PAID_QUOTES_OWN_READS); a public taker reads nothing itself and may
+ * only cite the task's evidence, which it cannot add to, so that rule holds by construction and
+ * is not applied (`paidRule: 'TASK_EVIDENCE'`; docs/boards.md).
+ */
+export async function submitAs(
+  ex: Executor,
+  reading: ReadingService,
+  caller: Caller,
+  member: Membership,
+  seen: TaskRow,
+  input: Completion,
+  clock: Clock,
+  opts: { paidRule: 'OWN_READS' | 'TASK_EVIDENCE' },
+) {
+  const me = caller.agent.id;
+  const started = clock.now();
+  // The lease checked without a lock: the checks below can take a while and must not hold the
+  // task row meanwhile.
   await requireLeaseHeld(ex, me, input.taskId, input.leaseId, started);
   const evidenceIds = [...new Set(input.evidenceIds)];
   const checked = await verifySummary(
@@ -104,7 +126,7 @@ export async function completeTask(
     input.summary,
     started,
   );
-  const paid = isFunded((await rewardOfTask(ex, seen.id))?.status);
+  const paid = opts.paidRule === 'OWN_READS' && isFunded((await rewardOfTask(ex, seen.id))?.status);
   const verification = paid
     ? await withPaidRule(ex, reading, caller, seen.id, input.summary, checked)
     : checked;

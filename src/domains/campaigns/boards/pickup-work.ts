@@ -1,0 +1,391 @@
+import { and, desc, eq, lt, or } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Clock } from '../../../kernel/clock.ts';
+import { openCursor, signCursor } from '../../../kernel/cursor.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import type { Executor } from '../../../storage/database.ts';
+import type { Caller } from '../../identity/index.ts';
+import { type ReadingService, windowOf } from '../../reading/index.ts';
+import { appendEvent } from '../ledger/ledger.ts';
+import { evidenceIdArg, longText } from '../schemas.ts';
+import { campaignEvidence, tasks } from '../tables.ts';
+import { heartbeatAs, RELEASE_REASONS, releaseAs } from '../tasks/task-claims.ts';
+import { submitAs } from '../verification/completion.ts';
+import { ENTRY_ACTIONS, type EntryAction, type EntryStanding, endEntry, liveEntry } from './pickup.ts';
+
+/**
+ * public_task_work (SPEC): what a public taker may do with its entry, and nothing else: no
+ * global actions, no live fetches, no mail, no reward release. Every call rechecks the entry.
+ */
+
+const CHILD_ARGS = {
+  describe_action: z.object({ action: z.enum(ENTRY_ACTIONS).describe('The action to describe.') }).strict(),
+  task_evidence: z
+    .object({
+      limit: z.number().int().min(1).max(50).optional().describe('Evidence per page, 1-50 (default 20).'),
+      cursor: z.string().max(500).optional().describe('next_cursor of the previous page.'),
+    })
+    .strict(),
+  evidence_get: z
+    .object({
+      evidence_id: evidenceIdArg.describe('An evidence of this task, from task_evidence.'),
+      include_text: z.boolean().optional().describe('Include a window of the text (default false).'),
+      offset: z.number().int().min(0).max(100_000_000).optional().describe('Where the window starts.'),
+      max_chars: z
+        .number()
+        .int()
+        .min(LIMITS.readWindow.minChars)
+        .max(LIMITS.readWindow.maxChars)
+        .optional()
+        .describe(`Window size (default ${LIMITS.readWindow.defaultChars}).`),
+    })
+    .strict(),
+  task_complete: z
+    .object({
+      evidence_ids: z
+        .array(evidenceIdArg)
+        .min(1)
+        .max(20)
+        .describe('The task evidence the summary rests on (1-20).'),
+      claimed_outcome: z.enum(['COMPLETE', 'PARTIAL', 'FAILED']),
+      summary: longText(20_000).describe(
+        'The conclusion with verbatim quotations (20+ characters, in quotation marks) of the task evidence beside the claims they support.',
+      ),
+    })
+    .strict(),
+  release: z
+    .object({
+      reason: z.enum(RELEASE_REASONS).describe('Why you give the task up.'),
+      note: longText(2_000).optional().describe('A word for the campaign (up to 2,000 characters).'),
+    })
+    .strict(),
+  notes: z
+    .object({
+      text: longText(2_000).describe('A note for the campaign on this task (up to 2,000 characters).'),
+    })
+    .strict(),
+  renew_lease: z.object({}).strict(),
+} satisfies Record<EntryAction, z.ZodType>;
+
+const WHAT: Record<EntryAction, string> = {
+  describe_action: "The exact JSON schema of another action's arguments.",
+  task_evidence: "The task's evidence, newest first: the sources you may quote.",
+  evidence_get: 'One evidence of the task, with a window of its text when include_text is true.',
+  task_complete:
+    'Submit the result: the same checks as campaign work (every quotation is looked up in the attached evidence). VERIFIED ends the entry.',
+  release: 'Give the task up: the lease ends, the task reopens, the entry ends.',
+  notes: 'Leave a note for the campaign on this task (on its ledger).',
+  renew_lease: 'Say you are still working: records a heartbeat; the execution deadline never moves.',
+};
+
+export async function workOnEntry(
+  ex: Executor,
+  deps: { reading: ReadingService; secret: string; clock: Clock },
+  caller: Caller,
+  input: { publicEntryId: string; action: string; arguments: Record<string, unknown> },
+) {
+  const now = deps.clock.now();
+  const standing = await liveEntry(ex, caller, input.publicEntryId, now);
+  if (!(ENTRY_ACTIONS as readonly string[]).includes(input.action)) {
+    throw new DomainError(
+      'ACTION_NOT_ALLOWED',
+      `A public entry allows ${ENTRY_ACTIONS.join(', ')}; not ${input.action.slice(0, 64)}.`,
+      { action: input.action.slice(0, 64), allowed_actions: [...ENTRY_ACTIONS] },
+      {
+        alternatives: [
+          {
+            tool: 'public_task_work',
+            action: 'Describe one of the allowed actions.',
+            arguments: {
+              public_entry_id: input.publicEntryId,
+              action: 'describe_action',
+              arguments: { action: 'task_complete' },
+            },
+          },
+        ],
+      },
+    );
+  }
+  const action = input.action as EntryAction;
+  const parsed = CHILD_ARGS[action].safeParse(input.arguments);
+  if (!parsed.success) {
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      `The arguments of ${action} are not valid.`,
+      {
+        detail: parsed.error.issues.map((i) => ({
+          loc: ['arguments', 'arguments', ...i.path.map(String)],
+          msg: i.message,
+          type: i.code,
+        })),
+      },
+      {
+        alternatives: [
+          {
+            tool: 'public_task_work',
+            action: `Read the exact arguments of ${action}.`,
+            arguments: {
+              public_entry_id: input.publicEntryId,
+              action: 'describe_action',
+              arguments: { action },
+            },
+          },
+        ],
+      },
+    );
+  }
+  const args = parsed.data as Record<string, unknown>;
+  const base = { public_entry_id: standing.entry.id, action };
+  switch (action) {
+    case 'describe_action': {
+      const described = args.action as EntryAction;
+      return {
+        ...base,
+        described: described,
+        what: WHAT[described],
+        arguments_schema: z.toJSONSchema(CHILD_ARGS[described], { io: 'input' }),
+        allowed_actions: [...ENTRY_ACTIONS],
+      };
+    }
+    case 'task_evidence':
+      return { ...base, ...(await taskEvidence(ex, deps, caller, standing, args)) };
+    case 'evidence_get':
+      return { ...base, ...(await evidenceOfTask(ex, deps.reading, caller, standing, args)) };
+    case 'task_complete':
+      return { ...base, ...(await complete(ex, deps, caller, standing, args)) };
+    case 'release': {
+      const released = await releaseAs(
+        ex,
+        standing.member,
+        {
+          taskId: standing.entry.taskId,
+          leaseId: standing.entry.leaseId,
+          reason: args.reason as (typeof RELEASE_REASONS)[number],
+          note: args.note as string | undefined,
+        },
+        now,
+      );
+      await endEntry(ex, standing.entry.id, 'RELEASED', now);
+      return {
+        ...base,
+        status: released.status,
+        reason: released.reason,
+        entry_ended: true,
+        next: 'The entry has ended. Other boards and tasks: GET /v1/public/boards.',
+      };
+    }
+    case 'notes':
+      await appendEvent(
+        ex,
+        standing.entry.campaignId,
+        {
+          kind: 'PUBLIC_NOTE',
+          actor: { agentId: caller.agent.id, role: 'PARTICIPANT' },
+          taskId: standing.entry.taskId,
+          payload: { public_entry_id: standing.entry.id, text: args.text },
+        },
+        now,
+      );
+      return { ...base, noted: true, next_steps: [continueWith(standing, 'task_complete')] };
+    case 'renew_lease':
+      return {
+        ...base,
+        ...(await heartbeatAs(ex, caller.agent.id, standing.entry.taskId, standing.entry.leaseId, now)),
+        entry_expires_at: standing.entry.expiresAt.toISOString(),
+      };
+  }
+}
+
+function continueWith(standing: EntryStanding, action: EntryAction) {
+  return {
+    tool: 'public_task_work',
+    action: WHAT[action],
+    arguments: { public_entry_id: standing.entry.id, action, arguments: {} },
+  };
+}
+
+/** The task's evidence (shared with the campaign for this task), newest first, a page at a time. */
+async function taskEvidence(
+  ex: Executor,
+  deps: { secret: string },
+  caller: Caller,
+  standing: EntryStanding,
+  args: Record<string, unknown>,
+) {
+  const binding = `entry-evidence:${standing.entry.id}:${caller.agent.id}`;
+  const before = args.cursor
+    ? openCursor<{ at?: string; id?: string }>(deps.secret, binding, args.cursor as string)
+    : null;
+  if (before && (typeof before.at !== 'string' || typeof before.id !== 'string')) {
+    throw new DomainError('CURSOR_INVALID', 'That is not a task evidence cursor.', {});
+  }
+  const limit = (args.limit as number | undefined) ?? 20;
+  const rows = await ex
+    .select()
+    .from(campaignEvidence)
+    .where(
+      and(
+        eq(campaignEvidence.campaignId, standing.entry.campaignId),
+        eq(campaignEvidence.taskId, standing.entry.taskId),
+        before?.at && before.id
+          ? or(
+              lt(campaignEvidence.createdAt, new Date(before.at)),
+              and(
+                eq(campaignEvidence.createdAt, new Date(before.at)),
+                lt(campaignEvidence.evidenceId, before.id),
+              ),
+            )
+          : undefined,
+      ),
+    )
+    .orderBy(desc(campaignEvidence.createdAt), desc(campaignEvidence.evidenceId))
+    .limit(limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    evidence: page.map((r) => ({
+      evidence_id: r.evidenceId,
+      note: r.note,
+      shared_at: r.createdAt.toISOString(),
+    })),
+    next_cursor:
+      rows.length > limit && last
+        ? signCursor(deps.secret, binding, { at: last.createdAt.toISOString(), id: last.evidenceId })
+        : null,
+    next_steps:
+      page.length > 0
+        ? [
+            {
+              tool: 'public_task_work',
+              action: 'Read one with its text.',
+              arguments: {
+                public_entry_id: standing.entry.id,
+                action: 'evidence_get',
+                arguments: { evidence_id: page[0]?.evidenceId, include_text: true },
+              },
+            },
+          ]
+        : [
+            {
+              tool: 'public_task_work',
+              action: 'This task has no evidence yet: leave the campaign a note, or give the task up.',
+              arguments: { public_entry_id: standing.entry.id, action: 'notes', arguments: { text: '…' } },
+            },
+          ],
+  };
+}
+
+/** One evidence of the task: only what task_evidence lists is reachable. */
+async function evidenceOfTask(
+  ex: Executor,
+  reading: ReadingService,
+  caller: Caller,
+  standing: EntryStanding,
+  args: Record<string, unknown>,
+) {
+  const evidenceId = args.evidence_id as string;
+  const [shared] = await ex
+    .select({ id: campaignEvidence.evidenceId })
+    .from(campaignEvidence)
+    .where(
+      and(
+        eq(campaignEvidence.campaignId, standing.entry.campaignId),
+        eq(campaignEvidence.taskId, standing.entry.taskId),
+        eq(campaignEvidence.evidenceId, evidenceId),
+      ),
+    );
+  if (!shared) {
+    throw new DomainError(
+      'NOT_FOUND',
+      `Evidence ${evidenceId} is not evidence of this task.`,
+      { evidence_id: evidenceId },
+      { alternatives: [continueWith(standing, 'task_evidence')] },
+    );
+  }
+  const e = await reading.evidence(caller, evidenceId, ex);
+  return {
+    evidence: {
+      evidence_id: e.id,
+      title: e.title,
+      provenance: e.provenance,
+      trust_label: e.trustLabel,
+      flags: e.flags,
+      citation: {
+        canonical_url: e.canonicalUrl,
+        retrieved_at: e.retrievedAt.toISOString(),
+        http_status: e.httpStatus,
+        body_hash: e.bodyHash,
+      },
+      text_chars: e.text.length,
+    },
+    ...(args.include_text
+      ? {
+          window: windowOf(e.text, {
+            offset: args.offset as number | undefined,
+            maxChars: args.max_chars as number | undefined,
+          }),
+        }
+      : {}),
+  };
+}
+
+async function complete(
+  ex: Executor,
+  deps: { reading: ReadingService; clock: Clock },
+  caller: Caller,
+  standing: EntryStanding,
+  args: Record<string, unknown>,
+) {
+  const [task] = await ex.select().from(tasks).where(eq(tasks.id, standing.entry.taskId));
+  if (!task) throw new Error(`task ${standing.entry.taskId} of entry ${standing.entry.id} vanished`);
+  let result: Awaited<ReturnType<typeof submitAs>>;
+  try {
+    result = await submitAs(
+      ex,
+      deps.reading,
+      caller,
+      standing.member,
+      task,
+      {
+        taskId: task.id,
+        leaseId: standing.entry.leaseId,
+        evidenceIds: args.evidence_ids as string[],
+        claimedOutcome: args.claimed_outcome as 'COMPLETE' | 'PARTIAL' | 'FAILED',
+        summary: args.summary as string,
+      },
+      deps.clock,
+      { paidRule: 'TASK_EVIDENCE' },
+    );
+  } catch (err) {
+    // The member's advice (read under the lease) is not open to a public taker.
+    if (err instanceof DomainError && err.code === 'EVIDENCE_REQUIRED') {
+      throw new DomainError(
+        'EVIDENCE_REQUIRED',
+        'task_complete needs at least one evidence of this task among evidence_ids; nothing was submitted.',
+        err.details,
+        {
+          alternatives: [continueWith(standing, 'task_evidence')],
+        },
+      );
+    }
+    throw err;
+  }
+  const verified = result.task_status === 'VERIFIED';
+  if (verified) await endEntry(ex, standing.entry.id, 'COMPLETED', deps.clock.now());
+  const { next: _memberAdvice, ...rest } = result;
+  return {
+    ...rest,
+    entry_ended: verified,
+    next: verified
+      ? {
+          actor: 'COORDINATOR',
+          action:
+            'The campaign reviews the result; a paid task is paid out after its owner approves. Your entry has ended.',
+        }
+      : {
+          actor: 'WORKER',
+          action: `Fix what failed (quote the task evidence verbatim, attach the evidence the quotations come from) and submit again with public_task_work action task_complete before ${result.next && 'execution_deadline' in result.next ? result.next.execution_deadline : 'the execution deadline'}; or give the task up with action release.`,
+        },
+  };
+}

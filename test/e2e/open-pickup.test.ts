@@ -279,5 +279,14 @@ describe('public_task_work', () => {
     expect((await workRefused(late, taken.public_entry_id, 'task_evidence')).details.reason).toBe('EXPIRED');
     // The task can be taken again by someone else.
     expect((await take(await newMember(server), long)).public_entry_id).toMatch(/^pen_/);
+
+    // A shorter budget: the lease ends before the entry would, and so does the entry's use.
+    const short = await listedTask();
+    const quick = await newMember(server);
+    const entered = await take(quick, short);
+    clock.advance(61 * 60_000);
+    expect((await workRefused(quick, entered.public_entry_id, 'renew_lease')).details.reason).toBe(
+      'LEASE_ENDED',
+    );
   });
 });

@@ -251,6 +251,7 @@ export async function liveEntry(
     .select({ ref: boardTasks.taskRef })
     .from(boardTasks)
     .where(and(eq(boardTasks.boardSlug, entry.boardSlug), eq(boardTasks.taskId, entry.taskId)));
+  const [lease] = await ex.select().from(taskLeases).where(eq(taskLeases.id, entry.leaseId));
   const ended =
     entry.endReason ??
     (now >= entry.expiresAt
@@ -259,7 +260,9 @@ export async function liveEntry(
         ? 'BOARD_WITHDRAWN'
         : listed?.ref !== entry.taskRef
           ? 'TASK_REMOVED'
-          : null);
+          : !lease || lease.endedAt || now >= lease.executionDeadline
+            ? 'LEASE_ENDED'
+            : null);
   if (ended) {
     throw new DomainError(
       'PUBLIC_ENTRY_ENDED',
@@ -278,6 +281,8 @@ const ENDED_WORDS: Record<string, string> = {
   RELEASED: 'you released the task',
   BOARD_WITHDRAWN: 'the owner withdrew the board',
   TASK_REMOVED: 'the owner took the task off the board',
+  LEASE_ENDED:
+    "its lease ended: the task's time budget ran out; take the task again if it is still available",
 };
 
 export async function endEntry(ex: Executor, entryId: string, reason: string, now: Date): Promise<void> {

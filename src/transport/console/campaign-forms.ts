@@ -55,6 +55,8 @@ const agentId = (message: string) => z.string().trim().regex(AGENT_ID, message);
 export const VISIBILITY_MODES = ['SHARED', 'TASK_SCOPED', 'BLIND_EXPERIMENT', 'OWNER_ONLY_RESULTS'] as const;
 export const ROLES = ['COORDINATOR', 'PARTICIPANT'] as const;
 export const COMMENT_TYPES = ['NOTE', 'QUESTION', 'ANSWER'] as const;
+/** Who may take a task (its conditions.participation): members claim it, or open pickup too. */
+export const TASK_PARTICIPATION = ['CAMPAIGN', 'OPEN'] as const;
 /** Units of a task reward on the publish form; points and dollars are never converted. */
 export const REWARD_UNITS = ['POINTS', 'USD'] as const;
 
@@ -160,24 +162,47 @@ export const taskForm = z
       )
       .optional(),
     reward_unit: z.enum(['', ...REWARD_UNITS], 'Choose no reward, points or USD.').optional(),
+    // Who may take it (conditions.participation) and whether its terms may be shown publicly
+    // (conditions.publish_contract). A public board lists a task only with OPEN and the contract
+    // published; OPEN alone is a valid condition (docs/boards.md), so it is not refused here.
+    participation: z
+      .enum(TASK_PARTICIPATION, 'Choose who may take the task: campaign members only, or open pickup.')
+      .optional(),
+    publish_contract: z.literal('on', 'Tick “Publish the contract” or leave it empty.').optional(),
   })
   .strict()
   .superRefine((f, issues) => {
     const problem = rewardProblem(f.reward_amount ?? '', f.reward_unit ?? '');
     if (problem) issues.addIssue({ code: 'custom', message: problem, path: ['reward_amount'] });
   })
-  .transform(({ csrf: _csrf, title, objective, acceptance, reward_amount, reward_unit, ...conditions }) => ({
-    title,
-    objective,
-    acceptance,
-    conditions: Object.fromEntries(Object.entries(conditions).filter(([, v]) => v !== undefined)),
-    // What rewardOf takes; the route adds the fee. Empty: no reward.
-    rewardAsked: reward_amount
-      ? reward_unit === 'POINTS'
-        ? { rewardPoints: Number(reward_amount) }
-        : { rewardUsd: Number(reward_amount) }
-      : {},
-  }));
+  .transform(
+    ({
+      csrf: _csrf,
+      title,
+      objective,
+      acceptance,
+      reward_amount,
+      reward_unit,
+      participation,
+      publish_contract,
+      ...terms
+    }) => ({
+      title,
+      objective,
+      acceptance,
+      conditions: {
+        ...Object.fromEntries(Object.entries(terms).filter(([, v]) => v !== undefined)),
+        participation: participation ?? 'CAMPAIGN',
+        publish_contract: publish_contract === 'on',
+      },
+      // What rewardOf takes; the route adds the fee. Empty: no reward.
+      rewardAsked: reward_amount
+        ? reward_unit === 'POINTS'
+          ? { rewardPoints: Number(reward_amount) }
+          : { rewardUsd: Number(reward_amount) }
+        : {},
+    }),
+  );
 
 /**
  * What is wrong with the reward fields, in the form's words, or null. The amount and the unit go

@@ -1,5 +1,5 @@
 import { LIMITS } from '../../kernel/limits.ts';
-import { COMMENT_TYPES } from './campaign-forms.ts';
+import { COMMENT_TYPES, type TASK_PARTICIPATION } from './campaign-forms.ts';
 import { type CampaignPageView, type Draft, lines, memberNames, options } from './campaign-views.ts';
 import { html, type SafeHtml } from './html.ts';
 import { csrfField, time } from './layout.ts';
@@ -89,6 +89,37 @@ const TERMS: Array<[name: string, label: string, hint: string]> = [
   ['reviewer', 'Reviewer', 'Who reviews the result: an agent id, a role, or you.'],
 ];
 
+const PICKUP: Array<{ value: (typeof TASK_PARTICIPATION)[number]; label: string; hint: string }> = [
+  {
+    value: 'CAMPAIGN',
+    label: 'Campaign members only',
+    hint: 'Members of this campaign claim it (task_claim). The default.',
+  },
+  {
+    value: 'OPEN',
+    label: 'Open pickup: anyone through a public board',
+    hint: 'It may also be offered on a public board, where an agent that is not a member can take it (public_task_take) and work on this one task alone.',
+  },
+];
+
+/**
+ * Who may take the task and whether its terms are public: conditions.participation and
+ * conditions.publish_contract. Filled in again from what was typed when the form is refused.
+ */
+function pickupFields(val: Record<string, string>): SafeHtml {
+  const chosen = val.participation === 'OPEN' ? 'OPEN' : 'CAMPAIGN';
+  const choices = PICKUP.map(
+    (
+      p,
+    ) => html`<label class="check" for="task_participation_${p.value}"><input id="task_participation_${p.value}" type="radio" name="participation" value="${p.value}"${p.value === chosen ? html` checked` : ''}> ${p.label}</label>
+      <p class="hint">${p.hint}</p>`,
+  );
+  const publish = val.publish_contract === 'on';
+  return html`<fieldset><legend>Who may take it</legend>${choices}</fieldset>
+      <label class="check" for="task_publish_contract"><input id="task_publish_contract" type="checkbox" name="publish_contract" value="on"${publish ? html` checked` : ''}> Publish the contract</label>
+      <p class="hint">Its terms are shown publicly on a board, to anyone: title, objective, acceptance, the conditions above and the reward; a reviewer named by agent id reads "a member of the campaign". A public board lists a task only with both open pickup and the contract published: choose both to put it on a board. Open pickup without the contract is allowed, but no board can list it.</p>`;
+}
+
 function publishForm(csrf: string, path: string, val: Record<string, string>, feePct: number): SafeHtml {
   const terms = TERMS.map(
     ([name, label, hint]) => html`<label for="${name}">${label}</label>
@@ -109,6 +140,7 @@ function publishForm(csrf: string, path: string, val: Record<string, string>, fe
       <label for="time_budget_minutes">Time budget (minutes)</label>
       <input id="time_budget_minutes" name="time_budget_minutes" type="number" min="1" max="10080" value="${val.time_budget_minutes ?? ''}">
       <p class="hint">From claim to the fixed execution deadline; heartbeats never extend it.</p>
+      ${pickupFields(val)}
       <div class="row">
         <div><label for="reward_amount">Reward (optional)</label>
           <input id="reward_amount" name="reward_amount" type="text" inputmode="decimal" maxlength="20" value="${val.reward_amount ?? ''}"></div>

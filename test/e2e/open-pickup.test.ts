@@ -189,6 +189,13 @@ describe('public_task_work', () => {
     expect(renewed.execution_deadline).toBe(taken.lease.execution_deadline);
     expect(renewed.entry_expires_at).toBe(taken.expires_at);
 
+    // Only the task's evidence may be cited: not another task's, not the taker's own reads.
+    const foreign = await workRefused(taker, entry, 'task_complete', {
+      evidence_ids: [l.evidenceId, other.evidenceId],
+      claimed_outcome: 'COMPLETE',
+      summary: `The warden wrote that "${QUOTE}".`,
+    });
+    expect(foreign).toMatchObject({ code: 'NOT_FOUND', details: { evidence_ids: [other.evidenceId] } });
     const wrong = await work(taker, entry, 'task_complete', {
       evidence_ids: [l.evidenceId],
       claimed_outcome: 'COMPLETE',

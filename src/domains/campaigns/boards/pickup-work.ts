@@ -1,4 +1,4 @@
-import { and, desc, eq, lt, or } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, or } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Clock } from '../../../kernel/clock.ts';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
@@ -339,6 +339,28 @@ async function complete(
 ) {
   const [task] = await ex.select().from(tasks).where(eq(tasks.id, standing.entry.taskId));
   if (!task) throw new Error(`task ${standing.entry.taskId} of entry ${standing.entry.id} vanished`);
+  // Only the task's evidence: a taker cites what the campaign shared for the task, never text it
+  // brought itself (which is also why the paid rule holds without PAID_QUOTES_OWN_READS).
+  const wanted = [...new Set(args.evidence_ids as string[])];
+  const ofTask = await ex
+    .select({ id: campaignEvidence.evidenceId })
+    .from(campaignEvidence)
+    .where(
+      and(
+        eq(campaignEvidence.campaignId, standing.entry.campaignId),
+        eq(campaignEvidence.taskId, standing.entry.taskId),
+        inArray(campaignEvidence.evidenceId, wanted),
+      ),
+    );
+  const outside = wanted.filter((id) => !ofTask.some((r) => r.id === id));
+  if (outside.length > 0) {
+    throw new DomainError(
+      'NOT_FOUND',
+      `Not evidence of this task: ${outside.join(', ')}. Nothing was submitted.`,
+      { evidence_ids: outside },
+      { alternatives: [continueWith(standing, 'task_evidence')] },
+    );
+  }
   let result: Awaited<ReturnType<typeof submitAs>>;
   try {
     result = await submitAs(

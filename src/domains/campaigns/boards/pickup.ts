@@ -99,10 +99,22 @@ export async function takePublicTask(
   const standing: Membership = { campaign, agentId: me, role: 'PARTICIPANT' };
   const expiresAt = new Date(now.getTime() + ENTRY_HOURS * 3_600_000);
   const entryId = newId('pen', now);
-  const won = await claimAs(ex, standing, task.id, now, {
-    payload: { via: 'PUBLIC_ENTRY', board: input.board, public_entry_id: entryId },
-    notAfter: expiresAt,
-  });
+  let won: Awaited<ReturnType<typeof claimAs>>;
+  try {
+    won = await claimAs(ex, standing, task.id, now, {
+      payload: { via: 'PUBLIC_ENTRY', board: input.board, public_entry_id: entryId },
+      notAfter: expiresAt,
+    });
+  } catch (err) {
+    // The open-lease index's backstop speaks of the task id: the public gets its own words.
+    if (err instanceof DomainError && err.code === 'TASK_ALREADY_CLAIMED') {
+      throw new DomainError('TASK_ALREADY_CLAIMED', 'Someone else took this task first.', {
+        board: input.board,
+        task_ref: input.taskRef,
+      });
+    }
+    throw err;
+  }
   if (!won) throw await takeRefusal(ex, me, task.id, input, now);
   await ex.insert(publicEntries).values({
     id: entryId,

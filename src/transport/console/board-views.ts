@@ -57,7 +57,7 @@ const RULE =
 /** What the owner would change so a task may be listed, beside why it may not. */
 function fixFor(t: Choice): string {
   if (t.status === 'CANCELLED') return 'A cancelled task stays off boards: publish a new task instead.';
-  return 'To list it, its conditions must say participation: OPEN and publish_contract: true: an agent that may edit the task sets them with task_edit while it is open, or publish a new task with them.';
+  return "To list it, its conditions must say participation: OPEN and publish_contract: true: publish a task with Open pickup and Publish the contract chosen on the campaign's page, or an agent that may edit the task sets them with task_edit while it is open.";
 }
 
 const statusBadge = (b: { status: string; withdrawn_at: string | null }) =>

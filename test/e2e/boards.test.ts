@@ -177,12 +177,18 @@ describe('publishing a board', () => {
     expect(changed.body.tasks.map((t: { task_id: string }) => t.task_id)).toEqual([b, a]);
     expect(changed.body.tasks[1].task_ref).toBe(refA);
 
+    // A change of title alone is on the ledger too, with the list as it stands.
+    await ownerApi(server, o.token, 'PATCH', `/v1/boards/${slug}`, { title: 'Renamed' });
     const events = await ok(
       o.coordinator,
       'events_watch',
       { campaign_id: o.campaignId, wait_seconds: 1 },
       false,
     );
+    const changes = events.events.filter((e: { kind: string }) => e.kind === 'BOARD_CHANGED');
+    expect(changes).toHaveLength(2);
+    expect(JSON.stringify(changes[1])).toContain('Renamed');
+    expect(JSON.stringify(changes[1])).toContain(`"task_ids":["${b}","${a}"]`);
     expect(events.events.map((e: { kind: string }) => e.kind)).toEqual(
       expect.arrayContaining(['BOARD_PUBLISHED', 'BOARD_CHANGED']),
     );

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { and, desc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNull } from 'drizzle-orm';
 import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { base32 } from '../../../kernel/ids.ts';
@@ -109,7 +109,19 @@ export class BoardService {
         .where(eq(boards.slug, slug))
         .returning();
       const current = updated as BoardRow;
-      if (patch.taskIds) await this.record(tx, current, 'BOARD_CHANGED', patch.taskIds, now);
+      // Every change is on the ledger, with the list as it now stands.
+      const listedNow = await tx
+        .select({ taskId: boardTasks.taskId })
+        .from(boardTasks)
+        .where(eq(boardTasks.boardSlug, slug))
+        .orderBy(asc(boardTasks.position));
+      await this.record(
+        tx,
+        current,
+        'BOARD_CHANGED',
+        listedNow.map((r) => r.taskId),
+        now,
+      );
       return this.present(tx, current);
     });
   }

@@ -177,6 +177,14 @@ describe('public_task_work', () => {
     const got = await work(taker, entry, 'evidence_get', { evidence_id: l.evidenceId, include_text: true });
     expect(got.evidence).toMatchObject({ provenance: 'RECEIVED_MAIL', trust_label: 'UNTRUSTED_EMAIL' });
     expect(got.window.text).toContain(QUOTE);
+    // Every success names the next move.
+    for (const answer of [described, got]) {
+      expect(answer.next_steps[0]).toMatchObject({
+        tool: 'public_task_work',
+        arguments: { public_entry_id: entry },
+      });
+    }
+    expect(got.next_steps[0].arguments.action).toBe('task_complete');
     // Evidence of another task, even a public one, is out of reach.
     const other = await listedTask();
     expect((await workRefused(taker, entry, 'evidence_get', { evidence_id: other.evidenceId })).code).toBe(
@@ -188,6 +196,7 @@ describe('public_task_work', () => {
     const renewed = await work(taker, entry, 'renew_lease');
     expect(renewed.execution_deadline).toBe(taken.lease.execution_deadline);
     expect(renewed.entry_expires_at).toBe(taken.expires_at);
+    expect(renewed.next_steps[0].arguments.action).toBe('task_complete');
 
     // Only the task's evidence may be cited: not another task's, not the taker's own reads.
     const foreign = await workRefused(taker, entry, 'task_complete', {

@@ -3,81 +3,20 @@ import { z } from 'zod';
 import type { Clock } from '../../../kernel/clock.ts';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import { type ReadingService, windowOf } from '../../reading/index.ts';
 import { appendEvent } from '../ledger/ledger.ts';
-import { evidenceIdArg, longText } from '../schemas.ts';
 import { campaignEvidence, tasks } from '../tables.ts';
-import { heartbeatAs, RELEASE_REASONS, releaseAs } from '../tasks/task-claims.ts';
+import { heartbeatAs, type RELEASE_REASONS, releaseAs } from '../tasks/task-claims.ts';
 import { submitAs } from '../verification/completion.ts';
 import { ENTRY_ACTIONS, type EntryAction, type EntryStanding, endEntry, liveEntry } from './pickup.ts';
+import { CHILD_ARGS, WHAT } from './pickup-actions.ts';
 
 /**
  * public_task_work (SPEC): what a public taker may do with its entry, and nothing else: no
  * global actions, no live fetches, no mail, no reward release. Every call rechecks the entry.
  */
-
-const CHILD_ARGS = {
-  describe_action: z.object({ action: z.enum(ENTRY_ACTIONS).describe('The action to describe.') }).strict(),
-  task_evidence: z
-    .object({
-      limit: z.number().int().min(1).max(50).optional().describe('Evidence per page, 1-50 (default 20).'),
-      cursor: z.string().max(500).optional().describe('next_cursor of the previous page.'),
-    })
-    .strict(),
-  evidence_get: z
-    .object({
-      evidence_id: evidenceIdArg.describe('An evidence of this task, from task_evidence.'),
-      include_text: z.boolean().optional().describe('Include a window of the text (default false).'),
-      offset: z.number().int().min(0).max(100_000_000).optional().describe('Where the window starts.'),
-      max_chars: z
-        .number()
-        .int()
-        .min(LIMITS.readWindow.minChars)
-        .max(LIMITS.readWindow.maxChars)
-        .optional()
-        .describe(`Window size (default ${LIMITS.readWindow.defaultChars}).`),
-    })
-    .strict(),
-  task_complete: z
-    .object({
-      evidence_ids: z
-        .array(evidenceIdArg)
-        .min(1)
-        .max(20)
-        .describe('The task evidence the summary rests on (1-20).'),
-      claimed_outcome: z.enum(['COMPLETE', 'PARTIAL', 'FAILED']),
-      summary: longText(20_000).describe(
-        'The conclusion with verbatim quotations (20+ characters, in quotation marks) of the task evidence beside the claims they support.',
-      ),
-    })
-    .strict(),
-  release: z
-    .object({
-      reason: z.enum(RELEASE_REASONS).describe('Why you give the task up.'),
-      note: longText(2_000).optional().describe('A word for the campaign (up to 2,000 characters).'),
-    })
-    .strict(),
-  notes: z
-    .object({
-      text: longText(2_000).describe('A note for the campaign on this task (up to 2,000 characters).'),
-    })
-    .strict(),
-  renew_lease: z.object({}).strict(),
-} satisfies Record<EntryAction, z.ZodType>;
-
-const WHAT: Record<EntryAction, string> = {
-  describe_action: "The exact JSON schema of another action's arguments.",
-  task_evidence: "The task's evidence, newest first: the sources you may quote.",
-  evidence_get: 'One evidence of the task, with a window of its text when include_text is true.',
-  task_complete:
-    'Submit the result: the same checks as campaign work (every quotation is looked up in the attached evidence). VERIFIED ends the entry.',
-  release: 'Give the task up: the lease ends, the task reopens, the entry ends.',
-  notes: 'Leave a note for the campaign on this task (on its ledger).',
-  renew_lease: 'Say you are still working: records a heartbeat; the execution deadline never moves.',
-};
 
 export async function workOnEntry(
   ex: Executor,
@@ -146,12 +85,17 @@ export async function workOnEntry(
         what: WHAT[described],
         arguments_schema: z.toJSONSchema(CHILD_ARGS[described], { io: 'input' }),
         allowed_actions: [...ENTRY_ACTIONS],
+        next_steps: [continueWith(standing, described)],
       };
     }
     case 'task_evidence':
       return { ...base, ...(await taskEvidence(ex, deps, caller, standing, args)) };
     case 'evidence_get':
-      return { ...base, ...(await evidenceOfTask(ex, deps.reading, caller, standing, args)) };
+      return {
+        ...base,
+        ...(await evidenceOfTask(ex, deps.reading, caller, standing, args)),
+        next_steps: [continueWith(standing, 'task_complete')],
+      };
     case 'task_complete':
       return { ...base, ...(await complete(ex, deps, caller, standing, args)) };
     case 'release': {
@@ -193,6 +137,7 @@ export async function workOnEntry(
         ...base,
         ...(await heartbeatAs(ex, caller.agent.id, standing.entry.taskId, standing.entry.leaseId, now)),
         entry_expires_at: standing.entry.expiresAt.toISOString(),
+        next_steps: [continueWith(standing, 'task_complete')],
       };
   }
 }

@@ -7,6 +7,7 @@ import { campaignsArea } from './campaigns/index.ts';
 import { capabilitiesArea } from './capabilities/index.ts';
 import { fundsArea } from './funds/index.ts';
 import { identityArea } from './identity/index.ts';
+import { matchingArea } from './matching/index.ts';
 import type { Operation, ServicesOf } from './operations/index.ts';
 import * as operationTables from './operations/tables.ts';
 import { readingArea } from './reading/index.ts';
@@ -17,7 +18,14 @@ import { readingArea } from './reading/index.ts';
  */
 
 /** Every area, in the order they start and their error codes are listed. */
-export const AREAS = [identityArea, capabilitiesArea, readingArea, fundsArea, campaignsArea] as const;
+export const AREAS = [
+  identityArea,
+  capabilitiesArea,
+  readingArea,
+  fundsArea,
+  campaignsArea,
+  matchingArea,
+] as const;
 
 /** The services operations reach through their context, and transports through the app. */
 export type AppServices = ServicesOf<typeof AREAS>;

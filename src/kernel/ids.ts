@@ -34,7 +34,9 @@ export type IdPrefix =
   | 'mail'
   | 'mat'
   | 'mar'
-  | 'pen';
+  | 'pen'
+  | 'mint'
+  | 'mreq';
 
 const nextUlid = monotonicFactory();
 

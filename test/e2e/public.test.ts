@@ -163,6 +163,7 @@ describe('public documents', () => {
       'Always',
       'Read',
       'Campaigns',
+      'Matching',
       'Open pickup',
       'Identity',
     ]);
@@ -371,6 +372,7 @@ const PUBLISHED_ERROR_CODES = [
   ],
   ...['REPORT_NOT_PUBLIC', 'PROPOSAL_NOT_OPEN', 'REWARD_NOT_FUNDED', 'REWARD_OVER_LIMIT', 'NO_REWARD'],
   ...['REWARD_NOT_RELEASABLE', 'MAIL_ACCESS_REQUIRED', 'APPROVAL_NOT_PENDING'],
+  ...['MATCHING_REQUEST_OPEN', 'MATCHING_REQUEST_ENDED', 'MATCHING_NOT_YOUR_TURN', 'MATCHING_BLOCKED'],
 ];
 
 describe('worked research cases (issue 16 item 7)', () => {

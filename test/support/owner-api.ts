@@ -14,7 +14,7 @@ export async function ownerTokenOf(server: TestServer, m: { ownerEmail: string }
 export async function ownerApi(
   server: TestServer,
   token: string,
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,
   body?: unknown,
 ): Promise<{ status: number; body: Json }> {

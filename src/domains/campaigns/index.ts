@@ -39,6 +39,15 @@ export { type DeliveryOutcome, MAIL_CHANNEL, type RecipientVerdict } from './mai
 export { MailService } from './mail/owner-mail.ts';
 export { sweepMail } from './mail/retention.ts';
 export {
+  admitMatched,
+  campaignForMatching,
+  coordinatedCampaignIds,
+  isActiveMember,
+  type MatchingCampaign,
+  openCampaignSql,
+  ownedOpenCampaign,
+} from './membership/matched-joins.ts';
+export {
   listMessagesForOwner,
   messageContentArg,
   OWNER_MESSAGE_TYPES,

@@ -16,6 +16,8 @@ export const agentColumns = {
   mode: agents.mode,
   status: agents.status,
   about: agents.about,
+  matchingEnabled: agents.matchingEnabled,
+  matchingPublic: agents.matchingPublic,
   createdAt: agents.createdAt,
   lastSeenAt: agents.lastSeenAt,
 };

@@ -16,6 +16,7 @@ export type AuditAction =
   | 'key.revoke'
   | 'bootstrap.reissue'
   | 'agent.message'
+  | 'agent.matching'
   | 'oauth.allow'
   | 'oauth.decline'
   | 'oauth.revoke'

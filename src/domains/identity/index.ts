@@ -62,6 +62,12 @@ export { Housekeeper, RETENTION, sweepIdentity } from './housekeeping.ts';
 export { type Authenticated, IdentityService } from './identities.ts';
 export { ManagementService } from './management.ts';
 export {
+  type MatchingConsent,
+  matchingAgent,
+  publicMatchingAgent,
+  setMatchingConsent,
+} from './matching-consent.ts';
+export {
   enqueueToolsChanged,
   NOTIFY_CHANNEL,
   type PendingNotification,

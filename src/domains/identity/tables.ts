@@ -52,6 +52,10 @@ export const agents = pgTable(
     mode: text('mode', { enum: ['NONE', 'READ'] }).notNull(),
     status: text('status', { enum: ['ACTIVE', 'SUSPENDED', 'REVOKED'] }).notNull(),
     about: jsonb('about').$type<Record<string, unknown>>().notNull(),
+    /** The owner's consent to matching (SPEC Permissions 10); off until the owner turns it on. */
+    matchingEnabled: boolean('matching_enabled').notNull().default(false),
+    /** Whether the identity's matching profile may appear on the public intents list. */
+    matchingPublic: boolean('matching_public').notNull().default(false),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
     lastSeenAt: ts('last_seen_at'),

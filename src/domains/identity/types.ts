@@ -11,6 +11,9 @@ export interface Agent {
   mode: 'NONE' | 'READ';
   status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED';
   about: AboutYou;
+  /** The owner's consent to matching, and to listing its profile publicly. */
+  matchingEnabled: boolean;
+  matchingPublic: boolean;
   createdAt: Date;
   lastSeenAt: Date | null;
 }

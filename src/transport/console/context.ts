@@ -16,6 +16,7 @@ import type {
   OAuthConsentService,
   OwnerService,
 } from '../../domains/identity/index.ts';
+import type { MatchingOwnerService } from '../../domains/matching/index.ts';
 import type { ImportService, OwnerEvidence } from '../../domains/reading/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { Csrf, PRE_SESSION_MAX_MS } from './csrf.ts';
@@ -39,6 +40,8 @@ export interface ConsoleDeps {
   mail: MailService;
   /** Public task boards: publish, change, withdraw. */
   boards: BoardService;
+  /** Matching: consent per identity, campaigns' calls for applications, the owners' decisions. */
+  matching: MatchingOwnerService;
   /** Release requests to decide, tasks to fund or cancel. */
   ownerRewards: RewardOwnerService;
   /** The platform fee in percent (CAIRN_PLATFORM_FEE_PCT): a reward published from the console carries it. */

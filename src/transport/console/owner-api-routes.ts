@@ -8,6 +8,7 @@ import { boardApiRoutes } from './board-api-routes.ts';
 import { campaignApiRoutes } from './campaign-api-routes.ts';
 import type { ConsoleContext } from './context.ts';
 import { mailApiRoutes } from './mail-api-routes.ts';
+import { matchingApiRoutes } from './matching-api-routes.ts';
 import { bearerOf, sendOwnerError } from './owner-errors.ts';
 import { ownerTokenApiRoutes } from './owner-token-api-routes.ts';
 import { researchApiRoutes } from './research-api-routes.ts';
@@ -156,4 +157,5 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   await rewardsApiRoutes(api, ctx, owner);
   await mailApiRoutes(api, ctx, owner);
   await boardApiRoutes(api, ctx, owner);
+  await matchingApiRoutes(api, ctx, owner);
 }

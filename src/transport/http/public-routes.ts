@@ -9,6 +9,7 @@ import {
   slugArg,
 } from '../../domains/campaigns/index.ts';
 import { DEFAULT_RUNTIME, type Discovery, RUNTIMES } from '../../domains/discovery/index.ts';
+import type { PublicIntents } from '../../domains/matching/index.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 import { RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
 import { allowAnyOrigin } from '../shared/cors.ts';
@@ -30,6 +31,8 @@ export interface PublicDeps {
   reports: ResearchReports;
   /** Task boards their owners published. */
   boards: PublicBoards;
+  /** Matching intents their owners allowed public. */
+  intents: PublicIntents;
 }
 
 const tags = ['public'];
@@ -222,6 +225,25 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
       },
     },
     async (req) => deps.boards.get(req.params.slug),
+  );
+
+  r.get(
+    '/v1/public/matching/intents',
+    {
+      schema: {
+        tags,
+        summary:
+          'Matching intents their owners allowed public, newest first: alias, topic, help, effort, availability (self-reported; never agent ids or owners)',
+        querystring: z
+          .object({
+            q: z.string().trim().min(1).max(200).optional().describe('Words in the alias, topic or help.'),
+            limit: z.coerce.number().int().min(1).max(50).default(20),
+            cursor: z.string().max(500).optional().describe('next_cursor, with the same q.'),
+          })
+          .strict(),
+      },
+    },
+    async (req) => deps.intents.list(req.query),
   );
 
   r.get(

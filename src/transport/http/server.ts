@@ -143,6 +143,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     stats: publicStats(services, clock, discovery.tools.length),
     reports: services.researchReports,
     boards: services.publicBoards,
+    intents: services.publicIntents,
   };
   const oauthDeps: OAuthDeps = {
     device: services.device,
@@ -170,6 +171,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     ownerRewards: services.ownerRewards,
     mail: services.mail,
     boards: services.boards,
+    matching: services.matching,
     feePct: config.platformFeePct,
     operators: {
       isOperator: (ownerId) => services.identity.isOperator(ownerId, config.operatorEmails),

@@ -1,0 +1,47 @@
+import { NotifyWaiter } from '../../storage/notify-waiter.ts';
+import { Housekeeper } from '../identity/index.ts';
+import type { Area } from '../operations/index.ts';
+import { MATCHING_CHANNEL } from './changes.ts';
+import { MATCHING_ERRORS } from './errors.ts';
+import { matchingTools } from './matching-tools.ts';
+import { MatchingOwnerService } from './owner-matching.ts';
+import { PublicIntents } from './public-intents.ts';
+import { sweepMatching } from './sweep.ts';
+import * as tables from './tables.ts';
+
+export { intentFieldArgs, MAX_INTENT_HOURS } from './intents.ts';
+export { MatchingOwnerService } from './owner-matching.ts';
+export { PublicIntents } from './public-intents.ts';
+export { REQUEST_TTL_HOURS } from './requests.ts';
+
+/** Matching (docs/matching.md): owner consent, intents, one bounded proposal ending in a campaign join. */
+export const matchingArea = {
+  name: 'matching',
+  tables,
+  errors: MATCHING_ERRORS,
+  operations: matchingTools,
+  start({ database, clock, secret, logger }) {
+    // This process's matching wake-ups (one LISTEN), for matching_watch.
+    const waiter = new NotifyWaiter(database, MATCHING_CHANNEL);
+    const sweeper = new Housekeeper(
+      () => sweepMatching(database, clock.now()),
+      (result) =>
+        result instanceof Error
+          ? logger.warn({ err: result }, 'matching sweep failed; it runs again in ten minutes')
+          : logger.debug({ result }, 'matching sweep done'),
+    );
+    return {
+      services: {
+        matchingDeps: { secret, waiter },
+        matching: new MatchingOwnerService(database, clock),
+        publicIntents: new PublicIntents(database, secret, clock),
+      },
+      workers: [sweeper, { start: () => {}, drain: async () => waiter.close(), stop: () => {} }],
+    };
+  },
+} satisfies Area;
+
+type OwnTables = typeof tables;
+declare module '../../storage/tables.ts' {
+  interface Tables extends OwnTables {}
+}

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config/config.ts';
 import { type AppServices, AREAS, describeErrors, OPERATIONS } from './domains/catalog.ts';
 import { buildDiscovery, SERVER_VERSION, type ToolDoc } from './domains/discovery/index.ts';
-import { noCampaignLinks, noStanding } from './domains/identity/index.ts';
+import { noCampaignLinks, noGuestPairing, noStanding } from './domains/identity/index.ts';
 import { type Core, gatherExtensions, OperationRunner, startAreas } from './domains/operations/index.ts';
 import { noCampaigns } from './domains/reading/index.ts';
 import { type Clock, systemClock } from './kernel/clock.ts';
@@ -53,6 +53,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
       callerStanding: noStanding,
       campaignLinks: noCampaignLinks,
       readCoverage: noCampaigns,
+      guestPairing: noGuestPairing,
     }),
   };
   const { services, workers } = await startAreas<AppServices>(AREAS, core);

@@ -18,7 +18,9 @@ export type OAuthErrorCode =
   | 'unsupported_response_type'
   | 'invalid_target'
   | 'unauthorized_client'
-  | 'temporarily_unavailable';
+  | 'temporarily_unavailable'
+  /** RFC 6750 §3.1: a bearer token that is missing where required, expired, revoked or invalid. */
+  | 'invalid_token';
 
 export class OAuthError extends Error {
   constructor(
@@ -34,6 +36,6 @@ export class OAuthError extends Error {
   /** RFC 6749: 401 for a failed client authentication, 400 for everything else; 429 to wait. */
   get httpStatus(): number {
     if (this.retryAfterSeconds !== undefined) return 429;
-    return this.error === 'invalid_client' ? 401 : 400;
+    return this.error === 'invalid_client' || this.error === 'invalid_token' ? 401 : 400;
   }
 }

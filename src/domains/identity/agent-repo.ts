@@ -18,6 +18,8 @@ export const agentColumns = {
   about: agents.about,
   matchingEnabled: agents.matchingEnabled,
   matchingPublic: agents.matchingPublic,
+  guestRequestId: agents.guestRequestId,
+  guestCampaignId: agents.guestCampaignId,
   createdAt: agents.createdAt,
   lastSeenAt: agents.lastSeenAt,
 };
@@ -68,6 +70,8 @@ export async function insertAgent(
     runtime: string;
     kind: Agent['kind'];
     createdAt: Date;
+    guestRequestId?: string;
+    guestCampaignId?: string;
   },
 ): Promise<void> {
   await ex

@@ -60,7 +60,7 @@ export { type TokenAnswer, TokenService } from './credentials/tokens.ts';
 export { DomainVerifier } from './domain-verification.ts';
 export { Housekeeper, RETENTION, sweepIdentity } from './housekeeping.ts';
 export { type Authenticated, IdentityService } from './identities.ts';
-export { ManagementService } from './management.ts';
+export { guestBound, ManagementService } from './management.ts';
 export {
   type MatchingConsent,
   matchingAgent,
@@ -87,8 +87,10 @@ export {
   type CampaignLink,
   type CampaignLinks,
   type CampaignStanding,
+  type GuestPairing,
   LINKS_SHOWN,
   noCampaignLinks,
+  noGuestPairing,
   noStanding,
   type StandingColumn,
 } from './types.ts';
@@ -121,7 +123,7 @@ export const identityArea = {
         ),
         sessions: new SessionService(database, clock),
         tokens,
-        device: new DeviceService(database, clock, tokens, config.baseUrl),
+        device: new DeviceService(database, clock, tokens, config.baseUrl, extensions.guestPairing),
         management: new ManagementService(database, clock),
         owners: new OwnerService(database, clock, { openSignup: config.openSignup }),
         oauthClients: new OAuthClientService(database, clock),

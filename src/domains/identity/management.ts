@@ -64,6 +64,7 @@ export class ManagementService {
       mode === 'READ' ? 'agent.activate' : 'agent.deactivate',
       async (tx, agent) => {
         if (agent.status === 'REVOKED') throw new DomainError('CONFLICT', 'This identity is revoked.');
+        if (agent.guestRequestId && mode !== 'NONE') throw guestBound(agentId);
         await changeMode(tx, agentId, mode, this.clock.now());
         return { agent_id: agentId, mode, active: isActive({ ...agent, mode }) };
       },
@@ -228,6 +229,15 @@ export class ManagementService {
     if (!agent || agent.ownerId !== ownerId) throw new DomainError('NOT_FOUND', 'No such identity.');
     return agent;
   }
+}
+
+/** A guest identity works in its one campaign only: no reading mode, no matching of its own. */
+export function guestBound(agentId: string): DomainError {
+  return new DomainError(
+    'CONFLICT',
+    'This is a guest identity, bound to the one campaign its matching request joined: it takes no reading mode, no matching and no other campaign. Pair an ordinary identity for other work.',
+    { agent_id: agentId },
+  );
 }
 
 /** Sets the mode and tells the identity's open MCP sessions that their tool list changed. */

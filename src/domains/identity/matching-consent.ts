@@ -3,6 +3,7 @@ import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
 import { findAgent } from './agent-repo.ts';
 import { recordAudit } from './audit.ts';
+import { guestBound } from './management.ts';
 import { enqueueToolsChanged } from './notifications.ts';
 import { agents } from './tables.ts';
 import type { Agent } from './types.ts';
@@ -32,6 +33,7 @@ export async function setMatchingConsent(
   if (!agent || agent.ownerId !== ownerId) {
     throw new DomainError('NOT_FOUND', 'No such identity.', { agent_id: agentId });
   }
+  if (agent.guestRequestId && consent.enabled) throw guestBound(agentId);
   if (agent.status === 'REVOKED') {
     throw new DomainError('CONFLICT', 'This identity is revoked; matching cannot be turned on for it.', {
       agent_id: agentId,

@@ -56,6 +56,12 @@ export const agents = pgTable(
     matchingEnabled: boolean('matching_enabled').notNull().default(false),
     /** Whether the identity's matching profile may appear on the public intents list. */
     matchingPublic: boolean('matching_public').notNull().default(false),
+    /**
+     * A guest identity (cross-workspace guest pairing, docs/matching.md) is bound to one matching
+     * request and works only in that request's campaign; null for every other identity.
+     */
+    guestRequestId: text('guest_request_id'),
+    guestCampaignId: text('guest_campaign_id'),
     createdAt: ts('created_at').notNull(),
     updatedAt: ts('updated_at').notNull(),
     lastSeenAt: ts('last_seen_at'),

@@ -14,6 +14,9 @@ export interface Agent {
   /** The owner's consent to matching, and to listing its profile publicly. */
   matchingEnabled: boolean;
   matchingPublic: boolean;
+  /** Set for a guest identity: the matching request it was paired for, and the campaign it is bound to. */
+  guestRequestId: string | null;
+  guestCampaignId: string | null;
   createdAt: Date;
   lastSeenAt: Date | null;
 }
@@ -70,3 +73,31 @@ export const noCampaignLinks: CampaignLinks = async () => [];
 
 /** The standing before campaigns are wired in (and in tests of identity alone). */
 export const noStanding: StandingColumn = sql<CampaignStanding>`'NONE'`;
+
+/**
+ * Cross-workspace guest pairing (docs/matching.md): whether a participant of a matching request may
+ * pair a guest identity for it, and the guest's join once its owner approves at /pair. The
+ * matching area supplies it (`Extensions.guestPairing`); before it, no request takes a guest.
+ */
+export interface GuestPairing {
+  /** The request's campaign and the owner who approves, or why the participant may not pair a guest for it. */
+  check(
+    ex: Executor,
+    requestId: string,
+    participantId: string,
+    now: Date,
+  ): Promise<{ campaignId: string; campaignTitle: string; approverOwnerId: string } | { refused: string }>;
+  /** In the approval's transaction: the guest joins the request's campaign and the request ends JOINED. */
+  admit(
+    ex: Executor,
+    input: { requestId: string; guestAgentId: string; ownerId: string },
+    now: Date,
+  ): Promise<void>;
+}
+
+export const noGuestPairing: GuestPairing = {
+  check: async () => ({ refused: 'No matching request on this server takes a guest identity.' }),
+  admit: async () => {
+    throw new Error('guest pairing is not wired');
+  },
+};

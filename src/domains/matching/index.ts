@@ -3,6 +3,7 @@ import { Housekeeper } from '../identity/index.ts';
 import type { Area } from '../operations/index.ts';
 import { MATCHING_CHANNEL } from './changes.ts';
 import { MATCHING_ERRORS } from './errors.ts';
+import { matchingGuestPairing } from './guest-pairing.ts';
 import { matchingTools } from './matching-tools.ts';
 import { MatchingOwnerService } from './owner-matching.ts';
 import { PublicIntents } from './public-intents.ts';
@@ -20,6 +21,7 @@ export const matchingArea = {
   tables,
   errors: MATCHING_ERRORS,
   operations: matchingTools,
+  extensions: { guestPairing: matchingGuestPairing },
   start({ database, clock, secret, logger }) {
     // This process's matching wake-ups (one LISTEN), for matching_watch.
     const waiter = new NotifyWaiter(database, MATCHING_CHANNEL);

@@ -105,7 +105,12 @@ export class MatchingOwnerService {
    * then the joining agent's owner approves, and only then the agent joins. One owner on both
    * sides decides once. Refused (MATCHING_NOT_YOUR_TURN) when it is the other owner's turn.
    */
-  async decide(ownerId: string, requestId: string, decision: 'ACCEPT' | 'DECLINE') {
+  async decide(
+    ownerId: string,
+    requestId: string,
+    decision: 'ACCEPT' | 'DECLINE',
+    joinAs: 'SELF' | 'GUEST' = 'SELF',
+  ) {
     const now = this.clock.now();
     // An expired request is written as such first (its own commit), so the refusal below is true.
     await this.database.transaction(async (tx) => {
@@ -122,7 +127,10 @@ export class MatchingOwnerService {
           ? 'CAMPAIGN_OWNER'
           : e.waitingFor === 'JOINER_OWNER' && row.joinerOwnerId === ownerId
             ? 'JOINER_OWNER'
-            : null;
+            : // While the guest is being paired, its owner may still call it off.
+              e.waitingFor === 'GUEST_PAIRING' && row.joinerOwnerId === ownerId && decision === 'DECLINE'
+              ? 'JOINER_OWNER'
+              : null;
       if (!mine) {
         throw new DomainError(
           'MATCHING_NOT_YOUR_TURN',
@@ -130,7 +138,9 @@ export class MatchingOwnerService {
             ? 'The responder has not accepted this request yet; owners decide after that.'
             : e.waitingFor === 'CAMPAIGN_OWNER'
               ? "The campaign's owner decides first; you approve afterwards."
-              : "The joining agent's owner decides now.",
+              : e.waitingFor === 'GUEST_PAIRING'
+                ? 'Both owners accepted; the joining agent is pairing a guest identity, approved at /pair (its owner may still DECLINE).'
+                : "The joining agent's owner decides now.",
           { matching_request_id: row.id, waiting_for: e.waitingFor },
         );
       }
@@ -151,6 +161,19 @@ export class MatchingOwnerService {
       }
       // One owner on both sides: their acceptance is also the joining agent's owner's approval.
       const joinNow = mine === 'JOINER_OWNER' || row.joinerOwnerId === row.campaignOwnerId;
+      const both =
+        row.joinerOwnerId === row.campaignOwnerId
+          ? { campaignOwnerDecidedAt: now, joinerOwnerDecidedAt: now }
+          : {};
+      if (joinNow && joinAs === 'GUEST') {
+        // The joining agent's owner chose a guest identity: the agent pairs one (matching_get says how).
+        await tx
+          .update(matchingRequests)
+          .set({ ...decided, ...both, waitingFor: 'GUEST_PAIRING', updatedAt: now })
+          .where(eq(matchingRequests.id, row.id));
+        await recordChanges(tx, [{ requestId: row.id, state: 'TENTATIVE' }], now);
+        return { kind: 'done' as const };
+      }
       if (!joinNow) {
         await tx
           .update(matchingRequests)
@@ -168,9 +191,8 @@ export class MatchingOwnerService {
         .update(matchingRequests)
         .set({
           ...decided,
-          ...(row.joinerOwnerId === row.campaignOwnerId
-            ? { campaignOwnerDecidedAt: now, joinerOwnerDecidedAt: now }
-            : {}),
+          ...both,
+          joinedAgentId: row.joinerAgentId,
           state: 'JOINED',
           waitingFor: null,
           endedAt: now,

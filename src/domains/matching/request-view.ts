@@ -53,7 +53,22 @@ const WAITING_WORDS: Record<WaitingFor, string> = {
   RESPONDER: 'the responder answers with matching_respond',
   CAMPAIGN_OWNER: "the campaign's owner accepts or declines in the console",
   JOINER_OWNER: "the joining agent's owner approves or declines in the console",
+  GUEST_PAIRING: 'the joining agent pairs a guest identity for it (matching_get says how)',
 };
+
+/**
+ * How the joining agent pairs the guest identity its owner chose (SPEC: device_authorization with
+ * matching_request_id and the participant's bearer); the guest's owner approves at /pair.
+ */
+function pairingSteps(row: RequestRow) {
+  return {
+    endpoint: '/oauth/device_authorization (on this server)',
+    method: 'POST',
+    headers: { authorization: 'Bearer <your access token or project key>' },
+    body: { display_name: '<a name for the guest>', runtime: '<your runtime>', matching_request_id: row.id },
+    after: 'Show say_to_user to your owner, who approves the code at /pair; poll POST /oauth/token with the device_code at the given interval. The tokens are the guest identity’s: connect a client with them; it is a member of this campaign only.',
+  };
+}
 
 /** The next permitted moves for this caller: what it may do, or what it waits for. */
 export function nextStepsFor(row: RequestRow, v: Viewer, now: Date): Alternative[] {
@@ -75,7 +90,12 @@ export function nextStepsFor(row: RequestRow, v: Viewer, now: Date): Alternative
     return [{ tool: 'matching_list', action: 'The request ended; look for other intents.' }];
   }
   const steps: Alternative[] = [];
-  if (e.waitingFor === 'RESPONDER' && role === 'RESPONDER') {
+  if (e.waitingFor === 'GUEST_PAIRING' && row.joinerAgentId === v.agentId) {
+    steps.push({
+      action:
+        'Pair the guest identity: POST /oauth/device_authorization with matching_request_id and your bearer (pairing in this answer), then have your owner approve at /pair.',
+    });
+  } else if (e.waitingFor === 'RESPONDER' && role === 'RESPONDER') {
     steps.push({
       tool: 'matching_respond',
       action: 'Accept (the owners then decide) or decline, with a response_reason.',
@@ -100,7 +120,11 @@ export function nextStepsFor(row: RequestRow, v: Viewer, now: Date): Alternative
 /** A request as an agent sees it: never another party's agent id before it joined. */
 export function presentRequest(row: RequestRow, v: Viewer, now: Date) {
   const e = effective(row, now);
+  const pairing = e.waitingFor === 'GUEST_PAIRING' && row.joinerAgentId === v.agentId;
   return {
+    // SPEC's `pairing_required` (matching_get): the joining agent's owner chose a guest identity.
+    status: pairing ? ('pairing_required' as const) : ('ok' as const),
+    ...(pairing ? { pairing: pairingSteps(row) } : {}),
     matching_request_id: row.id,
     state: e.state,
     waiting_for: e.waitingFor,
@@ -110,7 +134,7 @@ export function presentRequest(row: RequestRow, v: Viewer, now: Date) {
     task_ref: row.applicationRef,
     reason: row.reason,
     response_reason: row.responseReason,
-    ...(e.state === 'JOINED' ? { campaign_id: row.campaignId } : {}),
+    ...(e.state === 'JOINED' ? { campaign_id: row.campaignId, joined_agent_id: row.joinedAgentId } : {}),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
     expires_at: row.expiresAt.toISOString(),

@@ -2,7 +2,7 @@
 
 export const REQUEST_STATES = ['PROPOSED', 'TENTATIVE', 'JOINED', 'STOPPED'] as const;
 export type RequestState = (typeof REQUEST_STATES)[number];
-export type WaitingFor = 'RESPONDER' | 'CAMPAIGN_OWNER' | 'JOINER_OWNER';
+export type WaitingFor = 'RESPONDER' | 'CAMPAIGN_OWNER' | 'JOINER_OWNER' | 'GUEST_PAIRING';
 export type StopReason =
   | 'DECLINED'
   | 'WITHDRAWN'

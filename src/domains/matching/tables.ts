@@ -81,6 +81,8 @@ export const matchingRequests = pgTable(
     joinerOwnerId: text('joiner_owner_id')
       .notNull()
       .references(() => owners.id),
+    /** Who joined: the joining agent, or the guest identity paired for it (JOINED only). */
+    joinedAgentId: text('joined_agent_id').references(() => agents.id),
     reason: text('reason').notNull(),
     state: text('state', { enum: REQUEST_STATES }).notNull(),
     waitingFor: text('waiting_for').$type<WaitingFor>(),

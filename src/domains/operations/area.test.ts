@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { noCampaignLinks, noStanding } from '../identity/index.ts';
+import { noCampaignLinks, noGuestPairing, noStanding } from '../identity/index.ts';
 import { noCampaigns } from '../reading/index.ts';
 import { type Area, type Core, gatherExtensions, startAreas } from './area.ts';
 
@@ -11,7 +11,12 @@ const area = (name: string, services: object, extras: Partial<Area> = {}): Area 
   start: () => ({ services }),
   ...extras,
 });
-const defaults = { callerStanding: noStanding, campaignLinks: noCampaignLinks, readCoverage: noCampaigns };
+const defaults = {
+  callerStanding: noStanding,
+  campaignLinks: noCampaignLinks,
+  readCoverage: noCampaigns,
+  guestPairing: noGuestPairing,
+};
 
 describe('the area contract', () => {
   it('joins the areas services, and refuses one service name offered twice', async () => {
@@ -32,6 +37,7 @@ describe('the area contract', () => {
       callerStanding: noStanding,
       campaignLinks: noCampaignLinks,
       readCoverage: coverage,
+      guestPairing: noGuestPairing,
     });
     expect(() =>
       gatherExtensions(

@@ -5,7 +5,7 @@ import type { PublishedLimit } from '../../kernel/limits.ts';
 import type { Outbound } from '../../net/outbound.ts';
 import type { ParserPool } from '../../parsing/index.ts';
 import type { Database, Schema } from '../../storage/database.ts';
-import type { CampaignLinks, StandingColumn } from '../identity/types.ts';
+import type { CampaignLinks, GuestPairing, StandingColumn } from '../identity/types.ts';
 import type { ReadCoverage } from '../reading/types.ts';
 import type { Operation } from './operation.ts';
 
@@ -45,6 +45,8 @@ export interface Extensions {
   campaignLinks: CampaignLinks;
   /** Whether a fresh read must be covered by a lease, and who may see stored evidence (reading). */
   readCoverage: ReadCoverage;
+  /** Whether a matching request takes a guest identity, and the guest's join (identity's pairing). */
+  guestPairing: GuestPairing;
 }
 
 /** Something an area runs in the background, on every replica. */

@@ -83,10 +83,21 @@ export async function matchingApiRoutes(
         summary:
           "Accept or decline a TENTATIVE request: the campaign's owner first, then the joining agent's owner; refused when it is not your turn",
         params: requestParams,
-        body: z.object({ decision: z.enum(['ACCEPT', 'DECLINE']) }).strict(),
+        body: z
+          .object({
+            decision: z.enum(['ACCEPT', 'DECLINE']),
+            join_as: z
+              .enum(['SELF', 'GUEST'])
+              .default('SELF')
+              .describe(
+                "For the joining agent's owner: SELF joins the agent itself; GUEST has it pair a guest identity bound to this campaign alone.",
+              ),
+          })
+          .strict(),
       },
     },
-    async (req) => ctx.matching.decide(ownerOf(req), req.params.matching_request_id, req.body.decision),
+    async (req) =>
+      ctx.matching.decide(ownerOf(req), req.params.matching_request_id, req.body.decision, req.body.join_as),
   );
 
   r.get(

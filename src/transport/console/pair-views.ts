@@ -32,6 +32,8 @@ export interface PendingPairing {
   requested_mode: string | null;
   about: AboutYou;
   expires_at: string;
+  /** A guest pairing for a matching request (docs/matching.md), or null for an ordinary one. */
+  guest: { matching_request_id: string; campaign_title?: string; refused?: string } | null;
 }
 
 export function approvalPage(v: Signed & { request: PendingPairing; error?: string }): SafeHtml {
@@ -54,11 +56,27 @@ export function approvalPage(v: Signed & { request: PendingPairing; error?: stri
         </dl>
       </section>
       ${claimsPanel(r.about)}
+      ${
+        r.guest
+          ? html`<section class="panel">
+              <h2>Guest identity for a matching request</h2>
+              ${
+                r.guest.refused
+                  ? notice('error', r.guest.refused)
+                  : html`<p>Approving makes a guest identity that joins the campaign <strong>${r.guest.campaign_title ?? ''}</strong> at once, and works in that campaign only: no public reading, no matching, no other campaign. Only the owner of the agent that takes part in request <code>${r.guest.matching_request_id}</code> may approve it.</p>`
+              }
+            </section>`
+          : ''
+      }
       <form class="panel" method="post" action="/pair">
         ${csrfField(v.csrf)}
         <input type="hidden" name="code" value="${r.user_code}">
-        <label class="check"><input type="checkbox" id="activate_read" name="activate_read" value="on"> Activate public reading</label>
-        <p class="hint">Lets it read public web pages through Cairn right away. Without it, the new identity can only describe itself until you activate it.</p>
+        ${
+          r.guest
+            ? ''
+            : html`<label class="check"><input type="checkbox" id="activate_read" name="activate_read" value="on"> Activate public reading</label>
+        <p class="hint">Lets it read public web pages through Cairn right away. Without it, the new identity can only describe itself until you activate it.</p>`
+        }
         <div class="actions">
           <button type="submit" name="decision" value="approve">Approve</button>
           <button class="secondary" type="submit" name="decision" value="decline">Decline</button>

@@ -78,6 +78,9 @@ export function sendOAuthError(
   if (err.error === 'invalid_client' && /^Basic\s/i.test(authorization ?? '')) {
     reply.header('www-authenticate', 'Basic realm="cairn", charset="UTF-8"');
   }
+  // RFC 6750 §3: a refused bearer is answered with its challenge.
+  if (err.error === 'invalid_token')
+    reply.header('www-authenticate', 'Bearer realm="cairn", error="invalid_token"');
   if (err.retryAfterSeconds !== undefined) reply.header('retry-after', String(err.retryAfterSeconds));
   return noStore(reply)
     .code(err.httpStatus)

@@ -5,6 +5,7 @@ import { DEVICE_GRANT } from '../../domains/discovery/index.ts';
 import {
   type DeviceService,
   deviceRequestSchema,
+  type IdentityService,
   type OAuthClientService,
   type OAuthConsentService,
   type OAuthGrantService,
@@ -19,6 +20,8 @@ import { clientCredentials, guarded, installOAuthErrors, noStore, sendOAuthError
 
 export interface OAuthDeps {
   device: DeviceService;
+  /** Authenticates the participant's bearer on a guest pairing. */
+  identity: IdentityService;
   secrets: SecretGuard;
   tokens: TokenService;
   clients: OAuthClientService;
@@ -81,6 +84,22 @@ function invalidRequest(reply: FastifyReply, issues: z.core.$ZodIssue[]) {
   return sendOAuthError(reply, new OAuthError('invalid_request', summary), detail);
 }
 
+/** The agent behind `Authorization: Bearer …` (access token or project key); invalid_token otherwise. */
+async function participantOf(deps: OAuthDeps, authorization: string | undefined) {
+  const bearer = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+  if (!bearer) {
+    throw new OAuthError(
+      'invalid_token',
+      'Guest pairing for a matching request needs Authorization: Bearer with the access token or project key of the agent that takes part in it.',
+    );
+  }
+  try {
+    return (await deps.identity.authenticate(bearer)).caller.agent;
+  } catch {
+    throw new OAuthError('invalid_token', 'The bearer credential is invalid, expired or revoked.');
+  }
+}
+
 /**
  * `/oauth/device_authorization` and `/oauth/token`: JSON or form-encoded bodies, OAuth-shaped
  * answers and errors (RFC 6749, RFC 8628), rate limited per client address.
@@ -107,7 +126,18 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
       const { scope, ...request } = parsed.data;
       if (!scopeAllowed(scope))
         return sendOAuthError(reply, new OAuthError('invalid_scope', 'The only scope is mcp.'));
-      return noStore(reply).send(await deps.device.authorize(request));
+      // A guest pairing (matching_request_id) is asked for by the request's participant, with its
+      // own bearer credential; an ordinary pairing needs none and ignores one.
+      try {
+        const participant =
+          request.matching_request_id !== undefined
+            ? await participantOf(deps, req.headers.authorization)
+            : undefined;
+        return noStore(reply).send(await deps.device.authorize(request, participant));
+      } catch (err) {
+        if (err instanceof OAuthError) return sendOAuthError(reply, err);
+        throw err;
+      }
     },
   );
 

@@ -147,6 +147,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   };
   const oauthDeps: OAuthDeps = {
     device: services.device,
+    identity: services.identity,
     tokens: services.tokens,
     secrets: services.secrets,
     clients: services.oauthClients,

@@ -1,7 +1,7 @@
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
-import { type Caller, enqueueToolsChanged, findAgent } from '../../identity/index.ts';
+import { type Caller, enqueueToolsChanged, findAgent, guestBound } from '../../identity/index.ts';
 import { type Actor, appendEvent } from '../ledger/ledger.ts';
 import { presentCampaign } from '../present.ts';
 import { campaignDefaults } from '../tables.ts';
@@ -22,6 +22,7 @@ export interface NewCampaign {
 
 /** The creator's owner becomes owner of record; the creator its first coordinator and default. */
 export async function createCampaign(ex: Executor, caller: Caller, input: NewCampaign, now: Date) {
+  if (caller.agent.guestRequestId) throw guestBound(caller.agent.id);
   const opened = await openCampaign(
     ex,
     {

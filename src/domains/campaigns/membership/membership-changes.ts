@@ -1,6 +1,6 @@
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
-import { type Caller, enqueueToolsChanged, findAgent } from '../../identity/index.ts';
+import { type Caller, enqueueToolsChanged, findAgent, guestBound } from '../../identity/index.ts';
 import { campaignClosed } from '../errors.ts';
 import { type Actor, appendEvent } from '../ledger/ledger.ts';
 import { ownerActorId } from '../tasks/task-repo.ts';
@@ -41,6 +41,8 @@ export async function inviteAgent(
           },
     );
   }
+  // A guest identity is bound to the campaign its matching request joined.
+  if (agent.guestCampaignId && agent.guestCampaignId !== campaign.id) throw guestBound(agent.id);
   if (agent.status !== 'ACTIVE') {
     throw new DomainError('CONFLICT', `Agent ${target.agentId} is suspended; it cannot be invited.`, {
       agent_id: target.agentId,
@@ -156,6 +158,9 @@ export async function joinCampaign(ex: Executor, caller: Caller, campaignId: str
   }
   if (campaign.status !== 'ACTIVE') {
     throw campaignClosed(campaignId);
+  }
+  if (caller.agent.guestCampaignId && caller.agent.guestCampaignId !== campaignId) {
+    throw guestBound(caller.agent.id);
   }
   if (member?.status === 'ACTIVE') {
     await setDefaultCampaign(ex, caller.agent.id, campaignId, now);

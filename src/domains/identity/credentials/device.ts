@@ -5,14 +5,14 @@ import { DomainError } from '../../../kernel/errors.ts';
 import { hashSecret, newId, newToken } from '../../../kernel/ids.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
 import { OAuthError } from '../../../kernel/oauth-error.ts';
-import type { Database } from '../../../storage/database.ts';
+import type { Database, Executor } from '../../../storage/database.ts';
 import { type AboutInput, mergeAbout } from '../about.ts';
 import * as agentRepo from '../agent-repo.ts';
 import { recordAudit } from '../audit.ts';
 import { changeMode } from '../management.ts';
 import { addressKey } from '../owners.ts';
 import { FailureThrottle, secondsUntil } from '../throttle.ts';
-import type { AboutYou } from '../types.ts';
+import type { AboutYou, Agent, GuestPairing } from '../types.ts';
 import * as drepo from './device-repo.ts';
 import type { TokenAnswer, TokenService } from './tokens.ts';
 
@@ -77,16 +77,34 @@ export class DeviceService {
     private readonly clock: Clock,
     private readonly tokens: TokenService,
     private readonly baseUrl: string,
+    private readonly guests: GuestPairing,
   ) {
     this.throttle = new FailureThrottle(database, clock);
   }
 
   private readonly throttle: FailureThrottle;
 
-  async authorize(input: DeviceRequest) {
+  /**
+   * Starts a pairing. With `matching_request_id` it is a guest pairing (docs/matching.md): the
+   * bearer's agent (`participant`) must be the request's joining agent, and the request must wait
+   * for a guest; the identity it makes is bound to that request's campaign alone.
+   */
+  async authorize(input: DeviceRequest, participant?: Agent) {
     const now = this.clock.now();
     const { display_name, runtime, requested_mode, matching_request_id, ...claims } = input;
     const about = mergeAbout({}, claims as AboutInput, now);
+    let guest: { campaignTitle: string } | null = null;
+    if (matching_request_id !== undefined) {
+      if (!participant) {
+        throw new OAuthError(
+          'invalid_token',
+          'Guest pairing for a matching request needs Authorization: Bearer with the access token or project key of the agent that takes part in it.',
+        );
+      }
+      const checked = await this.guests.check(this.database.db, matching_request_id, participant.id, now);
+      if ('refused' in checked) throw new OAuthError('invalid_request', checked.refused);
+      guest = { campaignTitle: checked.campaignTitle };
+    }
     const deviceCode = newToken('dev');
     for (let attempt = 0; attempt < 5; attempt++) {
       const userCode = newUserCode();
@@ -99,6 +117,7 @@ export class DeviceService {
         requestedMode: requested_mode ?? null,
         about: about as Record<string, unknown>,
         matchingRequestId: matching_request_id ?? null,
+        requestedBy: guest && participant ? participant.id : null,
         status: 'PENDING',
         intervalSeconds: INTERVAL_SECONDS,
         createdAt: now,
@@ -112,7 +131,9 @@ export class DeviceService {
         user_code: shown,
         verification_uri: `${this.baseUrl}/pair`,
         verification_uri_complete: complete,
-        say_to_user: `To connect ${display_name} to Cairn, open ${complete} and approve the code ${shown}.`,
+        say_to_user: guest
+          ? `To let ${display_name} join the campaign "${guest.campaignTitle}" as a guest identity (bound to that campaign alone), open ${complete} and approve the code ${shown}.`
+          : `To connect ${display_name} to Cairn, open ${complete} and approve the code ${shown}.`,
         interval: INTERVAL_SECONDS,
         expires_in: EXPIRES_IN_SECONDS,
       };
@@ -155,7 +176,25 @@ export class DeviceService {
       requested_mode: row.requestedMode,
       about: row.about as AboutYou,
       expires_at: row.expiresAt.toISOString(),
+      guest: await this.guestOf(row),
     };
+  }
+
+  /** For a guest pairing: the campaign it joins and who must approve it; null for an ordinary pairing. */
+  private async guestOf(row: drepo.DeviceRow) {
+    if (!row.matchingRequestId || !row.requestedBy) return null;
+    const checked = await this.guests.check(
+      this.database.db,
+      row.matchingRequestId,
+      row.requestedBy,
+      this.clock.now(),
+    );
+    return 'refused' in checked
+      ? { matching_request_id: row.matchingRequestId, refused: checked.refused }
+      : {
+          matching_request_id: row.matchingRequestId,
+          campaign_title: checked.campaignTitle,
+        };
   }
 
   /**
@@ -185,6 +224,7 @@ export class DeviceService {
         );
         return { status: 'DECLINED' as const, agent_id: null };
       }
+      const guest = row.matchingRequestId ? await this.approvableGuest(tx, row, ownerId, now) : null;
       const agentId = newId('agt', now);
       await agentRepo.insertAgent(tx, {
         id: agentId,
@@ -193,14 +233,19 @@ export class DeviceService {
         runtime: row.runtime,
         kind: 'RUNTIME_BOUND',
         createdAt: now,
+        ...(guest ? { guestRequestId: guest.requestId, guestCampaignId: guest.campaignId } : {}),
       });
       await agentRepo.updateAgentAbout(tx, agentId, row.about as AboutYou, now);
-      if (decision.activateRead) await changeMode(tx, agentId, 'READ', now);
+      // A guest never reads outside its campaign: it gets no mode, whatever the form said.
+      const activateRead = decision.activateRead && !guest;
+      if (activateRead) await changeMode(tx, agentId, 'READ', now);
+      if (guest)
+        await this.guests.admit(tx, { requestId: guest.requestId, guestAgentId: agentId, ownerId }, now);
       await drepo.updateDevice(tx, row.id, {
         status: 'APPROVED',
         ownerId,
         agentId,
-        activateRead: decision.activateRead,
+        activateRead,
         decidedAt: now,
       });
       await recordAudit(
@@ -209,12 +254,36 @@ export class DeviceService {
           ownerId,
           action: 'agent.approve',
           subjectId: agentId,
-          details: { activate_read: decision.activateRead },
+          details: {
+            activate_read: activateRead,
+            ...(guest ? { guest_for_matching_request: guest.requestId } : {}),
+          },
         },
         now,
       );
       return { status: 'APPROVED' as const, agent_id: agentId };
     });
+  }
+
+  /**
+   * A guest pairing is approved only by the owner of the agent that takes part in the request,
+   * and only while the request still waits for a guest (checked again under the decision's lock).
+   */
+  private async approvableGuest(tx: Executor, row: drepo.DeviceRow, ownerId: string, now: Date) {
+    const requestId = row.matchingRequestId as string;
+    const checked = row.requestedBy
+      ? await this.guests.check(tx, requestId, row.requestedBy, now)
+      : { refused: 'This guest pairing names no participant.' };
+    if ('refused' in checked)
+      throw new DomainError('CONFLICT', checked.refused, { matching_request_id: requestId });
+    if (checked.approverOwnerId !== ownerId) {
+      throw new DomainError(
+        'CONFLICT',
+        'Only the owner of the agent that takes part in this matching request may approve its guest identity.',
+        { matching_request_id: requestId },
+      );
+    }
+    return { requestId, campaignId: checked.campaignId };
   }
 
   /** The device grant at the token endpoint (RFC 8628 §3.4-3.5). */

@@ -35,6 +35,8 @@ export const deviceAuthorizations = pgTable(
     requestedMode: text('requested_mode'),
     about: jsonb('about').$type<Record<string, unknown>>().notNull(),
     matchingRequestId: text('matching_request_id'),
+    /** Guest pairing: the participant whose bearer asked for the guest (the request's joining agent). */
+    requestedBy: text('requested_by').references(() => agents.id),
     status: text('status', { enum: ['PENDING', 'APPROVED', 'DECLINED', 'CONSUMED'] }).notNull(),
     activateRead: boolean('activate_read').notNull().default(false),
     ownerId: text('owner_id').references(() => owners.id),

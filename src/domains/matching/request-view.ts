@@ -66,7 +66,8 @@ function pairingSteps(row: RequestRow) {
     method: 'POST',
     headers: { authorization: 'Bearer <your access token or project key>' },
     body: { display_name: '<a name for the guest>', runtime: '<your runtime>', matching_request_id: row.id },
-    after: 'Show say_to_user to your owner, who approves the code at /pair; poll POST /oauth/token with the device_code at the given interval. The tokens are the guest identity’s: connect a client with them; it is a member of this campaign only.',
+    after:
+      'Show say_to_user to your owner, who approves the code at /pair; poll POST /oauth/token with the device_code at the given interval. The tokens are the guest identity’s: connect a client with them; it is a member of this campaign only.',
   };
 }
 

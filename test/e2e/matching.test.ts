@@ -77,6 +77,7 @@ describe('consent', () => {
       ]),
     ).toBe('notifications/tools/list_changed');
     expect(await names()).toEqual(expect.arrayContaining(MATCHING_TOOLS));
+    expect((await ok(m, 'identity_whoami', {}, false)).matching).toEqual({ enabled: true, public: false });
 
     // Another owner cannot turn it on for an identity not theirs.
     const stranger = await matchingMember(server);

@@ -28,6 +28,11 @@ export function presentWhoami(agent: Agent, links: CampaignLink[]) {
     owner: { owner_id: agent.ownerId, email: agent.ownerEmail },
     mode: agent.mode,
     ...standing,
+    // Whether the owner consented to matching (docs/matching.md); a guest is bound to one campaign.
+    matching: { enabled: agent.matchingEnabled, public: agent.matchingPublic },
+    ...(agent.guestCampaignId
+      ? { guest: { matching_request_id: agent.guestRequestId, campaign_id: agent.guestCampaignId } }
+      : {}),
     about_you: presentAbout(agent.about),
     next_steps,
   };

@@ -31,6 +31,8 @@ export const LIMITS = {
   reportStatement: { minChars: 1, maxChars: 8_000, maxEvidenceIds: 10, perHour: 10 },
   matchingResponseReason: { minChars: 1, maxChars: 2_000 },
   matchingProfileHours: 168,
+  /** Cairn's own bounds on matching requests (docs/matching.md). */
+  matchingRequest: { expiryHours: 72, maxOpenPerRequester: 20 },
   eventsWatchSeconds: 60,
   longPollSeconds: 25,
   campaignGraph: {
@@ -159,6 +161,14 @@ export function describeLimits(
       area: 'Matching profile',
       limit: 'expires in at most 168 hours',
       values: { hours: L.matchingProfileHours },
+    },
+    {
+      area: 'Matching request',
+      limit: 'expires 72 hours after it was made; at most 20 open requests per requester',
+      values: {
+        expiry_hours: L.matchingRequest.expiryHours,
+        max_open_per_requester: L.matchingRequest.maxOpenPerRequester,
+      },
     },
     { area: 'events_watch wait', limit: 'up to 60 seconds', values: { seconds: L.eventsWatchSeconds } },
     {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { base32, newId } from '../../kernel/ids.ts';
+import { LIMITS } from '../../kernel/limits.ts';
 import type { Executor } from '../../storage/database.ts';
 import { openCampaignSql } from '../campaigns/index.ts';
 import { type Agent, matchingAgent, publicMatchingAgent } from '../identity/index.ts';
@@ -16,7 +17,7 @@ import { matchingIntents, matchingRequests } from './tables.ts';
  * Withdrawing deletes the intent and stops the open requests made to it.
  */
 
-export const MAX_INTENT_HOURS = 168;
+export const MAX_INTENT_HOURS = LIMITS.matchingProfileHours;
 export const INTENT_LABEL =
   'Self-reported by its publisher and not verified by Cairn: treat it as a claim, not a credential.';
 

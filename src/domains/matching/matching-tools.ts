@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
+import { LIMITS } from '../../kernel/limits.ts';
 import type { NotifyWaiter } from '../../storage/notify-waiter.ts';
 import { defineTool, type OperationContext } from '../operations/index.ts';
 import { intentFieldArgs, listIntents, presentIntent, publishProfile, withdrawProfile } from './intents.ts';
@@ -25,7 +26,11 @@ const requestIdArg = z
   .describe('The matching request (mreq_…).');
 const limitArg = z.number().int().min(1).max(50).default(20).describe('How many, 1-50 (default 20).');
 const cursorArg = z.string().min(1).max(512).optional().describe('next_cursor from the previous page.');
-const reasonArg = z.string().trim().min(1).max(2000);
+const reasonArg = z
+  .string()
+  .trim()
+  .min(LIMITS.matchingResponseReason.minChars)
+  .max(LIMITS.matchingResponseReason.maxChars);
 
 export const matchingList = defineTool({
   name: 'matching_list',
@@ -247,9 +252,9 @@ export const matchingWatch = defineTool({
       .number()
       .int()
       .min(1)
-      .max(25)
+      .max(LIMITS.longPollSeconds)
       .optional()
-      .describe('How long to wait, 1-25 seconds (default 25).'),
+      .describe(`How long to wait, 1-${LIMITS.longPollSeconds} seconds (default ${LIMITS.longPollSeconds}).`),
   },
   mutates: false,
   audience,

@@ -21,7 +21,7 @@ const CONTROLS_BUT_WHITESPACE = /[^\P{Cc}\t\n\r]/u;
 const csrf = z.string().max(200).optional();
 
 /** One line of text: required, trimmed, no control characters. */
-const line = (what: string, max: number) =>
+export const line = (what: string, max: number) =>
   z
     .string({ message: `Enter ${what}.` })
     .trim()
@@ -44,7 +44,9 @@ const text = (what: string, max: number) =>
         ),
     );
 
-const required = (what: string, max: number) => text(what, max).pipe(z.string().min(1, `Enter ${what}.`));
+/** Text that may span lines: required, trimmed, no control characters but line breaks and tabs. */
+export const required = (what: string, max: number) =>
+  text(what, max).pipe(z.string().min(1, `Enter ${what}.`));
 const optional = (what: string, max: number) =>
   text(what, max)
     .optional()

@@ -12,10 +12,14 @@ import {
 import { ledgerPanel, messagesPanel, tasksPanel } from './campaign-work-views.ts';
 import { html, type SafeHtml } from './html.ts';
 import { csrfField, notice, page, time } from './layout.ts';
+import { type CallView, callPanel } from './matching-call-views.ts';
 
-/** One campaign's page for its owner of record: settings, members and invitations, then the work. */
+/**
+ * One campaign's page for its owner of record: settings, members and invitations, the call for
+ * applications (while open), then the work.
+ */
 
-export function campaignPage(v: CampaignPageView): SafeHtml {
+export function campaignPage(v: CampaignPageView & { call?: CallView | undefined }): SafeHtml {
   const c = v.data.campaign;
   const path = `/console/campaigns/${c.campaign_id}`;
   const draftOf = (form: Draft['form']) => (v.draft?.form === form ? v.draft.values : undefined);
@@ -29,6 +33,7 @@ export function campaignPage(v: CampaignPageView): SafeHtml {
       ${v.flash ? notice('ok', v.flash) : ''}${v.error ? notice('error', v.error) : ''}
       ${settingsPanel(v.data)}
       ${membersPanel(v, path, draftOf('invite'))}
+      ${v.call ? callPanel(v.csrf, path, v.call, draftOf('call')) : ''}
       ${tasksPanel(v, path, draftOf('task'), draftOf('cancel'))}
       ${messagesPanel(v, path, draftOf('message'))}
       ${ledgerPanel(v, path)}

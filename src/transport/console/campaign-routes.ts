@@ -19,8 +19,10 @@ import {
 import { campaignPage } from './campaign-page-views.ts';
 import { campaignListPage, type Draft, newCampaignPage } from './campaign-views.ts';
 import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
-import { parseForm } from './forms.ts';
+import { parseForm, tokenOnlyForm } from './forms.ts';
 import { guardPost, requireOwner } from './guards.ts';
+import type { CallView } from './matching-call-views.ts';
+import { callForm } from './matching-forms.ts';
 import { refusal } from './rewards-views.ts';
 
 const hidden = { schema: { hide: true } };
@@ -42,6 +44,10 @@ const DONE: Record<string, string> = {
   posted: 'Posted. Members read it labelled OWNER_COMMENT.',
   accepted: 'Accepted. Your agent can now join the campaign with campaign_join.',
   declined: 'Declined. The invitation is closed.',
+  call_saved:
+    'Call saved. Agents with matching on find it with matching_list now; a coordinator answers each request, then you decide it under Matching.',
+  call_withdrawn: 'Call withdrawn. It is no longer listed, and every open request made to it stopped.',
+  call_gone: 'There was no call to withdraw: nothing changed.',
 };
 
 /**
@@ -152,8 +158,22 @@ export function campaignRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
       messagesBefore: param(q, 'messages_before', MESSAGE_ID),
       ledgerBeforeSeq: ledgerBefore === undefined ? undefined : Number(ledgerBefore),
     });
+    const call =
+      data.campaign.status === 'ACTIVE' ? await callOf(owner, data.campaign.campaign_id) : undefined;
     const csrf = sessionToken(ctx, req);
-    return sendPage(reply, status, campaignPage({ owner, csrf, data, feePct: ctx.feePct, ...extra }));
+    return sendPage(reply, status, campaignPage({ owner, csrf, data, feePct: ctx.feePct, call, ...extra }));
+  };
+
+  /** The call for applications of an open campaign; one that closed since the page was read shows none. */
+  const callOf = async (owner: ConsoleOwner, id: string): Promise<CallView | undefined> => {
+    try {
+      const { application } = await ctx.matching.getApplication(owner.id, id);
+      const listed = application !== null && new Date(application.expires_at) > ctx.clock.now();
+      return { call: application, listed };
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'CAMPAIGN_CLOSED') return undefined;
+      throw err;
+    }
   };
 
   app.get('/console/campaigns/:campaign_id', hidden, async (req, reply) => {
@@ -218,5 +238,17 @@ export function campaignRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
   change('messages', 'message', commentForm, async (owner, id, data) => {
     await service.postComment(owner.id, id, data);
     return 'posted';
+  });
+  // The call for applications (docs/matching.md): here, not in matching-routes.ts, so a refusal
+  // is shown on the campaign page with what was typed. A closed campaign is refused (CAMPAIGN_CLOSED).
+  change('matching-call', 'call', callForm, async (owner, id, data) => {
+    await ctx.matching.publishApplication(owner.id, id, data);
+    return { location: `/console/campaigns/${id}?done=call_saved#matching-call` };
+  });
+  change('matching-call/withdraw', 'call', tokenOnlyForm, async (owner, id) => {
+    const { withdrawn } = await ctx.matching.withdrawApplication(owner.id, id);
+    return {
+      location: `/console/campaigns/${id}?done=${withdrawn ? 'call_withdrawn' : 'call_gone'}#matching-call`,
+    };
   });
 }

@@ -31,7 +31,7 @@ export type Member = CampaignPageData['members'][number];
 
 /** Which form a problem belongs to, with what was typed, so it can be filled in again. */
 export interface Draft {
-  form: 'invite' | 'task' | 'message' | 'cancel';
+  form: 'invite' | 'task' | 'message' | 'cancel' | 'call';
   values: Record<string, string>;
 }
 

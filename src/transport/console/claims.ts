@@ -29,3 +29,11 @@ export function claimsPanel(about: AboutYou): SafeHtml {
     ${ignored}
   </section>`;
 }
+
+/** The same claims on one line, for a table row: only what the agent gave. */
+export function claimsLine(about: AboutYou): SafeHtml {
+  const given = FIELDS.flatMap(([key, label]) => (about[key] ? [html`${label}: ${about[key]}`] : []));
+  if (about.contacts?.length) given.push(html`Contacts: ${about.contacts.join(', ')}`);
+  if (!given.length) return html`<span class="hint">No self-description given.</span>`;
+  return html`${given.map((g, i) => (i === 0 ? g : html` · ${g}`))}`;
+}

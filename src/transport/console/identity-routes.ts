@@ -18,6 +18,7 @@ import {
 } from './forms.ts';
 import { guardPost, requireOwner } from './guards.ts';
 import { detailPage, listPage } from './identity-views.ts';
+import { consentForm } from './matching-forms.ts';
 
 const hidden = { schema: { hide: true } };
 const AGENT_ID = /^agt_[0-9A-Z]{26}$/;
@@ -32,6 +33,12 @@ const DONE: Record<string, string> = {
   messaged: 'Sent. It reaches the agent with its next tool call; open sessions are told now.',
   revoked: 'Revoked. Every credential of this identity stopped working.',
   key_revoked: 'The project key was revoked; it fails from the very next request.',
+  matching_on:
+    'Matching is on. The identity has the matching tools now (connected sessions were told); it publishes a profile with matching_profile. Its profile stays off the public list.',
+  matching_public:
+    'Matching is on, and its profile may appear on the public list. The identity has the matching tools now (connected sessions were told).',
+  matching_off:
+    'Matching is off. The identity no longer has the matching tools; any profile of it was withdrawn, and any open matching request it took part in stopped.',
 };
 
 type Params = { agent_id: string; key_id?: string };
@@ -42,7 +49,7 @@ type Shown = {
   newBootstrap?: { bootstrap_token: string; expires_at: string };
 };
 
-/** The owner's identities: list, detail, activation, rename, revocation, project keys, audit log. */
+/** The owner's identities: list, detail, activation, matching, rename, revocation, project keys, audit log. */
 export function identityRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   const m = ctx.management;
   const done = (req: FastifyRequest) => DONE[String((req.query as Record<string, unknown>)?.done ?? '')];
@@ -148,6 +155,11 @@ export function identityRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
   change('messages', messageForm, async (owner, id, data) => {
     await m.messageAgent(owner.id, id, data.text);
     return 'messaged';
+  });
+  // Public only while matching is on: the form drops it otherwise (docs/matching.md).
+  change('matching', consentForm, async (owner, id, data) => {
+    await ctx.matching.setConsent(owner.id, id, data);
+    return data.enabled ? (data.public ? 'matching_public' : 'matching_on') : 'matching_off';
   });
   change('revoke', revokeForm, async (owner, id) => {
     await m.revoke(owner.id, id);

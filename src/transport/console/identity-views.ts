@@ -132,12 +132,39 @@ export function detailPage(v: DetailView): SafeHtml {
           </form>
         </section>
       </div>
+      ${revoked ? '' : matchingPanel(v.csrf, path, a)}
       ${keysPanel(v, path, revoked)}
       ${a.kind === 'OWNER_CREATED' && !revoked ? bootstrapPanel(v, path) : ''}
       ${revoked ? '' : messagePanel(v.csrf, path)}
       ${claimsPanel(a.about)}
       ${revoked ? '' : revokePanel(v.csrf, path)}`,
   });
+}
+
+/**
+ * The owner's consent to matching (docs/matching.md): off until turned on here. Public is a
+ * second box because listing a profile publicly is a separate choice; the route drops it
+ * whenever matching is off.
+ */
+function matchingPanel(csrf: string, path: string, a: Agent): SafeHtml {
+  const onOff = (on: boolean, yes: string, no: string) =>
+    on ? html`<span class="badge on">${yes}</span>` : html`<span class="badge off">${no}</span>`;
+  return html`<section class="panel" id="matching">
+      <h2>Matching</h2>
+      <p class="hint">Matching lets this identity find campaigns and agents to work with, through self-reported intents and one bounded request at a time; an agent joins a campaign only after the campaign’s owner and then its own owner accept, under <a href="/console/matching">Matching</a>.</p>
+      <dl class="facts">
+        <dt>Matching</dt><dd id="matching-state">${onOff(a.matchingEnabled, 'ON', 'OFF')}</dd>
+        <dt>Public profile</dt><dd id="matching-public">${onOff(a.matchingPublic, 'PUBLIC', 'NOT PUBLIC')}</dd>
+      </dl>
+      <form method="post" action="${path}/matching">
+        ${csrfField(csrf)}
+        <label class="check"><input type="checkbox" name="enabled" value="on"${a.matchingEnabled ? html` checked` : ''}> Matching on for this identity</label>
+        <p class="hint">It gets the seven matching tools at once (connected sessions are told). Turning matching off withdraws its profile and stops every open request it takes part in.</p>
+        <label class="check"><input type="checkbox" name="public" value="on"${a.matchingPublic ? html` checked` : ''}> Its profile may appear on the public list</label>
+        <p class="hint">Only while matching is on. The public list shows the profile’s alias, topic and help, never the agent id or you.</p>
+        <div class="actions"><button class="secondary" type="submit">Save matching</button></div>
+      </form>
+    </section>`;
 }
 
 /** Owner to agent (SPEC Events 2): delivered with its next tool call, labelled OWNER_COMMENT. */

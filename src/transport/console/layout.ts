@@ -15,6 +15,7 @@ export interface PageOptions {
     | 'pair'
     | 'campaigns'
     | 'boards'
+    | 'matching'
     | 'rewards'
     | 'connections'
     | 'tokens'
@@ -29,6 +30,7 @@ const NAV = [
   ['pair', '/pair', 'Pair an agent'],
   ['campaigns', '/console/campaigns', 'Campaigns'],
   ['boards', '/console/boards', 'Boards'],
+  ['matching', '/console/matching', 'Matching'],
   ['rewards', '/console/rewards', 'Rewards'],
   ['connections', '/console/connections', 'Connections'],
   ['tokens', '/console/tokens', 'API tokens'],

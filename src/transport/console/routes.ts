@@ -11,6 +11,7 @@ import { identityRoutes } from './identity-routes.ts';
 import { messagePage } from './layout.ts';
 import { liveRoutes } from './live-routes.ts';
 import { mailRoutes } from './mail-routes.ts';
+import { matchingRoutes } from './matching-routes.ts';
 import { oauthConsoleRoutes } from './oauth-routes.ts';
 import { ownerApiRoutes } from './owner-api-routes.ts';
 import { ownerTokenRoutes } from './owner-token-routes.ts';
@@ -117,6 +118,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   rewardRoutes(app, ctx);
   mailRoutes(app, ctx);
   boardRoutes(app, ctx);
+  matchingRoutes(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.
   app.get('/console/*', { schema: { hide: true } }, async (req, reply) => {

@@ -400,6 +400,32 @@ describe('one bounded proposal', () => {
     expect(late.body.error.code).toBe('MATCHING_REQUEST_ENDED');
   });
 
+  it('keeps at most 20 requests of one requester open at once', async () => {
+    const topic = word();
+    const { coordinator, call } = await campaignCalling(topic);
+    const readers = await Promise.all(Array.from({ length: 21 }, () => matchingMember(server)));
+    const intents = await Promise.all(
+      readers.map(async (r) => (await ok(r, 'matching_profile', profile(topic))).intent),
+    );
+    const invite = (intentId: string) => ({
+      intent_id: intentId,
+      reason: 'Join us.',
+      task_ref: call.application_ref,
+    });
+    for (const intent of intents.slice(0, 20))
+      await ok(coordinator, 'matching_interest', invite(intent.intent_id));
+    const full = await refused(coordinator, 'matching_interest', invite(intents[20].intent_id));
+    expect(full.code).toBe('CONFLICT');
+    expect(full.details).toEqual({ open_requests: 20, max_open: 20 });
+    // Withdrawing one makes room.
+    const mine = await ok(coordinator, 'matching_requests', { state: 'PROPOSED', limit: 1 }, false);
+    await ok(coordinator, 'matching_respond', {
+      matching_request_id: mine.requests[0].matching_request_id,
+      decision: 'DECLINE',
+    });
+    await ok(coordinator, 'matching_interest', invite(intents[20].intent_id));
+  });
+
   it('turning consent off withdraws the profile and stops the open requests', async () => {
     const topic = word();
     const { coordinator, call } = await campaignCalling(topic);

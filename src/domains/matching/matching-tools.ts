@@ -3,6 +3,7 @@ import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { NotifyWaiter } from '../../storage/notify-waiter.ts';
 import { defineTool, type OperationContext } from '../operations/index.ts';
+import { beginMatchingWrite } from './changes.ts';
 import { intentFieldArgs, listIntents, presentIntent, publishProfile, withdrawProfile } from './intents.ts';
 import { MATCHING_AUDIENCE } from './policy.ts';
 import { presentRequest } from './request-view.ts';
@@ -19,6 +20,15 @@ export interface MatchingDeps {
 type Ctx = OperationContext<{ matchingDeps: MatchingDeps }>;
 
 const group = 'Matching' as const;
+
+/**
+ * A mutating tool takes the matching lock before it reads the time, so what it writes is dated
+ * after every change it waited for (changes.ts).
+ */
+async function lockedNow(ctx: Ctx): Promise<Date> {
+  await beginMatchingWrite(ctx.ex);
+  return ctx.clock.now();
+}
 const audience = MATCHING_AUDIENCE;
 const requestIdArg = z
   .string()
@@ -108,7 +118,7 @@ export const matchingProfile = defineTool({
   mutates: true,
   audience,
   handler: async (ctx: Ctx, input) => {
-    const now = ctx.clock.now();
+    const now = await lockedNow(ctx);
     if (input.withdraw) {
       const result = await withdrawProfile(ctx.ex, ctx.caller.agent.id, now);
       return {
@@ -169,7 +179,7 @@ export const matchingInterest = defineTool({
   },
   mutates: true,
   audience,
-  handler: async (ctx: Ctx, input) => proposeInterest(ctx.ex, ctx.caller.agent, input, ctx.clock.now()),
+  handler: async (ctx: Ctx, input) => proposeInterest(ctx.ex, ctx.caller.agent, input, await lockedNow(ctx)),
 });
 
 export const matchingRequests = defineTool({
@@ -237,7 +247,7 @@ export const matchingRespond = defineTool({
         responseReason: input.responseReason,
         block: input.block,
       },
-      ctx.clock.now(),
+      await lockedNow(ctx),
     ),
 });
 

@@ -32,9 +32,9 @@ export class MatchingOwnerService {
 
   /** Turns matching on or off for one of the owner's identities; off withdraws its profile and requests. */
   async setConsent(ownerId: string, agentId: string, consent: MatchingConsent) {
-    const now = this.clock.now();
     return this.database.transaction(async (tx) => {
       await beginMatchingWrite(tx);
+      const now = this.clock.now();
       await setMatchingConsent(tx, ownerId, agentId, consent, now);
       let stopped: string[] = [];
       let profileWithdrawn = false;
@@ -111,14 +111,16 @@ export class MatchingOwnerService {
     decision: 'ACCEPT' | 'DECLINE',
     joinAs: 'SELF' | 'GUEST' = 'SELF',
   ) {
-    const now = this.clock.now();
+    // Times are read after the matching lock is held: a decision that waited for another one is
+    // dated after it, so the campaign owner's acceptance is never dated after the join it allowed.
     // An expired request is written as such first (its own commit), so the refusal below is true.
     await this.database.transaction(async (tx) => {
       await beginMatchingWrite(tx);
-      await expireRequests(tx, eq(matchingRequests.id, requestId), now);
+      await expireRequests(tx, eq(matchingRequests.id, requestId), this.clock.now());
     });
     const outcome = await this.database.transaction(async (tx) => {
       await beginMatchingWrite(tx);
+      const now = this.clock.now();
       const row = await this.ownersRequest(tx, ownerId, requestId, true);
       const e = effective(row, now);
       if (!isOpen(e.state)) throw requestEnded(row.id, e.state, e.stopReason);

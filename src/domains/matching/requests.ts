@@ -1,7 +1,8 @@
-import { and, desc, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
+import { LIMITS } from '../../kernel/limits.ts';
 import type { Executor } from '../../storage/database.ts';
 import { campaignForMatching, coordinatedCampaignIds, isActiveMember } from '../campaigns/index.ts';
 import { type Agent, findAgent } from '../identity/index.ts';
@@ -27,7 +28,8 @@ import { matchingBlocks, matchingIntents, matchingRequests } from './tables.ts';
  */
 
 /** How long a request stays open before it expires (docs/matching.md). */
-export const REQUEST_TTL_HOURS = 72;
+export const REQUEST_TTL_HOURS = LIMITS.matchingRequest.expiryHours;
+const MAX_OPEN = LIMITS.matchingRequest.maxOpenPerRequester;
 
 export async function viewerOf(ex: Executor, agentId: string): Promise<Viewer> {
   return { agentId, coordinates: await coordinatedCampaignIds(ex, agentId) };
@@ -122,6 +124,30 @@ export async function proposeInterest(
     throw new DomainError('MATCHING_BLOCKED', 'A block stands between that agent and that campaign.', {
       intent_id: intent.id,
     });
+  }
+  // Bounded: a requester keeps at most MAX_OPEN requests open at once (expired ones do not count).
+  const [open] = await ex
+    .select({ n: sql<number>`count(*)::int` })
+    .from(matchingRequests)
+    .where(
+      and(
+        eq(matchingRequests.requesterAgentId, agent.id),
+        inArray(matchingRequests.state, ['PROPOSED', 'TENTATIVE']),
+        gt(matchingRequests.expiresAt, now),
+      ),
+    );
+  if ((open?.n ?? 0) >= MAX_OPEN) {
+    throw new DomainError(
+      'CONFLICT',
+      `You have ${MAX_OPEN} open matching requests, the most at once; wait for answers or withdraw one.`,
+      { open_requests: open?.n ?? 0, max_open: MAX_OPEN },
+      {
+        alternatives: [
+          { tool: 'matching_requests', action: 'See your open requests.', arguments: { state: 'PROPOSED' } },
+          { tool: 'matching_watch', action: 'Wait for answers.' },
+        ],
+      },
+    );
   }
   const mine = and(
     eq(matchingRequests.requesterAgentId, agent.id),

@@ -400,6 +400,27 @@ describe('one bounded proposal', () => {
     expect(late.body.error.code).toBe('MATCHING_REQUEST_ENDED');
   });
 
+  it('admits no revoked agent, even with both owners accepting', async () => {
+    const topic = word();
+    const { coordinator, call } = await campaignCalling(topic);
+    const applicant = await matchingMember(server);
+    const made = await ok(applicant, 'matching_interest', {
+      intent_id: call.intent_id,
+      reason: 'Hello.',
+      task_ref: call.application_ref,
+    });
+    const id = made.matching_request_id as string;
+    await ok(coordinator, 'matching_respond', { matching_request_id: id, decision: 'ACCEPT' });
+    expect((await decide(coordinator, id, 'ACCEPT')).status).toBe(200);
+    const owner = await server.app.services.identity.requireOwner(applicant.ownerEmail);
+    await server.app.services.management.revoke(owner.id, applicant.agentId);
+    const late = await decide(applicant, id, 'ACCEPT');
+    expect(late.status).toBe(409);
+    expect(late.body.error.message).toContain('revoked');
+    const got = await ownerApi(server, applicant.ownerToken, 'GET', `/v1/matching/requests/${id}`);
+    expect(got.body.state).toBe('TENTATIVE');
+  });
+
   it('keeps at most 20 requests of one requester open at once', async () => {
     const topic = word();
     const { coordinator, call } = await campaignCalling(topic);

@@ -1,7 +1,7 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
-import { enqueueToolsChanged } from '../../identity/index.ts';
+import { enqueueToolsChanged, findAgent } from '../../identity/index.ts';
 import { campaignClosed } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { campaignMembers, campaigns } from '../tables.ts';
@@ -83,6 +83,15 @@ export async function admitMatched(
   const campaign = await repo.findCampaign(ex, input.campaignId);
   if (!campaign) throw new Error(`campaign ${input.campaignId} vanished during a matching join`);
   if (campaign.status !== 'ACTIVE') throw campaignClosed(input.campaignId);
+  // The owner may have suspended or revoked the agent since it asked: no one joins in that state.
+  const agent = await findAgent(ex, input.agentId);
+  if (agent?.status !== 'ACTIVE') {
+    throw new DomainError(
+      'CONFLICT',
+      'The joining agent is suspended or revoked; it cannot join until its owner restores it.',
+      { agent_id: input.agentId },
+    );
+  }
   const existing = await repo.lockMember(ex, input.campaignId, input.agentId);
   if (existing?.status === 'ACTIVE') return { membership: 'ACTIVE', role: existing.role, changed: false };
   await repo.upsertMember(ex, {

@@ -130,11 +130,10 @@ describe('cross-workspace guest pairing', () => {
     expect(tokens.agent_id).not.toBe(applicant.agentId);
 
     const joined = await ok(applicant, 'matching_get', { matching_request_id: id }, false);
-    expect(joined).toMatchObject({
-      state: 'JOINED',
-      joined_agent_id: tokens.agent_id,
-      campaign_id: campaignId,
-    });
+    // The agent its owner kept out learns that the guest joined, not the campaign to join itself.
+    expect(joined).toMatchObject({ state: 'JOINED', joined_agent_id: tokens.agent_id });
+    expect(joined.campaign_id).toBeUndefined();
+    expect(JSON.stringify(joined.next_steps)).not.toContain('campaign_join');
     // The guest is the member, not the applicant.
     expect((await refused(applicant, 'campaign_status', { campaign_id: campaignId }, false)).code).toBe(
       'TOOL_NOT_AVAILABLE',
@@ -167,6 +166,16 @@ describe('cross-workspace guest pairing', () => {
     );
     expect(consent.status).toBe(409);
     const owned = await server.app.services.identity.requireOwner(applicant.ownerEmail);
+    // Nor from the console: a guest cannot coordinate a campaign of its owner's.
+    await expect(
+      server.app.services.campaigns.createCampaign(owned.id, tokens.agent_id, {
+        title: 'Elsewhere',
+        objective: 'Anything else.',
+        allow_agent_publish: false,
+        visibility: 'SHARED',
+        participation: 'OPEN',
+      }),
+    ).rejects.toThrow(/guest identity/);
     await expect(server.app.services.management.setMode(owned.id, tokens.agent_id, 'READ')).rejects.toThrow(
       /guest identity/,
     );

@@ -295,11 +295,17 @@ describe('one bounded proposal', () => {
       task_ref: call.application_ref,
     });
     const id = made.matching_request_id as string;
+    // Until it accepts, the campaign's owner knows the invited agent by its profile alias only.
+    const before = await ownerApi(server, coordinator.ownerToken, 'GET', `/v1/matching/requests/${id}`);
+    expect(before.body.joining_agent).toEqual({ alias: 'Curlew reader', shown: expect.any(String) });
+    expect(JSON.stringify(before.body)).not.toContain(reader.agentId);
     const received = await ok(reader, 'matching_requests', {}, false);
     expect(received.requests.map((r: { matching_request_id: string }) => r.matching_request_id)).toContain(
       id,
     );
     await ok(reader, 'matching_respond', { matching_request_id: id, decision: 'ACCEPT' });
+    const after = await ownerApi(server, coordinator.ownerToken, 'GET', `/v1/matching/requests/${id}`);
+    expect(after.body.joining_agent.agent_id).toBe(reader.agentId);
     expect((await decide(reader, id, 'ACCEPT')).body.error.code).toBe('MATCHING_NOT_YOUR_TURN');
     expect((await decide(coordinator, id, 'ACCEPT')).body.waiting_for).toBe('JOINER_OWNER');
     expect((await decide(reader, id, 'ACCEPT')).body.state).toBe('JOINED');
@@ -350,6 +356,12 @@ describe('one bounded proposal', () => {
     const applicant = await matchingMember(server);
     const args = { intent_id: call.intent_id, reason: 'Hello.', task_ref: call.application_ref };
     const first = await ok(applicant, 'matching_interest', args);
+    const ownBlock = await refused(applicant, 'matching_respond', {
+      matching_request_id: first.matching_request_id,
+      decision: 'DECLINE',
+      block: true,
+    });
+    expect(ownBlock.code).toBe('VALIDATION_FAILED');
     const withdrawn = await ok(applicant, 'matching_respond', {
       matching_request_id: first.matching_request_id,
       decision: 'DECLINE',
@@ -418,7 +430,7 @@ describe('one bounded proposal', () => {
     expect(late.status).toBe(409);
     expect(late.body.error.message).toContain('revoked');
     const got = await ownerApi(server, applicant.ownerToken, 'GET', `/v1/matching/requests/${id}`);
-    expect(got.body.state).toBe('TENTATIVE');
+    expect(got.body).toMatchObject({ state: 'STOPPED', stop_reason: 'AGENT_REVOKED' });
   });
 
   it('keeps at most 20 requests of one requester open at once', async () => {

@@ -21,7 +21,7 @@ export const MATCHING_ERRORS = declareErrors('matching', {
     retryable: true,
     otherReaders: 'WAIT_FOR_OWNER',
     when: 'Someone else decides the matching request now (details.waiting_for): the responder first, then the campaign owner, then the joining agent’s owner.',
-    next: 'Wait for that decision (matching_watch wakes on it), then act if it is your turn.',
+    next: 'Wait for that decision (agents: matching_watch wakes on it; owners: GET /v1/matching/requests?state=YOUR_TURN), then act if it is your turn.',
   },
   MATCHING_BLOCKED: {
     httpStatus: 403,

@@ -1,4 +1,5 @@
 import { eq } from 'drizzle-orm';
+import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
 import { admitMatched, campaignForMatching } from '../campaigns/index.ts';
 import type { GuestPairing } from '../identity/index.ts';
@@ -41,7 +42,13 @@ export const matchingGuestPairing: GuestPairing = {
       .where(eq(matchingRequests.id, input.requestId))
       .for('update');
     if (!row || effective(row, now).waitingFor !== 'GUEST_PAIRING') {
-      throw new Error(`matching request ${input.requestId} stopped waiting for a guest during its approval`);
+      // Withdrawn, declined or joined by another approval while this one was being decided.
+      throw new DomainError(
+        'CONFLICT',
+        `Matching request ${input.requestId} no longer waits for a guest identity; nothing was approved.`,
+        { matching_request_id: input.requestId },
+        { next: 'Decline this pairing; the request’s state is on /console/matching.' },
+      );
     }
     await admitMatched(
       ex,

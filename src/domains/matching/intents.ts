@@ -59,7 +59,8 @@ type IntentRow = typeof matchingIntents.$inferSelect;
 
 const newApplicationRef = () => `aref_${base32(randomBytes(15)).toLowerCase()}`;
 
-export function presentIntent(row: IntentRow, viewer?: { agentId: string }) {
+/** `viewer.coordinates`: the campaigns it coordinates, whose calls are its own too. */
+export function presentIntent(row: IntentRow, viewer?: { agentId: string; coordinates: string[] }) {
   return {
     intent_id: row.id,
     kind: row.kind,
@@ -72,7 +73,14 @@ export function presentIntent(row: IntentRow, viewer?: { agentId: string }) {
     expires_at: row.expiresAt.toISOString(),
     verification: 'SELF_REPORTED_UNVERIFIED' as const,
     label: INTENT_LABEL,
-    ...(viewer ? { yours: row.agentId === viewer.agentId } : {}),
+    ...(viewer
+      ? {
+          yours:
+            row.kind === 'PROFILE'
+              ? row.agentId === viewer.agentId
+              : viewer.coordinates.includes(row.campaignId ?? ''),
+        }
+      : {}),
   };
 }
 

@@ -2,10 +2,11 @@ import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { NotifyWaiter } from '../../storage/notify-waiter.ts';
+import { findAgent } from '../identity/index.ts';
 import { defineTool, type OperationContext } from '../operations/index.ts';
 import { beginMatchingWrite } from './changes.ts';
 import { intentFieldArgs, listIntents, presentIntent, publishProfile, withdrawProfile } from './intents.ts';
-import { MATCHING_AUDIENCE } from './policy.ts';
+import { consentMissing, MATCHING_AUDIENCE } from './policy.ts';
 import { presentRequest } from './request-view.ts';
 import { listRequests, proposeInterest, requestFor, respond, viewerOf } from './requests.ts';
 import { REQUEST_STATES } from './states.ts';
@@ -23,10 +24,14 @@ const group = 'Matching' as const;
 
 /**
  * A mutating tool takes the matching lock before it reads the time, so what it writes is dated
- * after every change it waited for (changes.ts).
+ * after every change it waited for (changes.ts); and it checks the owner's consent again under
+ * the lock, so a consent withdrawn meanwhile (which stops requests under the same lock) wins.
  */
 async function lockedNow(ctx: Ctx): Promise<Date> {
   await beginMatchingWrite(ctx.ex);
+  const agent = await findAgent(ctx.ex, ctx.caller.agent.id);
+  const missing = agent ? consentMissing(agent) : 'This identity no longer exists.';
+  if (missing) throw new DomainError('TOOL_NOT_AVAILABLE', missing, {});
   return ctx.clock.now();
 }
 const audience = MATCHING_AUDIENCE;
@@ -68,7 +73,8 @@ export const matchingList = defineTool({
       input,
       now,
     );
-    const intents = page.rows.map((r) => presentIntent(r, { agentId: ctx.caller.agent.id }));
+    const viewer = await viewerOf(ctx.ex, ctx.caller.agent.id);
+    const intents = page.rows.map((r) => presentIntent(r, viewer));
     const firstCall = intents.find((i) => i.kind === 'APPLICATION' && !i.yours);
     return {
       intents,
@@ -151,7 +157,7 @@ export const matchingProfile = defineTool({
       now,
     );
     return {
-      intent: presentIntent(row, { agentId: ctx.caller.agent.id }),
+      intent: presentIntent(row, { agentId: ctx.caller.agent.id, coordinates: [] }),
       public: ctx.caller.agent.matchingPublic,
       next_steps: [
         { tool: 'matching_watch', action: 'Wait for requests to your profile.' },

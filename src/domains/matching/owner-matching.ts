@@ -19,6 +19,11 @@ import { stopBetween } from './requests.ts';
 import type { WaitingFor } from './states.ts';
 import { matchingRequests } from './tables.ts';
 
+/** Whether an invited agent accepted (it answered, and the request went on to the owners or the join). */
+function acceptedByJoiner(row: RequestRow): boolean {
+  return row.state === 'TENTATIVE' || row.state === 'JOINED' || row.campaignOwnerDecidedAt !== null;
+}
+
 /**
  * What owners do about matching, from the console or the owner API (docs/matching.md): consent
  * per identity, a campaign's call for applications, and the two decisions that end a request in
@@ -161,6 +166,11 @@ export class MatchingOwnerService {
         await stopBetween(tx, row, 'CAMPAIGN_CLOSED', now);
         return { kind: 'closed' as const };
       }
+      // A revoked agent never comes back: the request ends rather than waiting out its expiry.
+      if ((await findAgent(tx, row.joinerAgentId))?.status === 'REVOKED') {
+        await stopBetween(tx, row, 'AGENT_REVOKED', now);
+        return { kind: 'revoked' as const };
+      }
       // One owner on both sides: their acceptance is also the joining agent's owner's approval.
       const joinNow = mine === 'JOINER_OWNER' || row.joinerOwnerId === row.campaignOwnerId;
       const both =
@@ -208,6 +218,14 @@ export class MatchingOwnerService {
       throw new DomainError('CAMPAIGN_CLOSED', 'The campaign closed; the request was stopped.', {
         matching_request_id: requestId,
       });
+    }
+    if (outcome.kind === 'revoked') {
+      throw new DomainError(
+        'CONFLICT',
+        'The joining agent was revoked; the request was stopped and nobody joined.',
+        { matching_request_id: requestId, stop_reason: 'AGENT_REVOKED' },
+        { next: 'Nothing more to decide on this request; GET /v1/matching/requests lists the others.' },
+      );
     }
     return this.getRequest(ownerId, requestId);
   }
@@ -290,12 +308,17 @@ export class MatchingOwnerService {
         ...(row.joinerOwnerId === ownerId ? ['JOINER_OWNER'] : []),
       ],
       campaign: { campaign_id: row.campaignId, title: campaign?.title ?? null },
-      joining_agent: {
-        agent_id: row.joinerAgentId,
-        display_name: joiner?.displayName ?? null,
-        about_you: joiner?.about ?? {},
-        about_label: 'Self-reported by the agent; not verified.',
-      },
+      // An invited profile's agent is named to the campaign's owner only once it accepted (until
+      // then the campaign side knows it by its alias, as the profile promised); an applicant asked.
+      joining_agent:
+        row.joinerOwnerId === ownerId || row.intentKind === 'APPLICATION' || acceptedByJoiner(row)
+          ? {
+              agent_id: row.joinerAgentId,
+              display_name: joiner?.displayName ?? null,
+              about_you: joiner?.about ?? {},
+              about_label: 'Self-reported by the agent; not verified.',
+            }
+          : { alias: row.intentAlias, shown: 'by its profile alias until it accepts' },
       direction: row.intentKind === 'APPLICATION' ? 'APPLICATION' : 'INVITATION',
       intent: { intent_id: row.intentId, alias: row.intentAlias, topic: row.intentTopic },
       reason: row.reason,
@@ -306,9 +329,13 @@ export class MatchingOwnerService {
       joiner_owner_decided_at: row.joinerOwnerDecidedAt?.toISOString() ?? null,
       next: yourTurn
         ? `Decide with POST /v1/matching/requests/${row.id}/decision {decision: ACCEPT | DECLINE}.`
-        : e.state === 'TENTATIVE'
-          ? `Waiting for ${e.waitingFor === 'CAMPAIGN_OWNER' ? "the campaign's owner" : "the joining agent's owner"}.`
-          : null,
+        : e.waitingFor === 'GUEST_PAIRING'
+          ? row.joinerOwnerId === ownerId
+            ? 'Your agent pairs a guest identity for it: approve the code it shows you at /pair (or DECLINE here to call it off).'
+            : "Waiting for the joining agent's guest identity to be paired."
+          : e.state === 'TENTATIVE'
+            ? `Waiting for ${e.waitingFor === 'CAMPAIGN_OWNER' ? "the campaign's owner" : e.waitingFor === 'JOINER_OWNER' ? "the joining agent's owner" : 'the responder'}.`
+            : null,
     };
   }
 }

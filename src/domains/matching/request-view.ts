@@ -77,7 +77,15 @@ export function nextStepsFor(row: RequestRow, v: Viewer, now: Date): Alternative
   const role = roleOf(row, v);
   const id = { matching_request_id: row.id };
   if (e.state === 'JOINED') {
-    return row.joinerAgentId === v.agentId
+    if (row.joinerAgentId === v.agentId && row.joinedAgentId !== v.agentId) {
+      return [
+        {
+          action:
+            'A guest identity joined in your place: the campaign is worked through the guest’s tokens (from the pairing), not this identity.',
+        },
+      ];
+    }
+    return row.joinedAgentId === v.agentId
       ? [
           {
             tool: 'campaign_join',
@@ -135,7 +143,13 @@ export function presentRequest(row: RequestRow, v: Viewer, now: Date) {
     task_ref: row.applicationRef,
     reason: row.reason,
     response_reason: row.responseReason,
-    ...(e.state === 'JOINED' ? { campaign_id: row.campaignId, joined_agent_id: row.joinedAgentId } : {}),
+    // The campaign is named to the one that joined and to the campaign's side; an agent whose owner
+    // sent a guest instead learns only that the guest joined (it is kept out on purpose).
+    ...(e.state === 'JOINED'
+      ? row.joinerAgentId === v.agentId && row.joinedAgentId !== v.agentId
+        ? { joined_agent_id: row.joinedAgentId }
+        : { campaign_id: row.campaignId, joined_agent_id: row.joinedAgentId }
+      : {}),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
     expires_at: row.expiresAt.toISOString(),

@@ -273,12 +273,39 @@ export async function respond(
       },
     );
   if (input.block && input.decision !== 'DECLINE') {
-    throw new DomainError('VALIDATION_FAILED', 'block goes with DECLINE only.', {
-      detail: [{ loc: ['block'], msg: 'block needs decision DECLINE', type: 'value_error' }],
-    });
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      'block goes with DECLINE only.',
+      { detail: [{ loc: ['block'], msg: 'block needs decision DECLINE', type: 'value_error' }] },
+      {
+        alternatives: [
+          {
+            tool: 'matching_respond',
+            action: 'Accept without block.',
+            arguments: { matching_request_id: row.id, decision: 'ACCEPT' },
+          },
+        ],
+      },
+    );
   }
   if (role === 'REQUESTER') {
     if (input.decision === 'ACCEPT') throw turn(e.waitingFor ?? 'RESPONDER');
+    if (input.block) {
+      throw new DomainError(
+        'VALIDATION_FAILED',
+        'A block is the responder’s: you may withdraw your own request (DECLINE without block).',
+        { detail: [{ loc: ['block'], msg: 'only the responder blocks', type: 'value_error' }] },
+        {
+          alternatives: [
+            {
+              tool: 'matching_respond',
+              action: 'Withdraw the request.',
+              arguments: { matching_request_id: row.id, decision: 'DECLINE' },
+            },
+          ],
+        },
+      );
+    }
   } else if (role !== 'RESPONDER' || e.state !== 'PROPOSED') {
     throw turn(e.waitingFor ?? 'RESPONDER');
   }
@@ -304,11 +331,24 @@ export async function respond(
       .values({ campaignId: row.campaignId, agentId: row.joinerAgentId, blockedBy: agent.id, createdAt: now })
       .onConflictDoNothing();
   }
-  const stopped = await stopBetween(ex, row, reason, now);
+  // A withdrawal ends the requester's own request; a responder's decline (or block) ends every
+  // open request between the joining agent and the campaign.
+  const stopped =
+    role === 'REQUESTER'
+      ? await stopOpenRequests(ex, eq(matchingRequests.id, row.id), reason, now)
+      : await stopBetween(ex, row, reason, now);
+  const others = stopped.filter((id) => id !== row.id);
+  const shown = others.length
+    ? await ex
+        .select({ id: matchingRequests.id })
+        .from(matchingRequests)
+        .where(and(inArray(matchingRequests.id, others), visibleTo(v)))
+    : [];
   const [after] = await ex.select().from(matchingRequests).where(eq(matchingRequests.id, row.id));
   return {
     ...presentRequest(after as RequestRow, v, now),
-    also_stopped: stopped.filter((id) => id !== row.id),
+    // Only those the caller may see; the others ended too, for their own parties to find.
+    also_stopped: shown.map((r) => r.id),
   };
 }
 

@@ -149,6 +149,8 @@ function campaignCell(r: OwnerRequest, withId: boolean): SafeHtml {
 
 function agentCell(r: OwnerRequest): SafeHtml {
   const a = r.joining_agent;
+  // An invited agent is known by its profile alias until it accepts.
+  if (a.agent_id === undefined) return html`${a.alias}<p class="hint">Shown ${a.shown}.</p>`;
   const name = a.display_name ?? a.agent_id;
   const named = r.your_sides.includes('JOINER_OWNER')
     ? html`<a href="/console/identities/${a.agent_id}">${name}</a>`
@@ -162,7 +164,7 @@ function requestRow(csrf: string, r: OwnerRequest, back: Back): SafeHtml {
     <td><a href="/console/matching/${r.matching_request_id}">${r.direction}</a>
       <p class="hint">${sidesOf(r)} Made ${time(r.created_at)}</p></td>
     <td>${campaignCell(r, false)}</td>
-    <td>${agentCell(r)}<p class="hint">${claimsLine(a.about_you)}</p><p class="hint">${a.about_label}</p></td>
+    <td>${agentCell(r)}${a.about_you ? html`<p class="hint">${claimsLine(a.about_you)}</p><p class="hint">${a.about_label}</p>` : ''}</td>
     <td>${r.intent.alias}<p class="hint">${r.intent.topic}</p>
       <p>${lines(r.reason)}</p>${r.response_reason ? html`<p class="hint">Response: ${lines(r.response_reason)}</p>` : ''}</td>
     <td>${stateCell(r)}${decision(csrf, r, back)}</td>
@@ -240,6 +242,6 @@ export function requestPage(v: RequestPageView): SafeHtml {
           <dt>Joining agent’s owner</dt><dd>${decided(r.joiner_owner_decided_at)}</dd>
         </dl>
       </section>
-      ${claimsPanel(r.joining_agent.about_you)}`,
+      ${r.joining_agent.about_you ? claimsPanel(r.joining_agent.about_you) : ''}`,
   });
 }

@@ -70,6 +70,8 @@ export async function createCampaignForOwner(
       { agent_id: coordinatorId, status: agent.status },
     );
   }
+  // A guest identity is bound to the one campaign its matching request joined.
+  if (agent.guestRequestId) throw guestBound(agent.id);
   const opened = await openCampaign(
     ex,
     {

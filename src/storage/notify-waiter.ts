@@ -1,5 +1,8 @@
 import type { Database } from './database.ts';
 
+/** How often a waiting reader re-reads without a wake-up. */
+const RECHECK_MS = 5_000;
+
 /** How a wait ended: a NOTIFY for the key, the time ran out, or the process is closing. */
 export type WaitOutcome = 'woken' | 'timeout' | 'closed';
 
@@ -61,6 +64,27 @@ export class NotifyWaiter {
       return await ticket.wait(ms, signal);
     } finally {
       ticket.cancel();
+    }
+  }
+
+  /**
+   * Reads until `read` finds something or `ms` pass, and answers what the last read found (empty
+   * when the time ran out or the process is closing). Armed before each read, so no wake-up falls
+   * between a read and the wait; it re-reads every few seconds on its own, in case a
+   * reconnecting LISTEN missed a NOTIFY.
+   */
+  async readUntil<T>(key: string, ms: number, read: () => Promise<T[]>, signal?: AbortSignal): Promise<T[]> {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const ticket = await this.arm(key);
+      try {
+        const rows = await read();
+        const left = deadline - Date.now();
+        if (rows.length > 0 || left <= 0) return rows;
+        if ((await ticket.wait(Math.min(left, RECHECK_MS), signal)) === 'closed') return [];
+      } finally {
+        ticket.cancel();
+      }
     }
   }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWith, ok, refused } from '../support/campaigns.ts';
 import { csrfOf, errorOf, Visitor } from '../support/console-visitor.ts';
 import { callTool, connectClient } from '../support/factories.ts';
-import { type MatchingMember, matchingMember, openCall } from '../support/matching.ts';
+import { applyTo, type MatchingMember, matchingMember, openCall } from '../support/matching.ts';
 import { ownerApi } from '../support/owner-api.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -51,11 +51,7 @@ async function requestForGuest() {
   const campaignId = await campaignWith(coordinator, [], { participation: 'APPLICATION' });
   const call = await openCall(server, coordinator, campaignId, `t${Math.random().toString(36).slice(2)}`);
   const applicant = await matchingMember(server);
-  const made = await ok(applicant, 'matching_interest', {
-    intent_id: call.intent_id,
-    reason: 'I read atlases.',
-    task_ref: call.application_ref,
-  });
+  const made = await applyTo(applicant, call, 'I read atlases.');
   const id = made.matching_request_id as string;
   await ok(coordinator, 'matching_respond', { matching_request_id: id, decision: 'ACCEPT' });
   const decide = (m: MatchingMember, body: Record<string, unknown>) =>

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/kernel/clock.ts';
 import { campaignWith, key, newMember, ok, refused } from '../support/campaigns.ts';
 import { callTool } from '../support/factories.ts';
-import { type MatchingMember, matchingMember, openCall } from '../support/matching.ts';
+import { applyTo, type MatchingMember, matchingMember, openCall } from '../support/matching.ts';
 import { ownerApi, ownerTokenOf } from '../support/owner-api.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -204,11 +204,7 @@ describe('one bounded proposal', () => {
     });
     expect(label.code).toBe('VALIDATION_FAILED');
 
-    const made = await ok(applicant, 'matching_interest', {
-      intent_id: call.intent_id,
-      reason: 'I read atlases.',
-      task_ref: call.application_ref,
-    });
+    const made = await applyTo(applicant, call, 'I read atlases.');
     expect(made).toMatchObject({ state: 'PROPOSED', waiting_for: 'RESPONDER', your_role: 'REQUESTER' });
     const id = made.matching_request_id as string;
 
@@ -317,11 +313,7 @@ describe('one bounded proposal', () => {
     const { coordinator, call } = await campaignCalling(topic);
     const reader = await matchingMember(server);
     const { intent } = await ok(reader, 'matching_profile', profile(topic));
-    const applied = await ok(reader, 'matching_interest', {
-      intent_id: call.intent_id,
-      reason: 'Let me in.',
-      task_ref: call.application_ref,
-    });
+    const applied = await applyTo(reader, call, 'Let me in.');
     const invited = await ok(coordinator, 'matching_interest', {
       intent_id: intent.intent_id,
       reason: 'Join us.',
@@ -383,11 +375,7 @@ describe('one bounded proposal', () => {
     const topic = word();
     const { coordinator, call } = await campaignCalling(topic);
     const applicant = await matchingMember(server);
-    const made = await ok(applicant, 'matching_interest', {
-      intent_id: call.intent_id,
-      reason: 'Hello.',
-      task_ref: call.application_ref,
-    });
+    const made = await applyTo(applicant, call, 'Hello.');
     const id = made.matching_request_id as string;
     expect(new Date(made.expires_at).getTime() - clock.now().getTime()).toBe(72 * 3_600_000);
     await ok(coordinator, 'matching_respond', { matching_request_id: id, decision: 'ACCEPT' });
@@ -416,11 +404,7 @@ describe('one bounded proposal', () => {
     const topic = word();
     const { coordinator, call } = await campaignCalling(topic);
     const applicant = await matchingMember(server);
-    const made = await ok(applicant, 'matching_interest', {
-      intent_id: call.intent_id,
-      reason: 'Hello.',
-      task_ref: call.application_ref,
-    });
+    const made = await applyTo(applicant, call, 'Hello.');
     const id = made.matching_request_id as string;
     await ok(coordinator, 'matching_respond', { matching_request_id: id, decision: 'ACCEPT' });
     expect((await decide(coordinator, id, 'ACCEPT')).status).toBe(200);
@@ -463,11 +447,7 @@ describe('one bounded proposal', () => {
     const topic = word();
     const { coordinator, call } = await campaignCalling(topic);
     const applicant = await matchingMember(server);
-    const made = await ok(applicant, 'matching_interest', {
-      intent_id: call.intent_id,
-      reason: 'Hello.',
-      task_ref: call.application_ref,
-    });
+    const made = await applyTo(applicant, call, 'Hello.');
     const off = await ownerApi(
       server,
       applicant.ownerToken,
@@ -504,17 +484,9 @@ describe('matching_watch', () => {
     // Someone else's request elsewhere does not wake it with a change.
     const elsewhere = await campaignCalling(word());
     const outsider = await matchingMember(server);
-    await ok(outsider, 'matching_interest', {
-      intent_id: elsewhere.call.intent_id,
-      reason: 'Hi.',
-      task_ref: elsewhere.call.application_ref,
-    });
+    await applyTo(outsider, elsewhere.call, 'Hi.');
     const applicant = await matchingMember(server);
-    const made = await ok(applicant, 'matching_interest', {
-      intent_id: call.intent_id,
-      reason: 'Hello.',
-      task_ref: call.application_ref,
-    });
+    const made = await applyTo(applicant, call, 'Hello.');
     const woke = await waiting;
     expect(woke.changes).toEqual([
       { matching_request_id: made.matching_request_id, state: 'PROPOSED', at: expect.any(String) },

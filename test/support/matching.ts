@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { type Member, newMember } from './campaigns.ts';
+import { type Member, newMember, ok } from './campaigns.ts';
 import { ownerApi, ownerTokenOf } from './owner-api.ts';
 import type { TestServer } from './test-server.ts';
 
@@ -50,4 +50,17 @@ export async function openCall(
   );
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.application as { intent_id: string; application_ref: string };
+}
+
+/** An application to a campaign's call through matching_interest; answers the request as made. */
+export async function applyTo(
+  applicant: Member,
+  call: { intent_id: string; application_ref: string },
+  reason = 'Hello.',
+) {
+  return ok(applicant, 'matching_interest', {
+    intent_id: call.intent_id,
+    reason,
+    task_ref: call.application_ref,
+  });
 }

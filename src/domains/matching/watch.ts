@@ -39,7 +39,6 @@ export async function watchRequests(
       .limit(1);
     after = latest?.id ?? 0;
   }
-  const deadline = Date.now() + (input.timeoutSeconds ?? 25) * 1000;
   const read = async () =>
     ex
       .select({
@@ -53,20 +52,7 @@ export async function watchRequests(
       .where(and(gt(matchingChanges.id, after), visibleTo(await viewerOf(ex, agentId))))
       .orderBy(asc(matchingChanges.id))
       .limit(50);
-  let rows: Awaited<ReturnType<typeof read>> = [];
-  for (;;) {
-    const ticket = await waiter.arm(MATCHING_WAKE_KEY);
-    try {
-      rows = await read();
-      const left = deadline - Date.now();
-      if (rows.length > 0 || left <= 0) break;
-      // Re-read every few seconds even without a wake-up: a reconnecting LISTEN may miss one.
-      const outcome = await ticket.wait(Math.min(left, 5_000), signal);
-      if (outcome === 'closed') break;
-    } finally {
-      ticket.cancel();
-    }
-  }
+  const rows = await waiter.readUntil(MATCHING_WAKE_KEY, (input.timeoutSeconds ?? 25) * 1000, read, signal);
   // Waiting took time: the owner may have turned matching off, or suspended the identity.
   const agent = await findAgent(ex, agentId);
   const missing = agent ? consentMissing(agent) : 'This identity no longer exists.';

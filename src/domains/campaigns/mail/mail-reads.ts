@@ -175,7 +175,6 @@ export async function waitForMail(
     ? openMailCursor(secret, m, input.afterCursor)
     : await latestSeq(ex, m.campaign.id);
   const limit = input.limit ?? 20;
-  const deadline = Date.now() + (input.timeoutSeconds ?? 25) * 1000;
   const read = () =>
     ex
       .select(summaryColumns)
@@ -183,20 +182,12 @@ export async function waitForMail(
       .where(and(eq(mailMessages.campaignId, m.campaign.id), gt(mailMessages.seq, after)))
       .orderBy(asc(mailMessages.seq))
       .limit(limit);
-  let rows: MailSummaryRow[] = [];
-  for (;;) {
-    const ticket = await waiter.arm(m.campaign.id);
-    try {
-      rows = await read();
-      const left = deadline - Date.now();
-      if (rows.length > 0 || left <= 0) break;
-      // Re-read every few seconds even without a wake-up: a reconnecting LISTEN may miss one.
-      const outcome = await ticket.wait(Math.min(left, 5_000), signal);
-      if (outcome === 'closed') break;
-    } finally {
-      ticket.cancel();
-    }
-  }
+  const rows: MailSummaryRow[] = await waiter.readUntil(
+    m.campaign.id,
+    (input.timeoutSeconds ?? 25) * 1000,
+    read,
+    signal,
+  );
   await requireMailAccess(ex, m);
   const last = rows.at(-1);
   return {

@@ -1,5 +1,6 @@
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sweepMatching } from '../../src/domains/matching/sweep.ts';
 import { FakeClock } from '../../src/kernel/clock.ts';
 import { campaignWith, key, newMember, ok, refused } from '../support/campaigns.ts';
 import { callTool } from '../support/factories.ts';
@@ -415,6 +416,24 @@ describe('one bounded proposal', () => {
     expect(late.body.error.message).toContain('revoked');
     const got = await ownerApi(server, applicant.ownerToken, 'GET', `/v1/matching/requests/${id}`);
     expect(got.body).toMatchObject({ state: 'STOPPED', stop_reason: 'AGENT_REVOKED' });
+  });
+
+  it('the sweep stops the open requests of a revoked identity', async () => {
+    const { coordinator, call } = await campaignCalling(word());
+    const applicant = await matchingMember(server);
+    const made = await applyTo(applicant, call);
+    const owner = await server.app.services.identity.requireOwner(applicant.ownerEmail);
+    await server.app.services.management.revoke(owner.id, applicant.agentId);
+    // The real time: other files' requests on the shared database are not past it.
+    const swept = await sweepMatching(server.database, new Date());
+    expect(swept.revoked_requests).toBeGreaterThanOrEqual(1);
+    const seen = await ok(
+      coordinator,
+      'matching_get',
+      { matching_request_id: made.matching_request_id },
+      false,
+    );
+    expect(seen).toMatchObject({ state: 'STOPPED', stop_reason: 'AGENT_REVOKED' });
   });
 
   it('keeps at most 20 requests of one requester open at once', async () => {

@@ -65,6 +65,7 @@ export {
   type MatchingConsent,
   matchingAgent,
   publicMatchingAgent,
+  revokedAgent,
   setMatchingConsent,
 } from './matching-consent.ts';
 export {

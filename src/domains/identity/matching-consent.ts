@@ -69,3 +69,8 @@ export function matchingAgent(column: SQL | SQL.Aliased | { getSQL(): SQL }): SQ
   return sql`exists (select 1 from ${agents} where ${agents.id} = ${column}
     and ${agents.status} = 'ACTIVE' and ${agents.matchingEnabled})`;
 }
+
+/** SQL: the identity in `column` was revoked (it never comes back). */
+export function revokedAgent(column: SQL | SQL.Aliased | { getSQL(): SQL }): SQL {
+  return sql`exists (select 1 from ${agents} where ${agents.id} = ${column} and ${agents.status} = 'REVOKED')`;
+}

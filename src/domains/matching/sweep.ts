@@ -1,15 +1,27 @@
-import { sql } from 'drizzle-orm';
+import { or, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../storage/database.ts';
-import { beginMatchingWrite, expireRequests } from './changes.ts';
+import { revokedAgent } from '../identity/index.ts';
+import { beginMatchingWrite, expireRequests, stopOpenRequests } from './changes.ts';
+import { matchingRequests } from './tables.ts';
 
 /**
- * Writes expired requests as STOPPED (EXPIRED), so matching_watch reports the expiry. Answers
- * already treat an open request past its expiry as stopped; this only makes it a recorded change.
+ * Writes what has ended without anyone deciding, so matching_watch reports it: open requests past
+ * their expiry (answers already treat them as stopped), and open requests whose requester or
+ * joining agent was revoked since (revocation is identity's and knows nothing of matching).
  */
 export async function sweepMatching(database: Database, now: Date): Promise<Record<string, number>> {
-  const expired = await database.transaction(async (tx) => {
+  return database.transaction(async (tx) => {
     await beginMatchingWrite(tx);
-    return expireRequests(tx, sql`true`, now);
+    const expired = await expireRequests(tx, sql`true`, now);
+    const revoked = await stopOpenRequests(
+      tx,
+      or(
+        revokedAgent(matchingRequests.requesterAgentId),
+        revokedAgent(matchingRequests.joinerAgentId),
+      ) as SQL,
+      'AGENT_REVOKED',
+      now,
+    );
+    return { expired_requests: expired.length, revoked_requests: revoked.length };
   });
-  return { expired_requests: expired.length };
 }

@@ -1,17 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { browserSuite, newOwner, openSignedIn } from '../support/browser.ts';
 import { campaignWith, conditions, newMember, publishTask } from '../support/campaigns.ts';
-import {
-  chromiumInstalled as installed,
-  launchBrowser,
-  problemsOf,
-  SCREENSHOTS as SHOTS,
-  signIn,
-} from '../support/chromium.ts';
-import { uniqueEmail } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { chromiumInstalled as installed, problemsOf, SCREENSHOTS as SHOTS } from '../support/chromium.ts';
 
 /**
  * Issue 19 item 5 (console): publishing a public board in a browser. The owner follows the
@@ -20,28 +11,12 @@ import { startTestServer, type TestServer } from '../support/test-server.ts';
  * plain form post (no script, under the console's CSP). The public JSON then lists the task.
  */
 
-const PASSWORD = 'correct horse battery staple';
-
 describe.skipIf(!installed)('publishing a board in Chromium', () => {
-  let server: TestServer;
-  let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
-    context = browser.context;
-    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const suite = browserSuite();
 
   it('publishes a board by clicking, and the public reads it', async () => {
-    const email = uniqueEmail();
-    await server.app.services.identity.addOwner(email, PASSWORD);
-    const lead = await newMember(server, email);
+    const email = await newOwner(suite.server);
+    const lead = await newMember(suite.server, email);
     const campaignId = await campaignWith(lead, []);
     const open = { ...conditions(), participation: 'OPEN', publish_contract: true };
     const curlews = await publishTask(lead, campaignId, { conditions: open, title: 'Count the curlews' });
@@ -49,12 +24,10 @@ describe.skipIf(!installed)('publishing a board in Chromium', () => {
     const campaignPath = `/console/campaigns/${campaignId}`;
     const slug = `moor-${Math.random().toString(36).slice(2, 10)}`;
 
-    const page = await context.newPage();
+    const page = await suite.context.newPage();
     const problems = problemsOf(page);
     try {
-      await page.goto(`${server.url}${campaignPath}`);
-      await signIn(page, email, PASSWORD);
-      await page.waitForURL((url) => url.pathname === campaignPath);
+      await openSignedIn(page, suite.server, email, campaignPath);
       await page.getByRole('link', { name: 'Publish a board', exact: true }).click();
       await page.waitForURL((url) => url.pathname === `${campaignPath}/boards/new`);
 
@@ -78,7 +51,7 @@ describe.skipIf(!installed)('publishing a board in Chromium', () => {
       );
       await expect(page.locator('main b').count()).resolves.toBe(0);
       const publicUrl = await page.locator('#public-url').getAttribute('href');
-      expect(publicUrl).toBe(`${server.url}/v1/public/boards/${slug}`);
+      expect(publicUrl).toBe(`${suite.server.url}/v1/public/boards/${slug}`);
       if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'board.png'), fullPage: true });
 
       const res = await fetch(publicUrl ?? '');

@@ -1,48 +1,23 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CHROMIUM_ARGS as ARGS,
-  CHROMIUM,
-  chromiumInstalled as installed,
-  SCREENSHOTS as SHOTS,
-} from '../support/chromium.ts';
-import { callTool, connectClient, createAgent, uniqueEmail } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
-
-const PASSWORD = 'correct horse battery staple';
+import { describe, expect, it } from 'vitest';
+import { browserSuite, newOwner, PASSWORD } from '../support/browser.ts';
+import { chromiumInstalled as installed, SCREENSHOTS as SHOTS } from '../support/chromium.ts';
+import { callTool, connectClient, createAgent } from '../support/factories.ts';
 
 describe.skipIf(!installed)('campaigns run from the console in Chromium', () => {
-  let server: TestServer;
-  let context: BrowserContext;
-  let profile: string;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    profile = mkdtempSync(path.join(os.tmpdir(), 'cairn-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS });
-    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
-  });
-  afterAll(async () => {
-    await context?.close();
-    await server?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
-  });
+  const suite = browserSuite();
 
   it('signs in, creates a campaign, posts an OWNER_COMMENT and sees it listed as text', async () => {
-    const email = uniqueEmail();
-    await server.app.services.identity.addOwner(email, PASSWORD);
-    const agent = await createAgent(server.app.services.identity, { mode: 'READ', ownerEmail: email });
+    const email = await newOwner(suite.server);
+    const agent = await createAgent(suite.server.app.services.identity, { mode: 'READ', ownerEmail: email });
 
-    const page = await context.newPage();
+    const page = await suite.context.newPage();
     const problems: string[] = [];
     page.on('console', (m) => {
       if (m.type() === 'error') problems.push(m.text());
     });
     try {
-      await page.goto(`${server.url}/console/campaigns/new`);
+      await page.goto(`${suite.server.url}/console/campaigns/new`);
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill(PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -84,7 +59,7 @@ describe.skipIf(!installed)('campaigns run from the console in Chromium', () => 
       if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'campaign.png'), fullPage: true });
 
       // The coordinator reads the same comment over MCP.
-      const client = await connectClient(server.url, agent.key);
+      const client = await connectClient(suite.server.url, agent.key);
       const read = await callTool(client, 'context_read', { campaign_id: campaignId });
       expect(read.body.messages).toEqual([
         expect.objectContaining({ type: 'QUESTION', label: 'OWNER_COMMENT', content: comment }),

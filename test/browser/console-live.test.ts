@@ -1,42 +1,23 @@
-import type { BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { browserSuite, newOwner, openSignedIn } from '../support/browser.ts';
 import { campaignWith, newMember, ok } from '../support/campaigns.ts';
-import { chromiumInstalled as installed, launchBrowser, problemsOf, signIn } from '../support/chromium.ts';
-import { uniqueEmail } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { chromiumInstalled as installed, problemsOf } from '../support/chromium.ts';
 
 /** Issue 15 item 4: an agent's message appears on an open campaign page within two seconds. */
 
-const PASSWORD = 'correct horse battery staple';
-
 describe.skipIf(!installed)('the live campaign page in Chromium', () => {
-  let server: TestServer;
-  let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
-    context = browser.context;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const suite = browserSuite();
 
   it('shows an agent’s message, as text, without a reload and without disturbing a draft', async () => {
-    const email = uniqueEmail();
-    await server.app.services.identity.addOwner(email, PASSWORD);
-    const agent = await newMember(server, email);
+    const email = await newOwner(suite.server);
+    const agent = await newMember(suite.server, email);
     const campaignId = await campaignWith(agent, []);
 
-    const page = await context.newPage();
+    const page = await suite.context.newPage();
     // A script the CSP blocked, or any error of live.js, shows up here.
     const problems = problemsOf(page);
     try {
-      await page.goto(`${server.url}/console/campaigns/${campaignId}`);
-      await signIn(page, email, PASSWORD);
-      await page.waitForURL((url) => url.pathname === `/console/campaigns/${campaignId}`);
+      await openSignedIn(page, suite.server, email, `/console/campaigns/${campaignId}`);
       await page.locator('#live-status', { hasText: 'live' }).waitFor({ timeout: 10_000 });
       await expect(page.locator('#messages').getByText('No messages yet.').isVisible()).resolves.toBe(true);
 

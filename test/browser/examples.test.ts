@@ -1,37 +1,25 @@
-import type { BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { browserSuite } from '../support/browser.ts';
 import { campaignWith, newMember, ok } from '../support/campaigns.ts';
-import { chromiumInstalled as installed, launchBrowser, problemsOf } from '../support/chromium.ts';
+import { chromiumInstalled as installed, problemsOf } from '../support/chromium.ts';
 import { createAgent, uniqueEmail } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 /** Issue 15 item 2: the example pages at /examples/browser/{name} work in a real browser. */
 
 describe.skipIf(!installed)('browser examples in Chromium', () => {
-  let server: TestServer;
-  let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
-    context = browser.context;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const suite = browserSuite();
 
   /** A page with its console errors collected: a script the CSP blocked would show here. */
   async function open(name: string): Promise<{ page: Page; problems: string[] }> {
-    const page = await context.newPage();
+    const page = await suite.context.newPage();
     const problems = problemsOf(page);
-    await page.goto(`${server.url}/examples/browser/${name}`);
+    await page.goto(`${suite.server.url}/examples/browser/${name}`);
     return { page, problems };
   }
 
   it('tool-call: initializes a session and calls identity_whoami with a pasted key', async () => {
-    const agent = await createAgent(server.app.services.identity, { mode: 'READ' });
+    const agent = await createAgent(suite.server.app.services.identity, { mode: 'READ' });
     const { page, problems } = await open('tool-call');
     await page.getByLabel('Bearer token').fill(agent.key);
     await page.getByRole('button', { name: 'Call identity_whoami' }).click();
@@ -42,7 +30,7 @@ describe.skipIf(!installed)('browser examples in Chromium', () => {
   });
 
   it('pairing: shows the code, waits for the owner, then calls with the token it got', async () => {
-    const { owner_id: ownerId } = await server.app.services.identity.addOwner(
+    const { owner_id: ownerId } = await suite.server.app.services.identity.addOwner(
       uniqueEmail(),
       'correct horse battery staple',
     );
@@ -50,8 +38,8 @@ describe.skipIf(!installed)('browser examples in Chromium', () => {
     await page.getByRole('button', { name: 'Pair' }).click();
     await page.locator('#code', { hasText: /^[A-Z]{4}-[A-Z]{4}$/ }).waitFor({ timeout: 10_000 });
     const code = (await page.locator('#code').textContent()) as string;
-    expect(await page.locator('#link').getAttribute('href')).toBe(`${server.url}/pair?code=${code}`);
-    const decided = await server.app.services.device.decide(ownerId, code, {
+    expect(await page.locator('#link').getAttribute('href')).toBe(`${suite.server.url}/pair?code=${code}`);
+    const decided = await suite.server.app.services.device.decide(ownerId, code, {
       approve: true,
       activateRead: true,
     });
@@ -62,7 +50,7 @@ describe.skipIf(!installed)('browser examples in Chromium', () => {
   });
 
   it('events-watch: lists a campaign event as it happens', async () => {
-    const member = await newMember(server);
+    const member = await newMember(suite.server);
     const campaignId = await campaignWith(member, []);
     const { page, problems } = await open('events-watch');
     await page.getByLabel('Bearer token').fill(member.key);

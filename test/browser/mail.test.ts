@@ -1,17 +1,8 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { browserSuite, newOwner, openSignedIn } from '../support/browser.ts';
 import { campaignWith, newMember, ok } from '../support/campaigns.ts';
-import {
-  chromiumInstalled as installed,
-  launchBrowser,
-  problemsOf,
-  SCREENSHOTS as SHOTS,
-  signIn,
-} from '../support/chromium.ts';
-import { uniqueEmail } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { chromiumInstalled as installed, problemsOf, SCREENSHOTS as SHOTS } from '../support/chromium.ts';
 
 /**
  * Issue 18 (console): a campaign's mailbox page in a browser. The owner follows the campaign
@@ -20,28 +11,12 @@ import { startTestServer, type TestServer } from '../support/test-server.ts';
  * which the agent holds the grant and the page lists it with Revoke.
  */
 
-const PASSWORD = 'correct horse battery staple';
-
 describe.skipIf(!installed)('the mailbox page in Chromium', () => {
-  let server: TestServer;
-  let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-
-  beforeAll(async () => {
-    server = await startTestServer({ env: { CAIRN_MAIL_DOMAIN: 'mail.cairn.test' } });
-    browser = await launchBrowser();
-    context = browser.context;
-    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const suite = browserSuite({ server: { env: { CAIRN_MAIL_DOMAIN: 'mail.cairn.test' } } });
 
   it('approves an agent’s request to read the mail by pressing Approve', async () => {
-    const email = uniqueEmail();
-    await server.app.services.identity.addOwner(email, PASSWORD);
-    const lead = await newMember(server, email);
+    const email = await newOwner(suite.server);
+    const lead = await newMember(suite.server, email);
     const campaignId = await campaignWith(lead, []);
     const asked = await ok(lead, 'campaign_mail_request_access', {
       campaign_id: campaignId,
@@ -50,12 +25,10 @@ describe.skipIf(!installed)('the mailbox page in Chromium', () => {
     const campaignPath = `/console/campaigns/${campaignId}`;
     const mailPath = `${campaignPath}/mail`;
 
-    const page = await context.newPage();
+    const page = await suite.context.newPage();
     const problems = problemsOf(page);
     try {
-      await page.goto(`${server.url}${campaignPath}`);
-      await signIn(page, email, PASSWORD);
-      await page.waitForURL((url) => url.pathname === campaignPath);
+      await openSignedIn(page, suite.server, email, campaignPath);
       await page.getByRole('link', { name: 'Mailbox', exact: true }).click();
       await page.waitForURL((url) => url.pathname === mailPath);
 

@@ -1,36 +1,22 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/kernel/clock.ts';
-import {
-  CHROMIUM_ARGS as ARGS,
-  CHROMIUM,
-  chromiumInstalled as installed,
-  SCREENSHOTS as SHOTS,
-} from '../support/chromium.ts';
+import { browserSuite, newOwner, PASSWORD } from '../support/browser.ts';
+import { chromiumInstalled as installed, SCREENSHOTS as SHOTS } from '../support/chromium.ts';
 import { startConsent } from '../support/consent.ts';
-import { uniqueEmail } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
-
-const PASSWORD = 'correct horse battery staple';
 
 describe.skipIf(!installed)('OAuth consent in Chromium', () => {
   const clock = new FakeClock(new Date());
-  let server: TestServer;
-  let context: BrowserContext;
-  let profile: string;
+  const suite = browserSuite({ server: { clock } });
   /** The application's loopback listener (RFC 8252 §7.3): where the browser brings the answer. */
   let listener: Server;
   let callbackBase: string;
   let received: URLSearchParams[];
 
   beforeAll(async () => {
-    server = await startTestServer({ clock });
     listener = createServer((req, res) => {
       const url = new URL(req.url ?? '/', 'http://127.0.0.1');
       if (url.pathname === '/cb') received.push(url.searchParams);
@@ -39,26 +25,19 @@ describe.skipIf(!installed)('OAuth consent in Chromium', () => {
     });
     await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
     callbackBase = `http://127.0.0.1:${(listener.address() as AddressInfo).port}`;
-    profile = mkdtempSync(path.join(os.tmpdir(), 'cairn-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS });
-    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {
-    await context?.close();
-    await server?.close();
     await new Promise((resolve) => (listener ? listener.close(resolve) : resolve(undefined)));
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
   beforeEach(async () => {
     received = [];
-    await context.clearCookies();
+    await suite.context.clearCookies();
   });
 
   it('signs in from the review link, shows the return host, and Allow brings code and state to the application', async () => {
-    const email = uniqueEmail();
-    await server.app.services.identity.addOwner(email, PASSWORD);
+    const email = await newOwner(suite.server);
     // The application registers and sends the browser to /oauth/authorize, as an MCP host does.
-    const registered = await fetch(`${server.url}/oauth/register`, {
+    const registered = await fetch(`${suite.server.url}/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -70,7 +49,7 @@ describe.skipIf(!installed)('OAuth consent in Chromium', () => {
     });
     const clientId = ((await registered.json()) as { client_id: string }).client_id;
     const verifier = randomBytes(32).toString('base64url');
-    const authorize = new URL(`${server.url}/oauth/authorize`);
+    const authorize = new URL(`${suite.server.url}/oauth/authorize`);
     for (const [k, v] of Object.entries({
       response_type: 'code',
       client_id: clientId,
@@ -79,12 +58,12 @@ describe.skipIf(!installed)('OAuth consent in Chromium', () => {
       code_challenge_method: 'S256',
       state: 'browser-state-1',
       scope: 'mcp',
-      resource: `${server.url}/mcp`,
+      resource: `${suite.server.url}/mcp`,
     })) {
       authorize.searchParams.set(k, v);
     }
 
-    const page = await context.newPage();
+    const page = await suite.context.newPage();
     const problems: string[] = [];
     page.on('console', (m) => {
       if (m.type() === 'error') problems.push(m.text());
@@ -120,11 +99,11 @@ describe.skipIf(!installed)('OAuth consent in Chromium', () => {
       const answer = received[0]!;
       expect(answer.get('code')).toMatch(/.{20,}/);
       expect(answer.get('state')).toBe('browser-state-1');
-      expect(answer.get('iss')).toBe(server.url);
+      expect(answer.get('iss')).toBe(suite.server.url);
       expect(answer.get('error')).toBeNull();
       expect(problems).toEqual([]);
       // The application finishes: the code and its verifier buy a token for the new identity.
-      const token = await fetch(`${server.url}/oauth/token`, {
+      const token = await fetch(`${suite.server.url}/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({
@@ -138,7 +117,7 @@ describe.skipIf(!installed)('OAuth consent in Chromium', () => {
       expect(((await token.json()) as { access_token: string }).access_token).toMatch(/^cd_acc_/);
 
       // The connection is listed in the console, with its identity.
-      await page.goto(`${server.url}/console/connections`);
+      await page.goto(`${suite.server.url}/console/connections`);
       await expect(page.getByRole('cell', { name: 'Browser editor', exact: true }).isVisible()).resolves.toBe(
         true,
       );
@@ -151,24 +130,23 @@ describe.skipIf(!installed)('OAuth consent in Chromium', () => {
   });
 
   it('Decline brings access_denied and the state to the application', async () => {
-    const email = uniqueEmail();
-    await server.app.services.identity.addOwner(email, PASSWORD);
-    const { requestId, binding } = await startConsent(server, clock, {
+    const email = await newOwner(suite.server);
+    const { requestId, binding } = await startConsent(suite.server, clock, {
       redirectUri: `${callbackBase}/cb`,
       state: 'browser-state-2',
     });
     // What /oauth/authorize sets in the browser that starts the request.
-    await context.addCookies([
-      { name: 'cairn_consent', value: binding, url: `${server.url}/console/authorize/${requestId}` },
+    await suite.context.addCookies([
+      { name: 'cairn_consent', value: binding, url: `${suite.server.url}/console/authorize/${requestId}` },
     ]);
-    const page = await context.newPage();
+    const page = await suite.context.newPage();
     try {
-      await page.goto(`${server.url}/console/signin`);
+      await page.goto(`${suite.server.url}/console/signin`);
       await page.getByLabel('Email').fill(email);
       await page.getByLabel('Password').fill(PASSWORD);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.waitForURL((url) => url.pathname === '/console');
-      await page.goto(`${server.url}/console/authorize/${requestId}`);
+      await page.goto(`${suite.server.url}/console/authorize/${requestId}`);
       await page.getByRole('button', { name: 'Decline', exact: true }).click();
       // A form-action CSP that left out the return address would stop the browser here.
       await page.waitForURL((url) => url.origin === callbackBase && url.pathname === '/cb', {

@@ -1,42 +1,18 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type BrowserContext, chromium } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/kernel/clock.ts';
-import {
-  CHROMIUM_ARGS as ARGS,
-  CHROMIUM,
-  chromiumInstalled as installed,
-  SCREENSHOTS as SHOTS,
-} from '../support/chromium.ts';
-import { uniqueEmail } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { browserSuite, newOwner, PASSWORD } from '../support/browser.ts';
+import { chromiumInstalled as installed, SCREENSHOTS as SHOTS } from '../support/chromium.ts';
 
-const PASSWORD = 'correct horse battery staple';
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 describe.skipIf(!installed)('device pairing approved in Chromium', () => {
   const clock = new FakeClock(new Date());
-  let server: TestServer;
-  let context: BrowserContext;
-  let profile: string;
-
-  beforeAll(async () => {
-    server = await startTestServer({ clock });
-    profile = mkdtempSync(path.join(os.tmpdir(), 'cairn-chromium-'));
-    context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, args: ARGS });
-    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
-  });
-  afterAll(async () => {
-    await context?.close();
-    await server?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
-  });
+  const suite = browserSuite({ server: { clock } });
 
   async function poll(deviceCode: string) {
-    const res = await fetch(`${server.url}/oauth/token`, {
+    const res = await fetch(`${suite.server.url}/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: deviceCode }).toString(),
@@ -45,9 +21,8 @@ describe.skipIf(!installed)('device pairing approved in Chromium', () => {
   }
 
   it('signs in by label, opens the pairing link, activates reading and approves; the poll gets tokens', async () => {
-    const email = uniqueEmail();
-    await server.app.services.identity.addOwner(email, PASSWORD);
-    const res = await fetch(`${server.url}/oauth/device_authorization`, {
+    const email = await newOwner(suite.server);
+    const res = await fetch(`${suite.server.url}/oauth/device_authorization`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -74,7 +49,7 @@ describe.skipIf(!installed)('device pairing approved in Chromium', () => {
       return null;
     })();
 
-    const page = await context.newPage();
+    const page = await suite.context.newPage();
     const problems: string[] = [];
     page.on('console', (m) => {
       if (m.type() === 'error') problems.push(m.text());

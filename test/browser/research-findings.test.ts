@@ -1,18 +1,10 @@
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TLP_MARKING_IDS } from '../../src/domains/research/index.ts';
+import { browserSuite, newOwner, openSignedIn } from '../support/browser.ts';
 import { campaignWith, newMember, ok } from '../support/campaigns.ts';
-import {
-  chromiumInstalled as installed,
-  launchBrowser,
-  problemsOf,
-  SCREENSHOTS as SHOTS,
-  signIn,
-} from '../support/chromium.ts';
-import { uniqueEmail } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { chromiumInstalled as installed, problemsOf, SCREENSHOTS as SHOTS } from '../support/chromium.ts';
 
 /**
  * Issue 16 item 4: the console's findings page in a browser. Signed in, the owner opens it from
@@ -20,32 +12,16 @@ import { startTestServer, type TestServer } from '../support/test-server.ts';
  * script) whose answer the browser saves as a file holding a STIX bundle.
  */
 
-const PASSWORD = 'correct horse battery staple';
-
 describe.skipIf(!installed)('the findings page in Chromium', () => {
-  let server: TestServer;
-  let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    browser = await launchBrowser({ acceptDownloads: true });
-    context = browser.context;
-    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const suite = browserSuite({ browser: { acceptDownloads: true } });
 
   it('ticks a finding and downloads its STIX bundle', async () => {
-    const email = uniqueEmail();
-    await server.app.services.identity.addOwner(email, PASSWORD);
-    const lead = await newMember(server, email);
-    const author = await newMember(server);
+    const email = await newOwner(suite.server);
+    const lead = await newMember(suite.server, email);
+    const author = await newMember(suite.server);
     const campaignId = await campaignWith(lead, [author]);
-    const { token } = await server.app.services.identity.addOwnerToken(email, 'browser', 1);
-    const imported = await fetch(`${server.url}/v1/research/imports`, {
+    const { token } = await suite.server.app.services.identity.addOwnerToken(email, 'browser', 1);
+    const imported = await fetch(`${suite.server.url}/v1/research/imports`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -60,12 +36,10 @@ describe.skipIf(!installed)('the findings page in Chromium', () => {
       evidence_ids: [sourceId],
     });
 
-    const page = await context.newPage();
+    const page = await suite.context.newPage();
     const problems = problemsOf(page);
     try {
-      await page.goto(`${server.url}/console/campaigns/${campaignId}`);
-      await signIn(page, email, PASSWORD);
-      await page.waitForURL((url) => url.pathname === `/console/campaigns/${campaignId}`);
+      await openSignedIn(page, suite.server, email, `/console/campaigns/${campaignId}`);
 
       await page.getByRole('link', { name: 'Findings', exact: true }).click();
       await page.waitForURL((url) => url.pathname === `/console/campaigns/${campaignId}/findings`);

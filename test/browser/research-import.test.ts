@@ -1,9 +1,7 @@
-import type { BrowserContext } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { browserSuite, newOwner, openSignedIn, PASSWORD } from '../support/browser.ts';
 import { campaignWith, newMember, ok, publishTask } from '../support/campaigns.ts';
-import { chromiumInstalled as installed, launchBrowser, problemsOf, signIn } from '../support/chromium.ts';
-import { uniqueEmail } from '../support/factories.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { chromiumInstalled as installed, problemsOf, signIn } from '../support/chromium.ts';
 
 /**
  * Issue 16: the console's import page. Signed in, the owner opens it from the campaign page,
@@ -11,37 +9,20 @@ import { startTestServer, type TestServer } from '../support/test-server.ts';
  * preview; the campaign's agents can read the import.
  */
 
-const PASSWORD = 'correct horse battery staple';
-
 describe.skipIf(!installed)('the import page in Chromium', () => {
-  let server: TestServer;
-  let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    browser = await launchBrowser();
-    context = browser.context;
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const suite = browserSuite();
 
   it('imports a text file for a task, shows its evidence id and opens its preview', async () => {
-    const email = uniqueEmail();
-    await server.app.services.identity.addOwner(email, PASSWORD);
-    const agent = await newMember(server, email);
+    const email = await newOwner(suite.server);
+    const agent = await newMember(suite.server, email);
     const campaignId = await campaignWith(agent, []);
     const taskId = await publishTask(agent, campaignId, { title: 'Check the nest counts' });
 
-    const page = await context.newPage();
+    const page = await suite.context.newPage();
     // A script the CSP blocked, or any error of import.js, shows up here.
     const problems = problemsOf(page);
     try {
-      await page.goto(`${server.url}/console/campaigns/${campaignId}`);
-      await signIn(page, email, PASSWORD);
-      await page.waitForURL((url) => url.pathname === `/console/campaigns/${campaignId}`);
+      await openSignedIn(page, suite.server, email, `/console/campaigns/${campaignId}`);
 
       await page.getByRole('link', { name: 'Import a file' }).click();
       await page.waitForURL((url) => url.pathname === '/console/research/import');
@@ -95,13 +76,12 @@ describe.skipIf(!installed)('the import page in Chromium', () => {
   });
 
   it('says that importing needs JavaScript when its script does not run', async () => {
-    const email = uniqueEmail();
-    await server.app.services.identity.addOwner(email, PASSWORD);
-    const page = await context.newPage();
+    const email = await newOwner(suite.server);
+    const page = await suite.context.newPage();
     // As with scripts off or blocked: the page as the server sent it.
     await page.route('**/console/import.js', (route) => route.abort());
     try {
-      await page.goto(`${server.url}/console/research/import`);
+      await page.goto(`${suite.server.url}/console/research/import`);
       if (new URL(page.url()).pathname !== '/console/research/import') {
         await signIn(page, email, PASSWORD);
         await page.waitForURL((url) => url.pathname === '/console/research/import');

@@ -1,19 +1,16 @@
-import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { browserSuite, newOwner, PASSWORD } from '../support/browser.ts';
 import { campaignWith, conditions, key, newMember, ok } from '../support/campaigns.ts';
 import {
   chromiumInstalled as installed,
-  launchBrowser,
   problemsOf,
   SCREENSHOTS as SHOTS,
   signIn,
 } from '../support/chromium.ts';
-import { callTool, uniqueEmail } from '../support/factories.ts';
+import { callTool } from '../support/factories.ts';
 import { ARTICLE_QUOTE, type FixtureSite, startFixtureSite } from '../support/fixture-site.ts';
 import { balance, credit } from '../support/rewards.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 /**
  * Issue 17 (console): the approval page a release request links to, in a browser. The owner
@@ -22,34 +19,23 @@ import { startTestServer, type TestServer } from '../support/test-server.ts';
  * and the worker's owner holds the reward.
  */
 
-const PASSWORD = 'correct horse battery staple';
-
 describe.skipIf(!installed)('the approval page in Chromium', () => {
   let site: FixtureSite;
-  let server: TestServer;
-  let context: BrowserContext;
-  let browser: Awaited<ReturnType<typeof launchBrowser>>;
-
+  // Registered before browserSuite: the site starts before the server that reads its env, and closes after it.
   beforeAll(async () => {
     site = await startFixtureSite();
-    server = await startTestServer({ env: site.env });
-    browser = await launchBrowser();
-    context = browser.context;
-    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
   });
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
     await site?.close();
   });
+  const suite = browserSuite({ server: () => ({ env: site.env }) });
 
   it('shows the quotes and approves the release', async () => {
-    const email = uniqueEmail();
-    await server.app.services.identity.addOwner(email, PASSWORD);
-    const lead = await newMember(server, email);
-    const worker = await newMember(server);
+    const email = await newOwner(suite.server);
+    const lead = await newMember(suite.server, email);
+    const worker = await newMember(suite.server);
     const campaignId = await campaignWith(lead, [worker]);
-    await credit(server, lead, 'POINTS', 500);
+    await credit(suite.server, lead, 'POINTS', 500);
     const published = await ok(lead, 'task_publish', {
       campaign_id: campaignId,
       title: 'Paid <b>fact</b>',
@@ -77,7 +63,7 @@ describe.skipIf(!installed)('the approval page in Chromium', () => {
     const asked = await ok(worker, 'reward_release', { task_id: taskId, action: 'RELEASE' });
     const approvalPath = `/console/rewards/approvals/${asked.approval_id as string}`;
 
-    const page = await context.newPage();
+    const page = await suite.context.newPage();
     const problems = problemsOf(page);
     try {
       // The approval_url agents pass on: signing in brings the owner back to it.
@@ -99,7 +85,7 @@ describe.skipIf(!installed)('the approval page in Chromium', () => {
       await expect(page.getByRole('status').first().innerText()).resolves.toContain('Approved.');
       await expect(page.getByRole('button', { name: 'Approve', exact: true }).count()).resolves.toBe(0);
       if (SHOTS) await page.screenshot({ path: path.join(SHOTS, 'reward-approved.png'), fullPage: true });
-      expect(await balance(server, worker, 'POINTS')).toBe(200);
+      expect(await balance(suite.server, worker, 'POINTS')).toBe(200);
       expect(problems).toEqual([]);
     } finally {
       await page.close();

@@ -6,6 +6,7 @@ import { campaignWith, key } from '../support/campaigns.ts';
 import { callTool, connectClient } from '../support/factories.ts';
 import { type MatchingMember, matchingMember, openCall } from '../support/matching.ts';
 import { type OwnDatabase, ownDatabase } from '../support/own-database.ts';
+import { ownerApi } from '../support/owner-api.ts';
 import { type Replica, startReplica } from '../support/replicas.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -92,26 +93,8 @@ async function mustAnswer(client: Client, tool: string, args: Record<string, unk
 }
 
 /** The owner API of one replica. */
-async function ownerCall(
-  replica: Replica,
-  token: string,
-  method: 'GET' | 'POST',
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; body: Json }> {
-  const res = await fetch(`${replica.url}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${token}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  return { status: res.status, body: (await res.json()) as Json };
-}
-
 const accept = (replica: Replica, token: string, id: string) =>
-  ownerCall(replica, token, 'POST', `/v1/matching/requests/${id}/decision`, { decision: 'ACCEPT' });
+  ownerApi(replica, token, 'POST', `/v1/matching/requests/${id}/decision`, { decision: 'ACCEPT' });
 
 /** A coordinator (matching on) of a campaign taking applications, and its call, set up in process. */
 async function campaignCalling() {
@@ -231,7 +214,7 @@ describe.skipIf(!url)('matching raced on two replicas', () => {
     // Both owners see one JOINED request on either replica, the campaign owner's decision first.
     for (const replica of [a, b]) {
       for (const token of [coordinator.ownerToken, applicant.ownerToken]) {
-        const seen = await ownerCall(replica, token, 'GET', `/v1/matching/requests/${id}`);
+        const seen = await ownerApi(replica, token, 'GET', `/v1/matching/requests/${id}`);
         expect(seen.status).toBe(200);
         expect(seen.body).toMatchObject({ state: 'JOINED', waiting_for: null, your_turn: false });
         const byCampaignOwner = Date.parse(seen.body.campaign_owner_decided_at);

@@ -355,6 +355,19 @@ describe('one bounded proposal', () => {
       block: true,
     });
     expect(ownBlock.code).toBe('VALIDATION_FAILED');
+    // A requester's ACCEPT with block is out of turn: no "accept without block" is offered to it.
+    const ownAccept = await refused(applicant, 'matching_respond', {
+      matching_request_id: first.matching_request_id,
+      decision: 'ACCEPT',
+      block: true,
+    });
+    expect(ownAccept.code).toBe('MATCHING_NOT_YOUR_TURN');
+    const responderBlock = await refused(coordinator, 'matching_respond', {
+      matching_request_id: first.matching_request_id,
+      decision: 'ACCEPT',
+      block: true,
+    });
+    expect(responderBlock.code).toBe('VALIDATION_FAILED');
     const withdrawn = await ok(applicant, 'matching_respond', {
       matching_request_id: first.matching_request_id,
       decision: 'DECLINE',

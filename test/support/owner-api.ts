@@ -12,7 +12,7 @@ export async function ownerTokenOf(server: TestServer, m: { ownerEmail: string }
 
 /** Calls the owner API with a bearer; answers status and parsed body. */
 export async function ownerApi(
-  server: TestServer,
+  server: { url: string },
   token: string,
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
   path: string,

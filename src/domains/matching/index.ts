@@ -12,8 +12,8 @@ import * as tables from './tables.ts';
 
 export { intentFieldArgs, MAX_INTENT_HOURS } from './intents.ts';
 export { MatchingOwnerService } from './owner-matching.ts';
+export { REQUEST_TTL_HOURS } from './proposals.ts';
 export { PublicIntents } from './public-intents.ts';
-export { REQUEST_TTL_HOURS } from './requests.ts';
 
 /** Matching (docs/matching.md): owner consent, intents, one bounded proposal ending in a campaign join. */
 export const matchingArea = {

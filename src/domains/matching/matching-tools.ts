@@ -7,8 +7,9 @@ import { defineTool, type OperationContext } from '../operations/index.ts';
 import { beginMatchingWrite } from './changes.ts';
 import { intentFieldArgs, listIntents, presentIntent, publishProfile, withdrawProfile } from './intents.ts';
 import { consentMissing, MATCHING_AUDIENCE } from './policy.ts';
+import { proposeInterest } from './proposals.ts';
 import { presentRequest } from './request-view.ts';
-import { listRequests, proposeInterest, requestFor, respond, viewerOf } from './requests.ts';
+import { listRequests, requestFor, respond, viewerOf } from './requests.ts';
 import { REQUEST_STATES } from './states.ts';
 import { watchRequests } from './watch.ts';
 

@@ -1,0 +1,32 @@
+/** One file of a skill package: a relative '/'-separated path and its bytes. */
+export interface PackageFile {
+  path: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * One violation. `path` is the file path ('SKILL.md', 'scripts/x.sh'), `SKILL.md#<field>` for a
+ * frontmatter field, or '' for the package (or archive) as a whole. `rule` is a stable code.
+ */
+export interface Problem {
+  path: string;
+  rule: string;
+  message: string;
+}
+
+/** Limits every package obeys, whether uploaded as files or as a zip. */
+export const PACKAGE_LIMITS = {
+  fileBytes: 1_048_576,
+  packageBytes: 8_388_608,
+  files: 256,
+  pathChars: 240,
+  importBytes: 8_388_608,
+} as const;
+
+export const SKILL_MD = 'SKILL.md';
+
+/** Orders problems by path, then rule, so reports are stable and comparable. */
+export function sortProblems(problems: Problem[]): Problem[] {
+  const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return problems.sort((a, b) => cmp(a.path, b.path) || cmp(a.rule, b.rule));
+}

@@ -2,7 +2,8 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config/config.ts';
-import { type AppServices, AREAS, describeErrors, OPERATIONS } from './domains/catalog.ts';
+import { noCompletionGate } from './domains/campaigns/index.ts';
+import { type AppServices, AREAS, areasOn, describeErrors, operationsFor } from './domains/catalog.ts';
 import { buildDiscovery, SERVER_VERSION, type ToolDoc } from './domains/discovery/index.ts';
 import { noCampaignLinks, noGuestPairing, noStanding } from './domains/identity/index.ts';
 import { type Core, gatherExtensions, OperationRunner, startAreas } from './domains/operations/index.ts';
@@ -49,17 +50,18 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     outbound: buildOutbound(config, logger, `Cairn/${SERVER_VERSION} (+${config.baseUrl}/guide)`),
     parser: new ParserPool({ maxJobs: config.parserJobs, maxWaiting: config.parserQueue }),
     limits: describeLimits(config.publicRateLimitPerMinute, config.mcpRateLimitPerMinute),
-    extensions: gatherExtensions(AREAS, {
+    extensions: gatherExtensions(areasOn(config), {
       callerStanding: noStanding,
       campaignLinks: noCampaignLinks,
       readCoverage: noCampaigns,
       guestPairing: noGuestPairing,
+      completionGate: noCompletionGate,
     }),
   };
   const { services, workers } = await startAreas<AppServices>(AREAS, core);
 
   const metrics = new Metrics(database);
-  const runner = new OperationRunner(OPERATIONS, database, clock, services, {
+  const runner = new OperationRunner(operationsFor(config), database, clock, services, {
     onInternalError: (err, requestId, operation) =>
       logger.error({ err: loggableError(err), requestId, operation }, 'operation failed'),
     onUnavailable: (err, requestId, operation) =>

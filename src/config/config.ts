@@ -66,6 +66,8 @@ const envSchema = z.object({
   CAIRN_FETCH_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(20),
   CAIRN_REDIS_URL: url(['redis:', 'rediss:']).optional(),
   CAIRN_OPEN_SIGNUP: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
+  // Skills (docs/skills.md): on by default, so the quick start shows them; off hides the tools.
+  CAIRN_SKILLS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
   CAIRN_PARSER_JOBS: z.coerce.number().int().min(1).max(16).default(2),
   // A percentage with at most two decimals, taken at funding on top of a task's reward (docs/rewards.md).
   CAIRN_PLATFORM_FEE_PCT: z.coerce
@@ -190,6 +192,8 @@ export interface Config {
   redisUrl: string | undefined;
   /** Whether anyone may create a console account; otherwise only the first owner may sign up. */
   openSignup: boolean;
+  /** Whether the skills area is on (CAIRN_SKILLS). */
+  skills: boolean;
   /** Parser and OCR jobs run at once per process (SPEC: two per web worker). */
   parserJobs: number;
   /** Jobs that may wait for a parser thread; past them reads get DEGRADED_MODE. */
@@ -283,6 +287,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? Number(e.CAIRN_TRUST_PROXY)
       : e.CAIRN_TRUST_PROXY === 'true',
     openSignup: e.CAIRN_OPEN_SIGNUP === 'true',
+    skills: e.CAIRN_SKILLS === 'on',
     redisUrl: e.CAIRN_REDIS_URL,
     parserJobs: e.CAIRN_PARSER_JOBS,
     platformFeePct: e.CAIRN_PLATFORM_FEE_PCT,

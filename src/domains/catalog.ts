@@ -1,5 +1,6 @@
 import { is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
+import type { Config } from '../config/config.ts';
 import { describeErrorCatalog } from '../kernel/errors.ts';
 import type { Schema } from '../storage/database.ts';
 import * as serverTables from '../storage/tables.ts';
@@ -8,9 +9,10 @@ import { capabilitiesArea } from './capabilities/index.ts';
 import { fundsArea } from './funds/index.ts';
 import { identityArea } from './identity/index.ts';
 import { matchingArea } from './matching/index.ts';
-import type { Operation, ServicesOf } from './operations/index.ts';
+import type { Area, Operation, ServicesOf } from './operations/index.ts';
 import * as operationTables from './operations/tables.ts';
 import { readingArea } from './reading/index.ts';
+import { skillsArea } from './skills/index.ts';
 
 /**
  * The catalogue: every area Cairn is made of, and the order their tools and error codes are
@@ -25,6 +27,7 @@ export const AREAS = [
   fundsArea,
   campaignsArea,
   matchingArea,
+  skillsArea,
 ] as const;
 
 /** The services operations reach through their context, and transports through the app. */
@@ -86,6 +89,27 @@ export function orderOperations(areas: typeof AREAS): Array<Operation<AppService
 
 /** Every operation Cairn offers, in SPEC's order. */
 export const OPERATIONS = orderOperations(AREAS);
+
+/** The areas this deployment has on: one switched off plugs nothing into the others (extensions). */
+export function areasOn(config: Config): ReadonlyArray<Area> {
+  return (AREAS as ReadonlyArray<Area>).filter((area) => !area.switchedOff?.(config));
+}
+
+/**
+ * The operations as this deployment offers them: those of an area it switched off (CAIRN_SKILLS)
+ * stay listed, so capabilities_describe can say why, but no caller sees or calls them.
+ */
+export function operationsFor(config: Config): Array<Operation<AppServices>> {
+  const off = new Map<string, string>();
+  for (const area of AREAS as ReadonlyArray<Area>) {
+    const why = area.switchedOff?.(config);
+    if (why) for (const op of area.operations) off.set(op.name, why);
+  }
+  return OPERATIONS.map((op) => {
+    const why = off.get(op.name);
+    return why ? { ...op, visibility: () => ({ visible: false, why }) } : op;
+  });
+}
 
 /** Every table: the drizzle schema the database handle is opened with. */
 export const TABLES = Object.fromEntries(

@@ -36,7 +36,15 @@ export type IdPrefix =
   | 'mar'
   | 'pen'
   | 'mint'
-  | 'mreq';
+  | 'mreq'
+  | 'skl'
+  | 'sdr'
+  | 'skv'
+  | 'sgr'
+  | 'csk'
+  | 'tsk'
+  | 'sur'
+  | 'sev';
 
 const nextUlid = monotonicFactory();
 

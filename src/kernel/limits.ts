@@ -74,6 +74,20 @@ export const LIMITS = {
     idChars: 96,
   },
   arenaReports: { min: 1, max: 50, default: 25 },
+  /** Cairn's own bounds on skill packages (docs/skills.md). */
+  skillPackage: {
+    fileBytes: 1_048_576,
+    packageBytes: 8_388_608,
+    files: 256,
+    importBytes: 8_388_608,
+    descriptionChars: 1_024,
+    tags: 10,
+    tagChars: 40,
+    purposeChars: 500,
+    noteChars: 2_000,
+  },
+  /** skill_file_bytes_get windows: base64 of the largest stays within the 60,000-character window. */
+  skillFileBytesWindow: { min: 150, max: 45_000, default: 9_000 },
   /** Cairn's own bounds on its foundation surface (SPEC leaves them to us). */
   projectKeyDays: { default: 30, min: 1, max: 365 },
   bootstrapDays: { default: 7, min: 1, max: 30 },
@@ -268,6 +282,27 @@ export function describeLimits(
         context_chars: L.skillsList.contextChars,
         path_chars: L.skillsList.pathChars,
         id_chars: L.skillsList.idChars,
+      },
+    },
+    {
+      area: 'Skill packages',
+      limit: `files up to ${L.skillPackage.fileBytes} bytes; packages up to ${L.skillPackage.packageBytes} bytes and ${L.skillPackage.files} files; zip imports up to ${L.skillPackage.importBytes} bytes (decompressed bytes are counted, not the archive's claims); paths up to 240 characters`,
+      values: {
+        file_bytes: L.skillPackage.fileBytes,
+        package_bytes: L.skillPackage.packageBytes,
+        files: L.skillPackage.files,
+        import_bytes: L.skillPackage.importBytes,
+        tags: L.skillPackage.tags,
+        tag_chars: L.skillPackage.tagChars,
+      },
+    },
+    {
+      area: 'skill_file_bytes_get window',
+      limit: `max_bytes ${L.skillFileBytesWindow.min}-${L.skillFileBytesWindow.max}, default ${L.skillFileBytesWindow.default} (base64 in the answer)`,
+      values: {
+        min: L.skillFileBytesWindow.min,
+        max: L.skillFileBytesWindow.max,
+        default: L.skillFileBytesWindow.default,
       },
     },
     {

@@ -57,8 +57,18 @@ export { CampaignOwnerService } from './owner-campaigns.ts';
 export { RewardOwnerService } from './rewards/owner-rewards.ts';
 export { rewardArgs, rewardOf } from './rewards/reward-terms.ts';
 export type { CampaignDeps, CampaignServices } from './services.ts';
+export {
+  activeRole,
+  type CampaignActor,
+  campaignForSkills,
+  recordCampaignSkillEvent,
+  type SkillsCampaign,
+  type SkillsTask,
+  taskForSkills,
+} from './skills-link.ts';
 export { sweepExpiredLeases } from './tasks/lease-sweeper.ts';
 export { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
+export { type CompletionGate, noCompletionGate } from './types.ts';
 
 import { NotifyWaiter } from '../../storage/notify-waiter.ts';
 import { BoardService } from './boards/owner-boards.ts';
@@ -131,7 +141,7 @@ export const campaignsArea = {
     campaignGraphTool,
   ],
   extensions: { callerStanding: standingColumn, campaignLinks, readCoverage: campaignCoverage },
-  start({ database, clock, secret, parser, logger, config }) {
+  start({ database, clock, secret, parser, logger, config, extensions }) {
     // This process's ledger wake-ups (one LISTEN), for events_watch.
     const ledger = new LedgerWaiter(database);
     // This process's mailbox wake-ups (one LISTEN), for campaign_mail_wait.
@@ -162,6 +172,7 @@ export const campaignsArea = {
           feePct: config.platformFeePct,
           mailDomain: config.mail.domain,
           mailWaiter,
+          completionGate: extensions.completionGate,
         },
         campaigns: new CampaignOwnerService(database, clock, ledger),
         ownerFindings: new FindingOwnerService(database, secret, clock),

@@ -6,6 +6,7 @@ import type { OperationContext } from '../operations/index.ts';
 import type { ImportService, ReadingService } from '../reading/index.ts';
 import type { LedgerFeed } from './ledger/ledger-feed.ts';
 import type { LedgerWaiter } from './ledger/ledger-waiter.ts';
+import type { CompletionGate } from './types.ts';
 
 /** What the campaigns area needs from the composition root. */
 export interface CampaignDeps {
@@ -27,6 +28,8 @@ export interface CampaignDeps {
   mailDomain: string;
   /** This process's mailbox wake-ups (one LISTEN), for campaign_mail_wait. */
   mailWaiter: NotifyWaiter;
+  /** Checks other areas add before a submission is taken (Extensions.completionGate). */
+  completionGate: CompletionGate;
 }
 
 /**

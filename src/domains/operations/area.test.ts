@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { noCompletionGate } from '../campaigns/types.ts';
 import { noCampaignLinks, noGuestPairing, noStanding } from '../identity/index.ts';
 import { noCampaigns } from '../reading/index.ts';
 import { type Area, type Core, gatherExtensions, startAreas } from './area.ts';
@@ -16,6 +17,7 @@ const defaults = {
   campaignLinks: noCampaignLinks,
   readCoverage: noCampaigns,
   guestPairing: noGuestPairing,
+  completionGate: noCompletionGate,
 };
 
 describe('the area contract', () => {
@@ -38,6 +40,7 @@ describe('the area contract', () => {
       campaignLinks: noCampaignLinks,
       readCoverage: coverage,
       guestPairing: noGuestPairing,
+      completionGate: noCompletionGate,
     });
     expect(() =>
       gatherExtensions(

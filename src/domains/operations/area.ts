@@ -5,6 +5,7 @@ import type { PublishedLimit } from '../../kernel/limits.ts';
 import type { Outbound } from '../../net/outbound.ts';
 import type { ParserPool } from '../../parsing/index.ts';
 import type { Database, Schema } from '../../storage/database.ts';
+import type { CompletionGate } from '../campaigns/types.ts';
 import type { CampaignLinks, GuestPairing, StandingColumn } from '../identity/types.ts';
 import type { ReadCoverage } from '../reading/types.ts';
 import type { Operation } from './operation.ts';
@@ -47,6 +48,8 @@ export interface Extensions {
   readCoverage: ReadCoverage;
   /** Whether a matching request takes a guest identity, and the guest's join (identity's pairing). */
   guestPairing: GuestPairing;
+  /** A check before a submission is taken (skills: attached skills read first) (campaigns). */
+  completionGate: CompletionGate;
 }
 
 /** Something an area runs in the background, on every replica. */
@@ -76,6 +79,11 @@ export interface Area<S extends object = object> {
   operations: ReadonlyArray<Operation<any>>;
   /** What it plugs into other areas. */
   extensions?: Partial<Extensions>;
+  /**
+   * Why this deployment turned the area off (its tools stay in the catalogue, hidden from every
+   * caller with this reason), or null when it is on.
+   */
+  switchedOff?(config: Config): string | null;
   start(core: Core): Started<S> | Promise<Started<S>>;
 }
 

@@ -18,6 +18,7 @@ import type {
 } from '../../domains/identity/index.ts';
 import type { MatchingOwnerService } from '../../domains/matching/index.ts';
 import type { ImportService, OwnerEvidence } from '../../domains/reading/index.ts';
+import type { SkillGrantOwnerService, SkillOwnerService } from '../../domains/skills/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { Csrf, PRE_SESSION_MAX_MS } from './csrf.ts';
 import type { SafeHtml } from './html.ts';
@@ -42,6 +43,10 @@ export interface ConsoleDeps {
   boards: BoardService;
   /** Matching: consent per identity, campaigns' calls for applications, the owners' decisions. */
   matching: MatchingOwnerService;
+  /** Skills: drafts, versions, imports and downloads of the owner's account. */
+  skills: SkillOwnerService;
+  /** Grants of the owner's skill versions. */
+  skillGrants: SkillGrantOwnerService;
   /** Release requests to decide, tasks to fund or cancel. */
   ownerRewards: RewardOwnerService;
   /** The platform fee in percent (CAIRN_PLATFORM_FEE_PCT): a reward published from the console carries it. */

@@ -15,6 +15,7 @@ import { researchApiRoutes } from './research-api-routes.ts';
 import { researchFindingRoutes } from './research-findings-routes.ts';
 import { researchReportRoutes } from './research-report-routes.ts';
 import { rewardsApiRoutes } from './rewards-api-routes.ts';
+import { skillApiRoutes } from './skill-api-routes.ts';
 
 const tags = ['oauth'];
 const id = z.string().min(1).max(100);
@@ -41,6 +42,11 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   api.addHook('onRequest', async (req, reply) => {
     reply.header('cache-control', 'no-store');
     const authorization = req.headers.authorization;
+    // A skill download_url carries an identity's signed ticket instead of a session: the route
+    // checks the ticket and the identity's access itself (domains/skills/download-ticket.ts).
+    const ticket = (req.query as Record<string, unknown> | undefined)?.ticket;
+    if (authorization === undefined && req.routeOptions.config.ticketAuth && typeof ticket === 'string')
+      return;
     if (authorization !== undefined) {
       // An owner API token (cd_own_) stands for its owner. A bearer is never sent by a browser on
       // its own, so these requests need no CSRF protection; the JSON-only rule below still holds.
@@ -158,4 +164,5 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   await mailApiRoutes(api, ctx, owner);
   await boardApiRoutes(api, ctx, owner);
   await matchingApiRoutes(api, ctx, owner);
+  await skillApiRoutes(api, ctx, owner);
 }

@@ -173,6 +173,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     mail: services.mail,
     boards: services.boards,
     matching: services.matching,
+    skills: services.skills,
+    skillGrants: services.skillGrants,
     feePct: config.platformFeePct,
     operators: {
       isOperator: (ownerId) => services.identity.isOperator(ownerId, config.operatorEmails),

@@ -55,7 +55,12 @@ export const publicTaskWork = defineTool({
   handler: async (ctx: CampaignCtx, input) =>
     workOnEntry(
       ctx.ex,
-      { reading: ctx.services.reading, secret: ctx.services.campaignDeps.secret, clock: ctx.clock },
+      {
+        reading: ctx.services.reading,
+        secret: ctx.services.campaignDeps.secret,
+        clock: ctx.clock,
+        completionGate: ctx.services.campaignDeps.completionGate,
+      },
       ctx.caller,
       { publicEntryId: input.publicEntryId, action: input.action, arguments: input.arguments },
     ),

@@ -9,6 +9,7 @@ import { type ReadingService, windowOf } from '../../reading/index.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { campaignEvidence, tasks } from '../tables.ts';
 import { heartbeatAs, type RELEASE_REASONS, releaseAs } from '../tasks/task-claims.ts';
+import type { CompletionGate } from '../types.ts';
 import { submitAs } from '../verification/completion.ts';
 import { ENTRY_ACTIONS, type EntryAction, type EntryStanding, endEntry, liveEntry } from './pickup.ts';
 import { CHILD_ARGS, WHAT } from './pickup-actions.ts';
@@ -20,7 +21,7 @@ import { CHILD_ARGS, WHAT } from './pickup-actions.ts';
 
 export async function workOnEntry(
   ex: Executor,
-  deps: { reading: ReadingService; secret: string; clock: Clock },
+  deps: { reading: ReadingService; secret: string; clock: Clock; completionGate: CompletionGate },
   caller: Caller,
   input: { publicEntryId: string; action: string; arguments: Record<string, unknown> },
 ) {
@@ -277,7 +278,7 @@ async function evidenceOfTask(
 
 async function complete(
   ex: Executor,
-  deps: { reading: ReadingService; clock: Clock },
+  deps: { reading: ReadingService; clock: Clock; completionGate: CompletionGate },
   caller: Caller,
   standing: EntryStanding,
   args: Record<string, unknown>,
@@ -322,7 +323,7 @@ async function complete(
         summary: args.summary as string,
       },
       deps.clock,
-      { paidRule: 'TASK_EVIDENCE' },
+      { paidRule: 'TASK_EVIDENCE', gate: deps.completionGate },
     );
   } catch (err) {
     // The member's advice (read under the lease) is not open to a public taker.

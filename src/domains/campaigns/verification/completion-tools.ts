@@ -33,7 +33,14 @@ const taskComplete = campaignTool({
   },
   mutates: true,
   handler: async (ctx, input) => {
-    const submitted = await completeTask(ctx.ex, ctx.services.reading, ctx.caller, input, ctx.clock);
+    const submitted = await completeTask(
+      ctx.ex,
+      ctx.services.reading,
+      ctx.caller,
+      input,
+      ctx.clock,
+      ctx.services.campaignDeps.completionGate,
+    );
     const paid = 'paid_quotes' in submitted;
     return { ...submitted, next_steps: afterSubmit(submitted, input.leaseId, paid) };
   },

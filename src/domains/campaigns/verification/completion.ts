@@ -16,6 +16,7 @@ import { requireCurrentLease, requireLeaseHeld } from '../tasks/leases.ts';
 import { taskForMember } from '../tasks/task-access.ts';
 import { isFunded } from '../tasks/task-reads.ts';
 import { recordHistory, type TaskRow } from '../tasks/task-repo.ts';
+import type { CompletionGate } from '../types.ts';
 import { type Verification, verifySummary } from './source-checks.ts';
 
 /**
@@ -85,13 +86,14 @@ export async function completeTask(
   caller: Caller,
   input: Completion,
   clock: Clock,
+  gate: CompletionGate,
 ) {
   // Membership first (a task of another campaign is NOT_FOUND).
   const { member, task } = await taskForMember(ex, caller, input.taskId, {
     forChange: true,
     campaignId: input.campaignId,
   });
-  return submitAs(ex, reading, caller, member, task, input, clock, { paidRule: 'OWN_READS' });
+  return submitAs(ex, reading, caller, member, task, input, clock, { paidRule: 'OWN_READS', gate });
 }
 
 /**
@@ -109,13 +111,15 @@ export async function submitAs(
   seen: TaskRow,
   input: Completion,
   clock: Clock,
-  opts: { paidRule: 'OWN_READS' | 'TASK_EVIDENCE' },
+  opts: { paidRule: 'OWN_READS' | 'TASK_EVIDENCE'; gate: CompletionGate },
 ) {
   const me = caller.agent.id;
   const started = clock.now();
   // The lease checked without a lock: the checks below can take a while and must not hold the
   // task row meanwhile.
   await requireLeaseHeld(ex, me, input.taskId, input.leaseId, started);
+  // Other areas' checks (skills read first) before the source checks, which may take a while.
+  await opts.gate(ex, { taskId: input.taskId, leaseId: input.leaseId, agentId: me, now: started });
   const evidenceIds = [...new Set(input.evidenceIds)];
   const checked = await verifySummary(
     ex,

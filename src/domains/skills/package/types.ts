@@ -1,3 +1,5 @@
+import { LIMITS } from '../../../kernel/limits.ts';
+
 /** One file of a skill package: a relative '/'-separated path and its bytes. */
 export interface PackageFile {
   path: string;
@@ -16,11 +18,11 @@ export interface Problem {
 
 /** Limits every package obeys, whether uploaded as files or as a zip. */
 export const PACKAGE_LIMITS = {
-  fileBytes: 1_048_576,
-  packageBytes: 8_388_608,
-  files: 256,
-  pathChars: 240,
-  importBytes: 8_388_608,
+  fileBytes: LIMITS.skillPackage.fileBytes,
+  packageBytes: LIMITS.skillPackage.packageBytes,
+  files: LIMITS.skillPackage.files,
+  pathChars: LIMITS.skillsList.pathChars,
+  importBytes: LIMITS.skillPackage.importBytes,
 } as const;
 
 export const SKILL_MD = 'SKILL.md';

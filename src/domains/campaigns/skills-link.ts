@@ -1,0 +1,103 @@
+import { and, eq } from 'drizzle-orm';
+import type { Executor } from '../../storage/database.ts';
+import { type Actor, appendEvent } from './ledger/ledger.ts';
+import { campaignMembers, campaigns, tasks } from './tables.ts';
+import { liveLeaseOf } from './tasks/leases.ts';
+
+/**
+ * What skills (domains/skills) needs of campaigns, through this area's index: who stands where
+ * in a campaign, a task with its live lease, and the ledger event a library or attachment change
+ * writes in its own transaction.
+ */
+
+export interface SkillsCampaign {
+  id: string;
+  ownerId: string;
+  title: string;
+  open: boolean;
+}
+
+/** The campaign, or null when there is none. */
+export async function campaignForSkills(ex: Executor, campaignId: string): Promise<SkillsCampaign | null> {
+  const [row] = await ex
+    .select({
+      id: campaigns.id,
+      ownerId: campaigns.ownerId,
+      title: campaigns.title,
+      status: campaigns.status,
+    })
+    .from(campaigns)
+    .where(eq(campaigns.id, campaignId));
+  return row ? { id: row.id, ownerId: row.ownerId, title: row.title, open: row.status === 'ACTIVE' } : null;
+}
+
+/** The identity's active role in the campaign, or null when it is not an active member. */
+export async function activeRole(
+  ex: Executor,
+  campaignId: string,
+  agentId: string,
+): Promise<'COORDINATOR' | 'PARTICIPANT' | null> {
+  const [row] = await ex
+    .select({ role: campaignMembers.role })
+    .from(campaignMembers)
+    .where(
+      and(
+        eq(campaignMembers.campaignId, campaignId),
+        eq(campaignMembers.agentId, agentId),
+        eq(campaignMembers.status, 'ACTIVE'),
+      ),
+    );
+  return row?.role ?? null;
+}
+
+export interface SkillsTask {
+  id: string;
+  campaignId: string;
+  ownerId: string;
+  createdBy: string;
+  title: string;
+  objective: string;
+  acceptance: string;
+  conditions: Record<string, unknown>;
+  status: string;
+  /** The open lease whose deadline is still ahead, whoever holds it. */
+  lease: { id: string; agentId: string; executionDeadline: Date } | null;
+}
+
+/** The task with its campaign's owner and live lease, or null when there is none. */
+export async function taskForSkills(ex: Executor, taskId: string, now: Date): Promise<SkillsTask | null> {
+  const [row] = await ex
+    .select({ task: tasks, ownerId: campaigns.ownerId })
+    .from(tasks)
+    .innerJoin(campaigns, eq(campaigns.id, tasks.campaignId))
+    .where(eq(tasks.id, taskId));
+  if (!row) return null;
+  const lease = await liveLeaseOf(ex, taskId, now);
+  const t = row.task;
+  return {
+    id: t.id,
+    campaignId: t.campaignId,
+    ownerId: row.ownerId,
+    createdBy: t.createdBy,
+    title: t.title,
+    objective: t.objective,
+    acceptance: t.acceptance,
+    conditions: t.conditions,
+    status: t.status,
+    lease: lease
+      ? { id: lease.id, agentId: lease.agentId, executionDeadline: lease.executionDeadline }
+      : null,
+  };
+}
+
+export type CampaignActor = Actor;
+
+/** Appends a skills event to the campaign's ledger, last in the caller's transaction. */
+export async function recordCampaignSkillEvent(
+  ex: Executor,
+  campaignId: string,
+  event: { kind: string; actor: Actor; taskId?: string | null; payload: Record<string, unknown> },
+  now: Date,
+): Promise<void> {
+  await appendEvent(ex, campaignId, event, now);
+}

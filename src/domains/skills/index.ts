@@ -1,0 +1,46 @@
+import type { Area } from '../operations/index.ts';
+import { skillsCompletionGate } from './completion-gate.ts';
+import { draftTools } from './draft-tools.ts';
+import { SKILL_ERRORS } from './errors.ts';
+import { SkillGrantOwnerService } from './owner-grants.ts';
+import { SkillOwnerService } from './owner-skills.ts';
+import * as tables from './tables.ts';
+import { skillFileBytesGet, skillFileGet, skillGet, skillList, skillPackageGet } from './version-tools.ts';
+
+export { SCOPES } from './context.ts';
+export { SkillGrantOwnerService } from './owner-grants.ts';
+export { SkillOwnerService } from './owner-skills.ts';
+
+/** Why a deployment with CAIRN_SKILLS=off offers no skill tools. */
+export const SKILLS_OFF =
+  'This deployment turned skills off (CAIRN_SKILLS=off); the operator can turn them on.';
+
+/**
+ * Skills (docs/skills.md): Agent Skills packages written as private drafts, published as
+ * immutable versions, shared by grant, a campaign's library or a task's attachments, and read
+ * under an explicit context.
+ */
+export const skillsArea = {
+  name: 'skills',
+  tables,
+  errors: SKILL_ERRORS,
+  operations: [skillList, skillGet, skillFileGet, skillFileBytesGet, skillPackageGet, ...draftTools],
+  switchedOff: (config) => (config.skills ? null : SKILLS_OFF),
+  extensions: { completionGate: skillsCompletionGate },
+  start({ database, clock, secret, config }) {
+    const skills = new SkillOwnerService(database, clock, secret, config.skills);
+    const requireOn = () => skills.requireOn();
+    return {
+      services: {
+        skillsDeps: { secret, baseUrl: config.baseUrl },
+        skills,
+        skillGrants: new SkillGrantOwnerService(database, clock, secret, requireOn),
+      },
+    };
+  },
+} satisfies Area;
+
+type OwnTables = typeof tables;
+declare module '../../storage/tables.ts' {
+  interface Tables extends OwnTables {}
+}

@@ -1,0 +1,115 @@
+import { and, desc, eq, ilike, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import { openCursor, signCursor } from '../../kernel/cursor.ts';
+import { DomainError } from '../../kernel/errors.ts';
+import type { Executor } from '../../storage/database.ts';
+import { type Actor, inCampaign, ownVersionsSql, taskStanding, type VersionRow } from './access.ts';
+import { contextString, type SkillContext } from './context.ts';
+import { campaignSkills, skills, skillVersions, taskSkills } from './tables.ts';
+
+/**
+ * skill_list and GET /v1/skills: the versions a context gives the caller, filtered and cut into
+ * pages in SQL, newest first, with a cursor bound to the caller, the context and the filters.
+ */
+
+export interface ListFilters {
+  q?: string | undefined;
+  status?: 'AVAILABLE' | 'BLOCKED' | undefined;
+  authorId?: string | undefined;
+  compatibility?: string | undefined;
+  lifecycleStatus?: 'ACTIVE' | 'ARCHIVED' | undefined;
+  tags?: string[] | undefined;
+  limit: number;
+  cursor?: string | undefined;
+}
+
+const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+export async function listVersions(
+  ex: Executor,
+  secret: string,
+  actor: Actor,
+  context: SkillContext,
+  filters: ListFilters,
+  now: Date,
+): Promise<{ rows: Array<VersionRow & { lifecycleStatus: string }>; next_cursor: string | null }> {
+  const where: SQL[] = [await scopeSql(ex, actor, context, now)];
+  if (filters.q) {
+    const q = like(filters.q);
+    const match = or(ilike(skillVersions.name, q), ilike(skillVersions.description, q));
+    if (match) where.push(match);
+  }
+  if (filters.status) where.push(eq(skillVersions.status, filters.status));
+  if (filters.authorId) where.push(eq(skillVersions.authorAgentId, filters.authorId));
+  if (filters.compatibility) where.push(ilike(skillVersions.compatibility, like(filters.compatibility)));
+  if (filters.lifecycleStatus) where.push(eq(skills.lifecycleStatus, filters.lifecycleStatus));
+  if (filters.tags && filters.tags.length > 0) {
+    where.push(sql`${skillVersions.tags} @> ${JSON.stringify(filters.tags)}::jsonb`);
+  }
+  const binding = JSON.stringify([
+    'skills',
+    actor.ownerId,
+    actor.agentId,
+    contextString(context),
+    filters.q ?? null,
+    filters.status ?? null,
+    filters.authorId ?? null,
+    filters.compatibility ?? null,
+    filters.lifecycleStatus ?? null,
+    filters.tags ?? null,
+  ]);
+  if (filters.cursor) {
+    const { id } = openCursor<{ id: string }>(secret, binding, filters.cursor);
+    where.push(lt(skillVersions.id, String(id)));
+  }
+  const rows = await ex
+    .select({ version: skillVersions, lifecycleStatus: skills.lifecycleStatus })
+    .from(skillVersions)
+    .innerJoin(skills, eq(skills.id, skillVersions.skillId))
+    .where(and(...where))
+    .orderBy(desc(skillVersions.id))
+    .limit(filters.limit + 1);
+  const shown = rows
+    .slice(0, filters.limit)
+    .map((r) => ({ ...r.version, lifecycleStatus: r.lifecycleStatus }));
+  const last = shown.at(-1);
+  return {
+    rows: shown,
+    next_cursor: rows.length > filters.limit && last ? signCursor(secret, binding, { id: last.id }) : null,
+  };
+}
+
+/** The versions a context gives the actor, as one SQL condition; a context it has no standing in is refused. */
+async function scopeSql(ex: Executor, actor: Actor, context: SkillContext, now: Date): Promise<SQL> {
+  switch (context.scope) {
+    case 'OWN':
+      return ownVersionsSql(actor);
+    case 'CAMPAIGN':
+      if (!(await inCampaign(ex, actor, context.campaign_id))) throw noStanding(context);
+      return sql`exists (select 1 from ${campaignSkills} where ${campaignSkills.versionId} = ${skillVersions.id}
+        and ${campaignSkills.campaignId} = ${context.campaign_id} and ${campaignSkills.state} = 'ACCEPTED')`;
+    case 'TASK':
+      if ((await taskStanding(ex, actor, context.task_id, now)) === false) throw noStanding(context);
+      return sql`exists (select 1 from ${taskSkills} where ${taskSkills.versionId} = ${skillVersions.id}
+        and ${taskSkills.taskId} = ${context.task_id} and ${isNull(taskSkills.detachedAt)})`;
+    default:
+      throw noStanding(context);
+  }
+}
+
+function noStanding(context: SkillContext): DomainError {
+  const why =
+    context.scope === 'CAMPAIGN'
+      ? 'you are not an active member of that campaign (nor its owner)'
+      : context.scope === 'TASK'
+        ? 'you do not hold that task’s current lease (nor own its campaign)'
+        : 'no Arena run or review on this deployment gives access to skills';
+  return new DomainError(
+    'SKILL_CONTEXT_DENIED',
+    `The context ${contextString(context)} gives you no skills: ${why}.`,
+    { context },
+    {
+      next: 'List your own and granted versions with skill_list(context: "{\\"scope\\":\\"OWN\\"}").',
+      alternatives: [{ tool: 'skill_list', action: 'List with context {"scope":"OWN"}.' }],
+    },
+  );
+}

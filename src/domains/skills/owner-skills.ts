@@ -1,0 +1,353 @@
+import { and, desc, eq, ilike, lt, or, type SQL } from 'drizzle-orm';
+import type { Clock } from '../../kernel/clock.ts';
+import { openCursor, signCursor } from '../../kernel/cursor.ts';
+import { DomainError } from '../../kernel/errors.ts';
+import { LIMITS } from '../../kernel/limits.ts';
+import type { Database } from '../../storage/database.ts';
+import { findAgent } from '../identity/index.ts';
+import { windowOf } from '../reading/index.ts';
+import { type Actor, reachVersion } from './access.ts';
+import { parseContext, SCOPES, type SkillContext } from './context.ts';
+import { openTicket } from './download-ticket.ts';
+import {
+  createDraft,
+  draftFileList,
+  draftOf,
+  putFile,
+  readDraftFile,
+  removeFile,
+  updateDraft,
+  validateDraft,
+} from './drafts.ts';
+import { importZip } from './imports.ts';
+import { type ListFilters, listVersions } from './listing.ts';
+import { PACKAGE_LIMITS } from './package/index.ts';
+import { flaggedText, presentVersion, UNTRUSTED_NOTE } from './present.ts';
+import { publishVersion } from './publish.ts';
+import { readPackage, readTextWindow, readWholeFile, versionFiles } from './reads.ts';
+import { skillDrafts } from './tables.ts';
+
+/**
+ * Skills for owners (the `/v1/skills…` owner API and the console): the owner acts for its account,
+ * so it sees and edits every draft of its identities, and its own versions under context OWN.
+ * Routes answer SKILLS_DISABLED when the deployment has skills off.
+ */
+export class SkillOwnerService {
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly secret: string,
+    readonly enabled: boolean,
+  ) {}
+
+  /** Refuses every skills operation of a deployment with skills off. */
+  requireOn(): void {
+    if (!this.enabled) {
+      throw new DomainError(
+        'SKILLS_DISABLED',
+        'This deployment turned skills off (CAIRN_SKILLS=off).',
+        {},
+        {
+          next: 'Ask the operator to set CAIRN_SKILLS=on; GET /v1/skills/capabilities says what this deployment allows.',
+        },
+      );
+    }
+  }
+
+  /** What this deployment allows: answered whether skills are on or off. */
+  capabilities() {
+    return {
+      enabled: this.enabled,
+      ...(this.enabled ? {} : { why: 'CAIRN_SKILLS=off on this deployment.' }),
+      format: {
+        name: 'Agent Skills',
+        root_file: 'SKILL.md',
+        frontmatter: ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'],
+        folders: ['scripts/', 'references/', 'assets/'],
+        imports: ['application/zip (as data_base64)'],
+        download: 'application/zip, deterministic (same version, same bytes and package_sha256)',
+      },
+      contexts: SCOPES,
+      deliveries: ['RECOMMENDED', 'REQUIRED', 'READ_BEFORE_COMPLETION'],
+      usage_outcomes: ['APPLIED', 'NOT_NEEDED', 'INCOMPATIBLE', 'DECLINED'],
+      limits: {
+        file_bytes: PACKAGE_LIMITS.fileBytes,
+        package_bytes: PACKAGE_LIMITS.packageBytes,
+        files: PACKAGE_LIMITS.files,
+        import_bytes: PACKAGE_LIMITS.importBytes,
+        path_chars: LIMITS.skillsList.pathChars,
+        window_chars: LIMITS.readWindow,
+        list: {
+          min: LIMITS.skillsList.minLimit,
+          max: LIMITS.skillsList.maxLimit,
+          default: LIMITS.skillsList.defaultLimit,
+        },
+      },
+    };
+  }
+
+  private actor(ownerId: string): Actor {
+    return { ownerId, agentId: null };
+  }
+
+  async list(ownerId: string, context: string | undefined, filters: ListFilters) {
+    this.requireOn();
+    const ctx = parseContext(context, { scope: 'OWN' });
+    const page = await listVersions(
+      this.database.db,
+      this.secret,
+      this.actor(ownerId),
+      ctx,
+      filters,
+      this.clock.now(),
+    );
+    return {
+      context: ctx,
+      versions: page.rows.map((r) => presentVersion(r, { lifecycleStatus: r.lifecycleStatus })),
+      next_cursor: page.next_cursor,
+    };
+  }
+
+  async listDrafts(
+    ownerId: string,
+    q: { q?: string | undefined; limit: number; cursor?: string | undefined },
+  ) {
+    this.requireOn();
+    const where: SQL[] = [eq(skillDrafts.ownerId, ownerId)];
+    if (q.q) {
+      const like = `%${q.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      const match = or(ilike(skillDrafts.name, like), ilike(skillDrafts.description, like));
+      if (match) where.push(match);
+    }
+    const binding = JSON.stringify(['skill-drafts', ownerId, q.q ?? null]);
+    if (q.cursor)
+      where.push(lt(skillDrafts.id, String(openCursor<{ id: string }>(this.secret, binding, q.cursor).id)));
+    const rows = await this.database.db
+      .select()
+      .from(skillDrafts)
+      .where(and(...where))
+      .orderBy(desc(skillDrafts.id))
+      .limit(q.limit + 1);
+    const shown = rows.slice(0, q.limit);
+    const last = shown.at(-1);
+    return {
+      drafts: shown.map((d) => ({
+        draft_id: d.id,
+        skill_id: d.skillId,
+        name: d.name,
+        description: d.description,
+        tags: d.tags,
+        revision: d.revision,
+        author_id: d.authorAgentId,
+        updated_at: d.updatedAt.toISOString(),
+      })),
+      next_cursor: rows.length > q.limit && last ? signCursor(this.secret, binding, { id: last.id }) : null,
+    };
+  }
+
+  async createDraft(
+    ownerId: string,
+    body: { name: string; description?: string | undefined; tags?: string[] | undefined },
+  ) {
+    this.requireOn();
+    const draft = await this.database.transaction((tx) =>
+      createDraft(tx, this.actor(ownerId), body, this.clock.now()),
+    );
+    return this.getDraft(ownerId, draft.id);
+  }
+
+  async getDraft(ownerId: string, draftId: string) {
+    this.requireOn();
+    const db = this.database.db;
+    const draft = await draftOf(db, this.actor(ownerId), draftId);
+    const problems = await validateDraft(db, draft);
+    return {
+      draft_id: draft.id,
+      skill_id: draft.skillId,
+      name: draft.name,
+      description: draft.description,
+      tags: draft.tags,
+      revision: draft.revision,
+      author_id: draft.authorAgentId,
+      created_at: draft.createdAt.toISOString(),
+      updated_at: draft.updatedAt.toISOString(),
+      files: await draftFileList(db, draft.id),
+      valid: problems.length === 0,
+      problems,
+    };
+  }
+
+  async draftFile(ownerId: string, draftId: string, q: { path: string; offset: number; max_chars: number }) {
+    this.requireOn();
+    const db = this.database.db;
+    const draft = await draftOf(db, this.actor(ownerId), draftId);
+    const bytes = await readDraftFile(db, draft.id, q.path);
+    if (!bytes) {
+      throw new DomainError('NOT_FOUND', `Draft ${draft.id} has no file ${q.path}.`, {
+        draft_id: draft.id,
+        path: q.path,
+      });
+    }
+    const w = windowOf(bytes.toString('utf8'), { offset: q.offset, maxChars: q.max_chars });
+    return {
+      draft_id: draft.id,
+      path: q.path,
+      revision: draft.revision,
+      text: w.text,
+      range: {
+        offset: w.offset,
+        next_offset: w.next_offset,
+        total_chars: w.total_chars,
+        max_chars: w.max_chars,
+      },
+    };
+  }
+
+  /** Edits in one transaction, answered with the draft as it is after them. */
+  async editDraft(
+    ownerId: string,
+    draftId: string,
+    edit:
+      | {
+          kind: 'update';
+          revision: number;
+          description?: string | undefined;
+          tags?: string[] | undefined;
+          instructions?: string | undefined;
+        }
+      | { kind: 'put'; revision: number; path: string; bytes: Buffer }
+      | { kind: 'remove'; revision: number; path: string }
+      | { kind: 'import'; revision: number; zip: Buffer },
+  ) {
+    this.requireOn();
+    const actor = this.actor(ownerId);
+    const now = this.clock.now();
+    await this.database.transaction(async (tx) => {
+      if (edit.kind === 'update') await updateDraft(tx, actor, { draftId, ...edit }, now);
+      else if (edit.kind === 'put') await putFile(tx, actor, { draftId, ...edit }, now);
+      else if (edit.kind === 'remove') await removeFile(tx, actor, { draftId, ...edit }, now);
+      else await importZip(tx, actor, { draftId, ...edit }, now);
+    });
+    return this.getDraft(ownerId, draftId);
+  }
+
+  async validate(ownerId: string, draftId: string, revision?: number) {
+    this.requireOn();
+    const db = this.database.db;
+    const draft = await draftOf(db, this.actor(ownerId), draftId);
+    const problems = await validateDraft(db, draft);
+    return {
+      draft_id: draft.id,
+      revision: draft.revision,
+      ...(revision !== undefined && revision !== draft.revision
+        ? { note: `The draft is at revision ${draft.revision}, not ${revision}.` }
+        : {}),
+      valid: problems.length === 0,
+      problems,
+    };
+  }
+
+  async publish(ownerId: string, draftId: string, revision: number) {
+    this.requireOn();
+    const v = await this.database.transaction((tx) =>
+      publishVersion(tx, this.actor(ownerId), { draftId, revision }, this.clock.now()),
+    );
+    return presentVersion(v);
+  }
+
+  async getVersion(ownerId: string, versionId: string, context: string) {
+    this.requireOn();
+    const db = this.database.db;
+    const reached = await reachVersion(
+      db,
+      this.actor(ownerId),
+      versionId,
+      parseContext(context),
+      this.clock.now(),
+    );
+    const files = await versionFiles(db, versionId);
+    return {
+      ...presentVersion(reached.version, { via: reached.via }),
+      files: files.map((f) => ({ path: f.path, size: f.size, sha256: f.sha256, text: f.isText === 'TEXT' })),
+      note: UNTRUSTED_NOTE,
+    };
+  }
+
+  async versionFile(
+    ownerId: string,
+    versionId: string,
+    q: { context: string; path: string; offset: number; max_chars: number },
+  ) {
+    this.requireOn();
+    const read = await this.database.transaction((tx) =>
+      readTextWindow(
+        tx,
+        this.actor(ownerId),
+        {
+          versionId,
+          path: q.path,
+          context: parseContext(q.context),
+          offset: q.offset,
+          maxChars: q.max_chars,
+        },
+        this.clock.now(),
+      ),
+    );
+    return {
+      version_id: versionId,
+      path: q.path,
+      sha256: read.file.sha256,
+      ...flaggedText(read.text),
+      range: read.range,
+    };
+  }
+
+  /** A file's raw bytes (download=true). */
+  async versionFileBytes(ownerId: string, versionId: string, q: { context: string; path: string }) {
+    this.requireOn();
+    const { file } = await this.database.transaction((tx) =>
+      readWholeFile(
+        tx,
+        this.actor(ownerId),
+        { versionId, path: q.path, context: parseContext(q.context) },
+        this.clock.now(),
+      ),
+    );
+    return { bytes: file.content, sha256: file.sha256, path: q.path };
+  }
+
+  /**
+   * The version's zip for the owner (signed in) or for the identity a ticket stands for; its
+   * access is checked now, whatever the ticket said.
+   */
+  async download(who: { ownerId: string } | { ticket: string }, versionId: string, context: string) {
+    this.requireOn();
+    const now = this.clock.now();
+    let actor: Actor;
+    let ctx: SkillContext;
+    if ('ticket' in who) {
+      const opened = openTicket(this.secret, versionId, who.ticket, now);
+      const agent = await findAgent(this.database.db, opened.agentId);
+      if (agent?.status !== 'ACTIVE') {
+        throw new DomainError(
+          'UNAUTHENTICATED',
+          'The identity of this download ticket is no longer active.',
+          {},
+        );
+      }
+      actor = { ownerId: agent.ownerId, agentId: agent.id };
+      ctx = opened.context;
+    } else {
+      actor = this.actor(who.ownerId);
+      ctx = parseContext(context);
+    }
+    const { reached, zip } = await this.database.transaction((tx) =>
+      readPackage(tx, actor, { versionId, context: ctx }, now),
+    );
+    return {
+      zip,
+      sha256: reached.version.packageSha256,
+      filename: `${reached.version.name}-${reached.version.number}.zip`,
+    };
+  }
+}

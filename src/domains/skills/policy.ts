@@ -1,0 +1,26 @@
+import type { Caller } from '../identity/index.ts';
+import { inactiveReason } from '../identity/index.ts';
+import type { Audience } from '../operations/index.ts';
+import type { Actor } from './access.ts';
+
+/**
+ * Who is offered the skill tools: an identity in good standing that is active through a mode or
+ * a campaign. The deployment's switch (CAIRN_SKILLS) is applied over this by the catalogue.
+ */
+export const SKILLS_AUDIENCE: Audience = {
+  visibleWhen:
+    'the deployment has skills on (CAIRN_SKILLS) and the identity is active (a mode, or campaign membership)',
+  visibility: (caller: Caller) => {
+    const member = caller.standing === 'MEMBER' || caller.standing === 'COORDINATOR';
+    const reason = inactiveReason(caller.agent);
+    if (caller.agent.status === 'ACTIVE' && (member || !reason)) {
+      return { visible: true, why: 'Available because skills are on here and the identity is active.' };
+    }
+    return { visible: false, why: reason?.message ?? 'The identity is not active.' };
+  },
+};
+
+/** The identity acting for its owner. */
+export function actorOf(caller: Caller): Actor {
+  return { ownerId: caller.agent.ownerId, agentId: caller.agent.id };
+}

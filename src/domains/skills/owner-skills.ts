@@ -1,14 +1,13 @@
-import { and, desc, eq, ilike, lt, or, type SQL } from 'drizzle-orm';
 import type { Clock } from '../../kernel/clock.ts';
-import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import { DomainError } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import type { Database } from '../../storage/database.ts';
 import { findAgent } from '../identity/index.ts';
 import { windowOf } from '../reading/index.ts';
 import { type Actor, reachVersion } from './access.ts';
-import { parseContext, SCOPES, type SkillContext } from './context.ts';
+import { describeCapabilities } from './capabilities.ts';
+import { parseContext, type SkillContext } from './context.ts';
 import { openTicket } from './download-ticket.ts';
+import { type DraftPage, listDrafts } from './draft-list.ts';
 import {
   createDraft,
   draftFileList,
@@ -21,11 +20,9 @@ import {
 } from './drafts.ts';
 import { importZip } from './imports.ts';
 import { type ListFilters, listVersions } from './listing.ts';
-import { PACKAGE_LIMITS } from './package/index.ts';
 import { flaggedText, presentVersion, UNTRUSTED_NOTE } from './present.ts';
 import { publishVersion } from './publish.ts';
 import { readPackage, readTextWindow, readWholeFile, versionFiles } from './reads.ts';
-import { skillDrafts } from './tables.ts';
 
 /**
  * Skills for owners (the `/v1/skills…` owner API and the console): the owner acts for its account,
@@ -56,34 +53,7 @@ export class SkillOwnerService {
 
   /** What this deployment allows: answered whether skills are on or off. */
   capabilities() {
-    return {
-      enabled: this.enabled,
-      ...(this.enabled ? {} : { why: 'CAIRN_SKILLS=off on this deployment.' }),
-      format: {
-        name: 'Agent Skills',
-        root_file: 'SKILL.md',
-        frontmatter: ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'],
-        folders: ['scripts/', 'references/', 'assets/'],
-        imports: ['application/zip (as data_base64)'],
-        download: 'application/zip, deterministic (same version, same bytes and package_sha256)',
-      },
-      contexts: SCOPES,
-      deliveries: ['RECOMMENDED', 'REQUIRED', 'READ_BEFORE_COMPLETION'],
-      usage_outcomes: ['APPLIED', 'NOT_NEEDED', 'INCOMPATIBLE', 'DECLINED'],
-      limits: {
-        file_bytes: PACKAGE_LIMITS.fileBytes,
-        package_bytes: PACKAGE_LIMITS.packageBytes,
-        files: PACKAGE_LIMITS.files,
-        import_bytes: PACKAGE_LIMITS.importBytes,
-        path_chars: LIMITS.skillsList.pathChars,
-        window_chars: LIMITS.readWindow,
-        list: {
-          min: LIMITS.skillsList.minLimit,
-          max: LIMITS.skillsList.maxLimit,
-          default: LIMITS.skillsList.defaultLimit,
-        },
-      },
-    };
+    return describeCapabilities(this.enabled);
   }
 
   private actor(ownerId: string): Actor {
@@ -108,41 +78,9 @@ export class SkillOwnerService {
     };
   }
 
-  async listDrafts(
-    ownerId: string,
-    q: { q?: string | undefined; limit: number; cursor?: string | undefined },
-  ) {
+  async listDrafts(ownerId: string, q: DraftPage) {
     this.requireOn();
-    const where: SQL[] = [eq(skillDrafts.ownerId, ownerId)];
-    if (q.q) {
-      const like = `%${q.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      const match = or(ilike(skillDrafts.name, like), ilike(skillDrafts.description, like));
-      if (match) where.push(match);
-    }
-    const binding = JSON.stringify(['skill-drafts', ownerId, q.q ?? null]);
-    if (q.cursor)
-      where.push(lt(skillDrafts.id, String(openCursor<{ id: string }>(this.secret, binding, q.cursor).id)));
-    const rows = await this.database.db
-      .select()
-      .from(skillDrafts)
-      .where(and(...where))
-      .orderBy(desc(skillDrafts.id))
-      .limit(q.limit + 1);
-    const shown = rows.slice(0, q.limit);
-    const last = shown.at(-1);
-    return {
-      drafts: shown.map((d) => ({
-        draft_id: d.id,
-        skill_id: d.skillId,
-        name: d.name,
-        description: d.description,
-        tags: d.tags,
-        revision: d.revision,
-        author_id: d.authorAgentId,
-        updated_at: d.updatedAt.toISOString(),
-      })),
-      next_cursor: rows.length > q.limit && last ? signCursor(this.secret, binding, { id: last.id }) : null,
-    };
+    return listDrafts(this.database.db, this.secret, ownerId, q);
   }
 
   async createDraft(

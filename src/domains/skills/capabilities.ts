@@ -1,0 +1,36 @@
+import { LIMITS } from '../../kernel/limits.ts';
+import { SCOPES } from './context.ts';
+import { PACKAGE_LIMITS } from './package/index.ts';
+
+/** GET /v1/skills/capabilities: what this deployment allows, answered whether skills are on or off. */
+export function describeCapabilities(enabled: boolean) {
+  return {
+    enabled,
+    ...(enabled ? {} : { why: 'CAIRN_SKILLS=off on this deployment; the operator can turn skills on.' }),
+    format: {
+      name: 'Agent Skills',
+      root_file: 'SKILL.md',
+      frontmatter: ['name', 'description', 'license', 'compatibility', 'metadata', 'allowed-tools'],
+      folders: ['scripts/', 'references/', 'assets/'],
+      imports: ['application/zip (as data_base64)'],
+      download: 'application/zip, deterministic (same version, same bytes and package_sha256)',
+    },
+    contexts: SCOPES,
+    deliveries: ['RECOMMENDED', 'REQUIRED', 'READ_BEFORE_COMPLETION'],
+    usage_outcomes: ['APPLIED', 'NOT_NEEDED', 'INCOMPATIBLE', 'DECLINED'],
+    limits: {
+      file_bytes: PACKAGE_LIMITS.fileBytes,
+      package_bytes: PACKAGE_LIMITS.packageBytes,
+      files: PACKAGE_LIMITS.files,
+      import_bytes: PACKAGE_LIMITS.importBytes,
+      path_chars: LIMITS.skillsList.pathChars,
+      window_chars: LIMITS.readWindow,
+      bytes_window: LIMITS.skillFileBytesWindow,
+      list: {
+        min: LIMITS.skillsList.minLimit,
+        max: LIMITS.skillsList.maxLimit,
+        default: LIMITS.skillsList.defaultLimit,
+      },
+    },
+  };
+}

@@ -387,6 +387,8 @@ describe('a deployment with skills off', () => {
     const why = described.tools.find((t: { name: string }) => t.name === 'skill_list');
     expect(why.available).toBe(false);
     expect(why.why).toContain('CAIRN_SKILLS=off');
+    expect(described.capability_map.Skills.available).toBe(false);
+    expect(described.capability_map.Skills.why).toContain('CAIRN_SKILLS=off');
     const call = await refused(m, 'skill_draft_create', { name: 'x' });
     expect(call.code).toBe('TOOL_NOT_AVAILABLE');
     const token = await ownerTokenOf(off, m);

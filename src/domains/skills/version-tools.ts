@@ -216,6 +216,21 @@ export const skillFileBytesGet = defineTool({
       content_base64: read.content_base64,
       untrusted: true,
       range: read.range,
+      next_steps:
+        read.range.next_offset !== null
+          ? [
+              {
+                tool: 'skill_file_bytes_get',
+                action: 'Read the next window.',
+                arguments: {
+                  version_id: input.versionId,
+                  path: input.path,
+                  context: input.context,
+                  offset: read.range.next_offset,
+                },
+              },
+            ]
+          : [],
     };
   },
 });
@@ -247,6 +262,7 @@ export const skillPackageGet = defineTool({
       file_count: reached.version.fileCount,
       download_url: link.url,
       expires_at: link.expiresAt,
+      next: 'GET download_url (no credentials needed until expires_at) and check the zip’s SHA-256 against package_sha256.',
     };
   },
 });

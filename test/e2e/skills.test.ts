@@ -134,6 +134,12 @@ describe('versions', () => {
   it('are immutable: later draft edits and publishes never change a published version', async () => {
     const m = await newMember(server);
     const first = await published(m, uniqueName(), '# Steps\n\nQuote the atlas page.\n');
+    // Publishing the same revision again (a retry with a new key) answers the same version.
+    const repeat = await ok(m, 'skill_version_publish', {
+      draft_id: first.draftId,
+      revision: first.revision,
+    });
+    expect(repeat.version_id).toBe(first.versionId);
     await ok(m, 'skill_draft_update', {
       draft_id: first.draftId,
       revision: first.revision,

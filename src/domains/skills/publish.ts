@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Executor } from '../../storage/database.ts';
@@ -14,7 +14,9 @@ const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest(
 /**
  * Publishes the draft at `revision` as the skill's next immutable version: only a valid package,
  * and only the revision the caller looked at. The package hash is that of the deterministic zip
- * the download serves, so anyone can check a download against it.
+ * the download serves, so anyone can check a download against it. A revision already published
+ * answers its version again (the draft row lock orders concurrent publishes), so a retry never
+ * makes a second, identical version.
  */
 export async function publishVersion(
   ex: Executor,
@@ -33,6 +35,12 @@ export async function publishVersion(
       { next: 'Create a new draft with skill_draft_create and publish from it.' },
     );
   }
+  // The same revision is the same package: publishing it again answers the version it became.
+  const [already] = await ex
+    .select()
+    .from(skillVersions)
+    .where(and(eq(skillVersions.skillId, skill.id), eq(skillVersions.publishedFromRevision, draft.revision)));
+  if (already) return already;
   const files = await draftFiles(ex, draft.id);
   const problems = validatePackage(draft.name, files);
   const meta = problems.length === 0 ? readMeta(files) : null;

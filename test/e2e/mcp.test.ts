@@ -81,8 +81,9 @@ describe('MCP endpoint with the official SDK client', () => {
 
     await identity().setMode(agent.agentId, 'READ');
     const { tools } = await client.listTools();
-    // Reading, the way into campaigns (issue 5: any active identity may create or join one), and
-    // open pickup of tasks on public boards (issue 19).
+    // Reading, the way into campaigns (issue 5: any active identity may create or join one),
+    // open pickup of tasks on public boards (issue 19), and skills (issue 20: on by default; the
+    // library and attachment tools wait for a campaign).
     expect(tools.map((t) => t.name).sort()).toEqual([
       'campaign_create',
       'campaign_join',
@@ -104,6 +105,19 @@ describe('MCP endpoint with the official SDK client', () => {
       'policy_explain',
       'public_task_take',
       'public_task_work',
+      'skill_draft_create',
+      'skill_draft_file_put',
+      'skill_draft_file_remove',
+      'skill_draft_get',
+      'skill_draft_update',
+      'skill_draft_validate',
+      'skill_file_bytes_get',
+      'skill_file_get',
+      'skill_get',
+      'skill_list',
+      'skill_package_get',
+      'skill_usage_report',
+      'skill_version_publish',
       'web_search',
     ]);
     const after = (await callTool(client, 'capabilities_describe')).body;

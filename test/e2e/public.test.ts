@@ -165,6 +165,7 @@ describe('public documents', () => {
       'Campaigns',
       'Matching',
       'Open pickup',
+      'Skills',
       'Identity',
     ]);
   });
@@ -373,6 +374,8 @@ const PUBLISHED_ERROR_CODES = [
   ...['REPORT_NOT_PUBLIC', 'PROPOSAL_NOT_OPEN', 'REWARD_NOT_FUNDED', 'REWARD_OVER_LIMIT', 'NO_REWARD'],
   ...['REWARD_NOT_RELEASABLE', 'MAIL_ACCESS_REQUIRED', 'APPROVAL_NOT_PENDING'],
   ...['MATCHING_REQUEST_OPEN', 'MATCHING_REQUEST_ENDED', 'MATCHING_NOT_YOUR_TURN', 'MATCHING_BLOCKED'],
+  ...['SKILLS_DISABLED', 'SKILL_DRAFT_REVISION_STALE', 'SKILL_DRAFT_INVALID', 'SKILL_CONTEXT_DENIED'],
+  ...['SKILL_BLOCKED', 'SKILL_BYTES_DELETED', 'SKILL_ARCHIVED', 'SKILL_READ_REQUIRED', 'SKILL_FILE_BINARY'],
 ];
 
 describe('worked research cases (issue 16 item 7)', () => {

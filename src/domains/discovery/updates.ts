@@ -10,6 +10,13 @@ export interface UpdateEntry {
 
 const ENTRIES: UpdateEntry[] = [
   {
+    id: 'upd_2026_11_25_skills',
+    date: '2026-11-25',
+    title:
+      'Skills: Agent Skills packages with drafts, versions, grants, campaign libraries and task attachments',
+    text: 'Identities and owners write Agent Skills packages (SKILL.md with frontmatter, scripts/, references/, assets/) as private drafts with revisions (skill_draft_*; zip imports at /v1/skills/drafts/{id}/imports), check them with skill_draft_validate and publish immutable versions whose zip downloads byte-identical every time (package_sha256). Every read names a context: OWN (yours and granted to you), CAMPAIGN (a library a coordinator accepted with campaign_skill_decide) or TASK (skills attached with task_skill_attach, for the lease holder); READ_BEFORE_COMPLETION holds task_complete until SKILL.md was delivered in full under the lease. Owners grant, revoke, archive, block and delete bytes under /v1/skills. Operators turn the area off with CAIRN_SKILLS=off.',
+  },
+  {
     id: 'upd_2026_11_25_matching_boards',
     date: '2026-11-25',
     title: 'Matching, public task boards and open pickup',

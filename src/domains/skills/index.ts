@@ -1,14 +1,24 @@
 import type { Area } from '../operations/index.ts';
+import { attachmentTools } from './attachment-tools.ts';
 import { skillsCompletionGate } from './completion-gate.ts';
 import { draftTools } from './draft-tools.ts';
 import { SKILL_ERRORS } from './errors.ts';
+import { libraryTools } from './library-tools.ts';
+import { SkillTaskOwnerService } from './owner-attachments.ts';
 import { SkillGrantOwnerService } from './owner-grants.ts';
+import { SkillHistoryOwnerService } from './owner-history.ts';
+import { SkillLibraryOwnerService } from './owner-library.ts';
+import { SkillLifecycleOwnerService } from './owner-lifecycle.ts';
 import { SkillOwnerService } from './owner-skills.ts';
 import * as tables from './tables.ts';
 import { skillFileBytesGet, skillFileGet, skillGet, skillList, skillPackageGet } from './version-tools.ts';
 
 export { SCOPES } from './context.ts';
+export { SkillTaskOwnerService } from './owner-attachments.ts';
 export { SkillGrantOwnerService } from './owner-grants.ts';
+export { SkillHistoryOwnerService } from './owner-history.ts';
+export { SkillLibraryOwnerService } from './owner-library.ts';
+export { SkillLifecycleOwnerService } from './owner-lifecycle.ts';
 export { SkillOwnerService } from './owner-skills.ts';
 
 /** Why a deployment with CAIRN_SKILLS=off offers no skill tools. */
@@ -24,7 +34,16 @@ export const skillsArea = {
   name: 'skills',
   tables,
   errors: SKILL_ERRORS,
-  operations: [skillList, skillGet, skillFileGet, skillFileBytesGet, skillPackageGet, ...draftTools],
+  operations: [
+    skillList,
+    skillGet,
+    skillFileGet,
+    skillFileBytesGet,
+    skillPackageGet,
+    ...draftTools,
+    ...libraryTools,
+    ...attachmentTools,
+  ],
   switchedOff: (config) => (config.skills ? null : SKILLS_OFF),
   extensions: { completionGate: skillsCompletionGate },
   start({ database, clock, secret, config }) {
@@ -35,6 +54,10 @@ export const skillsArea = {
         skillsDeps: { secret, baseUrl: config.baseUrl },
         skills,
         skillGrants: new SkillGrantOwnerService(database, clock, secret, requireOn),
+        skillLifecycle: new SkillLifecycleOwnerService(database, clock, requireOn),
+        skillHistory: new SkillHistoryOwnerService(database, secret, requireOn),
+        skillLibrary: new SkillLibraryOwnerService(database, clock, secret, requireOn),
+        skillTasks: new SkillTaskOwnerService(database, clock, requireOn),
       },
     };
   },

@@ -24,3 +24,33 @@ export const SKILLS_AUDIENCE: Audience = {
 export function actorOf(caller: Caller): Actor {
   return { ownerId: caller.agent.ownerId, agentId: caller.agent.id };
 }
+
+/**
+ * The library and attachment tools: for identities in a campaign. Offering them to an identity in
+ * none would name moves that cannot succeed for it (campaign_join comes first).
+ */
+export const SKILLS_MEMBER_AUDIENCE: Audience = {
+  visibleWhen: 'the deployment has skills on and the identity is an active member of a campaign',
+  visibility: (caller: Caller) => {
+    const base = SKILLS_AUDIENCE.visibility(caller);
+    if (!base.visible) return base;
+    return caller.standing === 'MEMBER' || caller.standing === 'COORDINATOR'
+      ? { visible: true, why: 'Available because skills are on here and the identity is in a campaign.' }
+      : { visible: false, why: 'For members of a campaign: join one first (campaign_list, campaign_join).' };
+  },
+};
+
+/** campaign_skill_decide: for coordinators, who accept or decline what members propose. */
+export const SKILLS_COORDINATOR_AUDIENCE: Audience = {
+  visibleWhen: 'the deployment has skills on and the identity coordinates a campaign',
+  visibility: (caller: Caller) => {
+    const base = SKILLS_AUDIENCE.visibility(caller);
+    if (!base.visible) return base;
+    return caller.standing === 'COORDINATOR'
+      ? {
+          visible: true,
+          why: 'Available because skills are on here and the identity coordinates a campaign.',
+        }
+      : { visible: false, why: 'For coordinators of a campaign: they accept or decline proposed skills.' };
+  },
+};

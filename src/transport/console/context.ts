@@ -18,7 +18,14 @@ import type {
 } from '../../domains/identity/index.ts';
 import type { MatchingOwnerService } from '../../domains/matching/index.ts';
 import type { ImportService, OwnerEvidence } from '../../domains/reading/index.ts';
-import type { SkillGrantOwnerService, SkillOwnerService } from '../../domains/skills/index.ts';
+import type {
+  SkillGrantOwnerService,
+  SkillHistoryOwnerService,
+  SkillLibraryOwnerService,
+  SkillLifecycleOwnerService,
+  SkillOwnerService,
+  SkillTaskOwnerService,
+} from '../../domains/skills/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { Csrf, PRE_SESSION_MAX_MS } from './csrf.ts';
 import type { SafeHtml } from './html.ts';
@@ -47,6 +54,14 @@ export interface ConsoleDeps {
   skills: SkillOwnerService;
   /** Grants of the owner's skill versions. */
   skillGrants: SkillGrantOwnerService;
+  /** Archive, block and privacy byte deletion of the owner's skills and versions. */
+  skillLifecycle: SkillLifecycleOwnerService;
+  /** History, activity, usage, diffs and distribution consents of the owner's versions. */
+  skillHistory: SkillHistoryOwnerService;
+  /** Campaign skill libraries of the owner's campaigns. */
+  skillLibrary: SkillLibraryOwnerService;
+  /** Skills attached to the owner's campaigns' tasks: attachments, usage, materials export. */
+  skillTasks: SkillTaskOwnerService;
   /** Release requests to decide, tasks to fund or cancel. */
   ownerRewards: RewardOwnerService;
   /** The platform fee in percent (CAIRN_PLATFORM_FEE_PCT): a reward published from the console carries it. */

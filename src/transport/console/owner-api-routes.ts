@@ -16,6 +16,8 @@ import { researchFindingRoutes } from './research-findings-routes.ts';
 import { researchReportRoutes } from './research-report-routes.ts';
 import { rewardsApiRoutes } from './rewards-api-routes.ts';
 import { skillApiRoutes } from './skill-api-routes.ts';
+import { skillCampaignApiRoutes } from './skill-campaign-api-routes.ts';
+import { skillLifecycleApiRoutes } from './skill-lifecycle-api-routes.ts';
 
 const tags = ['oauth'];
 const id = z.string().min(1).max(100);
@@ -165,4 +167,6 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   await boardApiRoutes(api, ctx, owner);
   await matchingApiRoutes(api, ctx, owner);
   await skillApiRoutes(api, ctx, owner);
+  await skillCampaignApiRoutes(api, ctx, owner);
+  await skillLifecycleApiRoutes(api, ctx, owner);
 }

@@ -175,6 +175,10 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     matching: services.matching,
     skills: services.skills,
     skillGrants: services.skillGrants,
+    skillLifecycle: services.skillLifecycle,
+    skillHistory: services.skillHistory,
+    skillLibrary: services.skillLibrary,
+    skillTasks: services.skillTasks,
     feePct: config.platformFeePct,
     operators: {
       isOperator: (ownerId) => services.identity.isOperator(ownerId, config.operatorEmails),

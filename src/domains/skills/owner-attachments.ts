@@ -1,0 +1,110 @@
+import type { Clock } from '../../kernel/clock.ts';
+import type { Database } from '../../storage/database.ts';
+import type { Actor } from './access.ts';
+import {
+  attachVersion,
+  type Delivery,
+  detachBinding,
+  liveBindings,
+  presentBinding,
+  updateBinding,
+} from './attachments.ts';
+import { buildMaterials } from './materials-export.ts';
+import { presentVersion } from './present.ts';
+import { taskStandingForChange, taskStandingOf } from './standing.ts';
+import { taskUsage } from './usage.ts';
+
+/**
+ * A task's skills for the owner of its campaign (`/v1/tasks/{id}/skills…`, `/skill-usage`,
+ * `/materials-export`). The owner attaches from the campaign's accepted library or its own
+ * account, as a coordinator does. Another owner's task is NOT_FOUND, as a missing one.
+ */
+export class SkillTaskOwnerService {
+  constructor(
+    private readonly database: Database,
+    private readonly clock: Clock,
+    private readonly requireOn: () => void,
+  ) {}
+
+  private actor(ownerId: string): Actor {
+    return { ownerId, agentId: null };
+  }
+
+  /** The task's live attachments, in reading order. */
+  async list(ownerId: string, taskId: string) {
+    this.requireOn();
+    const db = this.database.db;
+    const s = await taskStandingOf(db, this.actor(ownerId), taskId, this.clock.now());
+    const rows = await liveBindings(db, s.task.id);
+    return {
+      task_id: s.task.id,
+      campaign_id: s.task.campaignId,
+      skills: rows.map(({ binding, version }) => ({
+        ...presentBinding(binding, version),
+        version: presentVersion(version),
+      })),
+    };
+  }
+
+  async usage(ownerId: string, taskId: string, leaseId: string | undefined) {
+    this.requireOn();
+    return taskUsage(this.database.db, ownerId, taskId, leaseId, this.clock.now());
+  }
+
+  async attach(
+    ownerId: string,
+    taskId: string,
+    body: { version_id: string; purpose: string; order: number; delivery: Delivery },
+  ) {
+    this.requireOn();
+    const now = this.clock.now();
+    const { binding, version } = await this.database.transaction(async (tx) => {
+      const s = await taskStandingForChange(tx, this.actor(ownerId), taskId, now);
+      return attachVersion(
+        tx,
+        s,
+        { versionId: body.version_id, purpose: body.purpose, order: body.order, delivery: body.delivery },
+        now,
+      );
+    });
+    return presentBinding(binding, version);
+  }
+
+  async update(
+    ownerId: string,
+    taskId: string,
+    bindingId: string,
+    body: { purpose?: string | undefined; order?: number | undefined; delivery?: Delivery | undefined },
+  ) {
+    this.requireOn();
+    const now = this.clock.now();
+    const binding = await this.database.transaction(async (tx) => {
+      const s = await taskStandingForChange(tx, this.actor(ownerId), taskId, now);
+      return updateBinding(tx, s, { bindingId, ...body }, now);
+    });
+    return presentBinding(binding);
+  }
+
+  async detach(ownerId: string, taskId: string, bindingId: string, reason: string | undefined) {
+    this.requireOn();
+    const now = this.clock.now();
+    const binding = await this.database.transaction(async (tx) => {
+      const s = await taskStandingForChange(tx, this.actor(ownerId), taskId, now);
+      return detachBinding(tx, s, { bindingId, reason }, now);
+    });
+    return presentBinding(binding);
+  }
+
+  /**
+   * The task's materials as one zip. The owner is not the task's worker, so this export records
+   * no delivery (skill_deliveries): it never counts toward READ_BEFORE_COMPLETION, whatever
+   * lease_id names; a worker reads its skills itself under context TASK.
+   */
+  async materials(ownerId: string, taskId: string, leaseId: string | undefined) {
+    this.requireOn();
+    const db = this.database.db;
+    const s = await taskStandingOf(db, this.actor(ownerId), taskId, this.clock.now());
+    const built = await buildMaterials(db, s.task, leaseId ?? null);
+    return { zip: built.zip, sha256: built.sha256, filename: `${s.task.id}-materials.zip` };
+  }
+}

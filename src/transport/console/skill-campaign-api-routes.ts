@@ -1,0 +1,225 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { LIMITS } from '../../kernel/limits.ts';
+import type { ConsoleContext } from './context.ts';
+import { idOf } from './id-params.ts';
+
+const tags = ['skills'];
+const L = LIMITS.skillsList;
+const P = LIMITS.skillPackage;
+const campaignParams = z.object({ campaign_id: idOf('cmp', 'campaign') }).strict();
+const entryParams = z
+  .object({ campaign_id: idOf('cmp', 'campaign'), entry_id: idOf('csk', 'library entry') })
+  .strict();
+const taskParams = z.object({ task_id: idOf('task', 'task') }).strict();
+const bindingParams = z
+  .object({ task_id: idOf('task', 'task'), binding_id: idOf('tsk', 'skill attachment') })
+  .strict();
+const note = z.string().trim().min(1).max(P.noteChars);
+const purpose = z.string().trim().min(1).max(P.purposeChars);
+const order = z.number().int().min(0).max(1000);
+const delivery = z.enum(['RECOMMENDED', 'REQUIRED', 'READ_BEFORE_COMPLETION']);
+const leaseQuery = z.object({ lease_id: z.string().min(1).max(L.idChars).optional() }).strict();
+
+/** The named body schemas of SPEC's campaign library and task attachment routes (fields: docs/skills.md). */
+export const SKILL_LINK_BODIES = {
+  ProposalBody: z.object({ version_id: idOf('skv', 'skill version'), note: note.optional() }).strict(),
+  CampaignDecisionScopedBody: z
+    .object({ decision: z.enum(['ACCEPT', 'DECLINE']), reason: note.optional() })
+    .strict(),
+  CampaignUpdateScopedBody: z.object({ note }).strict(),
+  CampaignRemoveScopedBody: z.object({ reason: note.optional() }).strict(),
+  AttachBody: z.object({ version_id: idOf('skv', 'skill version'), purpose, order, delivery }).strict(),
+  BindingUpdateScopedBody: z
+    .object({ purpose: purpose.optional(), order: order.optional(), delivery: delivery.optional() })
+    .strict()
+    .refine((b) => b.purpose !== undefined || b.order !== undefined || b.delivery !== undefined, {
+      message: 'send at least one of purpose, order or delivery',
+      path: ['purpose'],
+    }),
+  DetachScopedBody: z.object({ reason: note.optional() }).strict(),
+};
+
+/**
+ * A campaign's skill library and its tasks' skills, for the campaign's owner (SPEC Endpoints,
+ * Skills), inside the owner API scope. Another owner's campaign or task is NOT_FOUND. Every route
+ * answers SKILLS_DISABLED when the deployment has skills off.
+ */
+export async function skillCampaignApiRoutes(
+  api: FastifyInstance,
+  ctx: ConsoleContext,
+  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
+): Promise<void> {
+  const r = api.withTypeProvider<ZodTypeProvider>();
+  const lib = ctx.skillLibrary;
+  const tasks = ctx.skillTasks;
+  const B = SKILL_LINK_BODIES;
+
+  r.get(
+    '/v1/campaigns/:campaign_id/skills',
+    {
+      schema: {
+        tags,
+        summary: 'The campaign’s skill library, every state, newest first',
+        params: campaignParams,
+        querystring: z
+          .object({
+            q: z.string().trim().max(L.qChars).optional(),
+            cursor: z.string().min(1).max(L.cursorChars).optional(),
+            status: z.enum(['AVAILABLE', 'BLOCKED']).optional(),
+            campaign_state: z.enum(['PROPOSED', 'ACCEPTED', 'DECLINED', 'REMOVED']).optional(),
+            author_id: z.string().max(L.idChars).optional(),
+            compatibility: z.string().max(L.compatibilityChars).optional(),
+            tags: z
+              .union([z.string().max(P.tagChars), z.array(z.string().max(P.tagChars)).max(P.tags)])
+              .optional()
+              .transform((t) => (t === undefined ? undefined : Array.isArray(t) ? t : [t])),
+            limit: z.coerce.number().int().min(L.minLimit).max(L.maxLimit).default(L.defaultLimit),
+          })
+          .strict(),
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      return lib.list(ownerOf(req), req.params.campaign_id, {
+        q: q.q,
+        status: q.status,
+        campaignState: q.campaign_state,
+        authorId: q.author_id,
+        compatibility: q.compatibility,
+        tags: q.tags,
+        limit: q.limit,
+        cursor: q.cursor,
+      });
+    },
+  );
+
+  r.post(
+    '/v1/campaigns/:campaign_id/skills',
+    {
+      schema: {
+        tags,
+        summary: 'Add a version of your account to the library (accepted at once: you decide)',
+        params: campaignParams,
+        body: B.ProposalBody,
+      },
+    },
+    async (req, reply) =>
+      reply.code(201).send(await lib.propose(ownerOf(req), req.params.campaign_id, req.body)),
+  );
+
+  r.post(
+    '/v1/campaigns/:campaign_id/skills/:entry_id/decision',
+    {
+      schema: {
+        tags,
+        summary: 'Accept or decline a proposed entry',
+        params: entryParams,
+        body: B.CampaignDecisionScopedBody,
+      },
+    },
+    async (req) => lib.decide(ownerOf(req), req.params.campaign_id, req.params.entry_id, req.body),
+  );
+
+  r.patch(
+    '/v1/campaigns/:campaign_id/skills/:entry_id',
+    {
+      schema: {
+        tags,
+        summary: 'Change a live entry’s note',
+        params: entryParams,
+        body: B.CampaignUpdateScopedBody,
+      },
+    },
+    async (req) => lib.update(ownerOf(req), req.params.campaign_id, req.params.entry_id, req.body),
+  );
+
+  r.delete(
+    '/v1/campaigns/:campaign_id/skills/:entry_id',
+    {
+      schema: {
+        tags,
+        summary: 'Remove an entry from the library (the body may be omitted)',
+        params: entryParams,
+        body: B.CampaignRemoveScopedBody.nullish(),
+      },
+    },
+    async (req) => lib.remove(ownerOf(req), req.params.campaign_id, req.params.entry_id, req.body ?? {}),
+  );
+
+  r.get(
+    '/v1/tasks/:task_id/skills',
+    { schema: { tags, summary: 'The task’s attached skills, in reading order', params: taskParams } },
+    async (req) => tasks.list(ownerOf(req), req.params.task_id),
+  );
+
+  r.get(
+    '/v1/tasks/:task_id/skill-usage',
+    {
+      schema: {
+        tags,
+        summary:
+          'Per attached skill, whether SKILL.md was delivered in full under a lease (named, else the live one), and usage reports',
+        params: taskParams,
+        querystring: leaseQuery,
+      },
+    },
+    async (req) => tasks.usage(ownerOf(req), req.params.task_id, req.query.lease_id),
+  );
+
+  r.get(
+    '/v1/tasks/:task_id/materials-export',
+    {
+      schema: {
+        tags,
+        summary: 'The task and its attached skills as one zip (MANIFEST.json names what was left out)',
+        params: taskParams,
+        querystring: leaseQuery,
+      },
+    },
+    async (req, reply) => {
+      const out = await tasks.materials(ownerOf(req), req.params.task_id, req.query.lease_id);
+      return reply
+        .type('application/zip')
+        .header('content-disposition', `attachment; filename="${out.filename}"`)
+        .header('x-content-sha256', out.sha256)
+        .send(Buffer.from(out.zip));
+    },
+  );
+
+  r.post(
+    '/v1/tasks/:task_id/skills',
+    {
+      schema: { tags, summary: 'Attach a skill version to the task', params: taskParams, body: B.AttachBody },
+    },
+    async (req, reply) =>
+      reply.code(201).send(await tasks.attach(ownerOf(req), req.params.task_id, req.body)),
+  );
+
+  r.patch(
+    '/v1/tasks/:task_id/skills/:binding_id',
+    {
+      schema: {
+        tags,
+        summary: 'Change an attachment’s purpose, order or delivery',
+        params: bindingParams,
+        body: B.BindingUpdateScopedBody,
+      },
+    },
+    async (req) => tasks.update(ownerOf(req), req.params.task_id, req.params.binding_id, req.body),
+  );
+
+  r.delete(
+    '/v1/tasks/:task_id/skills/:binding_id',
+    {
+      schema: {
+        tags,
+        summary: 'Detach a skill from the task, at once (the body may be omitted)',
+        params: bindingParams,
+        body: B.DetachScopedBody.nullish(),
+      },
+    },
+    async (req) => tasks.detach(ownerOf(req), req.params.task_id, req.params.binding_id, req.body?.reason),
+  );
+}

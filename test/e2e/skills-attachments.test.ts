@@ -150,6 +150,47 @@ describe('READ_BEFORE_COMPLETION', () => {
     expect((await complete(worker, taskId, second)).code).not.toBe('SKILL_READ_REQUIRED');
   });
 
+  it('the worker’s own materials export delivers SKILL.md in full under its lease; nobody else’s does', async () => {
+    const { coordinator, worker, stranger, campaignId } = await crew();
+    const skill = await publishSkill(coordinator);
+    const taskId = await publishTask(coordinator, campaignId);
+    await attach(coordinator, taskId, skill.versionId);
+    const lease = (await ok(worker, 'task_claim', { task_id: taskId })).lease.lease_id as string;
+    const exportAs = (bearer: string, query = '') =>
+      fetch(`${server.url}/v1/tasks/${taskId}/materials-export${query}`, {
+        headers: { authorization: `Bearer ${bearer}` },
+      });
+    // Not the worker: a stranger's own credential, or a lease id that is not the live one.
+    const byStranger = await exportAs(stranger.key);
+    expect(byStranger.status).toBe(403);
+    expect(((await byStranger.json()) as { error: { code: string } }).error.code).toBe(
+      'SKILL_CONTEXT_DENIED',
+    );
+    expect((await exportAs(worker.key, '?lease_id=lse_01JNOTTHELEASE000000000000')).status).toBe(403);
+    expect((await exportAs('cd_prj_NOTAREALKEY')).status).toBe(401);
+    expect((await complete(worker, taskId, lease)).code).toBe('SKILL_READ_REQUIRED');
+
+    const res = await exportAs(worker.key, `?lease_id=${lease}`);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
+    const manifest = JSON.parse(Buffer.from(files[`${taskId}/MANIFEST.json`] ?? []).toString('utf8'));
+    expect(manifest).toMatchObject({ lease_id: lease, deliveries_recorded: true });
+    expect(Buffer.from(files[`${taskId}/skills/${skill.name}/SKILL.md`] ?? []).toString('utf8')).toBe(
+      skill.skillMd,
+    );
+    expect((await complete(worker, taskId, lease)).code).not.toBe('SKILL_READ_REQUIRED');
+
+    // The owner's export names a lease only of this task.
+    const token = await ownerTokenOf(server, coordinator);
+    const foreign = await ownerApi(
+      server,
+      token,
+      'GET',
+      `/v1/tasks/${taskId}/skill-usage?lease_id=lse_01JNOTTHELEASE000000000000`,
+    );
+    expect(foreign.status).toBe(404);
+  });
+
   it('refuses reads under the task context to a stranger and to a member without the lease', async () => {
     const { coordinator, worker, other, stranger, campaignId } = await crew();
     const skill = await publishSkill(coordinator);

@@ -61,6 +61,7 @@ export {
   activeRole,
   type CampaignActor,
   campaignForSkills,
+  leaseOfTask,
   recordCampaignSkillEvent,
   type SkillsCampaign,
   type SkillsTask,

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../storage/database.ts';
 import { type Actor, appendEvent } from './ledger/ledger.ts';
-import { campaignMembers, campaigns, tasks } from './tables.ts';
+import { campaignMembers, campaigns, taskLeases, tasks } from './tables.ts';
 import { liveLeaseOf } from './tasks/leases.ts';
 
 /**
@@ -100,4 +100,17 @@ export async function recordCampaignSkillEvent(
   now: Date,
 ): Promise<void> {
   await appendEvent(ex, campaignId, event, now);
+}
+
+/** A lease of this task (in any state), or null when the task has no lease of that id. */
+export async function leaseOfTask(
+  ex: Executor,
+  taskId: string,
+  leaseId: string,
+): Promise<{ id: string; agentId: string } | null> {
+  const [row] = await ex
+    .select({ id: taskLeases.id, agentId: taskLeases.agentId })
+    .from(taskLeases)
+    .where(and(eq(taskLeases.id, leaseId), eq(taskLeases.taskId, taskId)));
+  return row ?? null;
 }

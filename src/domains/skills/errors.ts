@@ -93,3 +93,11 @@ export function staleRevision(draftId: string, sent: number, current: number): D
     },
   );
 }
+
+/** A lease_id that names no lease of the task. */
+export function leaseNotOfTask(taskId: string, leaseId: string): DomainError {
+  return new DomainError('NOT_FOUND', `Task ${taskId} has no lease ${leaseId}.`, {
+    task_id: taskId,
+    lease_id: leaseId,
+  });
+}

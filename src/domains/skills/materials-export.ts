@@ -53,13 +53,15 @@ function taskMarkdown(task: SkillsTask): string {
 }
 
 /**
- * The zip and its manifest. `leaseId` only names, in the manifest, the lease the materials were
- * exported for; recording deliveries is the caller's business (an owner's export records none).
+ * The zip and its manifest. `leaseId` names, in the manifest, the lease the materials were
+ * exported for; recording deliveries is the caller's business (the worker's export records them,
+ * the owner's none), and `deliveriesRecorded` says which it is.
  */
 export async function buildMaterials(
   ex: Executor,
   task: SkillsTask,
   leaseId: string | null,
+  deliveriesRecorded = false,
 ): Promise<{ zip: Uint8Array; sha256: string; manifest: Record<string, unknown> }> {
   const files: PackageFile[] = [
     { path: 'TASK.md', bytes: text(taskMarkdown(task)) },
@@ -131,7 +133,7 @@ export async function buildMaterials(
     task_id: task.id,
     campaign_id: task.campaignId,
     lease_id: leaseId,
-    deliveries_recorded: false,
+    deliveries_recorded: deliveriesRecorded,
     skills: included,
     left_out: leftOut,
     note: UNTRUSTED_NOTE,

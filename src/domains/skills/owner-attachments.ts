@@ -1,5 +1,7 @@
 import type { Clock } from '../../kernel/clock.ts';
+import { DomainError } from '../../kernel/errors.ts';
 import type { Database } from '../../storage/database.ts';
+import { leaseOfTask, taskForSkills } from '../campaigns/index.ts';
 import type { Actor } from './access.ts';
 import {
   attachVersion,
@@ -9,8 +11,10 @@ import {
   presentBinding,
   updateBinding,
 } from './attachments.ts';
+import { leaseNotOfTask } from './errors.ts';
 import { buildMaterials } from './materials-export.ts';
 import { presentVersion } from './present.ts';
+import { recordDelivery, versionFiles } from './reads.ts';
 import { taskStandingForChange, taskStandingOf } from './standing.ts';
 import { taskUsage } from './usage.ts';
 
@@ -104,7 +108,45 @@ export class SkillTaskOwnerService {
     this.requireOn();
     const db = this.database.db;
     const s = await taskStandingOf(db, this.actor(ownerId), taskId, this.clock.now());
+    if (leaseId !== undefined && !(await leaseOfTask(db, taskId, leaseId)))
+      throw leaseNotOfTask(taskId, leaseId);
     const built = await buildMaterials(db, s.task, leaseId ?? null);
     return { zip: built.zip, sha256: built.sha256, filename: `${s.task.id}-materials.zip` };
+  }
+
+  /**
+   * The task's materials for its worker (SPEC: for the leaseholder), with the identity's own
+   * bearer: only while it holds the task's live lease (lease_id, when given, must be that one).
+   * Every included file counts as delivered in full under the lease, READ_BEFORE_COMPLETION too.
+   */
+  async materialsForWorker(agent: { agentId: string }, taskId: string, leaseId: string | undefined) {
+    this.requireOn();
+    const now = this.clock.now();
+    return this.database.transaction(async (tx) => {
+      const task = await taskForSkills(tx, taskId, now);
+      const lease = task?.lease;
+      if (
+        !task ||
+        !lease ||
+        lease.agentId !== agent.agentId ||
+        (leaseId !== undefined && leaseId !== lease.id)
+      ) {
+        throw new DomainError(
+          'SKILL_CONTEXT_DENIED',
+          `You do not hold the current lease of task ${taskId}, so its materials are not yours to export.`,
+          { task_id: taskId, ...(leaseId !== undefined ? { lease_id: leaseId } : {}) },
+          { next: 'Claim the task (task_claim) or read the skills you may see with skill_list.' },
+        );
+      }
+      const built = await buildMaterials(tx, task, lease.id, true);
+      const reached = { leaseId: lease.id };
+      for (const skill of built.manifest.skills as Array<{ version_id: string }>) {
+        const files = await versionFiles(tx, skill.version_id);
+        for (const f of files) {
+          await recordDelivery(tx, agent.agentId, reached, skill.version_id, f.path, [0, f.size], now);
+        }
+      }
+      return { zip: built.zip, sha256: built.sha256, filename: `${task.id}-materials.zip` };
+    });
   }
 }

@@ -47,19 +47,21 @@ async function fileOf(ex: Executor, reached: Reached, path: string): Promise<Fil
   return { ...row, content: row.content };
 }
 
-async function recordDelivery(
+/** Records what a read carried to an identity (never to the owner), under the reach's lease. */
+export async function recordDelivery(
   ex: Executor,
-  actor: Actor,
-  reached: Reached,
+  agentId: string | null,
+  reached: { leaseId: string | null },
+  versionId: string,
   path: string,
   range: [number, number],
   now: Date,
 ): Promise<void> {
-  if (actor.agentId === null || range[1] <= range[0]) return;
+  if (agentId === null || range[1] <= range[0]) return;
   await ex.insert(skillDeliveries).values({
-    versionId: reached.version.id,
+    versionId,
     path,
-    agentId: actor.agentId,
+    agentId,
     leaseId: reached.leaseId,
     byteStart: range[0],
     byteEnd: range[1],
@@ -88,7 +90,7 @@ export async function readTextWindow(
   const w = windowOf(text, { offset: input.offset, maxChars: input.maxChars });
   const start = Buffer.byteLength(text.slice(0, w.offset));
   const end = start + Buffer.byteLength(w.text);
-  await recordDelivery(ex, actor, reached, input.path, [start, end], now);
+  await recordDelivery(ex, actor.agentId, reached, reached.version.id, input.path, [start, end], now);
   return {
     reached,
     file,
@@ -114,7 +116,7 @@ export async function readByteWindow(
   const start = Math.min(input.offset ?? 0, file.content.length);
   const size = input.maxBytes ?? LIMITS.skillFileBytesWindow.default;
   const end = Math.min(file.content.length, start + size);
-  await recordDelivery(ex, actor, reached, input.path, [start, end], now);
+  await recordDelivery(ex, actor.agentId, reached, reached.version.id, input.path, [start, end], now);
   return {
     reached,
     file,
@@ -137,7 +139,15 @@ export async function readWholeFile(
 ) {
   const reached = await reachVersion(ex, actor, input.versionId, input.context, now);
   const file = await fileOf(ex, reached, input.path);
-  await recordDelivery(ex, actor, reached, input.path, [0, file.content.length], now);
+  await recordDelivery(
+    ex,
+    actor.agentId,
+    reached,
+    reached.version.id,
+    input.path,
+    [0, file.content.length],
+    now,
+  );
   return { reached, file };
 }
 
@@ -152,7 +162,8 @@ export async function readPackage(
   requireDeliverable(reached);
   const zip = await zipOf(ex, reached);
   const rows = await versionFiles(ex, reached.version.id);
-  for (const r of rows) await recordDelivery(ex, actor, reached, r.path, [0, r.size], now);
+  for (const r of rows)
+    await recordDelivery(ex, actor.agentId, reached, reached.version.id, r.path, [0, r.size], now);
   return { reached, zip };
 }
 

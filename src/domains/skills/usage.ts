@@ -2,10 +2,12 @@ import { and, asc, desc, eq, inArray, isNull, type SQL } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Executor } from '../../storage/database.ts';
+import { leaseOfTask } from '../campaigns/index.ts';
 import type { Actor } from './access.ts';
 import { liveBindings, presentBinding } from './attachments.ts';
 import { gapIn } from './completion-gate.ts';
 import { contextString } from './context.ts';
+import { leaseNotOfTask } from './errors.ts';
 import { recordSkillEvent } from './events.ts';
 import { taskStandingOf } from './standing.ts';
 import {
@@ -122,8 +124,7 @@ export function presentReport(r: typeof skillUsageReports.$inferSelect) {
 /**
  * The task's live attachments, with, for a lease (the one named, else the live one), whether the
  * server delivered each SKILL.md in full under it; and the newest usage reports (of that lease
- * when one was named). Only reports and deliveries of this task's bindings are shown, so a lease
- * id of another task shows nothing.
+ * when one was named; a lease of another task is NOT_FOUND).
  */
 export async function taskUsage(
   ex: Executor,
@@ -133,6 +134,8 @@ export async function taskUsage(
   now: Date,
 ) {
   const s = await taskStandingOf(ex, { ownerId, agentId: null }, taskId, now);
+  if (leaseId !== undefined && !(await leaseOfTask(ex, taskId, leaseId)))
+    throw leaseNotOfTask(taskId, leaseId);
   const lease = leaseId ?? s.task.lease?.id ?? null;
   const bindings = await liveBindings(ex, taskId);
   const versionIds = bindings.map((b) => b.version.id);

@@ -74,6 +74,8 @@ export interface ConsoleDeps {
   /** Research imports, and evidence as its owner reads it. */
   imports: ImportService;
   ownerEvidence: OwnerEvidence;
+  /** An agent's MCP bearer (cd_acc_, cd_prj_) resolved to its identity; throws when not valid. */
+  agentOf(bearer: string): Promise<{ agentId: string; ownerId: string }>;
   /** The resolved server secret: CSRF tokens are keyed with it. */
   secret: string;
   baseUrl: string;
@@ -88,6 +90,8 @@ declare module 'fastify' {
     ownerSessionId?: string;
     /** On `/v1/…`: the owner API token the request was authenticated with, when not a session. */
     ownerTokenId?: string;
+    /** On the few `/v1/…` routes a worker calls with its own MCP credential: who it is. */
+    agentCaller?: { agentId: string; ownerId: string };
   }
 }
 

@@ -49,6 +49,18 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
     const ticket = (req.query as Record<string, unknown> | undefined)?.ticket;
     if (authorization === undefined && req.routeOptions.config.ticketAuth && typeof ticket === 'string')
       return;
+    // The task materials export is also for the task's worker (SPEC: for the leaseholder), with
+    // its own MCP credential; the route checks the lease. Nothing else here takes an agent's bearer.
+    const agentBearer = authorization !== undefined ? bearerOf(authorization) : null;
+    if (req.routeOptions.config.agentAuth && agentBearer && /^cd_(acc|prj)_/.test(agentBearer)) {
+      const agent = await ctx.agentOf(agentBearer).catch(() => null);
+      if (!agent) {
+        reply.header('www-authenticate', 'Bearer realm="cairn", error="invalid_token"');
+        return sendOwnerError(reply, 'UNAUTHENTICATED', 'The credential is invalid, expired or revoked.');
+      }
+      req.agentCaller = agent;
+      return;
+    }
     if (authorization !== undefined) {
       // An owner API token (cd_own_) stands for its owner. A bearer is never sent by a browser on
       // its own, so these requests need no CSRF protection; the JSON-only rule below still holds.

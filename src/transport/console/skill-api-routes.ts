@@ -9,6 +9,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The route also takes a download ticket in place of a session (see the owner API hook). */
     ticketAuth?: boolean;
+    /** The route also takes an agent's own MCP bearer (see the owner API hook). */
+    agentAuth?: boolean;
   }
 }
 

@@ -171,15 +171,20 @@ export async function skillCampaignApiRoutes(
   r.get(
     '/v1/tasks/:task_id/materials-export',
     {
+      config: { agentAuth: true },
       schema: {
         tags,
-        summary: 'The task and its attached skills as one zip (MANIFEST.json names what was left out)',
+        summary:
+          'The task and its attached skills as one zip (MANIFEST.json names what was left out), for the campaign owner or, with its own bearer, the worker holding the lease',
         params: taskParams,
         querystring: leaseQuery,
       },
     },
     async (req, reply) => {
-      const out = await tasks.materials(ownerOf(req), req.params.task_id, req.query.lease_id);
+      // The worker (its own bearer, holding the lease) or the campaign's owner.
+      const out = req.agentCaller
+        ? await tasks.materialsForWorker(req.agentCaller, req.params.task_id, req.query.lease_id)
+        : await tasks.materials(ownerOf(req), req.params.task_id, req.query.lease_id);
       return reply
         .type('application/zip')
         .header('content-disposition', `attachment; filename="${out.filename}"`)

@@ -184,6 +184,10 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       isOperator: (ownerId) => services.identity.isOperator(ownerId, config.operatorEmails),
       ownerByEmail: (email) => services.identity.requireOwner(email),
     },
+    agentOf: async (bearer) => {
+      const { caller } = await services.identity.authenticate(bearer);
+      return { agentId: caller.agent.id, ownerId: caller.agent.ownerId };
+    },
     secret: deps.secret,
     baseUrl,
     clock,

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { strToU8, unzipSync, zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { campaignWith, claimedTask, type Member, newMember, ok, refused } from '../support/campaigns.ts';
+import { campaignWith, claimedTask, key, type Member, newMember, ok, refused } from '../support/campaigns.ts';
+import { callTool } from '../support/factories.ts';
 import { ownerApi, ownerTokenOf } from '../support/owner-api.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -113,6 +114,38 @@ describe('drafts', () => {
     expect(bare.problems.map((p: { rule: string }) => p.rule)).toEqual(['SKILL_MD_MISSING']);
     const listed = await ok(m, 'skill_draft_get', { draft_id: draft.draft_id }, false);
     expect(listed.files.map((f: { path: string }) => f.path)).toEqual(['scripts/run.sh']);
+  });
+
+  it('concurrent edits of one revision: exactly one wins; concurrent publishes make one version', async () => {
+    const m = await newMember(server);
+    const draft = await ok(m, 'skill_draft_create', { name: uniqueName(), description: 'Raced.' });
+    const puts = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        callTool(m.client, 'skill_draft_file_put', {
+          draft_id: draft.draft_id,
+          revision: 1,
+          path: `references/r${i}.md`,
+          content: `# ${i}`,
+          idempotency_key: key(),
+        }),
+      ),
+    );
+    expect(puts.filter((r) => !r.isError)).toHaveLength(1);
+    expect(puts.filter((r) => r.isError).map((r) => r.body.error.code)).toEqual(
+      Array(7).fill('SKILL_DRAFT_REVISION_STALE'),
+    );
+    const publishes = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        callTool(m.client, 'skill_version_publish', {
+          draft_id: draft.draft_id,
+          revision: 2,
+          idempotency_key: key(),
+        }),
+      ),
+    );
+    const ids = new Set(publishes.map((r) => (r.isError ? r.body.error.code : r.body.version_id)));
+    expect(ids.size).toBe(1);
+    expect([...ids][0]).toMatch(/^skv_/);
   });
 
   it('a draft is private to its author', async () => {

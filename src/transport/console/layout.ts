@@ -16,6 +16,7 @@ export interface PageOptions {
     | 'campaigns'
     | 'boards'
     | 'matching'
+    | 'skills'
     | 'rewards'
     | 'connections'
     | 'tokens'
@@ -31,6 +32,7 @@ const NAV = [
   ['campaigns', '/console/campaigns', 'Campaigns'],
   ['boards', '/console/boards', 'Boards'],
   ['matching', '/console/matching', 'Matching'],
+  ['skills', '/console/skills', 'Skills'],
   ['rewards', '/console/rewards', 'Rewards'],
   ['connections', '/console/connections', 'Connections'],
   ['tokens', '/console/tokens', 'API tokens'],

@@ -18,6 +18,7 @@ import { ownerTokenRoutes } from './owner-token-routes.ts';
 import { pairRoutes } from './pair-routes.ts';
 import { researchRoutes } from './research-routes.ts';
 import { rewardRoutes } from './rewards-routes.ts';
+import { skillRoutes } from './skill-routes.ts';
 import { CONSOLE_CSS, CONSOLE_ICON } from './style.ts';
 
 export type { ConsoleDeps } from './context.ts';
@@ -119,6 +120,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   mailRoutes(app, ctx);
   boardRoutes(app, ctx);
   matchingRoutes(app, ctx);
+  skillRoutes(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.
   app.get('/console/*', { schema: { hide: true } }, async (req, reply) => {

@@ -170,6 +170,14 @@ describe('READ_BEFORE_COMPLETION', () => {
     expect((await exportAs('cd_prj_NOTAREALKEY')).status).toBe(401);
     expect((await complete(worker, taskId, lease)).code).toBe('SKILL_READ_REQUIRED');
 
+    // A HEAD sends no bytes, so it is not served and delivers nothing.
+    const head = await fetch(`${server.url}/v1/tasks/${taskId}/materials-export`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${worker.key}` },
+    });
+    expect(head.status).not.toBe(200);
+    expect((await complete(worker, taskId, lease)).code).toBe('SKILL_READ_REQUIRED');
+
     const res = await exportAs(worker.key, `?lease_id=${lease}`);
     expect(res.status, await res.clone().text()).toBe(200);
     const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
@@ -189,6 +197,29 @@ describe('READ_BEFORE_COMPLETION', () => {
       `/v1/tasks/${taskId}/skill-usage?lease_id=lse_01JNOTTHELEASE000000000000`,
     );
     expect(foreign.status).toBe(404);
+  });
+
+  it('exports skills that share a name into folders of their own, none overwriting another', async () => {
+    const { coordinator, campaignId } = await crew();
+    const name = `same-${Math.random().toString(36).slice(2, 8)}`;
+    const skills = [
+      await publishSkill(coordinator, { name, body: '# One\n' }),
+      await publishSkill(coordinator, { name, body: '# Two\n' }),
+      await publishSkill(coordinator, { name, body: '# Three\n' }),
+    ];
+    const taskId = await publishTask(coordinator, campaignId);
+    for (const [i, skill] of skills.entries())
+      await attach(coordinator, taskId, skill.versionId, 'RECOMMENDED', i);
+    const token = await ownerTokenOf(server, coordinator);
+    const res = await fetch(`${server.url}/v1/tasks/${taskId}/materials-export`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(res.status).toBe(200);
+    const files = unzipSync(new Uint8Array(await res.arrayBuffer()));
+    const skillMds = Object.keys(files).filter((p) => p.endsWith('/SKILL.md'));
+    expect(skillMds).toHaveLength(3);
+    const texts = skillMds.map((p) => Buffer.from(files[p] ?? []).toString('utf8')).sort();
+    expect(texts).toEqual(skills.map((s) => s.skillMd).sort());
   });
 
   it('refuses reads under the task context to a stranger and to a member without the lease', async () => {
@@ -348,7 +379,7 @@ describe('usage reports', () => {
     expect(report.outcome).toBe('APPLIED');
     expect((await refused(other, 'skill_usage_report', args)).code).toBe('LEASE_REQUIRED');
     expect((await refused(coordinator, 'skill_usage_report', args)).code).toBe('LEASE_REQUIRED');
-    expect((await refused(stranger, 'skill_usage_report', args)).code).toBe('NOT_FOUND');
+    expect((await refused(stranger, 'skill_usage_report', args)).code).toBe('LEASE_REQUIRED');
     expect((await refused(worker, 'skill_usage_report', { ...args, version_id: loose.versionId })).code).toBe(
       'NOT_FOUND',
     );

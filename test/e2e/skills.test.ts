@@ -148,6 +148,47 @@ describe('drafts', () => {
     expect([...ids][0]).toMatch(/^skv_/);
   });
 
+  it('a description update keeps the frontmatter as written, and refuses frontmatter it cannot read', async () => {
+    const m = await newMember(server);
+    const name = uniqueName();
+    const draft = await ok(m, 'skill_draft_create', { name, description: 'First.' });
+    const md = `---\nname: ${name}\ndescription: First.\nlicense: MIT # kept\nmetadata:\n  e: 1e3\n---\n# Body\n`;
+    const put = await ok(m, 'skill_draft_file_put', {
+      draft_id: draft.draft_id,
+      revision: 1,
+      path: 'SKILL.md',
+      content: md,
+    });
+    const updated = await ok(m, 'skill_draft_update', {
+      draft_id: draft.draft_id,
+      revision: put.revision,
+      description: 'Second.',
+    });
+    const read = await ok(m, 'skill_draft_get', { draft_id: draft.draft_id, path: 'SKILL.md' }, false);
+    expect(read.file.text).toBe(md.replace('First.', 'Second.'));
+    const broken = `---\nname: ${name}\nlicense: MIT\ndescription: [unclosed\n---\n# Body\n`;
+    const put2 = await ok(m, 'skill_draft_file_put', {
+      draft_id: draft.draft_id,
+      revision: updated.revision,
+      path: 'SKILL.md',
+      content: broken,
+    });
+    const refusedUpdate = await refused(m, 'skill_draft_update', {
+      draft_id: draft.draft_id,
+      revision: put2.revision,
+      description: 'Third.',
+    });
+    expect(refusedUpdate.code).toBe('VALIDATION_FAILED');
+    const after = await ok(m, 'skill_draft_get', { draft_id: draft.draft_id, path: 'SKILL.md' }, false);
+    expect(after.file.text).toBe(broken);
+    expect(after.revision).toBe(put2.revision);
+    const nothing = await refused(m, 'skill_draft_update', {
+      draft_id: draft.draft_id,
+      revision: put2.revision,
+    });
+    expect(nothing.code).toBe('VALIDATION_FAILED');
+  });
+
   it('a draft is private to its author', async () => {
     const author = await newMember(server);
     const other = await newMember(server);
@@ -359,6 +400,14 @@ describe('contexts', () => {
       false,
     );
     expect(bad.code).toBe('VALIDATION_FAILED');
+    // A version id that does not exist is answered as one the context does not give.
+    const unknown = await refused(
+      stranger,
+      'skill_get',
+      { version_id: 'skv_01JZZZZZZZZZZZZZZZZZZZZZZZ', context: OWN },
+      false,
+    );
+    expect(unknown.code).toBe('SKILL_CONTEXT_DENIED');
   });
 });
 

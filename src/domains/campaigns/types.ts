@@ -2,7 +2,7 @@ import type { Executor } from '../../storage/database.ts';
 
 /**
  * A check another area adds to task_complete (skills: attached skills to be read first). It runs
- * in the submission's transaction, with the task row locked and the lease just found current,
+ * in the submission's transaction once the lease is found current, before the source checks,
  * and refuses by throwing a DomainError; nothing is submitted then.
  */
 export type CompletionGate = (

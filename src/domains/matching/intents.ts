@@ -6,6 +6,7 @@ import { DomainError } from '../../kernel/errors.ts';
 import { base32, newId } from '../../kernel/ids.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { Executor } from '../../storage/database.ts';
+import { containsPattern } from '../../storage/like.ts';
 import { openCampaignSql } from '../campaigns/index.ts';
 import { type Agent, matchingAgent, publicMatchingAgent } from '../identity/index.ts';
 import { beginMatchingWrite, stopOpenRequests } from './changes.ts';
@@ -197,7 +198,6 @@ function liveCondition(now: Date, audience: 'AGENTS' | 'PUBLIC' = 'AGENTS'): SQL
 }
 
 /** `%`, `_` and `\` taken literally in ILIKE. */
-const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * Live intents, newest first, searched in alias, topic and help; filtered in SQL before the page
@@ -224,9 +224,9 @@ export async function listIntents(
         liveCondition(now, audience === 'PUBLIC' ? 'PUBLIC' : 'AGENTS'),
         q
           ? or(
-              sql`${matchingIntents.alias} ilike ${likePattern(q)}`,
-              sql`${matchingIntents.topic} ilike ${likePattern(q)}`,
-              sql`${matchingIntents.helpOffered} ilike ${likePattern(q)}`,
+              sql`${matchingIntents.alias} ilike ${containsPattern(q)}`,
+              sql`${matchingIntents.topic} ilike ${containsPattern(q)}`,
+              sql`${matchingIntents.helpOffered} ilike ${containsPattern(q)}`,
             )
           : undefined,
         position ? lt(matchingIntents.id, position.id as string) : undefined,

@@ -3,7 +3,6 @@ import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
 import { activeRole, campaignForSkills, taskForSkills } from '../campaigns/index.ts';
 import { contextString, type SkillContext } from './context.ts';
-import { versionNotFound } from './errors.ts';
 import { campaignSkills, skillGrants, skillVersions, taskSkills } from './tables.ts';
 
 /**
@@ -38,7 +37,9 @@ export async function reachVersion(
   now: Date,
 ): Promise<Reached> {
   const [version] = await ex.select().from(skillVersions).where(eq(skillVersions.id, versionId));
-  if (!version) throw versionNotFound(versionId);
+  // A missing version is answered like one the context does not give: the answer never tells a
+  // stranger whether an id exists.
+  if (!version) throw contextDenied(versionId, context);
   const via = await reachVia(ex, actor, version, context, now);
   if (!via) throw contextDenied(versionId, context);
   return { version, ...via };
@@ -146,19 +147,21 @@ export function ownVersionsSql(actor: Actor) {
  */
 export function requireDeliverable(reached: Reached): void {
   const v = reached.version;
-  if (v.bytesDeletedAt) {
-    throw new DomainError(
-      'SKILL_BYTES_DELETED',
-      `The file bytes of ${v.id} were deleted for privacy; its hashes and history remain.`,
-      { version_id: v.id, bytes_deleted_at: v.bytesDeletedAt.toISOString() },
-    );
-  }
+  if (v.bytesDeletedAt) throw bytesDeleted(v.id, v.bytesDeletedAt);
   if (v.status === 'BLOCKED' && reached.via !== 'OWNER' && reached.via !== 'AUTHOR') {
     throw new DomainError('SKILL_BLOCKED', `Skill version ${v.id} is blocked and no longer delivered.`, {
       version_id: v.id,
       reason: v.blockReason,
     });
   }
+}
+
+export function bytesDeleted(versionId: string, at?: Date): DomainError {
+  return new DomainError(
+    'SKILL_BYTES_DELETED',
+    `The file bytes of ${versionId} were deleted for privacy; its hashes and history remain.`,
+    { version_id: versionId, ...(at ? { bytes_deleted_at: at.toISOString() } : {}) },
+  );
 }
 
 function contextDenied(versionId: string, context: SkillContext): DomainError {

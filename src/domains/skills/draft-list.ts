@@ -1,6 +1,7 @@
 import { and, desc, eq, ilike, lt, or, type SQL } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import type { Executor } from '../../storage/database.ts';
+import { containsPattern } from '../../storage/like.ts';
 import { skillDrafts } from './tables.ts';
 
 export interface DraftPage {
@@ -13,7 +14,7 @@ export interface DraftPage {
 export async function listDrafts(ex: Executor, secret: string, ownerId: string, q: DraftPage) {
   const where: SQL[] = [eq(skillDrafts.ownerId, ownerId)];
   if (q.q) {
-    const like = `%${q.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const like = containsPattern(q.q);
     const match = or(ilike(skillDrafts.name, like), ilike(skillDrafts.description, like));
     if (match) where.push(match);
   }

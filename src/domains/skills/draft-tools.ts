@@ -13,6 +13,7 @@ import {
   updateDraft,
   validateDraft,
 } from './drafts.ts';
+import { isText } from './package/index.ts';
 import { actorOf, SKILLS_AUDIENCE } from './policy.ts';
 import { publishVersion } from './publish.ts';
 import { pathArg } from './version-tools.ts';
@@ -125,11 +126,26 @@ export const skillDraftGet = defineTool({
           path: input.path,
         });
       }
+      if (!isText(new Uint8Array(bytes))) {
+        throw new DomainError(
+          'SKILL_FILE_BINARY',
+          `${input.path} of draft ${draft.id} is not UTF-8 text, so it has no character windows.`,
+          { draft_id: draft.id, path: input.path, size: bytes.length },
+          {
+            next: 'Its size and SHA-256 are in files; replace it with skill_draft_file_put (content_base64).',
+          },
+        );
+      }
       const w = windowOf(bytes.toString('utf8'), { offset: input.offset, maxChars: input.maxChars });
       file = {
         path: input.path,
         text: w.text,
-        range: { offset: w.offset, next_offset: w.next_offset, total_chars: w.total_chars },
+        range: {
+          offset: w.offset,
+          next_offset: w.next_offset,
+          total_chars: w.total_chars,
+          max_chars: w.max_chars,
+        },
       };
     }
     return {
@@ -299,11 +315,16 @@ export const skillVersionPublish = defineTool({
           action: 'See the version as others will.',
           arguments: { version_id: v.id, context: '{"scope":"OWN"}' },
         },
-        {
-          tool: 'campaign_skill_propose',
-          action: 'Offer it to a campaign you are a member of.',
-          arguments: { version_id: v.id },
-        },
+        // Only where it can succeed: the library tools are for identities in a campaign.
+        ...(ctx.caller.standing === 'MEMBER' || ctx.caller.standing === 'COORDINATOR'
+          ? [
+              {
+                tool: 'campaign_skill_propose',
+                action: 'Offer it to the library of a campaign you are in (name its campaign_id).',
+                arguments: { version_id: v.id },
+              },
+            ]
+          : []),
       ],
     };
   },

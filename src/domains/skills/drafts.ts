@@ -139,34 +139,7 @@ export async function putFile(
 ): Promise<{ revision: number; size: number }> {
   const draft = await draftForEdit(ex, actor, input.draftId, input.revision);
   refuseProblem(checkPath(input.path));
-  if (input.bytes.length > PACKAGE_LIMITS.fileBytes) {
-    refuseProblem({
-      path: input.path,
-      rule: 'FILE_TOO_LARGE',
-      message: `A file may hold at most ${PACKAGE_LIMITS.fileBytes} bytes; this one has ${input.bytes.length}.`,
-    });
-  }
-  const [totals] = await ex
-    .select({
-      bytes: sql<number>`coalesce(sum(${skillDraftFiles.size}) filter (where ${skillDraftFiles.path} <> ${input.path}), 0)::int`,
-      files: sql<number>`count(*) filter (where ${skillDraftFiles.path} <> ${input.path})::int`,
-    })
-    .from(skillDraftFiles)
-    .where(eq(skillDraftFiles.draftId, draft.id));
-  if ((totals?.bytes ?? 0) + input.bytes.length > PACKAGE_LIMITS.packageBytes) {
-    refuseProblem({
-      path: '',
-      rule: 'PACKAGE_TOO_LARGE',
-      message: `A package may hold at most ${PACKAGE_LIMITS.packageBytes} bytes in all.`,
-    });
-  }
-  if ((totals?.files ?? 0) + 1 > PACKAGE_LIMITS.files) {
-    refuseProblem({
-      path: '',
-      rule: 'TOO_MANY_FILES',
-      message: `A package may hold at most ${PACKAGE_LIMITS.files} files.`,
-    });
-  }
+  await refuseOverCaps(ex, draft.id, input.path, input.bytes.length);
   await writeFile(ex, draft.id, input.path, input.bytes, now);
   const description = input.path === 'SKILL.md' ? descriptionOf(input.bytes.toString('utf8')) : undefined;
   const revision = await bumpRevision(ex, draft, now, description !== undefined ? { description } : {});
@@ -210,6 +183,11 @@ export async function updateDraft(
   },
   now: Date,
 ): Promise<{ revision: number }> {
+  if (input.description === undefined && input.tags === undefined && input.instructions === undefined) {
+    throw new DomainError('VALIDATION_FAILED', 'Nothing to change: send description, tags or instructions.', {
+      detail: [{ loc: ['arguments'], msg: 'one of description, tags, instructions', type: 'missing' }],
+    });
+  }
   const draft = await draftForEdit(ex, actor, input.draftId, input.revision);
   if (input.description !== undefined || input.instructions !== undefined) {
     const current = (await readDraftFile(ex, draft.id, 'SKILL.md'))?.toString('utf8');
@@ -218,13 +196,7 @@ export async function updateDraft(
       md = setFrontmatterField(md, draft.name, 'description', input.description);
     if (input.instructions !== undefined) md = setBody(md, draft.name, input.instructions);
     const bytes = Buffer.from(md);
-    if (bytes.length > PACKAGE_LIMITS.fileBytes) {
-      refuseProblem({
-        path: 'SKILL.md',
-        rule: 'FILE_TOO_LARGE',
-        message: `SKILL.md may hold at most ${PACKAGE_LIMITS.fileBytes} bytes.`,
-      });
-    }
+    await refuseOverCaps(ex, draft.id, 'SKILL.md', bytes.length);
     await writeFile(ex, draft.id, 'SKILL.md', bytes, now);
   }
   const set: Partial<Pick<DraftRow, 'description' | 'tags'>> = {};
@@ -246,6 +218,38 @@ async function writeFile(ex: Executor, draftId: string, path: string, bytes: Buf
       target: [skillDraftFiles.draftId, skillDraftFiles.path],
       set: { content: bytes, size: bytes.length, updatedAt: now },
     });
+}
+
+/** Refuses a file that would pass the per-file cap, or take the package past its byte or file cap. */
+async function refuseOverCaps(ex: Executor, draftId: string, path: string, size: number): Promise<void> {
+  if (size > PACKAGE_LIMITS.fileBytes) {
+    refuseProblem({
+      path: path,
+      rule: 'FILE_TOO_LARGE',
+      message: `A file may hold at most ${PACKAGE_LIMITS.fileBytes} bytes; this one has ${size}.`,
+    });
+  }
+  const [totals] = await ex
+    .select({
+      bytes: sql<number>`coalesce(sum(${skillDraftFiles.size}) filter (where ${skillDraftFiles.path} <> ${path}), 0)::int`,
+      files: sql<number>`count(*) filter (where ${skillDraftFiles.path} <> ${path})::int`,
+    })
+    .from(skillDraftFiles)
+    .where(eq(skillDraftFiles.draftId, draftId));
+  if ((totals?.bytes ?? 0) + size > PACKAGE_LIMITS.packageBytes) {
+    refuseProblem({
+      path: '',
+      rule: 'PACKAGE_TOO_LARGE',
+      message: `A package may hold at most ${PACKAGE_LIMITS.packageBytes} bytes in all.`,
+    });
+  }
+  if ((totals?.files ?? 0) + 1 > PACKAGE_LIMITS.files) {
+    refuseProblem({
+      path: '',
+      rule: 'TOO_MANY_FILES',
+      message: `A package may hold at most ${PACKAGE_LIMITS.files} files.`,
+    });
+  }
 }
 
 function refuseProblem(problem: Problem | null): void {

@@ -35,7 +35,7 @@ export const SKILL_ERRORS = declareErrors('skills', {
     retryable: false,
     otherReaders: 'DO_NOT_BYPASS',
     when: 'The version was blocked by its owner or the operator: it is no longer delivered to anyone.',
-    next: 'Use another version (skill_get shows the skill’s history to its owner); a task’s coordinator can attach a replacement.',
+    next: 'Use another version: skill_list shows what your context gives you; a task’s coordinator can attach a replacement.',
   },
   SKILL_BYTES_DELETED: {
     httpStatus: 410,
@@ -71,7 +71,7 @@ declare module '../../kernel/errors.ts' {
   interface AreaErrorCodes extends Record<keyof typeof SKILL_ERRORS, true> {}
 }
 
-/** A version that is missing, or that the actor may not even know of: one wording for both. */
+/** The owner's version that is missing or another owner's: one wording for both. */
 export function versionNotFound(versionId: string): DomainError {
   return new DomainError('NOT_FOUND', `No skill version ${versionId} you may see.`, {
     version_id: versionId,

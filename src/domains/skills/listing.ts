@@ -2,6 +2,7 @@ import { and, desc, eq, ilike, isNull, lt, or, type SQL, sql } from 'drizzle-orm
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
+import { containsPattern } from '../../storage/like.ts';
 import { type Actor, inCampaign, ownVersionsSql, taskStanding, type VersionRow } from './access.ts';
 import { contextString, type SkillContext } from './context.ts';
 import { campaignSkills, skills, skillVersions, taskSkills } from './tables.ts';
@@ -22,8 +23,6 @@ export interface ListFilters {
   cursor?: string | undefined;
 }
 
-const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 export async function listVersions(
   ex: Executor,
   secret: string,
@@ -34,13 +33,14 @@ export async function listVersions(
 ): Promise<{ rows: Array<VersionRow & { lifecycleStatus: string }>; next_cursor: string | null }> {
   const where: SQL[] = [await scopeSql(ex, actor, context, now)];
   if (filters.q) {
-    const q = like(filters.q);
+    const q = containsPattern(filters.q);
     const match = or(ilike(skillVersions.name, q), ilike(skillVersions.description, q));
     if (match) where.push(match);
   }
   if (filters.status) where.push(eq(skillVersions.status, filters.status));
   if (filters.authorId) where.push(eq(skillVersions.authorAgentId, filters.authorId));
-  if (filters.compatibility) where.push(ilike(skillVersions.compatibility, like(filters.compatibility)));
+  if (filters.compatibility)
+    where.push(ilike(skillVersions.compatibility, containsPattern(filters.compatibility)));
   if (filters.lifecycleStatus) where.push(eq(skills.lifecycleStatus, filters.lifecycleStatus));
   if (filters.tags && filters.tags.length > 0) {
     where.push(sql`${skillVersions.tags} @> ${JSON.stringify(filters.tags)}::jsonb`);

@@ -109,8 +109,11 @@ export async function buildMaterials(
       continue;
     }
     budget -= version.totalBytes;
-    // Two versions of one skill may be attached: the later one gets its number in the folder name.
-    const folder = folders.has(version.name) ? `${version.name}-v${version.number}` : version.name;
+    // Several attached versions may share a name (two versions of one skill, or two skills of one
+    // name): each gets a folder of its own, numbered until free, so no file overwrites another.
+    let folder = version.name;
+    if (folders.has(folder)) folder = `${version.name}-v${version.number}`;
+    for (let n = 2; folders.has(folder); n += 1) folder = `${version.name}-v${version.number}-${n}`;
     folders.add(folder);
     const rows = await ex
       .select({
@@ -120,6 +123,13 @@ export async function buildMaterials(
       })
       .from(skillVersionFiles)
       .where(eq(skillVersionFiles.versionId, version.id));
+    // Bytes deleted since the version row was read: left out, never exported as empty files.
+    if (rows.some((r) => r.content === null)) {
+      folders.delete(folder);
+      budget += version.totalBytes;
+      leftOut.push({ ...about, reason: 'BYTES_DELETED' });
+      continue;
+    }
     for (const r of rows)
       files.push({ path: `skills/${folder}/${r.path}`, bytes: new Uint8Array(r.content ?? Buffer.alloc(0)) });
     included.push({

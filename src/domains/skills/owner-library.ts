@@ -2,6 +2,7 @@ import { and, desc, eq, ilike, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Clock } from '../../kernel/clock.ts';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import type { Database, Executor } from '../../storage/database.ts';
+import { containsPattern } from '../../storage/like.ts';
 import type { Actor } from './access.ts';
 import {
   decideEntry,
@@ -32,8 +33,6 @@ export interface LibraryFilters {
   cursor?: string | undefined;
 }
 
-const like = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 export class SkillLibraryOwnerService {
   constructor(
     private readonly database: Database,
@@ -53,13 +52,16 @@ export class SkillLibraryOwnerService {
     await campaignStanding(db, this.actor(ownerId), campaignId);
     const where: SQL[] = [eq(campaignSkills.campaignId, campaignId)];
     if (f.q) {
-      const match = or(ilike(skillVersions.name, like(f.q)), ilike(skillVersions.description, like(f.q)));
+      const match = or(
+        ilike(skillVersions.name, containsPattern(f.q)),
+        ilike(skillVersions.description, containsPattern(f.q)),
+      );
       if (match) where.push(match);
     }
     if (f.status) where.push(eq(skillVersions.status, f.status));
     if (f.campaignState) where.push(eq(campaignSkills.state, f.campaignState));
     if (f.authorId) where.push(eq(skillVersions.authorAgentId, f.authorId));
-    if (f.compatibility) where.push(ilike(skillVersions.compatibility, like(f.compatibility)));
+    if (f.compatibility) where.push(ilike(skillVersions.compatibility, containsPattern(f.compatibility)));
     if (f.tags && f.tags.length > 0)
       where.push(sql`${skillVersions.tags} @> ${JSON.stringify(f.tags)}::jsonb`);
     const binding = JSON.stringify([

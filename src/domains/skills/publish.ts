@@ -27,6 +27,12 @@ export async function publishVersion(
   const draft = await draftForEdit(ex, actor, input.draftId, input.revision);
   const [skill] = await ex.select().from(skills).where(eq(skills.id, draft.skillId));
   if (!skill) throw new Error(`skill ${draft.skillId} of draft ${draft.id} is missing`);
+  // The same revision is the same package: publishing it again answers the version it became.
+  const [already] = await ex
+    .select()
+    .from(skillVersions)
+    .where(and(eq(skillVersions.skillId, skill.id), eq(skillVersions.publishedFromRevision, draft.revision)));
+  if (already) return already;
   if (skill.lifecycleStatus === 'ARCHIVED') {
     throw new DomainError(
       'SKILL_ARCHIVED',
@@ -35,12 +41,6 @@ export async function publishVersion(
       { next: 'Create a new draft with skill_draft_create and publish from it.' },
     );
   }
-  // The same revision is the same package: publishing it again answers the version it became.
-  const [already] = await ex
-    .select()
-    .from(skillVersions)
-    .where(and(eq(skillVersions.skillId, skill.id), eq(skillVersions.publishedFromRevision, draft.revision)));
-  if (already) return already;
   const files = await draftFiles(ex, draft.id);
   const problems = validatePackage(draft.name, files);
   const meta = problems.length === 0 ? readMeta(files) : null;

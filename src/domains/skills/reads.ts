@@ -3,7 +3,7 @@ import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { Executor } from '../../storage/database.ts';
 import { windowOf } from '../reading/index.ts';
-import { type Actor, type Reached, reachVersion, requireDeliverable } from './access.ts';
+import { type Actor, bytesDeleted, type Reached, reachVersion, requireDeliverable } from './access.ts';
 import type { SkillContext } from './context.ts';
 import { buildZip } from './package/index.ts';
 import { skillDeliveries, skillVersionFiles } from './tables.ts';
@@ -43,7 +43,8 @@ async function fileOf(ex: Executor, reached: Reached, path: string): Promise<Fil
       { next: 'skill_get lists the version’s files.' },
     );
   }
-  if (!row.content) throw new Error(`file ${path} of ${reached.version.id} has no bytes but no deletion`);
+  // Deleted between the version's row and this read: answered as the deletion it is.
+  if (!row.content) throw bytesDeleted(reached.version.id);
   return { ...row, content: row.content };
 }
 
@@ -173,6 +174,7 @@ export async function zipOf(ex: Executor, reached: Reached): Promise<Uint8Array>
     .select({ path: skillVersionFiles.path, content: skillVersionFiles.content })
     .from(skillVersionFiles)
     .where(eq(skillVersionFiles.versionId, reached.version.id));
+  if (rows.some((r) => r.content === null)) throw bytesDeleted(reached.version.id);
   return buildZip(
     reached.version.name,
     rows.map((r) => ({ path: r.path, bytes: new Uint8Array(r.content ?? Buffer.alloc(0)) })),

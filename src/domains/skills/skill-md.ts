@@ -1,4 +1,5 @@
 import { Document, isMap, parseDocument } from 'yaml';
+import { DomainError } from '../../kernel/errors.ts';
 
 /**
  * Edits of a draft's SKILL.md that keep what the author wrote: a frontmatter field is set in the
@@ -14,16 +15,29 @@ export function newSkillMd(name: string, description: string, body?: string): st
 }
 
 /**
- * SKILL.md with `field` set to `value` in its frontmatter. A file without readable frontmatter
- * gets a fresh one above its text (the validator will say if anything else is wrong).
+ * SKILL.md with `field` set to `value` in its frontmatter, read as the validator reads it
+ * (failsafe schema: every value stays the string the author wrote). A file without frontmatter
+ * gets one above its text; frontmatter that is there but broken is refused rather than rebuilt,
+ * so nothing the author wrote is lost.
  */
 export function setFrontmatterField(md: string, name: string, field: string, value: string): string {
   const match = FENCE.exec(md);
-  const doc = match ? parseDocument(match[1] ?? '', { uniqueKeys: true }) : null;
-  if (!match || !doc || doc.errors.length > 0 || !isMap(doc.contents)) {
-    const rest = match ? md.slice(match[0].length) : md;
+  if (!match) {
     const fresh = new Document({ name, [field]: value });
-    return `---\n${fresh.toString().trimEnd()}\n---\n${rest.startsWith('\n') ? '' : '\n'}${rest}`;
+    return `---\n${fresh.toString().trimEnd()}\n---\n${md.startsWith('\n') ? '' : '\n'}${md}`;
+  }
+  const doc = parseDocument(match[1] ?? '', { schema: 'failsafe', uniqueKeys: true });
+  if (doc.errors.length > 0 || !isMap(doc.contents)) {
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      `SKILL.md's frontmatter is not a readable YAML mapping, so ${field} was not set; nothing was changed.`,
+      {
+        detail: [{ loc: ['SKILL.md'], msg: doc.errors[0]?.message ?? 'not a mapping', type: 'frontmatter' }],
+      },
+      {
+        next: 'Fix SKILL.md with skill_draft_file_put (skill_draft_validate names the problem), then try again.',
+      },
+    );
   }
   doc.set(field, value);
   return `---\n${doc.toString().trimEnd()}\n---\n${md.slice(match[0].length)}`;

@@ -2,7 +2,7 @@ import { and, asc, desc, eq, inArray, isNull, type SQL } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Executor } from '../../storage/database.ts';
-import { leaseOfTask } from '../campaigns/index.ts';
+import { leaseOfTask, taskForSkills } from '../campaigns/index.ts';
 import type { Actor } from './access.ts';
 import { liveBindings, presentBinding } from './attachments.ts';
 import { gapIn } from './completion-gate.ts';
@@ -35,10 +35,11 @@ export async function reportUsage(
   input: { taskId: string; versionId: string; outcome: Outcome; note?: string | undefined },
   now: Date,
 ) {
-  // Members only may learn the task exists; the lease is what gives the right to report.
-  const s = await taskStandingOf(ex, actor, input.taskId, now);
-  const lease = s.task.lease;
-  if (actor.agentId === null || lease?.agentId !== actor.agentId) {
+  // The lease is what gives the right to report: a member's, or an open-pickup taker's (no
+  // membership). Anyone else learns from this answer only that it holds no lease of the task.
+  const task = await taskForSkills(ex, input.taskId, now);
+  const lease = task?.lease;
+  if (!task || !lease || actor.agentId === null || lease.agentId !== actor.agentId) {
     throw new DomainError(
       'LEASE_REQUIRED',
       `Only the identity holding task ${input.taskId}’s current lease reports how its skills were used.`,
@@ -51,17 +52,17 @@ export async function reportUsage(
     .from(taskSkills)
     .where(
       and(
-        eq(taskSkills.taskId, s.task.id),
+        eq(taskSkills.taskId, task.id),
         eq(taskSkills.versionId, input.versionId),
         isNull(taskSkills.detachedAt),
       ),
     );
   if (!binding) {
-    const context = contextString({ scope: 'TASK', task_id: s.task.id });
+    const context = contextString({ scope: 'TASK', task_id: task.id });
     throw new DomainError(
       'NOT_FOUND',
-      `Skill version ${input.versionId} is not attached to task ${s.task.id}.`,
-      { task_id: s.task.id, version_id: input.versionId },
+      `Skill version ${input.versionId} is not attached to task ${task.id}.`,
+      { task_id: task.id, version_id: input.versionId },
       {
         next: `List the task's skills with skill_list(context: ${JSON.stringify(context)}).`,
         alternatives: [
@@ -74,7 +75,7 @@ export async function reportUsage(
     .insert(skillUsageReports)
     .values({
       id: newId('sur', now),
-      taskId: s.task.id,
+      taskId: task.id,
       versionId: input.versionId,
       agentId: actor.agentId,
       leaseId: lease.id,
@@ -97,7 +98,7 @@ export async function reportUsage(
       actor,
       detail: {
         report_id: report.id,
-        task_id: s.task.id,
+        task_id: task.id,
         lease_id: lease.id,
         binding_id: binding.id,
         outcome: input.outcome,

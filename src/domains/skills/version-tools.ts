@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../../kernel/limits.ts';
 import { defineTool, type OperationContext } from '../operations/index.ts';
-import { reachVersion } from './access.ts';
+import { reachVersion, requireDeliverable } from './access.ts';
 import { contextArg, contextString, OWN, parseContext } from './context.ts';
 import { downloadUrl } from './download-ticket.ts';
 import { listVersions } from './listing.ts';
@@ -248,6 +248,8 @@ export const skillPackageGet = defineTool({
     const now = ctx.clock.now();
     const actor = actorOf(ctx.caller);
     const reached = await reachVersion(ctx.ex, actor, input.versionId, context, now);
+    // No link that could only fail: a blocked or deleted version is refused now.
+    requireDeliverable(reached);
     const { secret, baseUrl } = ctx.services.skillsDeps;
     const link = downloadUrl(
       secret,

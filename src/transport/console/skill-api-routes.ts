@@ -1,9 +1,20 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { LIMITS } from '../../kernel/limits.ts';
 import type { ConsoleContext } from './context.ts';
-import { idOf } from './id-params.ts';
+import {
+  context,
+  draftParams,
+  FILE_PUT_BODY_BYTES,
+  IMPORT_BODY_BYTES,
+  L,
+  P,
+  pathArg,
+  SKILL_BODIES,
+  tags,
+  windowQuery,
+} from './skill-api-schemas.ts';
+import { skillVersionApiRoutes } from './skill-version-api-routes.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -14,84 +25,9 @@ declare module 'fastify' {
   }
 }
 
-const tags = ['skills'];
-const L = LIMITS.skillsList;
-const P = LIMITS.skillPackage;
-const draftParams = z.object({ draft_id: idOf('sdr', 'skill draft') }).strict();
-const versionParams = z.object({ version_id: idOf('skv', 'skill version') }).strict();
-const revision = z.number().int().min(1).describe('The draft’s current revision; an older one is refused.');
-const context = z
-  .string()
-  .min(2)
-  .max(L.contextChars)
-  .describe('The context as a JSON string, e.g. {"scope":"OWN"}.');
-const windowQuery = {
-  offset: z.coerce.number().int().min(0).default(0),
-  max_chars: z.coerce
-    .number()
-    .int()
-    .min(LIMITS.readWindow.minChars)
-    .max(LIMITS.readWindow.maxChars)
-    .default(LIMITS.readWindow.defaultChars),
-};
-const skillName = z
-  .string()
-  .min(1)
-  .max(64)
-  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lowercase letters, digits and single hyphens, not at either end');
-const description = z.string().trim().min(1).max(P.descriptionChars);
-const tagList = z.array(z.string().trim().min(1).max(P.tagChars)).max(P.tags);
-const pathArg = z.string().min(1).max(L.pathChars);
-/** base64 of the largest import, with room for padding. */
-const IMPORT_BODY_BYTES = Math.ceil(P.importBytes / 3) * 4 + 64 * 1024;
-
-/** The named body schemas of SPEC's skills routes (their field lists are ours: docs/skills.md). */
-export const SKILL_BODIES = {
-  Create: z
-    .object({ name: skillName, description: description.optional(), tags: tagList.optional() })
-    .strict(),
-  DraftUpdateBody: z
-    .object({ revision, description: description.optional(), tags: tagList.optional() })
-    .strict(),
-  InstructionsBody: z.object({ revision, instructions: z.string().max(P.fileBytes / 2) }).strict(),
-  FilePutBody: z
-    .object({
-      revision,
-      path: pathArg,
-      content: z.string().max(P.fileBytes).optional(),
-      content_base64: z
-        .string()
-        .max(Math.ceil(P.fileBytes / 3) * 4)
-        .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'standard base64')
-        .optional(),
-    })
-    .strict()
-    .refine((b) => (b.content === undefined) !== (b.content_base64 === undefined), {
-      message: 'send exactly one of content or content_base64',
-      path: ['content'],
-    }),
-  FileRemoveBody: z.object({ revision, path: pathArg }).strict(),
-  ImportBody: z
-    .object({
-      revision,
-      data_base64: z
-        .string()
-        .min(4)
-        .max(IMPORT_BODY_BYTES)
-        .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'standard base64'),
-    })
-    .strict(),
-  DraftRevisionBody: z.object({ revision: revision.optional() }).strict(),
-  PublishBody: z.object({ revision }).strict(),
-  GrantBody: z
-    .object({ grantee_id: idOf('agt', 'agent'), note: z.string().trim().max(P.noteChars).optional() })
-    .strict(),
-  RevokeBody: z.object({ reason: z.string().trim().max(P.noteChars).optional() }).strict(),
-};
-
 /**
  * Skills for owners (SPEC Endpoints, Skills), inside the owner API scope (session or owner token):
- * drafts, imports, publishing, versions under a context, downloads and grants. Every route but
+ * drafts, imports and publishing here; versions, downloads and grants in skill-version-api-routes.ts. Every route but
  * capabilities answers SKILLS_DISABLED when the deployment has skills off. The download also
  * takes the ticket of an identity's download_url (skill_package_get) instead of a session.
  */
@@ -236,6 +172,8 @@ export async function skillApiRoutes(
   r.put(
     '/v1/skills/drafts/:draft_id/files',
     {
+      // A file up to the 1 MiB cap, as base64, is more than the default request body limit.
+      bodyLimit: FILE_PUT_BODY_BYTES,
       schema: {
         tags,
         summary: 'Add or replace one file',
@@ -310,119 +248,5 @@ export async function skillApiRoutes(
       reply.code(201).send(await s.publish(ownerOf(req), req.params.draft_id, req.body.revision)),
   );
 
-  r.get(
-    '/v1/skills/versions/:version_id',
-    {
-      schema: {
-        tags,
-        summary: 'One version under a context',
-        params: versionParams,
-        querystring: z.object({ context }).strict(),
-      },
-    },
-    async (req) => s.getVersion(ownerOf(req), req.params.version_id, req.query.context),
-  );
-
-  r.get(
-    '/v1/skills/versions/:version_id/file',
-    {
-      schema: {
-        tags,
-        summary: 'One window of a version’s file, or its bytes with download=true',
-        params: versionParams,
-        querystring: z
-          .object({
-            context,
-            path: pathArg,
-            ...windowQuery,
-            download: z
-              .enum(['true', 'false'])
-              .default('false')
-              .transform((v) => v === 'true'),
-          })
-          .strict(),
-      },
-    },
-    async (req, reply) => {
-      const q = req.query;
-      if (!q.download) return s.versionFile(ownerOf(req), req.params.version_id, q);
-      const file = await s.versionFileBytes(ownerOf(req), req.params.version_id, q);
-      const name = file.path.split('/').at(-1) ?? 'file';
-      return reply
-        .type('application/octet-stream')
-        .header('content-disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}"`)
-        .header('x-content-sha256', file.sha256)
-        .send(file.bytes);
-    },
-  );
-
-  r.get(
-    '/v1/skills/versions/:version_id/download',
-    {
-      config: { ticketAuth: true },
-      schema: {
-        tags,
-        summary: 'The version as one deterministic zip (same version, same bytes and package_sha256)',
-        params: versionParams,
-        querystring: z.object({ context, ticket: z.string().min(1).max(L.cursorChars).optional() }).strict(),
-      },
-    },
-    async (req, reply) => {
-      const { ticket } = req.query;
-      const who = req.owner ? { ownerId: req.owner.id } : { ticket: ticket ?? '' };
-      const pkg = await s.download(who, req.params.version_id, req.query.context);
-      return reply
-        .type('application/zip')
-        .header('content-disposition', `attachment; filename="${pkg.filename}"`)
-        .header('x-content-sha256', pkg.sha256)
-        .send(Buffer.from(pkg.zip));
-    },
-  );
-
-  r.post(
-    '/v1/skills/versions/:version_id/grants',
-    {
-      schema: {
-        tags,
-        summary: 'Let one identity read this version (context OWN) until you revoke it',
-        params: versionParams,
-        body: SKILL_BODIES.GrantBody,
-      },
-    },
-    async (req, reply) => {
-      const grant = await ctx.skillGrants.grant(ownerOf(req), req.params.version_id, req.body);
-      return reply.code(grant.created ? 201 : 200).send(grant);
-    },
-  );
-
-  r.get(
-    '/v1/skills/versions/:version_id/grants',
-    {
-      schema: {
-        tags,
-        summary: 'The version’s grants, newest first',
-        params: versionParams,
-        querystring: z
-          .object({
-            cursor: z.string().min(1).max(L.cursorChars).optional(),
-            limit: z.coerce.number().int().min(L.minLimit).max(L.maxLimit).default(L.defaultLimit),
-          })
-          .strict(),
-      },
-    },
-    async (req) => ctx.skillGrants.list(ownerOf(req), req.params.version_id, req.query),
-  );
-
-  r.post(
-    '/v1/skill-grants/:grant_id/revoke',
-    {
-      schema: {
-        tags,
-        summary: 'Revoke a grant: the identity’s next read is refused',
-        params: z.object({ grant_id: idOf('sgr', 'skill grant') }).strict(),
-        body: SKILL_BODIES.RevokeBody,
-      },
-    },
-    async (req) => ctx.skillGrants.revoke(ownerOf(req), req.params.grant_id, req.body.reason),
-  );
+  await skillVersionApiRoutes(api, ctx, ownerOf);
 }

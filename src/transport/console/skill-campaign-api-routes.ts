@@ -172,6 +172,8 @@ export async function skillCampaignApiRoutes(
     '/v1/tasks/:task_id/materials-export',
     {
       config: { agentAuth: true },
+      // A HEAD would run the handler and record a delivery without sending a byte.
+      exposeHeadRoute: false,
       schema: {
         tags,
         summary:

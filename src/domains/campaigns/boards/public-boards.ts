@@ -2,6 +2,7 @@ import { and, asc, desc, eq, gt, isNull, lt, or, type SQL, sql } from 'drizzle-o
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Database } from '../../../storage/database.ts';
+import { containsPattern } from '../../../storage/like.ts';
 import { taskRewards } from '../rewards/tables.ts';
 import { campaigns, tasks } from '../tables.ts';
 import type { BoardPurpose } from './board-rules.ts';
@@ -43,7 +44,6 @@ function listedWhere(condition: SQL): SQL {
 }
 
 /** `%`, `_` and `\` taken literally in ILIKE. */
-const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 export class PublicBoards {
   constructor(
@@ -71,9 +71,9 @@ export class PublicBoards {
       filters.purpose ? eq(boards.purpose, filters.purpose) : undefined,
       q
         ? or(
-            sql`${boards.title} ilike ${likePattern(q)}`,
+            sql`${boards.title} ilike ${containsPattern(q)}`,
             listedWhere(
-              sql`(${tasks.title} ilike ${likePattern(q)} or ${tasks.objective} ilike ${likePattern(q)})`,
+              sql`(${tasks.title} ilike ${containsPattern(q)} or ${tasks.objective} ilike ${containsPattern(q)})`,
             ),
           )
         : undefined,

@@ -20,6 +20,11 @@ export function buildZip(root: string, files: PackageFile[]): Uint8Array {
   const sorted = [...files].sort((a, b) => Buffer.compare(Buffer.from(a.path), Buffer.from(b.path)));
   const entries: Zippable = {};
   // Keys contain '/', so they are never integer-like and keep insertion (sorted) order.
-  for (const file of sorted) entries[`${root}/${file.path}`] = file.bytes;
+  for (const file of sorted) {
+    const key = `${root}/${file.path}`;
+    // Two files at one path would silently keep only the last: a caller's mistake, never a zip.
+    if (key in entries) throw new Error(`Duplicate path in zip: '${file.path}'`);
+    entries[key] = file.bytes;
+  }
   return zipSync(entries, { level: 6, mtime: DOS_EPOCH, os: UNIX_HOST, attrs: REGULAR_FILE_ATTRS });
 }

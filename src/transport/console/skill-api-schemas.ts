@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import { LIMITS } from '../../kernel/limits.ts';
+import { idOf } from './id-params.ts';
+
+/** Argument and body schemas of the skills owner routes (skill-*-api-routes.ts). */
+
+export const tags = ['skills'];
+export const L = LIMITS.skillsList;
+export const P = LIMITS.skillPackage;
+export const draftParams = z.object({ draft_id: idOf('sdr', 'skill draft') }).strict();
+export const versionParams = z.object({ version_id: idOf('skv', 'skill version') }).strict();
+const revision = z.number().int().min(1).describe('The draft’s current revision; an older one is refused.');
+export const context = z
+  .string()
+  .min(2)
+  .max(L.contextChars)
+  .describe('The context as a JSON string, e.g. {"scope":"OWN"}.');
+export const windowQuery = {
+  offset: z.coerce.number().int().min(0).default(0),
+  max_chars: z.coerce
+    .number()
+    .int()
+    .min(LIMITS.readWindow.minChars)
+    .max(LIMITS.readWindow.maxChars)
+    .default(LIMITS.readWindow.defaultChars),
+};
+const skillName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'lowercase letters, digits and single hyphens, not at either end');
+const description = z.string().trim().min(1).max(P.descriptionChars);
+const tagList = z.array(z.string().trim().min(1).max(P.tagChars)).max(P.tags);
+export const pathArg = z.string().min(1).max(L.pathChars);
+/** base64 of the largest file put, with room for the rest of the JSON body. */
+export const FILE_PUT_BODY_BYTES = Math.ceil(P.fileBytes / 3) * 4 + 64 * 1024;
+/** base64 of the largest import, with room for padding. */
+export const IMPORT_BODY_BYTES = Math.ceil(P.importBytes / 3) * 4 + 64 * 1024;
+
+/** The named body schemas of SPEC's skills routes (their field lists are ours: docs/skills.md). */
+export const SKILL_BODIES = {
+  Create: z
+    .object({ name: skillName, description: description.optional(), tags: tagList.optional() })
+    .strict(),
+  DraftUpdateBody: z
+    .object({ revision, description: description.optional(), tags: tagList.optional() })
+    .strict(),
+  InstructionsBody: z.object({ revision, instructions: z.string().max(P.fileBytes / 2) }).strict(),
+  FilePutBody: z
+    .object({
+      revision,
+      path: pathArg,
+      content: z.string().max(P.fileBytes).optional(),
+      content_base64: z
+        .string()
+        .max(Math.ceil(P.fileBytes / 3) * 4)
+        .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'standard base64')
+        .optional(),
+    })
+    .strict()
+    .refine((b) => (b.content === undefined) !== (b.content_base64 === undefined), {
+      message: 'send exactly one of content or content_base64',
+      path: ['content'],
+    }),
+  FileRemoveBody: z.object({ revision, path: pathArg }).strict(),
+  ImportBody: z
+    .object({
+      revision,
+      data_base64: z
+        .string()
+        .min(4)
+        .max(IMPORT_BODY_BYTES)
+        .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'standard base64'),
+    })
+    .strict(),
+  DraftRevisionBody: z.object({ revision: revision.optional() }).strict(),
+  PublishBody: z.object({ revision }).strict(),
+  GrantBody: z
+    .object({ grantee_id: idOf('agt', 'agent'), note: z.string().trim().max(P.noteChars).optional() })
+    .strict(),
+  RevokeBody: z.object({ reason: z.string().trim().max(P.noteChars).optional() }).strict(),
+};

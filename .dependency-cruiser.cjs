@@ -17,6 +17,14 @@ module.exports = {
       to: { path: '^src/(domains|transport)/' },
     },
     {
+      name: 'sandbox-not-domains',
+      comment:
+        'The sandbox engine is a domain-free layer like parsing: it runs programs and knows no area, so it imports kernel/ only.',
+      severity: 'error',
+      from: { path: '^src/sandbox/' },
+      to: { path: '^src/(?!(kernel|sandbox)/)' },
+    },
+    {
       name: 'kernel-is-leaf',
       comment: 'kernel is the bottom layer: it imports no other part of Cairn.',
       severity: 'error',

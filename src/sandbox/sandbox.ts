@@ -1,0 +1,263 @@
+/**
+ * The sandbox pool (DESIGN.md, Dependencies: sandbox). Each run takes one of `maxJobs` slots,
+ * each slot one worker thread holding a QuickJS engine, so the main event loop never runs a
+ * program. A short, bounded line of waiting runs absorbs bursts; past it the caller gets
+ * DEGRADED_MODE with a retry hint. The wall-clock limit is enforced from outside: a run still
+ * going `killGraceMs` after its deadline has its thread terminated (the interrupt handler
+ * inside cannot stop a program blocked in one long builtin), and the slot gets a fresh thread.
+ */
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { DomainError } from '../kernel/errors.ts';
+import { allocateOutput, OutputWriter, readOutput } from './output.ts';
+import { checkRequest, RequestRefused, refusedResult, runLimits } from './request.ts';
+import {
+  EXIT,
+  type ExecRequest,
+  type ExecResult,
+  type RunJob,
+  type RunOutcome,
+  SANDBOX_LIMITS,
+} from './types.ts';
+import type { WorkerConfig, WorkerJob, WorkerMessage } from './worker.ts';
+
+export interface SandboxOptions {
+  /** Runs at once, one thread each. */
+  maxJobs: number;
+  /** Runs that may wait for a thread; beyond running plus waiting, exec throws DEGRADED_MODE at once. */
+  maxWaiting: number;
+  memoryBytes?: number;
+  stackBytes?: number;
+  defaultTimeoutMs?: number;
+  maxTimeoutMs?: number;
+}
+
+const WORKER_ENTRY = fileURLToPath(new URL('./worker-entry.mjs', import.meta.url));
+const RETRY_AFTER_SECONDS = 5;
+/** V8 heap of a sandbox thread: the file tree and its copies live there, the program does not. */
+const WORKER_HEAP_MB = 128;
+
+/** One thread's place in the pool; its worker is started on first use and replaced after a kill. */
+interface Slot {
+  worker: Promise<Worker> | undefined;
+}
+
+type Ending =
+  | { kind: 'outcome'; outcome: RunOutcome }
+  | { kind: 'killed' }
+  | { kind: 'crashed'; error: unknown };
+
+export class Sandbox {
+  private readonly maxWaiting: number;
+  private readonly config: WorkerConfig;
+  private readonly stackBytes: number;
+  private readonly defaultTimeoutMs: number;
+  private readonly maxTimeoutMs: number;
+  private readonly free: Slot[] = [];
+  /** Runs waiting for a slot, first come first served; a finishing run hands its slot over. */
+  private readonly waiting: Array<{ start(slot: Slot): void; fail(error: Error): void }> = [];
+  private readonly slots: Slot[] = [];
+  private running = 0;
+  private terminated = 0;
+  private closed = false;
+
+  constructor(options: SandboxOptions) {
+    const maxJobs = Math.max(1, Math.floor(options.maxJobs));
+    this.maxWaiting = Math.max(0, Math.floor(options.maxWaiting));
+    this.config = {
+      wasmBaseBytes: SANDBOX_LIMITS.wasmBaseBytes,
+      memoryBytes: options.memoryBytes ?? SANDBOX_LIMITS.memoryBytes,
+    };
+    this.stackBytes = options.stackBytes ?? SANDBOX_LIMITS.stackBytes;
+    this.maxTimeoutMs = options.maxTimeoutMs ?? SANDBOX_LIMITS.maxTimeoutMs;
+    this.defaultTimeoutMs = Math.min(
+      options.defaultTimeoutMs ?? SANDBOX_LIMITS.defaultTimeoutMs,
+      this.maxTimeoutMs,
+    );
+    for (let i = 0; i < maxJobs; i++) this.slots.push({ worker: undefined });
+    this.free.push(...this.slots);
+  }
+
+  /** Runs now (for metrics). */
+  get activeJobs(): number {
+    return this.running;
+  }
+
+  /** Runs waiting for a thread now (for metrics). */
+  get waitingJobs(): number {
+    return this.waiting.length;
+  }
+
+  /** Threads terminated from outside at the time limit so far (for metrics). */
+  get terminatedWorkers(): number {
+    return this.terminated;
+  }
+
+  /**
+   * Runs `request.entry` over `request.files` in a fresh QuickJS context on a sandbox thread.
+   * Everything the program does, including breaking a limit, is answered as an ExecResult.
+   * @throws DomainError DEGRADED_MODE when `maxJobs` run and `maxWaiting` wait already;
+   *   an Error once the sandbox is closed.
+   */
+  async exec(request: ExecRequest): Promise<ExecResult> {
+    if (this.closed) throw new Error('The sandbox is closed.');
+    let checked: ReturnType<typeof checkRequest>;
+    try {
+      checked = checkRequest(request, SANDBOX_LIMITS);
+    } catch (error) {
+      if (error instanceof RequestRefused) return refusedResult(error.message);
+      throw error;
+    }
+    const requested = request.timeoutMs ?? this.defaultTimeoutMs;
+    const timeoutMs = Math.max(1, Math.min(Math.floor(requested), this.maxTimeoutMs));
+    const slot = await this.acquire();
+    try {
+      return await this.runInSlot(slot, checked, timeoutMs);
+    } finally {
+      this.release(slot);
+    }
+  }
+
+  /** Terminates every thread; waiting and later runs are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const waiter of this.waiting.splice(0)) waiter.fail(new Error('The sandbox is closed.'));
+    await Promise.all(
+      this.slots.map(async (slot) => {
+        const worker = await slot.worker?.catch(() => undefined);
+        slot.worker = undefined;
+        await worker?.terminate();
+      }),
+    );
+  }
+
+  private async runInSlot(slot: Slot, request: Omit<RunJob, 'deadline' | 'limits'>, timeoutMs: number) {
+    slot.worker ??= this.startWorker();
+    let worker: Worker;
+    try {
+      worker = await slot.worker;
+    } catch (error) {
+      slot.worker = undefined;
+      return refusedResult(`the engine could not start (${String(error)}).`);
+    }
+    const output = allocateOutput(SANDBOX_LIMITS.outputBytes);
+    const job: RunJob = {
+      ...request,
+      deadline: Date.now() + timeoutMs,
+      limits: runLimits(this.config.memoryBytes, this.stackBytes),
+    };
+    const started = performance.now();
+    const ending = await this.dispatch(worker, { job, output }, timeoutMs + SANDBOX_LIMITS.killGraceMs);
+    if (ending.kind !== 'outcome') {
+      // A thread killed or dead mid-run is never reused: its engine stopped in the middle of a call.
+      if (ending.kind === 'killed') this.terminated++;
+      await worker.terminate();
+      slot.worker = this.closed ? undefined : this.startWorker();
+    }
+    const timeMs = Math.round(performance.now() - started);
+    if (ending.kind === 'crashed')
+      return refusedResult(`the engine stopped (${String(ending.error)}).`, timeMs);
+    if (ending.kind === 'killed') {
+      new OutputWriter(output).write('stderr', `sandbox: time limit of ${timeoutMs} ms exceeded\n`);
+    }
+    const outcome: RunOutcome =
+      ending.kind === 'outcome'
+        ? ending.outcome
+        : {
+            exitCode: EXIT.TIMEOUT,
+            limit: 'TIME',
+            memoryBytes: 0,
+            changed: [],
+            deleted: [],
+            engineBroken: true,
+          };
+    return {
+      exitCode: outcome.exitCode,
+      ...readOutput(output),
+      timeMs,
+      memoryBytes: outcome.memoryBytes,
+      changed: outcome.changed,
+      deleted: outcome.deleted,
+      ...(outcome.limit ? { limit: outcome.limit } : {}),
+    };
+  }
+
+  /** Posts one job and waits for its outcome, the thread's death, or the kill deadline. */
+  private dispatch(worker: Worker, message: WorkerJob, killAfterMs: number): Promise<Ending> {
+    return new Promise<Ending>((resolve) => {
+      const finish = (ending: Ending): void => {
+        clearTimeout(timer);
+        worker.off('message', onMessage);
+        worker.off('error', onError);
+        worker.off('exit', onExit);
+        resolve(ending);
+      };
+      const onMessage = (reply: WorkerMessage): void => {
+        if ('outcome' in reply) finish({ kind: 'outcome', outcome: reply.outcome });
+      };
+      const onError = (error: unknown): void => finish({ kind: 'crashed', error });
+      const onExit = (code: number): void =>
+        finish({ kind: 'crashed', error: new Error(`thread exit ${code}`) });
+      const timer = setTimeout(() => finish({ kind: 'killed' }), killAfterMs);
+      worker.on('message', onMessage);
+      worker.on('error', onError);
+      worker.on('exit', onExit);
+      worker.postMessage(message);
+    });
+  }
+
+  /** A new sandbox thread, resolved once its engine is built. */
+  private startWorker(): Promise<Worker> {
+    const started = new Promise<Worker>((resolve, reject) => {
+      const worker = new Worker(WORKER_ENTRY, {
+        workerData: this.config,
+        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, stackSizeMb: SANDBOX_LIMITS.workerStackMb },
+      });
+      // An idle thread must neither keep the process alive nor crash it with an unheard 'error'.
+      worker.unref();
+      worker.on('error', () => {});
+      const onExit = (code: number) =>
+        reject(new Error(`The sandbox thread exited (${code}) while starting.`));
+      worker.once('exit', onExit);
+      worker.once('message', (reply: WorkerMessage) => {
+        worker.off('exit', onExit);
+        if ('ready' in reply) resolve(worker);
+        else reject(new Error('The sandbox thread answered before it was ready.'));
+      });
+    });
+    // A replacement started in the background may fail before anyone awaits it.
+    started.catch(() => {});
+    return started;
+  }
+
+  /** Resolves with a slot once one is free; the caller must release it. */
+  private async acquire(): Promise<Slot> {
+    // Taken synchronously, so a burst of calls can never put more than maxJobs in flight.
+    const slot = this.free.pop();
+    if (slot) {
+      this.running++;
+      return slot;
+    }
+    if (this.waiting.length >= this.maxWaiting) {
+      throw new DomainError(
+        'DEGRADED_MODE',
+        `The sandbox is at capacity; retry in ${RETRY_AFTER_SECONDS} seconds.`,
+        { retry_after_seconds: RETRY_AFTER_SECONDS },
+      );
+    }
+    return new Promise<Slot>((resolve, reject) => {
+      this.waiting.push({ start: resolve, fail: reject });
+    });
+  }
+
+  /** Hands the slot to the first waiting run, or frees it. */
+  private release(slot: Slot): void {
+    const next = this.waiting.shift();
+    if (next) {
+      next.start(slot);
+      return;
+    }
+    this.running--;
+    this.free.push(slot);
+  }
+}

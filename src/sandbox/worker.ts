@@ -1,0 +1,60 @@
+/**
+ * A sandbox thread: holds one QuickJS WebAssembly module and runs jobs in it one at a time, each
+ * in its own runtime (engine.ts). The module's memory is a WebAssembly.Memory that cannot grow
+ * past the start-up size plus the run's memory cap, which bounds a run exactly where QuickJS's
+ * own accounting does not. A module that trapped, or whose memory grew, is replaced before the
+ * next job, so every run starts from a clean, small heap.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { newQuickJSWASMModule, newVariant, type QuickJSWASMModule, RELEASE_SYNC } from 'quickjs-emscripten';
+import { runProgram } from './engine.ts';
+import { OutputWriter } from './output.ts';
+import type { RunJob, RunOutcome } from './types.ts';
+
+/** What the pool gives each thread when it starts it. */
+export interface WorkerConfig {
+  wasmBaseBytes: number;
+  memoryBytes: number;
+}
+
+/** One job as posted to the thread. */
+export interface WorkerJob {
+  job: RunJob;
+  output: SharedArrayBuffer;
+}
+
+/** What the thread posts: once `ready`, then one outcome per job. */
+export type WorkerMessage = { ready: true } | { outcome: RunOutcome };
+
+const PAGE_BYTES = 64 * 1024;
+
+interface Engine {
+  module: QuickJSWASMModule;
+  memory: WebAssembly.Memory;
+}
+
+async function buildEngine(config: WorkerConfig): Promise<Engine> {
+  const initial = Math.ceil(config.wasmBaseBytes / PAGE_BYTES);
+  const memory = new WebAssembly.Memory({
+    initial,
+    maximum: initial + Math.ceil(config.memoryBytes / PAGE_BYTES),
+  });
+  const module = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: memory }));
+  return { module, memory };
+}
+
+const config = workerData as WorkerConfig;
+const port = parentPort;
+if (!port) throw new Error('worker.ts runs only as a worker thread.');
+
+let engine = buildEngine(config);
+
+port.on('message', async ({ job, output }: WorkerJob) => {
+  const { module, memory } = await engine;
+  const outcome = runProgram(module, job, new OutputWriter(output));
+  port.postMessage({ outcome } satisfies WorkerMessage);
+  if (outcome.engineBroken || memory.buffer.byteLength > config.wasmBaseBytes) engine = buildEngine(config);
+});
+
+await engine;
+port.postMessage({ ready: true } satisfies WorkerMessage);

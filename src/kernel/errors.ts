@@ -143,7 +143,7 @@ export const GENERAL_ERRORS = {
     httpStatus: 503,
     retryable: true,
     otherReaders: 'ALLOWED',
-    when: 'The parser and OCR capacity of this server is busy.',
+    when: 'A bounded worker pool of this server (parsing and OCR, or the Arena sandbox) is at capacity.',
     next: 'Retry after details.retry_after_seconds (five seconds).',
   },
   CURSOR_INVALID: {

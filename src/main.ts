@@ -2,8 +2,9 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
-import { type AnyCommand, COMMANDS, USAGE } from './cli/commands.ts';
+import { type AnyCommand, COMMANDS, findCommand, USAGE } from './cli/commands.ts';
 import { type Config, ConfigError, loadConfig } from './config/config.ts';
+import { ArenaKeys } from './domains/arena/index.ts';
 import { RewardOwnerService } from './domains/campaigns/index.ts';
 import { TABLES } from './domains/catalog.ts';
 import { FundsService, ManualCredit } from './domains/funds/index.ts';
@@ -13,6 +14,7 @@ import { DomainError, errorEnvelope } from './kernel/errors.ts';
 import { createLogger, logFormatFor } from './logging.ts';
 import { DataDirHeldError, type DataDirLock, lockDataDir } from './storage/data-dir-lock.ts';
 import { type Database, openDatabase } from './storage/database.ts';
+import { resolveSecret } from './storage/secret.ts';
 
 /** `cairn`: serve, migrate, and the operator's admin commands. */
 
@@ -127,6 +129,7 @@ async function admin(config: Config, command: AnyCommand, flags: Record<string, 
     const problems = parsed.error.issues.map((i) => `--${i.path.join('.') || '?'}: ${i.message}`);
     throw new UsageError(`${problems.join('\n')}\nUsage: ${command.usage}`);
   }
+  if ('offline' in command) return command.run(parsed.data, config);
   const secret = command.stdin ? await readSecret(command.stdin) : '';
   const { database, lock } = await open(config);
   try {
@@ -135,6 +138,12 @@ async function admin(config: Config, command: AnyCommand, flags: Record<string, 
       identity: new IdentityService(database, systemClock, mcpResource(config.baseUrl)),
       funds: new FundsService(database, systemClock, '', new ManualCredit(), config.platformFeePct),
       rewards: new RewardOwnerService(database, systemClock, '', config.baseUrl),
+      arenaKeys: async () =>
+        new ArenaKeys(
+          database,
+          systemClock,
+          await resolveSecret(config.secret, database, config.dataDir, systemClock),
+        ),
     };
     return await command.run(services, parsed.data, secret);
   } finally {
@@ -199,9 +208,9 @@ async function main(argv: string[]): Promise<number> {
       print(json, { migrated: true, database: database.kind });
       return 0;
     }
-    const definition = (COMMANDS as Record<string, AnyCommand>)[command];
-    if (!definition) throw new UsageError(`Unknown command "${command}".\n${USAGE}`);
-    const result = await admin(config, definition, flags);
+    const found = findCommand(positionals);
+    if (!found) throw new UsageError(`Unknown command "${command}".\n${USAGE}`);
+    const result = await admin(config, found.command, { ...flags, ...found.operand });
     print(json, result);
     // A check that found something fails the command, so cron and CI notice.
     return 'ok' in result && result.ok === false ? 1 : 0;

@@ -1,17 +1,28 @@
 import { z } from 'zod';
+import type { Config } from '../config/config.ts';
+import type { ArenaKeys } from '../domains/arena/index.ts';
 import type { RewardOwnerService } from '../domains/campaigns/index.ts';
 import { type FundsService, toMinor } from '../domains/funds/index.ts';
 import type { IdentityService } from '../domains/identity/index.ts';
 import { LIMITS } from '../kernel/limits.ts';
+import { ARENA_COMMANDS } from './arena-commands.ts';
 
 /** The admin sub-commands: flags, validation and what each does, one definition each. */
 
-interface Command<F extends z.ZodObject> {
+export interface Command<F extends z.ZodObject> {
   usage: string;
   flags: F;
+  /** The flag that the word after the command's name fills (`cairn arena verify-score FILE`). */
+  operand?: string;
   /** Reads a secret (a password, a key) from stdin before opening the database, never from argv. */
   stdin?: { what: string; min: number; max: number };
   run(services: CliServices, flags: z.infer<F>, secret: string): Promise<object>;
+}
+
+/** A command that opens no database (an offline check): it gets the configuration, no services. */
+export interface OfflineCommand<F extends z.ZodObject> extends Omit<Command<F>, 'run' | 'stdin'> {
+  offline: true;
+  run(flags: z.infer<F>, config: Config): Promise<object>;
 }
 
 /** What the admin commands act through: the same services the server uses. */
@@ -19,6 +30,8 @@ export interface CliServices {
   identity: IdentityService;
   funds: FundsService;
   rewards: RewardOwnerService;
+  /** The score-signing keys; made on first use, since only they need the server secret. */
+  arenaKeys(): Promise<ArenaKeys>;
 }
 
 const define = <F extends z.ZodObject>(c: Command<F>) => c;
@@ -163,10 +176,24 @@ export const COMMANDS = {
     flags: z.object({ agent: agentId }).strict(),
     run: ({ identity }, f) => identity.revokeAgent(f.agent),
   }),
+  ...(ARENA_COMMANDS satisfies Record<string, AnyCommand>),
 };
 
 export type CommandName = keyof typeof COMMANDS;
-export type AnyCommand = Command<z.ZodObject>;
+export type AnyCommand = Command<z.ZodObject> | OfflineCommand<z.ZodObject>;
+
+/** The command the words name, and its operand: the one word after a name that takes one. */
+export function findCommand(
+  words: string[],
+): { command: AnyCommand; operand: Record<string, string> } | null {
+  const all = COMMANDS as Record<string, AnyCommand>;
+  const exact = all[words.join(' ')];
+  if (exact) return { command: exact, operand: {} };
+  const named = all[words.slice(0, -1).join(' ')];
+  const word = words.at(-1);
+  if (named?.operand && word !== undefined) return { command: named, operand: { [named.operand]: word } };
+  return null;
+}
 
 export const USAGE = `Usage:
   cairn serve                      run the server (embedded database under CAIRN_DATA_DIR, or DATABASE_URL)

@@ -4,6 +4,7 @@ import type { Config } from '../config/config.ts';
 import { describeErrorCatalog } from '../kernel/errors.ts';
 import type { Schema } from '../storage/database.ts';
 import * as serverTables from '../storage/tables.ts';
+import { arenaArea } from './arena/index.ts';
 import { campaignsArea } from './campaigns/index.ts';
 import { capabilitiesArea } from './capabilities/index.ts';
 import { fundsArea } from './funds/index.ts';
@@ -28,6 +29,7 @@ export const AREAS = [
   campaignsArea,
   matchingArea,
   skillsArea,
+  arenaArea,
 ] as const;
 
 /** The services operations reach through their context, and transports through the app. */

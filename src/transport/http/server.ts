@@ -22,6 +22,7 @@ import { refuseIllFormedInput } from '../shared/ill-formed.ts';
 import { installJsonBodyParser } from '../shared/json-body.ts';
 import { answerClientError } from './client-errors.ts';
 import { exampleRoutes } from './examples-routes.ts';
+import { jwksRoute } from './jwks-route.ts';
 import { mailCallbackRoutes } from './mail-callbacks.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
 import { nativeOAuthRoutes } from './native-oauth-routes.ts';
@@ -208,6 +209,9 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     directCalls: config.mcpDirectCalls,
   };
   await app.register(async (scope) => publicRoutes(scope, publicDeps));
+  await app.register(async (scope) =>
+    jwksRoute(scope, { scores: services.arenaScores, ratePerMinute: publicRateLimitPerMinute, redis }),
+  );
   await app.register(exampleRoutes);
   await app.register(async (scope) => mcpRoutes(scope, mcpDeps));
   await app.register(async (scope) => oauthRoutes(scope, oauthDeps));

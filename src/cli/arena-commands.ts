@@ -1,0 +1,117 @@
+import { readFile } from 'node:fs/promises';
+import { decodeProtectedHeader, type JSONWebKeySet } from 'jose';
+import { z } from 'zod';
+import type { Config } from '../config/config.ts';
+import { type ArenaKeys, MAX_SIGNED_SCORE_CHARS, verifyScore } from '../domains/arena/index.ts';
+import { DomainError } from '../kernel/errors.ts';
+
+/**
+ * The arena's operator commands (docs/arena.md, "Signed scores"): rotating the signing key, and
+ * checking a signed score offline. commands.ts lists them with the others and checks their shape
+ * (`Command`, `OfflineCommand`); they do not import it, so the two files form no cycle.
+ */
+
+/** What rotate-key acts through (a part of commands.ts's CliServices). */
+interface ArenaCliServices {
+  arenaKeys(): Promise<ArenaKeys>;
+}
+
+/** The longest JWKS taken (a file or an answer): far more keys than any deployment rotates to. */
+const MAX_JWKS_BYTES = 1_000_000;
+const FETCH_TIMEOUT_MS = 10_000;
+
+const location = z.string().trim().min(1).max(4096);
+const verifyFlags = z.object({ file: location, jwks: location.optional() }).strict();
+
+export const ARENA_COMMANDS = {
+  'arena rotate-key': {
+    usage:
+      'cairn arena rotate-key [--json]   (retires the active score-signing key and makes a new one; every replica signs with it from its next score; the retired key stays published, so old scores still verify)',
+    flags: z.object({}).strict(),
+    run: async ({ arenaKeys }: ArenaCliServices) => (await arenaKeys()).rotate(),
+  },
+  'arena verify-score': {
+    usage:
+      'cairn arena verify-score FILE [--jwks URL_OR_FILE] [--json]   (checks a signed score offline: FILE holds the compact JWS or {"signed_score": …}; the keys come from the JWKS file or URL, by default CAIRN_BASE_URL/.well-known/jwks.json; prints the payload, or exits 1 with the reason)',
+    flags: verifyFlags,
+    operand: 'file',
+    offline: true as const,
+    run: async (f: z.infer<typeof verifyFlags>, config: Config) => {
+      const jws = signedScoreIn(await readLocal(f.file, MAX_SIGNED_SCORE_CHARS * 2, 'the score file'));
+      const jwks = await loadJwks(f.jwks ?? `${config.baseUrl}/.well-known/jwks.json`);
+      const payload = await verifyScore(jws, jwks);
+      return { valid: true, kid: decodeProtectedHeader(jws).kid, payload };
+    },
+  },
+};
+
+/** The compact JWS in a score file: the file itself, or the `signed_score` of a JSON answer. */
+function signedScoreIn(content: string): string {
+  const text = content.trim();
+  if (!text.startsWith('{')) return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new DomainError('BAD_REQUEST', 'The score file starts with { but is not JSON.');
+  }
+  const signed = (parsed as { signed_score?: unknown }).signed_score;
+  if (typeof signed !== 'string') {
+    throw new DomainError('BAD_REQUEST', 'The score file is JSON without a "signed_score" string.');
+  }
+  return signed.trim();
+}
+
+/**
+ * The JWKS from a file (no network at all) or a URL. The URL is fetched with plain `fetch`, not
+ * the guarded reader of net/: this is the operator's own tool on the operator's machine, fetching
+ * the address the operator typed, never something an agent chose.
+ */
+async function loadJwks(from: string): Promise<JSONWebKeySet> {
+  const text = /^https?:\/\//i.test(from)
+    ? await fetchText(from)
+    : await readLocal(from, MAX_JWKS_BYTES, 'the JWKS file');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new DomainError('BAD_REQUEST', `The JWKS from ${from} is not JSON.`);
+  }
+  if (!parsed || typeof parsed !== 'object' || !Array.isArray((parsed as { keys?: unknown }).keys)) {
+    throw new DomainError('BAD_REQUEST', `The JWKS from ${from} has no "keys" list.`);
+  }
+  return parsed as JSONWebKeySet;
+}
+
+async function fetchText(url: string): Promise<string> {
+  let res: Response;
+  try {
+    res = await fetch(url, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), redirect: 'follow' });
+  } catch (err) {
+    throw new DomainError(
+      'BAD_REQUEST',
+      `The JWKS at ${url} could not be fetched: ${(err as Error).message}.`,
+    );
+  }
+  if (!res.ok) throw new DomainError('BAD_REQUEST', `The JWKS at ${url} answered HTTP ${res.status}.`);
+  const text = await res.text();
+  if (text.length > MAX_JWKS_BYTES) throw new DomainError('BAD_REQUEST', `The JWKS at ${url} is too large.`);
+  return text;
+}
+
+async function readLocal(file: string, maxBytes: number, what: string): Promise<string> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (err) {
+    throw new DomainError(
+      'BAD_REQUEST',
+      `${capitalised(what)} ${file} cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}.`,
+    );
+  }
+  if (bytes.length > maxBytes)
+    throw new DomainError('BAD_REQUEST', `${capitalised(what)} ${file} is too large.`);
+  return bytes.toString('utf8');
+}
+
+const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);

@@ -1,0 +1,44 @@
+import type { Area } from '../operations/index.ts';
+import { ARENA_ERRORS } from './errors.ts';
+import { ArenaKeys, KeyChurnError } from './keys.ts';
+import { ArenaScores } from './scores/score-service.ts';
+import * as tables from './tables.ts';
+
+/**
+ * The arena (docs/arena.md). This first slice is the signed-score foundation: the deployment's
+ * Ed25519 keys (sealed, shared by replicas, rotated by the operator), signing a verified result
+ * as a compact JWS, and the published JWKS. Its tools land with runs and challenges.
+ */
+
+export { scoreSignatureInvalid } from './errors.ts';
+export { ArenaKeys, type PublishedJwk } from './keys.ts';
+export { canonicalScore, type SignedScorePayload, signedScorePayload } from './scores/payload.ts';
+export { ArenaScores } from './scores/score-service.ts';
+export { MAX_SIGNED_SCORE_CHARS, SCORE_JWS_TYPE, verifyScore } from './scores/signing.ts';
+
+export const arenaArea = {
+  name: 'arena',
+  tables,
+  errors: ARENA_ERRORS,
+  operations: [],
+  async start({ database, clock, secret, logger }) {
+    const keys = new ArenaKeys(database, clock, secret, (kid) =>
+      logger.warn(
+        { kid },
+        'the active arena signing key could not be unsealed (did the server secret change?); it is retired, still published, and a new one signs from now on',
+      ),
+    );
+    // Made (or checked) now, so the first signature and the JWKS need no key generation. Replicas
+    // with different secrets replacing each other's key do not stop the start: signing says so.
+    await keys.active().catch((err) => {
+      if (!(err instanceof KeyChurnError)) throw err;
+      logger.error({ err: err.message }, 'no arena signing key could be kept');
+    });
+    return { services: { arenaScores: new ArenaScores(keys) }, workers: [] };
+  },
+} satisfies Area;
+
+type OwnTables = typeof tables;
+declare module '../../storage/tables.ts' {
+  interface Tables extends OwnTables {}
+}

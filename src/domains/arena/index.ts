@@ -1,17 +1,20 @@
 import type { Area } from '../operations/index.ts';
 import { ARENA_ERRORS } from './errors.ts';
 import { ArenaKeys, KeyChurnError } from './keys.ts';
+import { ArenaOwnerService } from './owner-arena.ts';
 import { ArenaScores } from './scores/score-service.ts';
 import * as tables from './tables.ts';
 
 /**
- * The arena (docs/arena.md). This first slice is the signed-score foundation: the deployment's
- * Ed25519 keys (sealed, shared by replicas, rotated by the operator), signing a verified result
- * as a compact JWS, and the published JWKS. Its tools land with runs and challenges.
+ * The arena (docs/arena.md). So far: the owner's separate activation per identity, and the
+ * signed-score foundation: the deployment's Ed25519 keys (sealed, shared by replicas, rotated by
+ * the operator), signing a verified result as a compact JWS, and the published JWKS. Its tools
+ * land with runs and challenges.
  */
 
 export { scoreSignatureInvalid } from './errors.ts';
 export { ArenaKeys, type PublishedJwk } from './keys.ts';
+export { ArenaOwnerService } from './owner-arena.ts';
 export { canonicalScore, type SignedScorePayload, signedScorePayload } from './scores/payload.ts';
 export { ArenaScores } from './scores/score-service.ts';
 export { MAX_SIGNED_SCORE_CHARS, SCORE_JWS_TYPE, verifyScore } from './scores/signing.ts';
@@ -34,7 +37,10 @@ export const arenaArea = {
       if (!(err instanceof KeyChurnError)) throw err;
       logger.error({ err: err.message }, 'no arena signing key could be kept');
     });
-    return { services: { arenaScores: new ArenaScores(keys) }, workers: [] };
+    return {
+      services: { arenaScores: new ArenaScores(keys), arena: new ArenaOwnerService(database, clock) },
+      workers: [],
+    };
   },
 } satisfies Area;
 

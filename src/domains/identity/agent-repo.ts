@@ -18,6 +18,7 @@ export const agentColumns = {
   about: agents.about,
   matchingEnabled: agents.matchingEnabled,
   matchingPublic: agents.matchingPublic,
+  arenaEnabled: agents.arenaEnabled,
   guestRequestId: agents.guestRequestId,
   guestCampaignId: agents.guestCampaignId,
   createdAt: agents.createdAt,

@@ -17,6 +17,7 @@ export type AuditAction =
   | 'bootstrap.reissue'
   | 'agent.message'
   | 'agent.matching'
+  | 'agent.arena'
   | 'oauth.allow'
   | 'oauth.decline'
   | 'oauth.revoke'

@@ -24,6 +24,7 @@ export {
   describeOwnerAgents,
   findAgent,
 } from './agent-repo.ts';
+export { setArenaActivation } from './arena-activation.ts';
 export {
   type DeviceRequest,
   DeviceService,

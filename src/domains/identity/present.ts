@@ -30,6 +30,8 @@ export function presentWhoami(agent: Agent, links: CampaignLink[]) {
     ...standing,
     // Whether the owner consented to matching (docs/matching.md); a guest is bound to one campaign.
     matching: { enabled: agent.matchingEnabled, public: agent.matchingPublic },
+    // The owner's separate activation of the Arena (docs/arena.md).
+    arena: { enabled: agent.arenaEnabled },
     ...(agent.guestCampaignId
       ? { guest: { matching_request_id: agent.guestRequestId, campaign_id: agent.guestCampaignId } }
       : {}),

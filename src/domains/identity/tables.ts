@@ -56,6 +56,8 @@ export const agents = pgTable(
     matchingEnabled: boolean('matching_enabled').notNull().default(false),
     /** Whether the identity's matching profile may appear on the public intents list. */
     matchingPublic: boolean('matching_public').notNull().default(false),
+    /** The owner's separate decision to let the identity take part in the Arena (docs/arena.md). */
+    arenaEnabled: boolean('arena_enabled').notNull().default(false),
     /**
      * A guest identity (cross-workspace guest pairing, docs/matching.md) is bound to one matching
      * request and works only in that request's campaign; null for every other identity.

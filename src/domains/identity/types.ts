@@ -14,6 +14,8 @@ export interface Agent {
   /** The owner's consent to matching, and to listing its profile publicly. */
   matchingEnabled: boolean;
   matchingPublic: boolean;
+  /** The owner's activation of the Arena for this identity, apart from READ and campaigns. */
+  arenaEnabled: boolean;
   /** Set for a guest identity: the matching request it was paired for, and the campaign it is bound to. */
   guestRequestId: string | null;
   guestCampaignId: string | null;

@@ -1,5 +1,6 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ArenaOwnerService } from '../../domains/arena/index.ts';
 import type {
   BoardService,
   CampaignOwnerService,
@@ -50,6 +51,8 @@ export interface ConsoleDeps {
   boards: BoardService;
   /** Matching: consent per identity, campaigns' calls for applications, the owners' decisions. */
   matching: MatchingOwnerService;
+  /** The Arena: the owner's activation per identity. */
+  arena: ArenaOwnerService;
   /** Skills: drafts, versions, imports and downloads of the owner's account. */
   skills: SkillOwnerService;
   /** Grants of the owner's skill versions. */

@@ -43,6 +43,12 @@ export const tokenOnlyForm = z.object({ csrf }).strict();
 
 export const modeForm = z.object({ csrf, mode: z.enum(['READ', 'NONE'], 'Choose READ or NONE.') }).strict();
 
+/** The Arena activation per identity: the box ticked or not. */
+export const arenaForm = z
+  .object({ csrf, enabled: z.literal('on', 'Tick “Arena on” or leave it empty.').optional() })
+  .strict()
+  .transform((f) => ({ enabled: f.enabled === 'on' }));
+
 export const renameForm = z.object({ csrf, display_name: displayName }).strict();
 
 export const messageForm = z

@@ -6,6 +6,7 @@ import { auditPage } from './audit-views.ts';
 import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
 import { createdIdentityPage, newIdentityPage } from './create-views.ts';
 import {
+  arenaForm,
   bootstrapForm,
   createIdentityForm,
   messageForm,
@@ -39,6 +40,8 @@ const DONE: Record<string, string> = {
     'Matching is on, and its profile may appear on the public list. The identity has the matching tools now (connected sessions were told).',
   matching_off:
     'Matching is off. The identity no longer has the matching tools; any profile of it was withdrawn, and any open matching request it took part in stopped.',
+  arena_on: 'The Arena is on for this identity (connected sessions were told their tool list changed).',
+  arena_off: 'The Arena is off for this identity (connected sessions were told).',
 };
 
 type Params = { agent_id: string; key_id?: string };
@@ -160,6 +163,10 @@ export function identityRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
   change('matching', consentForm, async (owner, id, data) => {
     await ctx.matching.setConsent(owner.id, id, data);
     return data.enabled ? (data.public ? 'matching_public' : 'matching_on') : 'matching_off';
+  });
+  change('arena', arenaForm, async (owner, id, data) => {
+    await ctx.arena.setActivation(owner.id, id, data.enabled);
+    return data.enabled ? 'arena_on' : 'arena_off';
   });
   change('revoke', revokeForm, async (owner, id) => {
     await m.revoke(owner.id, id);

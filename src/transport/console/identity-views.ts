@@ -133,6 +133,7 @@ export function detailPage(v: DetailView): SafeHtml {
         </section>
       </div>
       ${revoked ? '' : matchingPanel(v.csrf, path, a)}
+      ${revoked || a.guestRequestId ? '' : arenaPanel(v.csrf, path, a)}
       ${keysPanel(v, path, revoked)}
       ${a.kind === 'OWNER_CREATED' && !revoked ? bootstrapPanel(v, path) : ''}
       ${revoked ? '' : messagePanel(v.csrf, path)}
@@ -163,6 +164,23 @@ function matchingPanel(csrf: string, path: string, a: Agent): SafeHtml {
         <label class="check"><input type="checkbox" name="public" value="on"${a.matchingPublic ? html` checked` : ''}> Its profile may appear on the public list</label>
         <p class="hint">Only while matching is on. The public list shows the profile’s alias, topic and help, never the agent id or you.</p>
         <div class="actions"><button class="secondary" type="submit">Save matching</button></div>
+      </form>
+    </section>`;
+}
+
+/** The Arena (docs/arena.md): a separate decision per identity, apart from READ and campaigns. */
+function arenaPanel(csrf: string, path: string, a: Agent): SafeHtml {
+  const state = a.arenaEnabled
+    ? html`<span class="badge on">ON</span>`
+    : html`<span class="badge off">OFF</span>`;
+  return html`<section class="panel" id="arena">
+      <h2>Arena</h2>
+      <p class="hint">The Arena scores agents on synthetic exercises in an isolated workspace, with results signed by this server. It is a decision of its own, apart from public reading and campaigns.</p>
+      <dl class="facts"><dt>Arena</dt><dd id="arena-state">${state}</dd></dl>
+      <form method="post" action="${path}/arena">
+        ${csrfField(csrf)}
+        <label class="check"><input type="checkbox" name="enabled" value="on"${a.arenaEnabled ? html` checked` : ''}> Arena on for this identity</label>
+        <div class="actions"><button class="secondary" type="submit">Save Arena</button></div>
       </form>
     </section>`;
 }

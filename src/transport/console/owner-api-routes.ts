@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
 import { consentCookieName } from '../http/consent-cookie.ts';
 import { codeForStatus, sendValidationFailure } from '../shared/error-handler.ts';
+import { arenaApiRoutes } from './arena-api-routes.ts';
 import { boardApiRoutes } from './board-api-routes.ts';
 import { campaignApiRoutes } from './campaign-api-routes.ts';
 import type { ConsoleContext } from './context.ts';
@@ -178,6 +179,7 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   await mailApiRoutes(api, ctx, owner);
   await boardApiRoutes(api, ctx, owner);
   await matchingApiRoutes(api, ctx, owner);
+  await arenaApiRoutes(api, ctx, owner);
   await skillApiRoutes(api, ctx, owner);
   await skillCampaignApiRoutes(api, ctx, owner);
   await skillLifecycleApiRoutes(api, ctx, owner);

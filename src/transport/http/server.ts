@@ -174,6 +174,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     mail: services.mail,
     boards: services.boards,
     matching: services.matching,
+    arena: services.arena,
     skills: services.skills,
     skillGrants: services.skillGrants,
     skillLifecycle: services.skillLifecycle,

@@ -1,0 +1,42 @@
+import { eq } from 'drizzle-orm';
+import { DomainError } from '../../kernel/errors.ts';
+import type { Executor } from '../../storage/database.ts';
+import { findAgent } from './agent-repo.ts';
+import { recordAudit } from './audit.ts';
+import { guestBound } from './management.ts';
+import { enqueueToolsChanged } from './notifications.ts';
+import { agents } from './tables.ts';
+import type { Agent } from './types.ts';
+
+/**
+ * The owner's activation of the Arena, per identity (SPEC Permissions 10: "Arena needs separate
+ * owner activation"): apart from READ and campaign membership. Turning it on or off reaches the
+ * identity's open sessions as notifications/tools/list_changed, since the Arena tools follow it.
+ */
+export async function setArenaActivation(
+  ex: Executor,
+  ownerId: string,
+  agentId: string,
+  enabled: boolean,
+  now: Date,
+): Promise<{ agent: Agent; changed: boolean }> {
+  const agent = await findAgent(ex, agentId);
+  // Someone else's identity is reported exactly like a missing one.
+  if (!agent || agent.ownerId !== ownerId) {
+    throw new DomainError('NOT_FOUND', 'No such identity.', { agent_id: agentId });
+  }
+  // A guest is bound to the one campaign it was paired for (docs/matching.md).
+  if (agent.guestRequestId && enabled) throw guestBound(agentId);
+  if (agent.status === 'REVOKED' && enabled) {
+    throw new DomainError('CONFLICT', 'This identity is revoked; the Arena cannot be turned on for it.', {
+      agent_id: agentId,
+    });
+  }
+  const changed = agent.arenaEnabled !== enabled;
+  if (changed) {
+    await ex.update(agents).set({ arenaEnabled: enabled, updatedAt: now }).where(eq(agents.id, agentId));
+    await recordAudit(ex, { ownerId, action: 'agent.arena', subjectId: agentId, details: { enabled } }, now);
+    await enqueueToolsChanged(ex, agentId, now);
+  }
+  return { agent: { ...agent, arenaEnabled: enabled }, changed };
+}

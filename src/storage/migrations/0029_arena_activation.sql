@@ -1,0 +1,1 @@
+ALTER TABLE "agents" ADD COLUMN "arena_enabled" boolean DEFAULT false NOT NULL;

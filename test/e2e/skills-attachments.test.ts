@@ -199,6 +199,31 @@ describe('READ_BEFORE_COMPLETION', () => {
     expect(foreign.status).toBe(404);
   });
 
+  it('holds the cap of 20 attachments a task under concurrent attaches', async () => {
+    const { coordinator, campaignId } = await crew();
+    const taskId = await publishTask(coordinator, campaignId);
+    const versions = await Promise.all(
+      Array.from({ length: 22 }, () => publishSkill(coordinator, { body: '# S\n' })),
+    );
+    const results = await Promise.all(
+      versions.map((v, i) =>
+        callTool(coordinator.client, 'task_skill_attach', {
+          task_id: taskId,
+          version_id: v.versionId,
+          purpose: 'Raced.',
+          order: i,
+          delivery: 'RECOMMENDED',
+          idempotency_key: `key-${Math.random()}`,
+        }),
+      ),
+    );
+    expect(results.filter((r) => !r.isError)).toHaveLength(20);
+    expect(results.filter((r) => r.isError).map((r) => r.body.error.code)).toEqual(['CONFLICT', 'CONFLICT']);
+    const token = await ownerTokenOf(server, coordinator);
+    const listed = await ownerApi(server, token, 'GET', `/v1/tasks/${taskId}/skills`);
+    expect(listed.body.skills).toHaveLength(20);
+  });
+
   it('exports skills that share a name into folders of their own, none overwriting another', async () => {
     const { coordinator, campaignId } = await crew();
     const name = `same-${Math.random().toString(36).slice(2, 8)}`;

@@ -62,6 +62,7 @@ export {
   type CampaignActor,
   campaignForSkills,
   leaseOfTask,
+  lockTaskForSkills,
   recordCampaignSkillEvent,
   type SkillsCampaign,
   type SkillsTask,

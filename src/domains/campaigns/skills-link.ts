@@ -114,3 +114,11 @@ export async function leaseOfTask(
     .where(and(eq(taskLeases.id, leaseId), eq(taskLeases.taskId, taskId)));
   return row ?? null;
 }
+
+/**
+ * Locks the task row until the transaction ends, so changes to its skills (a cap counted, then an
+ * insert) happen one at a time. Task rows are what every campaign writer locks first.
+ */
+export async function lockTaskForSkills(ex: Executor, taskId: string): Promise<void> {
+  await ex.select({ id: tasks.id }).from(tasks).where(eq(tasks.id, taskId)).for('update');
+}

@@ -5,6 +5,7 @@ import {
   activeRole,
   type CampaignActor,
   campaignForSkills,
+  lockTaskForSkills,
   type SkillsCampaign,
   type SkillsTask,
   taskForSkills,
@@ -180,6 +181,8 @@ export async function taskStandingForChange(
   now: Date,
 ): Promise<TaskStanding> {
   const s = await taskStandingOf(ex, actor, taskId, now);
+  // One change of the task's skills at a time: the 20-binding cap is counted, then inserted.
+  await lockTaskForSkills(ex, s.task.id);
   const creator = actor.agentId !== null && s.task.createdBy === actor.agentId;
   if (!decides(s) && !creator) {
     throw new DomainError(

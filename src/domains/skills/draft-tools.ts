@@ -2,18 +2,8 @@ import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { defineTool, type OperationContext } from '../operations/index.ts';
-import { windowOf } from '../reading/index.ts';
-import {
-  createDraft,
-  draftFileList,
-  draftOf,
-  putFile,
-  readDraftFile,
-  removeFile,
-  updateDraft,
-  validateDraft,
-} from './drafts.ts';
-import { isText } from './package/index.ts';
+import { draftWindow, presentDraft } from './draft-view.ts';
+import { createDraft, draftOf, putFile, removeFile, updateDraft, validateDraft } from './drafts.ts';
 import { actorOf, SKILLS_AUDIENCE } from './policy.ts';
 import { publishVersion } from './publish.ts';
 import { pathArg } from './version-tools.ts';
@@ -116,49 +106,16 @@ export const skillDraftGet = defineTool({
   audience,
   handler: async (ctx: Ctx, input) => {
     const draft = await draftOf(ctx.ex, actorOf(ctx.caller), input.draftId);
-    const problems = await validateDraft(ctx.ex, draft);
-    let file: Record<string, unknown> | undefined;
-    if (input.path !== undefined) {
-      const bytes = await readDraftFile(ctx.ex, draft.id, input.path);
-      if (!bytes) {
-        throw new DomainError('NOT_FOUND', `Draft ${draft.id} has no file ${input.path}.`, {
-          draft_id: draft.id,
-          path: input.path,
-        });
-      }
-      if (!isText(new Uint8Array(bytes))) {
-        throw new DomainError(
-          'SKILL_FILE_BINARY',
-          `${input.path} of draft ${draft.id} is not UTF-8 text, so it has no character windows.`,
-          { draft_id: draft.id, path: input.path, size: bytes.length },
-          {
-            next: 'Its size and SHA-256 are in files; replace it with skill_draft_file_put (content_base64).',
-          },
-        );
-      }
-      const w = windowOf(bytes.toString('utf8'), { offset: input.offset, maxChars: input.maxChars });
-      file = {
-        path: input.path,
-        text: w.text,
-        range: {
-          offset: w.offset,
-          next_offset: w.next_offset,
-          total_chars: w.total_chars,
-          max_chars: w.max_chars,
-        },
-      };
-    }
+    const file =
+      input.path !== undefined
+        ? await draftWindow(ctx.ex, draft, {
+            path: input.path,
+            offset: input.offset,
+            maxChars: input.maxChars,
+          })
+        : undefined;
     return {
-      draft_id: draft.id,
-      skill_id: draft.skillId,
-      name: draft.name,
-      description: draft.description,
-      tags: draft.tags,
-      revision: draft.revision,
-      updated_at: draft.updatedAt.toISOString(),
-      files: await draftFileList(ctx.ex, draft.id),
-      valid: problems.length === 0,
-      problems,
+      ...(await presentDraft(ctx.ex, draft)),
       ...(file ? { file } : {}),
       next_steps: draftNext(draft.id, draft.revision),
     };

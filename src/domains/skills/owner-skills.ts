@@ -2,22 +2,13 @@ import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import type { Database } from '../../storage/database.ts';
 import { findAgent } from '../identity/index.ts';
-import { windowOf } from '../reading/index.ts';
 import { type Actor, reachVersion } from './access.ts';
 import { describeCapabilities } from './capabilities.ts';
 import { parseContext, type SkillContext } from './context.ts';
 import { openTicket } from './download-ticket.ts';
 import { type DraftPage, listDrafts } from './draft-list.ts';
-import {
-  createDraft,
-  draftFileList,
-  draftOf,
-  putFile,
-  readDraftFile,
-  removeFile,
-  updateDraft,
-  validateDraft,
-} from './drafts.ts';
+import { draftWindow, presentDraft } from './draft-view.ts';
+import { createDraft, draftOf, putFile, removeFile, updateDraft, validateDraft } from './drafts.ts';
 import { importZip } from './imports.ts';
 import { type ListFilters, listVersions } from './listing.ts';
 import { flaggedText, presentVersion, UNTRUSTED_NOTE } from './present.ts';
@@ -97,48 +88,15 @@ export class SkillOwnerService {
   async getDraft(ownerId: string, draftId: string) {
     this.requireOn();
     const db = this.database.db;
-    const draft = await draftOf(db, this.actor(ownerId), draftId);
-    const problems = await validateDraft(db, draft);
-    return {
-      draft_id: draft.id,
-      skill_id: draft.skillId,
-      name: draft.name,
-      description: draft.description,
-      tags: draft.tags,
-      revision: draft.revision,
-      author_id: draft.authorAgentId,
-      created_at: draft.createdAt.toISOString(),
-      updated_at: draft.updatedAt.toISOString(),
-      files: await draftFileList(db, draft.id),
-      valid: problems.length === 0,
-      problems,
-    };
+    return presentDraft(db, await draftOf(db, this.actor(ownerId), draftId));
   }
 
   async draftFile(ownerId: string, draftId: string, q: { path: string; offset: number; max_chars: number }) {
     this.requireOn();
     const db = this.database.db;
     const draft = await draftOf(db, this.actor(ownerId), draftId);
-    const bytes = await readDraftFile(db, draft.id, q.path);
-    if (!bytes) {
-      throw new DomainError('NOT_FOUND', `Draft ${draft.id} has no file ${q.path}.`, {
-        draft_id: draft.id,
-        path: q.path,
-      });
-    }
-    const w = windowOf(bytes.toString('utf8'), { offset: q.offset, maxChars: q.max_chars });
-    return {
-      draft_id: draft.id,
-      path: q.path,
-      revision: draft.revision,
-      text: w.text,
-      range: {
-        offset: w.offset,
-        next_offset: w.next_offset,
-        total_chars: w.total_chars,
-        max_chars: w.max_chars,
-      },
-    };
+    const window = await draftWindow(db, draft, { path: q.path, offset: q.offset, maxChars: q.max_chars });
+    return { draft_id: draft.id, revision: draft.revision, ...window };
   }
 
   /** Edits in one transaction, answered with the draft as it is after them. */

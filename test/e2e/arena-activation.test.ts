@@ -92,4 +92,33 @@ describe('Arena activation', () => {
     expect(cleared.status).toBe(303);
     expect((await ok(agent, 'identity_whoami', {}, false)).arena).toEqual({ enabled: false });
   });
+
+  it('lists the challenge versions that can be assigned, to owners only', async () => {
+    const m = await newMember(server);
+    const token = await ownerTokenOf(server, m);
+    const listed = await ownerApi(server, token, 'GET', '/v1/arena/challenges');
+    expect(listed.status).toBe(200);
+    const ids = listed.body.challenges.map((c: { challenge_id: string }) => c.challenge_id).sort();
+    expect(ids).toEqual(
+      expect.arrayContaining([
+        'cite-quotation',
+        'fix-failing-program',
+        'pdf-table-to-json',
+        'reconcile-sources',
+        'team-handoff',
+      ]),
+    );
+    for (const c of listed.body.challenges) {
+      expect(c.package_sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(c.max_score).toBe(c.rubric.reduce((n: number, l: { points: number }) => n + l.points, 0));
+      expect(c.time_limit_minutes).toBeLessThanOrEqual(60);
+    }
+    expect(
+      listed.body.challenges.find((c: { challenge_id: string }) => c.challenge_id === 'team-handoff'),
+    ).toMatchObject({
+      mode: 'TEAM',
+      team_size: 2,
+    });
+    expect((await fetch(`${server.url}/v1/arena/challenges`)).status).toBe(401);
+  });
 });

@@ -1,4 +1,5 @@
 import type { Area } from '../operations/index.ts';
+import { builtinChallenges } from './challenges/index.ts';
 import { ARENA_ERRORS } from './errors.ts';
 import { ArenaKeys, KeyChurnError } from './keys.ts';
 import { ArenaOwnerService } from './owner-arena.ts';
@@ -25,6 +26,8 @@ export const arenaArea = {
   errors: ARENA_ERRORS,
   operations: [],
   async start({ database, clock, secret, logger }) {
+    // The shipped exercises, validated now: an invalid built-in stops the start, not a run.
+    const challenges = await builtinChallenges();
     const keys = new ArenaKeys(database, clock, secret, (kid) =>
       logger.warn(
         { kid },
@@ -38,7 +41,10 @@ export const arenaArea = {
       logger.error({ err: err.message }, 'no arena signing key could be kept');
     });
     return {
-      services: { arenaScores: new ArenaScores(keys), arena: new ArenaOwnerService(database, clock) },
+      services: {
+        arenaScores: new ArenaScores(keys),
+        arena: new ArenaOwnerService(database, clock, challenges),
+      },
       workers: [],
     };
   },

@@ -6,7 +6,8 @@ import { idOf } from './id-params.ts';
 
 /**
  * The Arena for owners (docs/arena.md), inside the owner API scope (session or owner token):
- * the separate activation per identity. Another owner's identity is NOT_FOUND.
+ * the separate activation per identity (another owner's identity is NOT_FOUND), and the
+ * challenges that can be assigned.
  */
 export async function arenaApiRoutes(
   api: FastifyInstance,
@@ -14,6 +15,19 @@ export async function arenaApiRoutes(
   ownerOf: (req: { owner?: { id: string } | undefined }) => string,
 ): Promise<void> {
   const r = api.withTypeProvider<ZodTypeProvider>();
+  r.get(
+    '/v1/arena/challenges',
+    {
+      schema: {
+        tags: ['arena'],
+        summary: 'The challenge versions this deployment can assign: terms, rubric, package and world hashes',
+      },
+    },
+    async (req) => {
+      ownerOf(req);
+      return ctx.arena.listChallenges();
+    },
+  );
   r.post(
     '/v1/agents/:agent_id/arena',
     {

@@ -382,8 +382,21 @@ describe('contexts', () => {
       const c = JSON.stringify(context);
       const got = await refused(stranger, 'skill_get', { version_id: v.versionId, context: c }, false);
       expect(got.code, c).toBe('SKILL_CONTEXT_DENIED');
+      // The alternative offered succeeds for this caller (listing under the refused context would not).
+      const alternatives = (
+        got as unknown as { allowed_alternatives: Array<{ tool: string; arguments: object }> }
+      ).allowed_alternatives;
+      expect(alternatives.length, c).toBeGreaterThan(0);
+      expect(got.next_action, c).toContain('OWN');
+      for (const alt of alternatives)
+        await ok(stranger, alt.tool, alt.arguments as Record<string, unknown>, false);
       const listed = await refused(stranger, 'skill_list', { context: c }, false);
       expect(listed.code, c).toBe('SKILL_CONTEXT_DENIED');
+      const listAlternatives = (
+        listed as unknown as { allowed_alternatives: Array<{ tool: string; arguments: object }> }
+      ).allowed_alternatives;
+      for (const alt of listAlternatives)
+        await ok(stranger, alt.tool, alt.arguments as Record<string, unknown>, false);
     }
     // The version is the coordinator's own, but not in the library nor attached: no access by those contexts.
     const notInLibrary = await refused(

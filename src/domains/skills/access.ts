@@ -2,7 +2,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
 import { activeRole, campaignForSkills, taskForSkills } from '../campaigns/index.ts';
-import { contextString, type SkillContext } from './context.ts';
+import { contextString, OWN, type SkillContext } from './context.ts';
 import { campaignSkills, skillGrants, skillVersions, taskSkills } from './tables.ts';
 
 /**
@@ -173,13 +173,21 @@ function contextDenied(versionId: string, context: SkillContext): DomainError {
     ARENA_RUN: 'no Arena run on this deployment gives access to skills',
     ARENA_REVIEW: 'no Arena review on this deployment gives access to skills',
   };
+  // The alternative must be one that succeeds for this caller: listing under the same context
+  // would be refused too when the caller has no standing there, so it is the OWN list.
   return new DomainError(
     'SKILL_CONTEXT_DENIED',
     `The context ${ctx} does not give you skill version ${versionId}: ${why[context.scope]}.`,
     { version_id: versionId, context },
     {
-      next: `List what this context gives you with skill_list(context: ${JSON.stringify(ctx)}).`,
-      alternatives: [{ tool: 'skill_list', action: 'List the versions this context gives you.' }],
+      next: `skill_list(context: ${JSON.stringify(contextString(OWN))}) lists the versions yours or granted to you; a campaign's or task's skills list under its context while you are a member or hold the task's lease.`,
+      alternatives: [
+        {
+          tool: 'skill_list',
+          action: 'List the versions yours or granted to you.',
+          arguments: { context: contextString(OWN) },
+        },
+      ],
     },
   );
 }

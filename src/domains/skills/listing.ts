@@ -1,10 +1,10 @@
-import { and, desc, eq, ilike, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
-import { openCursor, signCursor } from '../../kernel/cursor.ts';
+import { and, desc, eq, ilike, isNull, or, type SQL, sql } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
 import { containsPattern } from '../../storage/like.ts';
 import { type Actor, inCampaign, ownVersionsSql, taskStanding, type VersionRow } from './access.ts';
-import { contextString, type SkillContext } from './context.ts';
+import { contextString, OWN, type SkillContext } from './context.ts';
+import { pageById } from './paging.ts';
 import { campaignSkills, skills, skillVersions, taskSkills } from './tables.ts';
 
 /**
@@ -45,7 +45,7 @@ export async function listVersions(
   if (filters.tags && filters.tags.length > 0) {
     where.push(sql`${skillVersions.tags} @> ${JSON.stringify(filters.tags)}::jsonb`);
   }
-  const binding = JSON.stringify([
+  const binding = [
     'skills',
     actor.ownerId,
     actor.agentId,
@@ -56,26 +56,23 @@ export async function listVersions(
     filters.compatibility ?? null,
     filters.lifecycleStatus ?? null,
     filters.tags ?? null,
-  ]);
-  if (filters.cursor) {
-    const { id } = openCursor<{ id: string }>(secret, binding, filters.cursor);
-    where.push(lt(skillVersions.id, String(id)));
-  }
-  const rows = await ex
-    .select({ version: skillVersions, lifecycleStatus: skills.lifecycleStatus })
-    .from(skillVersions)
-    .innerJoin(skills, eq(skills.id, skillVersions.skillId))
-    .where(and(...where))
-    .orderBy(desc(skillVersions.id))
-    .limit(filters.limit + 1);
-  const shown = rows
-    .slice(0, filters.limit)
-    .map((r) => ({ ...r.version, lifecycleStatus: r.lifecycleStatus }));
-  const last = shown.at(-1);
-  return {
-    rows: shown,
-    next_cursor: rows.length > filters.limit && last ? signCursor(secret, binding, { id: last.id }) : null,
-  };
+  ];
+  return pageById(
+    secret,
+    binding,
+    filters,
+    async (before, take) =>
+      (
+        await ex
+          .select({ version: skillVersions, lifecycleStatus: skills.lifecycleStatus })
+          .from(skillVersions)
+          .innerJoin(skills, eq(skills.id, skillVersions.skillId))
+          .where(and(...where, before))
+          .orderBy(desc(skillVersions.id))
+          .limit(take)
+      ).map((r) => ({ ...r.version, lifecycleStatus: r.lifecycleStatus })),
+    skillVersions.id,
+  );
 }
 
 /** The versions a context gives the actor, as one SQL condition; a context it has no standing in is refused. */
@@ -109,7 +106,13 @@ function noStanding(context: SkillContext): DomainError {
     { context },
     {
       next: 'List your own and granted versions with skill_list(context: "{\\"scope\\":\\"OWN\\"}").',
-      alternatives: [{ tool: 'skill_list', action: 'List with context {"scope":"OWN"}.' }],
+      alternatives: [
+        {
+          tool: 'skill_list',
+          action: 'List with context {"scope":"OWN"}.',
+          arguments: { context: contextString(OWN) },
+        },
+      ],
     },
   );
 }

@@ -29,6 +29,7 @@ export {
   presentImport,
 } from './imports.ts';
 export { OwnerEvidence, PREVIEW_PAGES } from './owner-evidence.ts';
+export { maxCharsArg, offsetArg } from './schemas.ts';
 export type { SearchProvider, ServiceFetcher } from './search.ts';
 export { EvidenceSearch, type SearchKind, type SearchRequest } from './search-index.ts';
 export { type PageReader, ReadingService } from './service.ts';

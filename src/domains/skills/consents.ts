@@ -3,7 +3,7 @@ import type { PgColumn } from 'drizzle-orm/pg-core';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import type { Executor } from '../../storage/database.ts';
 import { campaignForSkills } from '../campaigns/index.ts';
-import type { PageQuery } from './history.ts';
+import type { PageQuery } from './paging.ts';
 import { campaignSkills, skillGrants, skillVersions, taskSkills } from './tables.ts';
 
 /**

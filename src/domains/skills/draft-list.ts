@@ -1,7 +1,7 @@
-import { and, desc, eq, ilike, lt, or, type SQL } from 'drizzle-orm';
-import { openCursor, signCursor } from '../../kernel/cursor.ts';
+import { and, desc, eq, ilike, or, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../storage/database.ts';
 import { containsPattern } from '../../storage/like.ts';
+import { pageById } from './paging.ts';
 import { skillDrafts } from './tables.ts';
 
 export interface DraftPage {
@@ -18,19 +18,21 @@ export async function listDrafts(ex: Executor, secret: string, ownerId: string, 
     const match = or(ilike(skillDrafts.name, like), ilike(skillDrafts.description, like));
     if (match) where.push(match);
   }
-  const binding = JSON.stringify(['skill-drafts', ownerId, q.q ?? null]);
-  if (q.cursor)
-    where.push(lt(skillDrafts.id, String(openCursor<{ id: string }>(secret, binding, q.cursor).id)));
-  const rows = await ex
-    .select()
-    .from(skillDrafts)
-    .where(and(...where))
-    .orderBy(desc(skillDrafts.id))
-    .limit(q.limit + 1);
-  const shown = rows.slice(0, q.limit);
-  const last = shown.at(-1);
+  const { rows, next_cursor } = await pageById(
+    secret,
+    ['skill-drafts', ownerId, q.q ?? null],
+    q,
+    (before, take) =>
+      ex
+        .select()
+        .from(skillDrafts)
+        .where(and(...where, before))
+        .orderBy(desc(skillDrafts.id))
+        .limit(take),
+    skillDrafts.id,
+  );
   return {
-    drafts: shown.map((d) => ({
+    drafts: rows.map((d) => ({
       draft_id: d.id,
       skill_id: d.skillId,
       name: d.name,
@@ -40,6 +42,6 @@ export async function listDrafts(ex: Executor, secret: string, ownerId: string, 
       author_id: d.authorAgentId,
       updated_at: d.updatedAt.toISOString(),
     })),
-    next_cursor: rows.length > q.limit && last ? signCursor(secret, binding, { id: last.id }) : null,
+    next_cursor,
   };
 }

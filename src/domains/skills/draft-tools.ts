@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { defineTool, type OperationContext } from '../operations/index.ts';
+import { maxCharsArg, offsetArg } from '../reading/index.ts';
 import { draftWindow, presentDraft } from './draft-view.ts';
 import { createDraft, draftOf, putFile, removeFile, updateDraft, validateDraft } from './drafts.ts';
 import { actorOf, SKILLS_AUDIENCE } from './policy.ts';
@@ -94,13 +95,8 @@ export const skillDraftGet = defineTool({
   args: {
     draft_id: draftIdArg,
     path: pathArg.optional(),
-    offset: z.number().int().min(0).default(0),
-    max_chars: z
-      .number()
-      .int()
-      .min(LIMITS.readWindow.minChars)
-      .max(LIMITS.readWindow.maxChars)
-      .default(LIMITS.readWindow.defaultChars),
+    offset: offsetArg.optional(),
+    max_chars: maxCharsArg.optional(),
   },
   mutates: false,
   audience,

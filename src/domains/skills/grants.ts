@@ -1,4 +1,4 @@
-import { and, desc, eq, isNull, lt } from 'drizzle-orm';
+import { and, desc, eq, isNull, type SQL } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Executor } from '../../storage/database.ts';
@@ -131,15 +131,13 @@ export async function revokeGrant(
   return revoked;
 }
 
-export async function listGrants(ex: Executor, versionId: string, limit: number, before?: string) {
-  const where = [eq(skillGrants.versionId, versionId)];
-  if (before) where.push(lt(skillGrants.id, before));
+export async function listGrants(ex: Executor, versionId: string, take: number, before: SQL | undefined) {
   return ex
     .select()
     .from(skillGrants)
-    .where(and(...where))
+    .where(and(eq(skillGrants.versionId, versionId), before))
     .orderBy(desc(skillGrants.id))
-    .limit(limit + 1);
+    .limit(take);
 }
 
 /** Refuses new distribution of an archived skill's versions. */

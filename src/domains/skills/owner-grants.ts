@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import type { Clock } from '../../kernel/clock.ts';
-import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import type { Database } from '../../storage/database.ts';
 import { versionNotFound } from './errors.ts';
 import { grantVersion, listGrants, presentGrant, revokeGrant } from './grants.ts';
-import { skillVersions } from './tables.ts';
+import { pageById } from './paging.ts';
+import { skillGrants, skillVersions } from './tables.ts';
 
 /**
  * Grants for owners: `POST /v1/skills/versions/{id}/grants`, `POST /v1/skill-grants/{id}/revoke`
@@ -56,18 +56,13 @@ export class SkillGrantOwnerService {
     const db = this.database.db;
     const [version] = await db.select().from(skillVersions).where(eq(skillVersions.id, versionId));
     if (!version || version.ownerId !== ownerId) throw versionNotFound(versionId);
-    const binding = JSON.stringify(['skill-grants', ownerId, versionId]);
-    const before = page.cursor
-      ? String(openCursor<{ id: string }>(this.secret, binding, page.cursor).id)
-      : undefined;
-    const rows = await listGrants(db, versionId, page.limit, before);
-    const shown = rows.slice(0, page.limit);
-    const last = shown.at(-1);
-    return {
-      version_id: versionId,
-      grants: shown.map(presentGrant),
-      next_cursor:
-        rows.length > page.limit && last ? signCursor(this.secret, binding, { id: last.id }) : null,
-    };
+    const { rows, next_cursor } = await pageById(
+      this.secret,
+      ['skill-grants', ownerId, versionId],
+      page,
+      (before, take) => listGrants(db, versionId, take, before),
+      skillGrants.id,
+    );
+    return { version_id: versionId, grants: rows.map(presentGrant), next_cursor };
   }
 }

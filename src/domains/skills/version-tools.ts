@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../../kernel/limits.ts';
 import { defineTool, type OperationContext } from '../operations/index.ts';
+import { maxCharsArg, offsetArg } from '../reading/index.ts';
 import { reachVersion, requireDeliverable } from './access.ts';
 import { contextArg, contextString, OWN, parseContext } from './context.ts';
 import { downloadUrl } from './download-ticket.ts';
@@ -140,13 +141,8 @@ export const skillFileGet = defineTool({
     version_id: versionIdArg,
     path: pathArg,
     context: contextArg,
-    offset: z.number().int().min(0).default(0),
-    max_chars: z
-      .number()
-      .int()
-      .min(LIMITS.readWindow.minChars)
-      .max(LIMITS.readWindow.maxChars)
-      .default(LIMITS.readWindow.defaultChars),
+    offset: offsetArg.optional(),
+    max_chars: maxCharsArg.optional(),
   },
   mutates: false,
   audience,
@@ -192,7 +188,7 @@ export const skillFileBytesGet = defineTool({
     version_id: versionIdArg,
     path: pathArg,
     context: contextArg,
-    offset: z.number().int().min(0).default(0),
+    offset: offsetArg.optional().describe('Byte offset to start the window at.'),
     max_bytes: z
       .number()
       .int()

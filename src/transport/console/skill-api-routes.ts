@@ -8,10 +8,11 @@ import {
   FILE_PUT_BODY_BYTES,
   IMPORT_BODY_BYTES,
   L,
-  P,
+  pageQuery,
   pathArg,
   SKILL_BODIES,
   tags,
+  tagsQuery,
   windowQuery,
 } from './skill-api-schemas.ts';
 import { skillVersionApiRoutes } from './skill-version-api-routes.ts';
@@ -61,15 +62,11 @@ export async function skillApiRoutes(
             context: context.optional(),
             q: z.string().trim().max(L.qChars).optional(),
             status: z.enum(['AVAILABLE', 'BLOCKED']).optional(),
-            cursor: z.string().min(1).max(L.cursorChars).optional(),
+            ...pageQuery,
             author_id: z.string().max(L.idChars).optional(),
             compatibility: z.string().max(L.compatibilityChars).optional(),
             lifecycle_status: z.enum(['ACTIVE', 'ARCHIVED']).optional(),
-            tags: z
-              .union([z.string().max(P.tagChars), z.array(z.string().max(P.tagChars)).max(P.tags)])
-              .optional()
-              .transform((t) => (t === undefined ? undefined : Array.isArray(t) ? t : [t])),
-            limit: z.coerce.number().int().min(L.minLimit).max(L.maxLimit).default(L.defaultLimit),
+            tags: tagsQuery,
           })
           .strict(),
       },
@@ -97,8 +94,7 @@ export async function skillApiRoutes(
         summary: 'Your account’s drafts, newest first',
         querystring: z
           .object({
-            cursor: z.string().min(1).max(L.cursorChars).optional(),
-            limit: z.coerce.number().int().min(L.minLimit).max(L.maxLimit).default(L.defaultLimit),
+            ...pageQuery,
             q: z.string().trim().max(L.qChars).optional(),
           })
           .strict(),

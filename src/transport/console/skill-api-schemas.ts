@@ -80,3 +80,15 @@ export const SKILL_BODIES = {
     .strict(),
   RevokeBody: z.object({ reason: z.string().trim().max(P.noteChars).optional() }).strict(),
 };
+
+/** A page of a list: a signed cursor and a limit (1-100, default 25). */
+export const pageQuery = {
+  cursor: z.string().min(1).max(L.cursorChars).optional(),
+  limit: z.coerce.number().int().min(L.minLimit).max(L.maxLimit).default(L.defaultLimit),
+};
+
+/** `tags` as a query parameter: once or repeated, always answered as a list. */
+export const tagsQuery = z
+  .union([z.string().max(P.tagChars), z.array(z.string().max(P.tagChars)).max(P.tags)])
+  .optional()
+  .transform((t) => (t === undefined ? undefined : Array.isArray(t) ? t : [t]));

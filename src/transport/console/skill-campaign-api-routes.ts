@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { ConsoleContext } from './context.ts';
 import { idOf } from './id-params.ts';
+import { pageQuery, tagsQuery } from './skill-api-schemas.ts';
 
 const tags = ['skills'];
 const L = LIMITS.skillsList;
@@ -66,16 +67,12 @@ export async function skillCampaignApiRoutes(
         querystring: z
           .object({
             q: z.string().trim().max(L.qChars).optional(),
-            cursor: z.string().min(1).max(L.cursorChars).optional(),
+            ...pageQuery,
             status: z.enum(['AVAILABLE', 'BLOCKED']).optional(),
             campaign_state: z.enum(['PROPOSED', 'ACCEPTED', 'DECLINED', 'REMOVED']).optional(),
             author_id: z.string().max(L.idChars).optional(),
             compatibility: z.string().max(L.compatibilityChars).optional(),
-            tags: z
-              .union([z.string().max(P.tagChars), z.array(z.string().max(P.tagChars)).max(P.tags)])
-              .optional()
-              .transform((t) => (t === undefined ? undefined : Array.isArray(t) ? t : [t])),
-            limit: z.coerce.number().int().min(L.minLimit).max(L.maxLimit).default(L.defaultLimit),
+            tags: tagsQuery,
           })
           .strict(),
       },

@@ -4,17 +4,10 @@ import { z } from 'zod';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { ConsoleContext } from './context.ts';
 import { idOf } from './id-params.ts';
+import { L, pageQuery, tags, versionParams } from './skill-api-schemas.ts';
 
-const tags = ['skills'];
-const L = LIMITS.skillsList;
 const reason = z.string().trim().min(1).max(LIMITS.skillPackage.noteChars);
-const versionParams = z.object({ version_id: idOf('skv', 'skill version') }).strict();
-const pageQuery = z
-  .object({
-    cursor: z.string().min(1).max(L.cursorChars).optional(),
-    limit: z.coerce.number().int().min(L.minLimit).max(L.maxLimit).default(L.defaultLimit),
-  })
-  .strict();
+const pageQueryObject = z.object(pageQuery).strict();
 
 /** The named body schemas of the lifecycle routes (their field lists are ours: docs/skills.md). */
 export const SKILL_LIFECYCLE_BODIES = {
@@ -110,7 +103,7 @@ export async function skillLifecycleApiRoutes(
         tags,
         summary: 'The versions of this version’s skill, newest first',
         params: versionParams,
-        querystring: pageQuery,
+        querystring: pageQueryObject,
       },
     },
     async (req) => hist.history(ownerOf(req), req.params.version_id, req.query),
@@ -123,7 +116,7 @@ export async function skillLifecycleApiRoutes(
         tags,
         summary: 'What happened to this version and its skill, newest first',
         params: versionParams,
-        querystring: pageQuery,
+        querystring: pageQueryObject,
       },
     },
     async (req) => hist.activity(ownerOf(req), req.params.version_id, req.query),
@@ -136,7 +129,7 @@ export async function skillLifecycleApiRoutes(
         tags,
         summary: 'What workers reported of this version, newest first',
         params: versionParams,
-        querystring: pageQuery,
+        querystring: pageQueryObject,
       },
     },
     async (req) => hist.usage(ownerOf(req), req.params.version_id, req.query),
@@ -167,7 +160,7 @@ export async function skillLifecycleApiRoutes(
         tags,
         summary:
           'Every live place your versions are shared (grants, campaign libraries, task attachments), newest first',
-        querystring: pageQuery,
+        querystring: pageQueryObject,
       },
     },
     async (req) => hist.consents(ownerOf(req), req.query),

@@ -3,7 +3,16 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ConsoleContext } from './context.ts';
 import { idOf } from './id-params.ts';
-import { context, L, pathArg, SKILL_BODIES, tags, versionParams, windowQuery } from './skill-api-schemas.ts';
+import {
+  context,
+  L,
+  pageQuery,
+  pathArg,
+  SKILL_BODIES,
+  tags,
+  versionParams,
+  windowQuery,
+} from './skill-api-schemas.ts';
 
 /**
  * Skill versions for owners: one version under a context, its files, its deterministic zip
@@ -115,8 +124,7 @@ export async function skillVersionApiRoutes(
         params: versionParams,
         querystring: z
           .object({
-            cursor: z.string().min(1).max(L.cursorChars).optional(),
-            limit: z.coerce.number().int().min(L.minLimit).max(L.maxLimit).default(L.defaultLimit),
+            ...pageQuery,
           })
           .strict(),
       },

@@ -293,6 +293,46 @@ describe('versions', () => {
   });
 });
 
+describe('binary files', () => {
+  it('are refused as text windows and read whole through base64 byte windows', async () => {
+    const m = await newMember(server);
+    const draft = await ok(m, 'skill_draft_create', { name: uniqueName(), description: 'With an asset.' });
+    const bytes = Buffer.from(Array.from({ length: 20_000 }, (_, i) => (i * 7) % 256));
+    const put = await ok(m, 'skill_draft_file_put', {
+      draft_id: draft.draft_id,
+      revision: draft.revision,
+      path: 'assets/table.bin',
+      content_base64: bytes.toString('base64'),
+    });
+    const v = await ok(m, 'skill_version_publish', { draft_id: draft.draft_id, revision: put.revision });
+    const asText = await refused(
+      m,
+      'skill_file_get',
+      { version_id: v.version_id, path: 'assets/table.bin', context: OWN },
+      false,
+    );
+    expect(asText.code).toBe('SKILL_FILE_BINARY');
+    let offset: number | null = 0;
+    const parts: Buffer[] = [];
+    while (offset !== null) {
+      const w = await ok(
+        m,
+        'skill_file_bytes_get',
+        { version_id: v.version_id, path: 'assets/table.bin', context: OWN, offset, max_bytes: 9_000 },
+        false,
+      );
+      parts.push(Buffer.from(w.content_base64, 'base64'));
+      offset = w.range.next_offset;
+    }
+    expect(parts).toHaveLength(3);
+    const whole = Buffer.concat(parts);
+    expect(whole.equals(bytes)).toBe(true);
+    const got = await ok(m, 'skill_get', { version_id: v.version_id, context: OWN }, false);
+    const file = got.files.find((f: { path: string }) => f.path === 'assets/table.bin');
+    expect(file).toMatchObject({ size: 20_000, sha256: sha256(bytes), text: false });
+  });
+});
+
 describe('contexts', () => {
   it('OWN: a stranger is refused; a grant lets one identity read until it is revoked, at once', async () => {
     const author = await newMember(server);

@@ -44,7 +44,11 @@ export type IdPrefix =
   | 'csk'
   | 'tsk'
   | 'sur'
-  | 'sev';
+  | 'sev'
+  | 'arun'
+  | 'asg'
+  | 'art'
+  | 'amsg';
 
 const nextUlid = monotonicFactory();
 

@@ -1,9 +1,22 @@
 import { sql } from 'drizzle-orm';
-import { check, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  boolean,
+  check,
+  doublePrecision,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { ts } from '../../storage/columns.ts';
+import { agents, owners } from '../identity/tables.ts';
 
 /**
- * The arena's tables (docs/arena.md). This first slice holds only the keys that sign scores.
+ * The arena's tables (docs/arena.md): the keys that sign scores, operator-added challenge
+ * versions, and runs with their members, workspace, artifacts and TEAM thread.
  */
 
 /** A public Ed25519 key as a JWK: what `/.well-known/jwks.json` publishes of it. */
@@ -37,4 +50,158 @@ export const arenaSigningKeys = pgTable(
       sql`(${t.status} = 'ACTIVE' and ${t.retiredAt} is null) or (${t.status} = 'RETIRED' and ${t.retiredAt} is not null)`,
     ),
   ],
+);
+
+/** A challenge file as stored: a relative path under the package and its UTF-8 text. */
+export interface StoredChallengeFile {
+  path: string;
+  content: string;
+}
+
+/**
+ * Challenge versions an operator added (`cairn arena add-challenge DIR`), validated on the way
+ * in. Immutable: a version is never replaced, so a run's challenge can always be reloaded. The
+ * built-ins ship with the code and are not stored here.
+ */
+export const arenaChallengeVersions = pgTable(
+  'arena_challenge_versions',
+  {
+    challengeId: text('challenge_id').notNull(),
+    version: integer('version').notNull(),
+    /** The whole package: challenge.json, world/… and sources/…, as validated. */
+    files: jsonb('files').$type<StoredChallengeFile[]>().notNull(),
+    packageSha256: text('package_sha256').notNull(),
+    addedAt: ts('added_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.challengeId, t.version] })],
+);
+
+export const RUN_STATES = ['ASSIGNED', 'RUNNING', 'SUBMITTED', 'VERIFIED', 'EXPIRED', 'CANCELLED'] as const;
+export type RunState = (typeof RUN_STATES)[number];
+
+/**
+ * One Arena run, from its assignment on (docs/arena.md, "Runs"): ASSIGNED until the first member
+ * starts it (or the assignment's hour passes), RUNNING until its deadline, SUBMITTED once an
+ * artifact is handed in, VERIFIED when result_verify scored and signed it. The world (workspace
+ * files) is destroyed when the run ends; artifacts, score and signature stay.
+ */
+export const arenaRuns = pgTable(
+  'arena_runs',
+  {
+    id: text('id').primaryKey(),
+    challengeId: text('challenge_id').notNull(),
+    challengeVersion: integer('challenge_version').notNull(),
+    packageSha256: text('package_sha256').notNull(),
+    worldSha256: text('world_sha256').notNull(),
+    mode: text('mode', { enum: ['SOLO', 'TEAM'] }).notNull(),
+    state: text('state', { enum: RUN_STATES }).notNull(),
+    /** The owner who assigned it (every member is this owner's identity). */
+    ownerId: text('owner_id')
+      .notNull()
+      .references(() => owners.id),
+    assignedBy: text('assigned_by', { enum: ['OWNER', 'SCHEDULE'] }).notNull(),
+    /** The owner's choices for the published result. */
+    publish: boolean('publish').notNull(),
+    showAgent: boolean('show_agent').notNull(),
+    createdAt: ts('created_at').notNull(),
+    assignmentExpiresAt: ts('assignment_expires_at').notNull(),
+    startedAt: ts('started_at'),
+    deadline: ts('deadline'),
+    endedAt: ts('ended_at'),
+    /** Bumped by every change to the workspace: sandbox.exec writes back only over what it read. */
+    workspaceRevision: integer('workspace_revision').notNull().default(0),
+    workspaceBytes: integer('workspace_bytes').notNull().default(0),
+    worldDestroyedAt: ts('world_destroyed_at'),
+    score: doublePrecision('score'),
+    maxScore: doublePrecision('max_score'),
+    rubric: jsonb('rubric').$type<Array<{ id: string; points: number; max_points: number; note: string }>>(),
+    signedScore: text('signed_score'),
+    verifiedAt: ts('verified_at'),
+    verifiedBy: text('verified_by'),
+  },
+  (t) => [
+    index('arena_runs_state').on(t.state, t.assignmentExpiresAt),
+    index('arena_runs_published').on(t.verifiedAt).where(sql`state = 'VERIFIED' and publish`),
+  ],
+);
+
+/**
+ * The identities of a run, one assignment each. `current` marks the one assignment an identity
+ * may have at a time (SPEC States: one current assignment per identity); it is cleared when the
+ * run ends.
+ */
+export const arenaRunMembers = pgTable(
+  'arena_run_members',
+  {
+    runId: text('run_id')
+      .notNull()
+      .references(() => arenaRuns.id, { onDelete: 'cascade' }),
+    agentId: text('agent_id')
+      .notNull()
+      .references(() => agents.id),
+    assignmentId: text('assignment_id').notNull(),
+    role: text('role', { enum: ['A', 'B', 'C', 'D'] }).notNull(),
+    current: boolean('current').notNull(),
+    startedAt: ts('started_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.runId, t.agentId] }),
+    uniqueIndex('arena_run_members_assignment').on(t.assignmentId),
+    uniqueIndex('arena_run_members_one_current').on(t.agentId).where(sql`current`),
+  ],
+);
+
+/** The run's own file tree (its world while it lasts): UTF-8 text, capped per file and per run. */
+export const arenaWorkspaceFiles = pgTable(
+  'arena_workspace_files',
+  {
+    runId: text('run_id')
+      .notNull()
+      .references(() => arenaRuns.id, { onDelete: 'cascade' }),
+    path: text('path').notNull(),
+    content: text('content').notNull(),
+    bytes: integer('bytes').notNull(),
+    sha256: text('sha256').notNull(),
+    updatedAt: ts('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.runId, t.path] })],
+);
+
+/** What a run hands in; the latest submission of each name is the one scored. Kept after the run. */
+export const arenaArtifacts = pgTable(
+  'arena_artifacts',
+  {
+    id: text('id').primaryKey(),
+    runId: text('run_id')
+      .notNull()
+      .references(() => arenaRuns.id, { onDelete: 'cascade' }),
+    agentId: text('agent_id').notNull(),
+    name: text('name').notNull(),
+    content: text('content').notNull(),
+    bytes: integer('bytes').notNull(),
+    sha256: text('sha256').notNull(),
+    /** The workspace path it was taken from, if any. */
+    fromPath: text('from_path'),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [index('arena_artifacts_run').on(t.runId, t.name, t.createdAt)],
+);
+
+/** A TEAM run's message thread (SPEC Message: NOTE, QUESTION, HANDOFF, RESULT). */
+export const arenaRunMessages = pgTable(
+  'arena_run_messages',
+  {
+    id: text('id').primaryKey(),
+    runId: text('run_id')
+      .notNull()
+      .references(() => arenaRuns.id, { onDelete: 'cascade' }),
+    seq: integer('seq').notNull(),
+    fromAgentId: text('from_agent_id').notNull(),
+    fromRole: text('from_role').notNull(),
+    toRole: text('to_role'),
+    type: text('type', { enum: ['NOTE', 'QUESTION', 'HANDOFF', 'RESULT'] }).notNull(),
+    content: text('content').notNull(),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [uniqueIndex('arena_run_messages_seq').on(t.runId, t.seq)],
 );

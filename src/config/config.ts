@@ -98,6 +98,9 @@ const envSchema = z.object({
   CAIRN_POSTAL_API_KEY: z.string().min(16, 'must be at least 16 characters').max(500).optional(),
   CAIRN_OPERATOR_EMAILS: list(/^[^\s@,]+@[^\s@,]+$/, 'a comma-separated list of owner email addresses'),
   CAIRN_PARSER_QUEUE: z.coerce.number().int().min(0).max(1_000).default(32),
+  /** The Arena sandbox: programs at once (one worker thread each), and how many may wait. */
+  CAIRN_SANDBOX_JOBS: z.coerce.number().int().min(1).max(16).default(2),
+  CAIRN_SANDBOX_QUEUE: z.coerce.number().int().min(0).max(1_000).default(8),
   CAIRN_SEARCH_SEARXNG_URL: url(['http:', 'https:']).optional(),
   CAIRN_SEARCH_BRAVE_API_KEY: z.string().min(8, 'must be at least 8 characters').max(500).optional(),
   CAIRN_SEARCH_BRAVE_URL: url(['https:', 'http:'])
@@ -198,6 +201,8 @@ export interface Config {
   parserJobs: number;
   /** Jobs that may wait for a parser thread; past them reads get DEGRADED_MODE. */
   parserQueue: number;
+  sandboxJobs: number;
+  sandboxQueue: number;
   /** Fresh reads in flight per process; past them reads get DEGRADED_MODE. */
   readConcurrency: number;
   /** Seconds a client has to send a whole request, headers and body (answers are not limited). */
@@ -310,6 +315,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     operatorEmails: e.CAIRN_OPERATOR_EMAILS.map((m) => m.toLowerCase()),
     parserQueue: e.CAIRN_PARSER_QUEUE,
+    sandboxJobs: e.CAIRN_SANDBOX_JOBS,
+    sandboxQueue: e.CAIRN_SANDBOX_QUEUE,
     readConcurrency: e.CAIRN_READ_CONCURRENCY,
     requestTimeoutSeconds: e.CAIRN_REQUEST_TIMEOUT_SECONDS,
     oauthChecksFile: e.CAIRN_OAUTH_CHECKS_FILE,

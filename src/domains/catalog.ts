@@ -10,7 +10,7 @@ import { capabilitiesArea } from './capabilities/index.ts';
 import { fundsArea } from './funds/index.ts';
 import { identityArea } from './identity/index.ts';
 import { matchingArea } from './matching/index.ts';
-import type { Area, Operation, ServicesOf } from './operations/index.ts';
+import { type Area, isForm, joinForms, type Operation, type ServicesOf } from './operations/index.ts';
 import * as operationTables from './operations/tables.ts';
 import { readingArea } from './reading/index.ts';
 import { skillsArea } from './skills/index.ts';
@@ -60,6 +60,7 @@ export const TOOL_ORDER = [
   // Arena
   'arena_report', 'arena_reports', 'arena_appeal', 'arena_start', 'arena_publications',
   'arena_publication_review', 'superchallenge_create', 'artifact_submit', 'arena_skill_share',
+  'lab.search', 'lab.fetch', 'lab.table',
   // Matching
   'matching_list', 'matching_profile', 'matching_interest', 'matching_requests', 'matching_get',
   'matching_respond', 'matching_watch',
@@ -74,13 +75,30 @@ export const TOOL_ORDER = [
   'skill_usage_report',
   // Identity
   'identity_update_about', 'identity_verify_domain',
+  // Workspace tools
+  'workspace.list', 'workspace.read', 'workspace.write', 'workspace.delete', 'workspace.diff',
+  'workspace.thread', 'sandbox.exec',
 ] as const;
 
-/** The areas' operations in TOOL_ORDER; a tool missing from it, or offered twice, stops the start. */
+/**
+ * The areas' operations in TOOL_ORDER; a tool missing from it, or offered twice, stops the start.
+ * An operation marked as a form of another area's tool (`formKey`) is joined with it (forms.ts).
+ */
 export function orderOperations(areas: typeof AREAS): Array<Operation<AppServices>> {
-  const ops = areas.flatMap((area) => area.operations as ReadonlyArray<Operation<AppServices>>);
+  const all = areas.flatMap((area) => area.operations as ReadonlyArray<Operation<AppServices>>);
+  const forms = all.filter(isForm);
+  const ops = all
+    .filter((op) => !isForm(op))
+    .map((op) => {
+      const form = forms.find((f) => f.name === op.name);
+      return form ? (joinForms(op, form) as Operation<AppServices>) : op;
+    });
   const rank = new Map<string, number>(TOOL_ORDER.map((name, i) => [name, i]));
   const seen = new Set<string>();
+  for (const form of forms) {
+    if (!ops.some((op) => op.name === form.name))
+      throw new Error(`Tool form ${form.name} has no tool to join.`);
+  }
   for (const op of ops) {
     if (!rank.has(op.name)) throw new Error(`Tool ${op.name} is not in the catalogue's TOOL_ORDER.`);
     if (seen.has(op.name)) throw new Error(`Tool ${op.name} is offered by two operations.`);
@@ -89,7 +107,6 @@ export function orderOperations(areas: typeof AREAS): Array<Operation<AppService
   return ops.sort((a, b) => (rank.get(a.name) ?? 0) - (rank.get(b.name) ?? 0));
 }
 
-/** Every operation Cairn offers, in SPEC's order. */
 export const OPERATIONS = orderOperations(AREAS);
 
 /** The areas this deployment has on: one switched off plugs nothing into the others (extensions). */

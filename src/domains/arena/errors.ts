@@ -9,6 +9,62 @@ export const ARENA_ERRORS = declareErrors('arena', {
     when: 'A signed score does not verify: it is not a compact JWS of a Cairn score, no published key has its kid, or the payload or signature was changed after signing.',
     next: 'Check the score against the JWKS of the Cairn that issued it (/.well-known/jwks.json); a score that does not verify must not be trusted.',
   },
+  ARENA_NOT_ENABLED: {
+    httpStatus: 403,
+    retryable: false,
+    otherReaders: 'WAIT_FOR_OWNER',
+    when: 'The identity does not take part in the Arena: its owner has not turned the Arena on for it.',
+    next: 'Ask your owner to turn the Arena on for this identity (console, or POST /v1/agents/{agent_id}/arena {"enabled": true}).',
+  },
+  ARENA_ASSIGNMENT_CURRENT: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The identity already has a current Arena assignment (details.assignment_id, details.run_id); it may have one at a time.',
+    next: 'Wait until that run ends (verified or expired), or cancel it with DELETE /v1/arena/assignments/{assignment_id}, then assign again.',
+  },
+  ARENA_ASSIGNMENT_EXPIRED: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'WAIT_FOR_OWNER',
+    when: 'The assignment was not started within its hour (or was cancelled), so it can no longer be started.',
+    next: 'Call capabilities_describe: arena_assignment shows a current assignment if your owner made a new one.',
+  },
+  ARENA_RUN_ACTIVE: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The identity already has a run going (details.run_id); one Arena run at a time.',
+    next: 'Continue that run (workspace.list with its run_id) and end it with result_verify, or let it expire.',
+  },
+  ARENA_RUN_ENDED: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The run has ended (details.state: VERIFIED, EXPIRED or CANCELLED): its world is destroyed and it takes no more work.',
+    next: 'Call capabilities_describe for a current assignment; a verified score is in GET /v1/public/arena/results when its owner publishes it.',
+  },
+  ARENA_TOOL_NOT_ALLOWED: {
+    httpStatus: 403,
+    retryable: false,
+    otherReaders: 'DO_NOT_BYPASS',
+    when: "The run's challenge does not allow this tool (details.allowed_tools lists what it allows).",
+    next: 'Use one of details.allowed_tools.',
+  },
+  WORKSPACE_LIMIT: {
+    httpStatus: 413,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The change would take the workspace past a cap (details: the cap and the size): bytes per file, files per run or bytes per run.',
+    next: 'Write less, or delete files you no longer need with workspace.delete, then try again.',
+  },
+  WORKSPACE_CHANGED: {
+    httpStatus: 409,
+    retryable: true,
+    otherReaders: 'ALLOWED',
+    when: 'The workspace changed while sandbox.exec ran (another write of the run), so its file changes were not written back.',
+    next: 'Call sandbox.exec again: it runs over the workspace as it is now.',
+  },
 });
 
 declare module '../../kernel/errors.ts' {

@@ -1,21 +1,39 @@
+import { Sandbox } from '../../sandbox/index.ts';
 import type { Area } from '../operations/index.ts';
 import { builtinChallenges } from './challenges/index.ts';
+import { ChallengeRegistry } from './challenges/registry.ts';
 import { ARENA_ERRORS } from './errors.ts';
 import { ArenaKeys, KeyChurnError } from './keys.ts';
 import { ArenaOwnerService } from './owner-arena.ts';
+import { expirySweeper } from './runs/ending.ts';
+import { ArenaRuns } from './runs/run-service.ts';
+import { arenaStart, artifactSubmit, messageAppendRun, resultVerifyRun } from './runs/run-tools.ts';
+import {
+  labFetchTool,
+  labSearchTool,
+  labTableTool,
+  sandboxExec,
+  workspaceDelete,
+  workspaceDiff,
+  workspaceList,
+  workspaceRead,
+  workspaceThread,
+  workspaceWrite,
+} from './runs/workspace-tools.ts';
 import { ArenaScores } from './scores/score-service.ts';
 import * as tables from './tables.ts';
 
 /**
- * The arena (docs/arena.md). So far: the owner's separate activation per identity, and the
- * signed-score foundation: the deployment's Ed25519 keys (sealed, shared by replicas, rotated by
- * the operator), signing a verified result as a compact JWS, and the published JWKS. Its tools
- * land with runs and challenges.
+ * The arena (docs/arena.md): the owner's separate activation per identity, challenge packages
+ * (built-in and operator-added), assignments and runs with their isolated workspace, sandbox and
+ * lab, verification, and signed scores (the deployment's Ed25519 keys, sealed, shared by
+ * replicas, published as a JWKS).
  */
 
 export { scoreSignatureInvalid } from './errors.ts';
 export { ArenaKeys, type PublishedJwk } from './keys.ts';
 export { ArenaOwnerService } from './owner-arena.ts';
+export { ArenaRuns } from './runs/run-service.ts';
 export { canonicalScore, type SignedScorePayload, signedScorePayload } from './scores/payload.ts';
 export { ArenaScores } from './scores/score-service.ts';
 export { MAX_SIGNED_SCORE_CHARS, SCORE_JWS_TYPE, verifyScore } from './scores/signing.ts';
@@ -24,8 +42,23 @@ export const arenaArea = {
   name: 'arena',
   tables,
   errors: ARENA_ERRORS,
-  operations: [],
-  async start({ database, clock, secret, logger }) {
+  operations: [
+    arenaStart,
+    artifactSubmit,
+    resultVerifyRun,
+    messageAppendRun,
+    labSearchTool,
+    labFetchTool,
+    labTableTool,
+    workspaceList,
+    workspaceRead,
+    workspaceWrite,
+    workspaceDelete,
+    workspaceDiff,
+    workspaceThread,
+    sandboxExec,
+  ],
+  async start({ database, clock, secret, logger, config }) {
     // The shipped exercises, validated now: an invalid built-in stops the start, not a run.
     const challenges = await builtinChallenges();
     const keys = new ArenaKeys(database, clock, secret, (kid) =>
@@ -40,12 +73,19 @@ export const arenaArea = {
       if (!(err instanceof KeyChurnError)) throw err;
       logger.error({ err: err.message }, 'no arena signing key could be kept');
     });
+    const registry = new ChallengeRegistry(database, challenges);
+    const sandbox = new Sandbox({ maxJobs: config.sandboxJobs, maxWaiting: config.sandboxQueue });
+    const arenaScores = new ArenaScores(keys);
     return {
       services: {
-        arenaScores: new ArenaScores(keys),
-        arena: new ArenaOwnerService(database, clock, challenges),
+        arenaScores,
+        arena: new ArenaOwnerService(database, clock, registry),
+        arenaRuns: new ArenaRuns(database, clock, registry, sandbox, arenaScores, secret),
       },
-      workers: [],
+      workers: [
+        expirySweeper(database, clock, (err) => logger.error({ err }, 'arena expiry sweep failed')),
+        { start() {}, stop: () => sandbox.close() },
+      ],
     };
   },
 } satisfies Area;

@@ -3,7 +3,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import { calculateJwkThumbprint } from 'jose';
 import type { Clock } from '../../kernel/clock.ts';
 import { sealJson, unsealJson } from '../../kernel/seal.ts';
-import type { Database } from '../../storage/database.ts';
+import type { Database, Executor } from '../../storage/database.ts';
 import type { ScoreSigningKey } from './scores/signing.ts';
 import { arenaSigningKeys, type PublicJwk } from './tables.ts';
 
@@ -77,15 +77,15 @@ export class ArenaKeys {
    * The ACTIVE key, unsealed. Makes one when there is none (replicas racing here make exactly
    * one: the partial unique index refuses a second ACTIVE row and the losers read the winner's).
    * A key this server's secret cannot open (the secret changed) is retired, still published,
-   * and replaced.
+   * and replaced. `ex` is the caller's transaction when it signs inside one (result_verify).
    */
-  async active(): Promise<ScoreSigningKey> {
+  async active(ex: Executor = this.database.db): Promise<ScoreSigningKey> {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      const row = (await this.readActive()) ?? (await this.insertActive());
+      const row = (await this.readActive(ex)) ?? (await this.insertActive(ex));
       if (!row) continue;
       const privateKey = this.open(row);
       if (privateKey) return { kid: row.kid, privateKey };
-      const retired = await this.database.db
+      const retired = await ex
         .update(arenaSigningKeys)
         .set({ status: 'RETIRED', retiredAt: this.clock.now() })
         .where(and(eq(arenaSigningKeys.kid, row.kid), eq(arenaSigningKeys.status, 'ACTIVE')))
@@ -125,19 +125,16 @@ export class ArenaKeys {
     return rows.map((r) => publishedJwk(r.kid, r.publicJwk));
   }
 
-  private async readActive(): Promise<KeyRow | null> {
-    const [row] = await this.database.db
-      .select()
-      .from(arenaSigningKeys)
-      .where(eq(arenaSigningKeys.status, 'ACTIVE'));
+  private async readActive(ex: Executor): Promise<KeyRow | null> {
+    const [row] = await ex.select().from(arenaSigningKeys).where(eq(arenaSigningKeys.status, 'ACTIVE'));
     return row ?? null;
   }
 
   /** Inserts a fresh ACTIVE key unless another replica got there first; the ACTIVE row either way. */
-  private async insertActive(): Promise<KeyRow | null> {
+  private async insertActive(ex: Executor): Promise<KeyRow | null> {
     const fresh = await newSigningKey();
-    await this.database.db.insert(arenaSigningKeys).values(this.rowOf(fresh)).onConflictDoNothing();
-    return this.readActive();
+    await ex.insert(arenaSigningKeys).values(this.rowOf(fresh)).onConflictDoNothing();
+    return this.readActive(ex);
   }
 
   private rowOf(fresh: FreshKey): typeof arenaSigningKeys.$inferInsert {

@@ -1,23 +1,26 @@
 import type { Clock } from '../../kernel/clock.ts';
 import type { Database } from '../../storage/database.ts';
 import { setArenaActivation } from '../identity/index.ts';
-import { type LoadedChallenge, worldSha256 } from './challenges/index.ts';
+import { worldSha256 } from './challenges/index.ts';
+import type { ChallengeRegistry } from './challenges/registry.ts';
+import { type AssignInput, assignChallenge, cancelAssignment } from './runs/assignments.ts';
 
 /**
  * The Arena for owners: the separate activation per identity (`POST /v1/agents/{id}/arena`, the
- * identity's console page). Assignments and results come with runs (docs/arena.md).
+ * identity's console page), what can be assigned, and assignments (docs/arena.md).
  */
 export class ArenaOwnerService {
   constructor(
     private readonly database: Database,
     private readonly clock: Clock,
-    private readonly challenges: ReadonlyArray<LoadedChallenge>,
+    private readonly registry: ChallengeRegistry,
   ) {}
 
-  /** What can be assigned: every challenge version, newest version of each first. */
-  listChallenges() {
+  /** What can be assigned: every challenge version, built-ins first, by id then version. */
+  async listChallenges() {
+    const all = await this.registry.list();
     return {
-      challenges: this.challenges.map(({ challenge: c, sha256, worldFiles, sources }) => ({
+      challenges: all.map(({ loaded: { challenge: c, sha256, worldFiles, sources }, origin }) => ({
         challenge_id: c.id,
         version: c.version,
         title: c.title,
@@ -34,10 +37,20 @@ export class ArenaOwnerService {
         simulated_sources: sources.size,
         package_sha256: sha256,
         world_sha256: worldSha256(worldFiles),
-        origin: 'BUILT_IN',
+        origin,
       })),
-      next: 'Assignments come with Arena runs (docs/arena.md); turn the Arena on for an identity with POST /v1/agents/{agent_id}/arena.',
+      next: 'Assign one to an identity with the Arena on: POST /v1/arena/assignments {agent_id, challenge_id, version?} (a TEAM challenge also names teammates).',
     };
+  }
+
+  assign(ownerId: string, input: AssignInput) {
+    return this.database.transaction((tx) =>
+      assignChallenge(tx, this.registry, ownerId, input, this.clock.now()),
+    );
+  }
+
+  cancel(ownerId: string, assignmentId: string) {
+    return this.database.transaction((tx) => cancelAssignment(tx, ownerId, assignmentId, this.clock.now()));
   }
 
   async setActivation(ownerId: string, agentId: string, enabled: boolean) {
@@ -49,7 +62,7 @@ export class ArenaOwnerService {
       arena: { enabled: agent.arenaEnabled },
       changed,
       next: enabled
-        ? 'The identity may now take part in the Arena; its connected sessions were told that its tool list changed.'
+        ? 'The identity may now take part in the Arena; its connected sessions were told that its tool list changed. Assign it a challenge with POST /v1/arena/assignments.'
         : 'The identity no longer takes part in the Arena; its connected sessions were told.',
     };
   }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { PublishedLimit } from '../../kernel/limits.ts';
+import type { ArenaRuns } from '../arena/index.ts';
 import { ALWAYS, type IdentityService, presentStanding } from '../identity/index.ts';
 import {
   defineOperation,
@@ -8,7 +9,7 @@ import {
   type ToolAvailability,
 } from '../operations/index.ts';
 
-type S = { limits: PublishedLimit[]; identity: IdentityService };
+type S = { limits: PublishedLimit[]; identity: IdentityService; arenaRuns: ArenaRuns };
 
 /** Per SPEC group: whether anything in it is usable now, and which tools. */
 function capabilityMap(tools: ToolAvailability[]) {
@@ -58,7 +59,10 @@ const describe = defineOperation({
       budget: { currency: 'USD', spend_cap_usd: 0, spent_usd: 0, paid_actions_available: false },
       next_steps,
       capability_map: capabilityMap(tools),
-      arena_assignment: null,
+      // The identity's current Arena assignment, with the exact arena_start arguments (docs/arena.md).
+      arena_assignment: agent.arenaEnabled
+        ? await ctx.services.arenaRuns.assignmentOf(ctx.ex, agent.id)
+        : null,
     };
   },
 });

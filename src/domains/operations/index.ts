@@ -12,6 +12,7 @@ export {
   startAreas,
   type Worker,
 } from './area.ts';
+export { isForm, joinForms, type ToolForm } from './forms.ts';
 export {
   defineOperation,
   type Operation,

@@ -57,6 +57,12 @@ export interface Operation<S, I extends z.ZodObject = z.ZodObject, O = unknown> 
   /** Mutating operations run in a transaction and require idempotency_key. */
   mutates: boolean;
   /**
+   * Changes state without being `mutates`: it keeps its own short transactions (a workspace write,
+   * a sandbox run's write-back, whose repeat changes nothing more) and takes no idempotency_key.
+   * Announced to clients as not read-only.
+   */
+  writes?: boolean;
+  /**
    * Top-level string arguments this operation checks for credentials itself, so that it can
    * record the refusal (fetch_text's url gets a policy receipt). The runner scans all others.
    */

@@ -37,6 +37,7 @@ export interface ToolSpec<S, A extends z.ZodRawShape, O> {
   /** Its arguments, in the order clients see them; the object is strict. */
   args: A;
   mutates: boolean;
+  writes?: boolean;
   audience: Audience;
   openWorld?: boolean;
   checksOwnCredentials?: readonly string[];
@@ -56,6 +57,7 @@ export function defineTool<S, A extends z.ZodRawShape, O>(
     description: spec.description,
     input: z.object(spec.args).strict(),
     mutates: spec.mutates,
+    ...(spec.writes ? { writes: true } : {}),
     ...(spec.openWorld !== undefined ? { openWorld: spec.openWorld } : {}),
     ...(spec.checksOwnCredentials ? { checksOwnCredentials: spec.checksOwnCredentials } : {}),
     visibleWhen: spec.audience.visibleWhen,

@@ -6,8 +6,8 @@ import { idOf } from './id-params.ts';
 
 /**
  * The Arena for owners (docs/arena.md), inside the owner API scope (session or owner token):
- * the separate activation per identity (another owner's identity is NOT_FOUND), and the
- * challenges that can be assigned.
+ * the separate activation per identity (another owner's identity is NOT_FOUND), the
+ * challenges that can be assigned, and assignments.
  */
 export async function arenaApiRoutes(
   api: FastifyInstance,
@@ -27,6 +27,49 @@ export async function arenaApiRoutes(
       ownerOf(req);
       return ctx.arena.listChallenges();
     },
+  );
+  r.post(
+    '/v1/arena/assignments',
+    {
+      schema: {
+        tags: ['arena'],
+        summary:
+          'Assign a challenge version to one of your identities with the Arena on (a TEAM challenge: with teammates); its sessions get notifications/tools/list_changed, and it expires unstarted after one hour',
+        body: z
+          .object({
+            agent_id: idOf('agt', 'agent'),
+            challenge_id: z.string().min(1).max(64),
+            version: z.number().int().min(1).max(1_000_000).optional(),
+            teammates: z.array(idOf('agt', 'agent')).max(3).optional(),
+            publish: z.boolean().optional(),
+            show_agent: z.boolean().optional(),
+          })
+          .strict(),
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      const assigned = await ctx.arena.assign(ownerOf(req), {
+        agentId: b.agent_id,
+        challengeId: b.challenge_id,
+        version: b.version,
+        teammates: b.teammates,
+        publish: b.publish,
+        showAgent: b.show_agent,
+      });
+      return reply.code(201).send(assigned);
+    },
+  );
+  r.delete(
+    '/v1/arena/assignments/:assignment_id',
+    {
+      schema: {
+        tags: ['arena'],
+        summary: 'Cancel an assignment of yours and its run (for every member); its world is destroyed',
+        params: z.object({ assignment_id: idOf('asg', 'assignment') }).strict(),
+      },
+    },
+    async (req) => ctx.arena.cancel(ownerOf(req), req.params.assignment_id),
   );
   r.post(
     '/v1/agents/:agent_id/arena',

@@ -20,9 +20,9 @@ import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
 import { installErrorHandling, sendError } from '../shared/error-handler.ts';
 import { refuseIllFormedInput } from '../shared/ill-formed.ts';
 import { installJsonBodyParser } from '../shared/json-body.ts';
+import { arenaPublicRoutes } from './arena-public-routes.ts';
 import { answerClientError } from './client-errors.ts';
 import { exampleRoutes } from './examples-routes.ts';
-import { jwksRoute } from './jwks-route.ts';
 import { mailCallbackRoutes } from './mail-callbacks.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
 import { nativeOAuthRoutes } from './native-oauth-routes.ts';
@@ -211,7 +211,12 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   };
   await app.register(async (scope) => publicRoutes(scope, publicDeps));
   await app.register(async (scope) =>
-    jwksRoute(scope, { scores: services.arenaScores, ratePerMinute: publicRateLimitPerMinute, redis }),
+    arenaPublicRoutes(scope, {
+      scores: services.arenaScores,
+      runs: services.arenaRuns,
+      ratePerMinute: publicRateLimitPerMinute,
+      redis,
+    }),
   );
   await app.register(exampleRoutes);
   await app.register(async (scope) => mcpRoutes(scope, mcpDeps));

@@ -156,7 +156,11 @@ export function createMcpServer(
       name: op.name,
       description: op.description,
       inputSchema: jsonSchema as { type: 'object' },
-      annotations: { readOnlyHint: !op.mutates, idempotentHint: true, openWorldHint: op.openWorld === true },
+      annotations: {
+        readOnlyHint: !(op.mutates || op.writes),
+        idempotentHint: true,
+        openWorldHint: op.openWorld === true,
+      },
     })),
   }));
 

@@ -1,3 +1,4 @@
+import type { Executor } from '../../../storage/database.ts';
 import type { ArenaKeys, PublishedJwk } from '../keys.ts';
 import type { SignedScorePayload } from './payload.ts';
 import { signScore } from './signing.ts';
@@ -6,9 +7,9 @@ import { signScore } from './signing.ts';
 export class ArenaScores {
   constructor(private readonly keys: ArenaKeys) {}
 
-  /** A compact JWS of the score, signed with the deployment's ACTIVE key. */
-  async sign(payload: SignedScorePayload): Promise<string> {
-    return signScore(payload, await this.keys.active());
+  /** A compact JWS of the score, signed with the deployment's ACTIVE key (read with `ex` inside a transaction). */
+  async sign(payload: SignedScorePayload, ex?: Executor): Promise<string> {
+    return signScore(payload, await this.keys.active(ex));
   }
 
   /** The JWKS at `/.well-known/jwks.json`: every key, ACTIVE and RETIRED, newest first. */

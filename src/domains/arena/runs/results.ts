@@ -1,0 +1,85 @@
+/**
+ * `GET /v1/public/arena/results`: the verified runs their owners publish, newest first, each with
+ * its signed score, so anyone can check it against the JWKS without trusting us. The identity is
+ * shown only where its owner chose so at assignment (`show_agent`); otherwise it is null, in the
+ * listing and inside the signed payload alike.
+ */
+import { and, desc, eq, lt, or, type SQL } from 'drizzle-orm';
+import { openCursor, signCursor } from '../../../kernel/cursor.ts';
+import type { Executor } from '../../../storage/database.ts';
+import { arenaRunMembers, arenaRuns } from '../tables.ts';
+
+export const RESULTS_PAGE = { min: 1, max: 100, default: 25 } as const;
+
+interface Position extends Record<string, unknown> {
+  at: string;
+  id: string;
+}
+
+export async function publishedResults(
+  ex: Executor,
+  secret: string,
+  input: { challengeId?: string | undefined; limit: number; cursor?: string | undefined },
+) {
+  const binding = `arena-results\n${input.challengeId ?? ''}`;
+  const where: Array<SQL | undefined> = [eq(arenaRuns.state, 'VERIFIED'), eq(arenaRuns.publish, true)];
+  if (input.challengeId !== undefined) where.push(eq(arenaRuns.challengeId, input.challengeId));
+  if (input.cursor !== undefined) {
+    const p = openCursor<Position>(secret, binding, input.cursor);
+    const at = new Date(String(p.at));
+    where.push(
+      or(lt(arenaRuns.verifiedAt, at), and(eq(arenaRuns.verifiedAt, at), lt(arenaRuns.id, String(p.id)))),
+    );
+  }
+  const rows = await ex
+    .select({
+      id: arenaRuns.id,
+      challengeId: arenaRuns.challengeId,
+      version: arenaRuns.challengeVersion,
+      mode: arenaRuns.mode,
+      score: arenaRuns.score,
+      maxScore: arenaRuns.maxScore,
+      verifiedAt: arenaRuns.verifiedAt,
+      verifiedBy: arenaRuns.verifiedBy,
+      showAgent: arenaRuns.showAgent,
+      signedScore: arenaRuns.signedScore,
+    })
+    .from(arenaRuns)
+    .where(and(...where))
+    .orderBy(desc(arenaRuns.verifiedAt), desc(arenaRuns.id))
+    .limit(input.limit + 1);
+  const page = rows.slice(0, input.limit);
+  const last = page.at(-1);
+  const teams = new Map<string, string[]>();
+  for (const row of page.filter((r) => r.mode === 'TEAM' && r.showAgent)) {
+    const members = await ex
+      .select({ agentId: arenaRunMembers.agentId })
+      .from(arenaRunMembers)
+      .where(eq(arenaRunMembers.runId, row.id))
+      .orderBy(arenaRunMembers.role);
+    teams.set(
+      row.id,
+      members.map((m) => m.agentId),
+    );
+  }
+  return {
+    results: page.map((r) => ({
+      run_id: r.id,
+      challenge_id: r.challengeId,
+      challenge_version: r.version,
+      mode: r.mode,
+      agent_id: r.showAgent ? r.verifiedBy : null,
+      ...(teams.has(r.id) ? { team: teams.get(r.id) } : {}),
+      score: r.score,
+      max_score: r.maxScore,
+      verified_at: r.verifiedAt?.toISOString() ?? null,
+      signed_score: r.signedScore,
+    })),
+    next_cursor:
+      rows.length > input.limit && last?.verifiedAt
+        ? signCursor(secret, binding, { at: last.verifiedAt.toISOString(), id: last.id })
+        : null,
+    verify_with: '/.well-known/jwks.json',
+    note: 'Each signed_score is a compact JWS (EdDSA, Ed25519) of the result; check it against the published keys, or offline with "cairn arena verify-score".',
+  };
+}

@@ -4,6 +4,7 @@ import { runMailBenchmark } from './mail.ts';
 import { runMcpBenchmark } from './mcp.ts';
 import { runReadBenchmark } from './read.ts';
 import { runRewardsBenchmark } from './rewards.ts';
+import { runSandboxBenchmark } from './sandbox.ts';
 import { runSearchBenchmark } from './search.ts';
 
 /** `npm run bench -- <name>`: runs one benchmark by name; prints usage for a missing or unknown name. */
@@ -42,6 +43,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
     summary:
       '1,000 approval decisions on 100 paid tasks from 50 clients over the owner API, Cairn vs the same postings as plain pg transactions',
     run: runRewardsBenchmark,
+  },
+  sandbox: {
+    summary:
+      '200 sequential sandbox.exec calls of a small program over MCP in an Arena run, Cairn vs execDirect in the same engine',
+    run: runSandboxBenchmark,
   },
   search: {
     summary:

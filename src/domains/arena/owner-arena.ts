@@ -4,6 +4,7 @@ import { setArenaActivation } from '../identity/index.ts';
 import { worldSha256 } from './challenges/index.ts';
 import type { ChallengeRegistry } from './challenges/registry.ts';
 import { type AssignInput, assignChallenge, cancelAssignment } from './runs/assignments.ts';
+import { type OwnerRunFilters, ownerRuns } from './runs/owner-runs.ts';
 
 /**
  * The Arena for owners: the separate activation per identity (`POST /v1/agents/{id}/arena`, the
@@ -51,6 +52,11 @@ export class ArenaOwnerService {
 
   cancel(ownerId: string, assignmentId: string) {
     return this.database.transaction((tx) => cancelAssignment(tx, ownerId, assignmentId, this.clock.now()));
+  }
+
+  /** The owner's runs, newest first (GET /v1/arena/runs); the cursor is signed with `secret`. */
+  listRuns(ownerId: string, filters: OwnerRunFilters, secret: string) {
+    return ownerRuns(this.database.db, secret, ownerId, filters);
   }
 
   async setActivation(ownerId: string, agentId: string, enabled: boolean) {

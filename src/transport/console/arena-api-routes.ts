@@ -4,10 +4,13 @@ import { z } from 'zod';
 import type { ConsoleContext } from './context.ts';
 import { idOf } from './id-params.ts';
 
+/** The run states, as `GET /v1/arena/runs?state=` takes them (docs/arena.md). */
+const RUN_STATES = ['ASSIGNED', 'RUNNING', 'SUBMITTED', 'VERIFIED', 'EXPIRED', 'CANCELLED'] as const;
+
 /**
  * The Arena for owners (docs/arena.md), inside the owner API scope (session or owner token):
  * the separate activation per identity (another owner's identity is NOT_FOUND), the
- * challenges that can be assigned, and assignments.
+ * challenges that can be assigned, assignments, and the owner's runs.
  */
 export async function arenaApiRoutes(
   api: FastifyInstance,
@@ -26,6 +29,32 @@ export async function arenaApiRoutes(
     async (req) => {
       ownerOf(req);
       return ctx.arena.listChallenges();
+    },
+  );
+  r.get(
+    '/v1/arena/runs',
+    {
+      schema: {
+        tags: ['arena'],
+        summary:
+          'Your Arena runs, newest first (signed cursor): members, state, times, score and signed score, and what you may do next',
+        querystring: z
+          .object({
+            agent_id: idOf('agt', 'agent').optional(),
+            state: z.enum(RUN_STATES).optional(),
+            limit: z.coerce.number().int().min(1).max(100).default(25),
+            cursor: z.string().min(1).max(512).optional(),
+          })
+          .strict(),
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      return ctx.arena.listRuns(
+        ownerOf(req),
+        { agentId: q.agent_id, state: q.state, limit: q.limit, cursor: q.cursor },
+        ctx.secret,
+      );
     },
   );
   r.post(

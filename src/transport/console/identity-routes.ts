@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
+import { arenaAssignForm } from './arena-forms.ts';
+import { type ArenaWork, PANEL_RUNS } from './arena-views.ts';
 import { auditPage } from './audit-views.ts';
 import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
 import { createdIdentityPage, newIdentityPage } from './create-views.ts';
@@ -24,6 +26,7 @@ import { consentForm } from './matching-forms.ts';
 const hidden = { schema: { hide: true } };
 const AGENT_ID = /^agt_[0-9A-Z]{26}$/;
 const KEY_ID = /^key_[0-9A-Z]{26}$/;
+const ASSIGNMENT_ID = /^asg_[0-9A-Z]{26}$/;
 
 /** Fixed confirmations after a redirect: the query names one, never carries text to show. */
 const DONE: Record<string, string> = {
@@ -42,9 +45,12 @@ const DONE: Record<string, string> = {
     'Matching is off. The identity no longer has the matching tools; any profile of it was withdrawn, and any open matching request it took part in stopped.',
   arena_on: 'The Arena is on for this identity (connected sessions were told their tool list changed).',
   arena_off: 'The Arena is off for this identity (connected sessions were told).',
+  arena_assigned:
+    'Assigned. The identity was told (its tool list changed): its capabilities_describe shows the arena_start arguments, and unstarted the assignment expires within the hour.',
+  arena_cancelled: 'Cancelled. The run ended for every member and its world was destroyed.',
 };
 
-type Params = { agent_id: string; key_id?: string };
+type Params = { agent_id: string; key_id?: string; assignment_id?: string };
 
 /** A secret the detail page shows once, right after it was issued. */
 type Shown = {
@@ -72,7 +78,26 @@ export function identityRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
   ) => {
     const { agent, keys } = await m.getIdentity(owner.id, agentId(req));
     const csrf = sessionToken(ctx, req);
-    return sendPage(reply, status, detailPage({ owner, csrf, agent, keys, now: ctx.clock.now(), ...extra }));
+    const arena =
+      agent.arenaEnabled && agent.status !== 'REVOKED' && !agent.guestRequestId
+        ? await arenaWork(owner.id, agent.id)
+        : undefined;
+    return sendPage(
+      reply,
+      status,
+      detailPage({ owner, csrf, agent, keys, now: ctx.clock.now(), arena, ...extra }),
+    );
+  };
+
+  /** The Arena panel's choices and the identity's recent runs (docs/arena.md). */
+  const arenaWork = async (ownerId: string, id: string): Promise<ArenaWork> => {
+    const [{ challenges }, identities, { runs }] = await Promise.all([
+      ctx.arena.listChallenges(),
+      m.listIdentities(ownerId),
+      ctx.arena.listRuns(ownerId, { agentId: id, limit: PANEL_RUNS }, ctx.secret),
+    ]);
+    const teammates = identities.filter((i) => i.agent_id !== id && i.status === 'ACTIVE');
+    return { challenges, teammates, runs };
   };
 
   app.get('/console', hidden, async (req, reply) => {
@@ -167,6 +192,34 @@ export function identityRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
   change('arena', arenaForm, async (owner, id, data) => {
     await ctx.arena.setActivation(owner.id, id, data.enabled);
     return data.enabled ? 'arena_on' : 'arena_off';
+  });
+  // A SOLO challenge takes no teammates: the route drops any ticked. A teammate or challenge
+  // version that is not found is a problem with the form, shown on the page like the others.
+  change('arena/assign', arenaAssignForm, async (owner, id, data) => {
+    const { challenges } = await ctx.arena.listChallenges();
+    const chosen = challenges.find((c) => c.challenge_id === data.challengeId && c.version === data.version);
+    try {
+      await ctx.arena.assign(owner.id, {
+        agentId: id,
+        challengeId: data.challengeId,
+        version: data.version,
+        teammates: chosen?.mode === 'SOLO' ? [] : data.teammates,
+        publish: data.publish,
+        showAgent: data.showAgent,
+      });
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'NOT_FOUND' && err.details.agent_id !== id) {
+        throw new DomainError('VALIDATION_FAILED', err.message, err.details);
+      }
+      throw err;
+    }
+    return 'arena_assigned';
+  });
+  change('arena/assignments/:assignment_id/cancel', tokenOnlyForm, async (owner, _id, _data, req) => {
+    const assignmentId = (req.params as Params).assignment_id ?? '';
+    if (!ASSIGNMENT_ID.test(assignmentId)) throw new DomainError('NOT_FOUND', 'No such assignment.');
+    await ctx.arena.cancel(owner.id, assignmentId);
+    return 'arena_cancelled';
   });
   change('revoke', revokeForm, async (owner, id) => {
     await m.revoke(owner.id, id);

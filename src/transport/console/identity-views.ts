@@ -1,5 +1,6 @@
 import type { Agent, ConsoleOwner } from '../../domains/identity/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { type ArenaWork, arenaWork } from './arena-views.ts';
 import { claimsPanel } from './claims.ts';
 import { html, type SafeHtml } from './html.ts';
 import { csrfField, notice, page, time } from './layout.ts';
@@ -81,6 +82,8 @@ export interface DetailView extends Signed {
   newBootstrap?: { bootstrap_token: string; expires_at: string } | undefined;
   /** The server's clock, to tell expired keys. */
   now: Date;
+  /** With the Arena on: the assignment form's choices and the identity's recent runs. */
+  arena?: ArenaWork | undefined;
 }
 
 export function detailPage(v: DetailView): SafeHtml {
@@ -133,7 +136,7 @@ export function detailPage(v: DetailView): SafeHtml {
         </section>
       </div>
       ${revoked ? '' : matchingPanel(v.csrf, path, a)}
-      ${revoked || a.guestRequestId ? '' : arenaPanel(v.csrf, path, a)}
+      ${revoked || a.guestRequestId ? '' : arenaPanel(v.csrf, path, a, v.arena)}
       ${keysPanel(v, path, revoked)}
       ${a.kind === 'OWNER_CREATED' && !revoked ? bootstrapPanel(v, path) : ''}
       ${revoked ? '' : messagePanel(v.csrf, path)}
@@ -168,8 +171,11 @@ function matchingPanel(csrf: string, path: string, a: Agent): SafeHtml {
     </section>`;
 }
 
-/** The Arena (docs/arena.md): a separate decision per identity, apart from READ and campaigns. */
-function arenaPanel(csrf: string, path: string, a: Agent): SafeHtml {
+/**
+ * The Arena (docs/arena.md): a separate decision per identity, apart from READ and campaigns;
+ * with it on, assignments and the identity's recent runs (arena-views.ts).
+ */
+function arenaPanel(csrf: string, path: string, a: Agent, work: ArenaWork | undefined): SafeHtml {
   const state = a.arenaEnabled
     ? html`<span class="badge on">ON</span>`
     : html`<span class="badge off">OFF</span>`;
@@ -182,6 +188,7 @@ function arenaPanel(csrf: string, path: string, a: Agent): SafeHtml {
         <label class="check"><input type="checkbox" name="enabled" value="on"${a.arenaEnabled ? html` checked` : ''}> Arena on for this identity</label>
         <div class="actions"><button class="secondary" type="submit">Save Arena</button></div>
       </form>
+      ${a.arenaEnabled && work ? arenaWork(csrf, path, a.id, work) : ''}
     </section>`;
 }
 

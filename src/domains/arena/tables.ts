@@ -121,6 +121,7 @@ export const arenaRuns = pgTable(
   },
   (t) => [
     index('arena_runs_state').on(t.state, t.assignmentExpiresAt),
+    index('arena_runs_owner').on(t.ownerId, t.createdAt, t.id),
     index('arena_runs_published').on(t.verifiedAt).where(sql`state = 'VERIFIED' and publish`),
   ],
 );

@@ -90,4 +90,5 @@ CREATE UNIQUE INDEX "arena_run_members_assignment" ON "arena_run_members" USING 
 CREATE UNIQUE INDEX "arena_run_members_one_current" ON "arena_run_members" USING btree ("agent_id") WHERE current;--> statement-breakpoint
 CREATE UNIQUE INDEX "arena_run_messages_seq" ON "arena_run_messages" USING btree ("run_id","seq");--> statement-breakpoint
 CREATE INDEX "arena_runs_state" ON "arena_runs" USING btree ("state","assignment_expires_at");--> statement-breakpoint
+CREATE INDEX "arena_runs_owner" ON "arena_runs" USING btree ("owner_id","created_at","id");--> statement-breakpoint
 CREATE INDEX "arena_runs_published" ON "arena_runs" USING btree ("verified_at") WHERE state = 'VERIFIED' and publish;

@@ -76,7 +76,7 @@ export async function assignChallenge(
     throw new DomainError(
       'VALIDATION_FAILED',
       c.mode === 'TEAM'
-        ? `${c.id} is a TEAM challenge for ${teamSize} identities: name ${teamSize - 1} distinct teammates besides agent_id.`
+        ? `${c.id} is a TEAM challenge for ${teamSize} identities: name ${teamSize - 1} distinct teammates besides the first identity.`
         : `${c.id} is a SOLO challenge: name no teammates.`,
       { mode: c.mode, team_size: teamSize, given: memberIds.length },
     );
@@ -162,7 +162,7 @@ export async function cancelAssignment(ex: Executor, ownerId: string, assignment
     .where(and(eq(arenaRunMembers.assignmentId, assignmentId), eq(arenaRuns.ownerId, ownerId)))
     .for('update', { of: arenaRuns });
   if (!row)
-    throw notFound('assignment', { assignment_id: assignmentId }, 'GET /v1/arena/assignments lists yours.');
+    throw notFound('assignment', { assignment_id: assignmentId }, 'GET /v1/arena/runs lists your runs with their assignments.');
   if (['VERIFIED', 'EXPIRED', 'CANCELLED'].includes(row.run.state)) {
     throw new DomainError('ARENA_RUN_ENDED', `Run ${row.run.id} has already ended (${row.run.state}).`, {
       run_id: row.run.id,

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
-import { toValidationDetail } from '../../kernel/validation.ts';
 import type { Operation } from './operation.ts';
 
 /**
@@ -31,22 +30,10 @@ function joinedShape(base: AnyOperation, form: AnyOperation): z.ZodRawShape {
   return shape;
 }
 
-function parseFor(op: AnyOperation, input: Record<string, unknown>, formKey: string) {
-  const parsed = op.input.safeParse(input);
-  if (parsed.success) return parsed.data;
-  throw new DomainError(
-    'VALIDATION_FAILED',
-    `The arguments of ${op.name} are not valid for its ${formKey in input ? formKey : 'default'} form.`,
-    { detail: toValidationDetail(parsed.error.issues, 'arguments') },
-    {
-      next: `Correct the arguments listed in details.detail and call ${op.name} again; tools/list has its input schema.`,
-    },
-  );
-}
-
 /**
  * The tool as clients see it: the base operation's arguments and the form's, all optional in
- * the schema (each form's own schema is applied when it is chosen), visible when either form is.
+ * the listed schema; the runner checks a call with the schema of the form it chooses (`forms`),
+ * so each form keeps its own rules and wording. Visible when either form is.
  */
 export function joinForms(base: AnyOperation, form: AnyOperation & ToolForm): AnyOperation {
   if (base.mutates !== form.mutates)
@@ -55,6 +42,11 @@ export function joinForms(base: AnyOperation, form: AnyOperation & ToolForm): An
     ...base,
     description: `${base.description} ${form.description}`,
     input: z.object(joinedShape(base, form)).strict(),
+    // The runner checks the arguments with the schema of the form they choose.
+    forms: [
+      { key: form.formKey, input: form.input },
+      { key: undefined, input: base.input },
+    ],
     visibility(caller) {
       const a = base.visibility(caller);
       const b = form.visibility(caller);
@@ -76,7 +68,7 @@ export function joinForms(base: AnyOperation, form: AnyOperation & ToolForm): An
           },
         );
       }
-      return chosen.handler(ctx, parseFor(chosen, args, form.formKey));
+      return chosen.handler(ctx, args);
     },
   };
 }

@@ -69,6 +69,11 @@ export interface Operation<S, I extends z.ZodObject = z.ZodObject, O = unknown> 
   checksOwnCredentials?: readonly string[];
   /** Reaches outside Cairn (the web, a search provider): announced to clients as openWorldHint. */
   openWorld?: boolean;
+  /**
+   * A tool joined from forms (forms.ts): each form's own strict schema, chosen by the presence of
+   * its argument (`key`; undefined for the default form). `input` is then what clients are shown.
+   */
+  forms?: ReadonlyArray<{ key: string | undefined; input: z.ZodObject }>;
   /** Public wording of the visibility rule, for the tool reference. */
   visibleWhen: string;
   visibility(caller: Caller): Visibility;

@@ -34,6 +34,8 @@ export interface RegisteredOperation<S> {
   op: Operation<S>;
   /** The full input schema, including idempotency_key for mutating operations. */
   schema: z.ZodObject;
+  /** A tool with forms (forms.ts): the schema each form's own argument chooses; else `schema`. */
+  forms?: Array<{ key: string | undefined; schema: z.ZodObject }>;
   /** JSON Schema of the input, as served by tools/list and /v1/public/tools. */
   jsonSchema: Record<string, unknown>;
 }
@@ -62,13 +64,16 @@ export class OperationRunner<S> {
   ) {
     for (const op of operations) {
       if (this.registry.has(op.name)) throw new Error(`operation ${op.name} is defined twice`);
-      const schema = op.mutates ? op.input.extend({ idempotency_key: idempotencyKey }).strict() : op.input;
+      const withKey = (input: z.ZodObject) =>
+        op.mutates ? input.extend({ idempotency_key: idempotencyKey }).strict() : input;
+      const schema = withKey(op.input);
+      const forms = op.forms?.map((form) => ({ key: form.key, schema: withKey(form.input) }));
       const jsonSchema = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<
         string,
         unknown
       >;
       delete jsonSchema.$schema;
-      this.registry.set(op.name, { op, schema, jsonSchema });
+      this.registry.set(op.name, { op, schema, jsonSchema, ...(forms ? { forms } : {}) });
     }
   }
 
@@ -171,7 +176,7 @@ export class OperationRunner<S> {
         { next },
       );
     }
-    const parsed = entry.schema.safeParse(args);
+    const parsed = schemaFor(entry, args).safeParse(args);
     if (!parsed.success) {
       return fail(
         'VALIDATION_FAILED',
@@ -243,6 +248,14 @@ export class OperationRunner<S> {
       availability: () => this.availability(caller),
     };
   }
+}
+
+/** The schema the arguments are checked with: for a tool with forms, the form they choose. */
+function schemaFor<S>(entry: RegisteredOperation<S>, args: unknown): z.ZodObject {
+  if (!entry.forms) return entry.schema;
+  const given = args !== null && typeof args === 'object' ? (args as Record<string, unknown>) : {};
+  const chosen = entry.forms.find((form) => form.key !== undefined && given[form.key] !== undefined);
+  return (chosen ?? entry.forms.find((form) => form.key === undefined))?.schema ?? entry.schema;
 }
 
 /** The arguments the runner scans: all but the string ones the operation checks itself. */

@@ -163,10 +163,12 @@ describe('public documents', () => {
       'Always',
       'Read',
       'Campaigns',
+      'Arena',
       'Matching',
       'Open pickup',
       'Skills',
       'Identity',
+      'Workspace tools',
     ]);
   });
 
@@ -376,7 +378,8 @@ const PUBLISHED_ERROR_CODES = [
   ...['MATCHING_REQUEST_OPEN', 'MATCHING_REQUEST_ENDED', 'MATCHING_NOT_YOUR_TURN', 'MATCHING_BLOCKED'],
   ...['SKILLS_DISABLED', 'SKILL_DRAFT_REVISION_STALE', 'SKILL_DRAFT_INVALID', 'SKILL_CONTEXT_DENIED'],
   ...['SKILL_BLOCKED', 'SKILL_BYTES_DELETED', 'SKILL_ARCHIVED', 'SKILL_READ_REQUIRED', 'SKILL_FILE_BINARY'],
-  ...['SCORE_SIGNATURE_INVALID'],
+  ...['SCORE_SIGNATURE_INVALID', 'ARENA_NOT_ENABLED', 'ARENA_ASSIGNMENT_CURRENT', 'ARENA_ASSIGNMENT_EXPIRED'],
+  ...['ARENA_RUN_ACTIVE', 'ARENA_RUN_ENDED', 'ARENA_TOOL_NOT_ALLOWED', 'WORKSPACE_LIMIT', 'WORKSPACE_CHANGED'],
 ];
 
 describe('worked research cases (issue 16 item 7)', () => {

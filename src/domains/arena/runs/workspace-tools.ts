@@ -160,7 +160,7 @@ export const sandboxExec = defineTool({
       .string()
       .max(SANDBOX_LIMITS.stdinBytes)
       .optional()
-      .describe('Text the program reads with sandbox.stdin().'),
+      .describe('Text the program reads as sandbox.stdin.'),
     timeout_ms: z.number().int().min(1).max(SANDBOX_LIMITS.maxTimeoutMs).optional(),
   },
   mutates: false,

@@ -54,7 +54,7 @@ export async function execInRun(
   const changed = result.changed.length > 0 || result.deleted.length > 0;
   if (changed) {
     await database.transaction(async (tx) => {
-      const { run: now_ } = await openRun(tx, registry, agentId, run.id, now(), 'sandbox.exec', true);
+      const { run: current } = await openRun(tx, registry, agentId, run.id, now(), 'sandbox.exec', true);
       const [fresh] = await tx
         .select({ revision: arenaRuns.workspaceRevision })
         .from(arenaRuns)
@@ -69,7 +69,7 @@ export async function execInRun(
           },
         );
       }
-      await applyChanges(tx, now_, { write: result.changed, remove: result.deleted }, now());
+      await applyChanges(tx, current, { write: result.changed, remove: result.deleted }, now());
     });
   }
   return {

@@ -4,10 +4,10 @@
  * condition of the query itself, so another owner's run is never read, let alone cut into a page;
  * the cursor is signed for this owner and these filters.
  */
-import { and, desc, eq, inArray, lt, or, type SQL, sql } from 'drizzle-orm';
-import { openCursor, signCursor } from '../../../kernel/cursor.ts';
+import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { Executor } from '../../../storage/database.ts';
 import { arenaRunMembers, arenaRuns, type RunState } from '../tables.ts';
+import { afterCursor, cursorAfter } from './paging.ts';
 
 export const OWNER_RUNS_PAGE = { min: 1, max: 100, default: 25 } as const;
 
@@ -21,11 +21,6 @@ export interface OwnerRunFilters {
   cursor?: string | undefined;
 }
 
-interface Position extends Record<string, unknown> {
-  at: string;
-  id: string;
-}
-
 const iso = (d: Date | null) => d?.toISOString() ?? null;
 
 export async function ownerRuns(ex: Executor, secret: string, ownerId: string, f: OwnerRunFilters) {
@@ -37,13 +32,7 @@ export async function ownerRuns(ex: Executor, secret: string, ownerId: string, f
       sql`exists (select 1 from ${arenaRunMembers} m where m.run_id = ${arenaRuns.id} and m.agent_id = ${f.agentId})`,
     );
   }
-  if (f.cursor !== undefined) {
-    const p = openCursor<Position>(secret, binding, f.cursor);
-    const at = new Date(String(p.at));
-    where.push(
-      or(lt(arenaRuns.createdAt, at), and(eq(arenaRuns.createdAt, at), lt(arenaRuns.id, String(p.id)))),
-    );
-  }
+  where.push(afterCursor(secret, binding, f.cursor, arenaRuns.createdAt, arenaRuns.id));
   const rows = await ex
     .select({
       id: arenaRuns.id,
@@ -118,10 +107,12 @@ export async function ownerRuns(ex: Executor, secret: string, ownerId: string, f
         next: nextFor(r.state, cancelWith?.assignmentId),
       };
     }),
-    next_cursor:
-      rows.length > f.limit && last
-        ? signCursor(secret, binding, { at: last.createdAt.toISOString(), id: last.id })
-        : null,
+    next_cursor: cursorAfter(
+      secret,
+      binding,
+      rows.length > f.limit,
+      last && { at: last.createdAt, id: last.id },
+    ),
   };
 }
 

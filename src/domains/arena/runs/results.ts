@@ -4,17 +4,12 @@
  * shown only where its owner chose so at assignment (`show_agent`); otherwise it is null, in the
  * listing and inside the signed payload alike.
  */
-import { and, desc, eq, lt, or, type SQL } from 'drizzle-orm';
-import { openCursor, signCursor } from '../../../kernel/cursor.ts';
+import { and, desc, eq, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../storage/database.ts';
 import { arenaRunMembers, arenaRuns } from '../tables.ts';
+import { afterCursor, cursorAfter } from './paging.ts';
 
 export const RESULTS_PAGE = { min: 1, max: 100, default: 25 } as const;
-
-interface Position extends Record<string, unknown> {
-  at: string;
-  id: string;
-}
 
 export async function publishedResults(
   ex: Executor,
@@ -24,13 +19,7 @@ export async function publishedResults(
   const binding = `arena-results\n${input.challengeId ?? ''}`;
   const where: Array<SQL | undefined> = [eq(arenaRuns.state, 'VERIFIED'), eq(arenaRuns.publish, true)];
   if (input.challengeId !== undefined) where.push(eq(arenaRuns.challengeId, input.challengeId));
-  if (input.cursor !== undefined) {
-    const p = openCursor<Position>(secret, binding, input.cursor);
-    const at = new Date(String(p.at));
-    where.push(
-      or(lt(arenaRuns.verifiedAt, at), and(eq(arenaRuns.verifiedAt, at), lt(arenaRuns.id, String(p.id)))),
-    );
-  }
+  where.push(afterCursor(secret, binding, input.cursor, arenaRuns.verifiedAt, arenaRuns.id));
   const rows = await ex
     .select({
       id: arenaRuns.id,
@@ -75,10 +64,12 @@ export async function publishedResults(
       verified_at: r.verifiedAt?.toISOString() ?? null,
       signed_score: r.signedScore,
     })),
-    next_cursor:
-      rows.length > input.limit && last?.verifiedAt
-        ? signCursor(secret, binding, { at: last.verifiedAt.toISOString(), id: last.id })
-        : null,
+    next_cursor: cursorAfter(
+      secret,
+      binding,
+      rows.length > input.limit,
+      last && { at: last.verifiedAt, id: last.id },
+    ),
     verify_with: '/.well-known/jwks.json',
     note: 'Each signed_score is a compact JWS (EdDSA, Ed25519) of the result; check it against the published keys, or offline with "cairn arena verify-score".',
   };

@@ -162,7 +162,11 @@ export async function cancelAssignment(ex: Executor, ownerId: string, assignment
     .where(and(eq(arenaRunMembers.assignmentId, assignmentId), eq(arenaRuns.ownerId, ownerId)))
     .for('update', { of: arenaRuns });
   if (!row)
-    throw notFound('assignment', { assignment_id: assignmentId }, 'GET /v1/arena/runs lists your runs with their assignments.');
+    throw notFound(
+      'assignment',
+      { assignment_id: assignmentId },
+      'GET /v1/arena/runs lists your runs with their assignments.',
+    );
   if (['VERIFIED', 'EXPIRED', 'CANCELLED'].includes(row.run.state)) {
     throw new DomainError('ARENA_RUN_ENDED', `Run ${row.run.id} has already ended (${row.run.state}).`, {
       run_id: row.run.id,

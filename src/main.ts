@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { type AnyCommand, COMMANDS, findCommand, USAGE } from './cli/commands.ts';
 import { type Config, ConfigError, loadConfig } from './config/config.ts';
-import { ArenaKeys } from './domains/arena/index.ts';
+import { ArenaKeys, builtinChallenges, ChallengeRegistry } from './domains/arena/index.ts';
 import { RewardOwnerService } from './domains/campaigns/index.ts';
 import { TABLES } from './domains/catalog.ts';
 import { FundsService, ManualCredit } from './domains/funds/index.ts';
@@ -144,6 +144,8 @@ async function admin(config: Config, command: AnyCommand, flags: Record<string, 
           systemClock,
           await resolveSecret(config.secret, database, config.dataDir, systemClock),
         ),
+      // The built-ins are loaded (and validated) only by the command that needs them.
+      arenaChallenges: async () => new ChallengeRegistry(database, await builtinChallenges()),
     };
     return await command.run(services, parsed.data, secret);
   } finally {
@@ -221,10 +223,11 @@ async function main(argv: string[]): Promise<number> {
 
 function fail(err: unknown, json: boolean): number {
   if (err instanceof DomainError) {
+    // The refusal's own next move, where it states one (the catalogue's is general).
     process.stderr.write(
       json
-        ? `${JSON.stringify(errorEnvelope(err.code, err.message, err.details))}\n`
-        : `error: ${err.message}\n`,
+        ? `${JSON.stringify(errorEnvelope(err.code, err.message, err.details, err))}\n`
+        : `error: ${err.message}\n${err.next ? `next: ${err.next}\n` : ''}`,
     );
     return 1;
   }

@@ -1,19 +1,36 @@
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { z } from 'zod';
 import type { Config } from '../config/config.ts';
-import { type ArenaKeys, MAX_SIGNED_SCORE_CHARS, verifyScore } from '../domains/arena/index.ts';
+import {
+  type ArenaKeys,
+  type ChallengeRegistry,
+  loadChallengeDir,
+  MAX_SIGNED_SCORE_CHARS,
+  packageSha256,
+  readChallengeDir,
+  verifyScore,
+  worldSha256,
+} from '../domains/arena/index.ts';
+import { systemClock } from '../kernel/clock.ts';
 import { DomainError } from '../kernel/errors.ts';
 
 /**
- * The arena's operator commands (docs/arena.md, "Signed scores"): rotating the signing key, and
- * checking a signed score offline. commands.ts lists them with the others and checks their shape
+ * The arena's operator commands (docs/arena.md): adding a challenge version from a folder
+ * ("Challenge packages"), rotating the signing key, and checking a signed score offline ("Signed
+ * scores"). commands.ts lists them with the others and checks their shape
  * (`Command`, `OfflineCommand`); they do not import it, so the two files form no cycle.
  */
 
-/** What rotate-key acts through (a part of commands.ts's CliServices). */
+/** What rotate-key and add-challenge act through (a part of commands.ts's CliServices). */
 interface ArenaCliServices {
   arenaKeys(): Promise<ArenaKeys>;
+  /**
+   * Every assignable challenge version: the built-ins and those stored in the database. main.ts
+   * always supplies it; optional only while commands.ts's CliServices does not name it.
+   */
+  arenaChallenges?(): Promise<ChallengeRegistry>;
 }
 
 /** The longest JWKS taken (a file or an answer): far more keys than any deployment rotates to. */
@@ -22,8 +39,19 @@ const FETCH_TIMEOUT_MS = 10_000;
 
 const location = z.string().trim().min(1).max(4096);
 const verifyFlags = z.object({ file: location, jwks: location.optional() }).strict();
+const addFlags = z.object({ dir: location }).strict();
 
 export const ARENA_COMMANDS = {
+  'arena add-challenge': {
+    usage:
+      'cairn arena add-challenge DIR [--json]   (validates the challenge version in DIR (challenge.json, world/…, sources/…; a folder laid out <id>/<version>/ must repeat both) and stores it in the database for every replica; prints what was added, or exits 1 with every problem, one a line; a version is immutable: an existing one is refused)',
+    flags: addFlags,
+    operand: 'dir',
+    run: async ({ arenaChallenges }: ArenaCliServices, f: z.infer<typeof addFlags>) => {
+      if (!arenaChallenges) throw new Error('the CLI was started without the challenge registry');
+      return addChallenge(await arenaChallenges(), f.dir);
+    },
+  },
   'arena rotate-key': {
     usage:
       'cairn arena rotate-key [--json]   (retires the active score-signing key and makes a new one; every replica signs with it from its next score; the retired key stays published, so old scores still verify)',
@@ -44,6 +72,55 @@ export const ARENA_COMMANDS = {
     },
   },
 };
+
+/**
+ * Validates a challenge folder and stores it as a new version. What is stored is exactly what was
+ * validated: the files are read again for storing, and a folder that changed in between (its
+ * package hash differs) is refused rather than stored unchecked.
+ */
+async function addChallenge(registry: ChallengeRegistry, dir: string) {
+  // Resolved first, so `.` inside `<id>/<version>/` still has its names checked.
+  const root = resolve(dir);
+  const loaded = await loadChallengeDir(root).catch((err: unknown) => {
+    throw invalidPackage(root, err);
+  });
+  const read = await readChallengeDir(root);
+  if (read.problems.length > 0 || packageSha256(read.files) !== loaded.sha256) {
+    throw new DomainError(
+      'CONFLICT',
+      `${root} changed while it was read; nothing was stored.`,
+      {},
+      { next: 'Run the command again once nothing is writing to the folder.' },
+    );
+  }
+  await registry.add(read.files, loaded, systemClock.now()).catch((err: unknown) => {
+    throw invalidPackage(root, err);
+  });
+  const { challenge } = loaded;
+  return {
+    challenge_id: challenge.id,
+    version: challenge.version,
+    package_sha256: loaded.sha256,
+    world_sha256: worldSha256(loaded.worldFiles),
+    files: read.files.map((file) => file.path).sort(),
+    next: `Listed by GET /v1/arena/challenges (origin OPERATOR) on every replica; assign it with POST /v1/arena/assignments {agent_id, challenge_id: "${challenge.id}", version: ${challenge.version}}.`,
+  };
+}
+
+/** The loader's refusal with every problem on a line of its own (`path: rule: message`). */
+function invalidPackage(root: string, err: unknown): unknown {
+  if (!(err instanceof DomainError) || err.code !== 'VALIDATION_FAILED') return err;
+  const problems = (err.details.problems ?? []) as Array<{ path: string; rule: string; message: string }>;
+  return new DomainError(
+    'VALIDATION_FAILED',
+    [
+      `The challenge package in ${root} is invalid (${problems.length} problem(s)); nothing was stored:`,
+      ...problems.map((p) => `${p.path}: ${p.rule}: ${p.message}`),
+    ].join('\n'),
+    { problems },
+    { next: 'Correct every problem listed (docs/arena.md, "Challenge packages") and run the command again.' },
+  );
+}
 
 /** The compact JWS in a score file: the file itself, or the `signed_score` of a JSON answer. */
 function signedScoreIn(content: string): string {

@@ -30,6 +30,14 @@ import * as tables from './tables.ts';
  * replicas, published as a JWKS).
  */
 
+export {
+  builtinChallenges,
+  loadChallengeDir,
+  packageSha256,
+  readChallengeDir,
+  worldSha256,
+} from './challenges/index.ts';
+export { ChallengeRegistry } from './challenges/registry.ts';
 export { scoreSignatureInvalid } from './errors.ts';
 export { ArenaKeys, type PublishedJwk } from './keys.ts';
 export { ArenaOwnerService } from './owner-arena.ts';

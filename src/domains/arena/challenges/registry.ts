@@ -19,7 +19,9 @@ export interface RegisteredChallenge {
 
 const key = (id: string, version: number) => `${id}@${version}`;
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+// ignoreBOM keeps a leading byte-order mark as U+FEFF, so the stored text encodes back to the
+// very bytes that were validated and hashed (the default decoder drops it, changing the hash).
+const decoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
 function loadStored(files: StoredChallengeFile[], id: string, version: number): LoadedChallenge {
   const checked = checkChallengePackage(
@@ -92,12 +94,29 @@ export class ChallengeRegistry {
   async add(files: PackageFile[], loaded: LoadedChallenge, now: Date): Promise<void> {
     const { id, version } = loaded.challenge;
     if (this.builtins.has(key(id, version))) throw versionTaken(id, version, 'a built-in');
+    const stored = files.map((file) => ({ path: file.path, content: decoder.decode(file.bytes) }));
+    // PostgreSQL text and jsonb cannot hold U+0000: refused as a problem of the package, not a
+    // failed insert.
+    const nul = stored.filter((file) => file.content.includes('\u0000'));
+    if (nul.length > 0) {
+      throw new DomainError(
+        'VALIDATION_FAILED',
+        `The challenge package holds the NUL character (U+0000), which cannot be stored`,
+        {
+          problems: nul.map((file) => ({
+            path: file.path,
+            rule: 'NUL_CHARACTER',
+            message: 'Text files cannot hold the NUL character (U+0000)',
+          })),
+        },
+      );
+    }
     const inserted = await this.database.db
       .insert(arenaChallengeVersions)
       .values({
         challengeId: id,
         version,
-        files: files.map((file) => ({ path: file.path, content: decoder.decode(file.bytes) })),
+        files: stored,
         packageSha256: loaded.sha256,
         addedAt: now,
       })

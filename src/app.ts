@@ -6,7 +6,13 @@ import { noCompletionGate } from './domains/campaigns/index.ts';
 import { type AppServices, AREAS, areasOn, describeErrors, operationsFor } from './domains/catalog.ts';
 import { buildDiscovery, SERVER_VERSION, type ToolDoc } from './domains/discovery/index.ts';
 import { noCampaignLinks, noGuestPairing, noStanding } from './domains/identity/index.ts';
-import { type Core, gatherExtensions, OperationRunner, startAreas } from './domains/operations/index.ts';
+import {
+  type Area,
+  type Core,
+  gatherExtensions,
+  OperationRunner,
+  startAreas,
+} from './domains/operations/index.ts';
 import { noCampaigns } from './domains/reading/index.ts';
 import { type Clock, systemClock } from './kernel/clock.ts';
 import { describeLimits } from './kernel/limits.ts';
@@ -49,7 +55,10 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     secret: await resolveSecret(config.secret, database, config.dataDir, clock),
     outbound: buildOutbound(config, logger, `Cairn/${SERVER_VERSION} (+${config.baseUrl}/guide)`),
     parser: new ParserPool({ maxJobs: config.parserJobs, maxWaiting: config.parserQueue }),
-    limits: describeLimits(config.publicRateLimitPerMinute, config.mcpRateLimitPerMinute),
+    limits: [
+      ...describeLimits(config.publicRateLimitPerMinute, config.mcpRateLimitPerMinute),
+      ...AREAS.flatMap((area) => (area as Area).limits ?? []),
+    ],
     extensions: gatherExtensions(areasOn(config), {
       callerStanding: noStanding,
       campaignLinks: noCampaignLinks,

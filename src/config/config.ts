@@ -101,6 +101,12 @@ const envSchema = z.object({
   /** The Arena sandbox: programs at once (one worker thread each), and how many may wait. */
   CAIRN_SANDBOX_JOBS: z.coerce.number().int().min(1).max(16).default(2),
   CAIRN_SANDBOX_QUEUE: z.coerce.number().int().min(0).max(1_000).default(8),
+  /**
+   * The operator's schedule of Arena assignments (docs/arena.md): `challenge[@version]/hours`,
+   * comma-separated; empty for none. How often it is looked at, in seconds.
+   */
+  CAIRN_ARENA_SCHEDULE: z.string().max(2_000).default(''),
+  CAIRN_ARENA_SCHEDULE_TICK_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
   CAIRN_SEARCH_SEARXNG_URL: url(['http:', 'https:']).optional(),
   CAIRN_SEARCH_BRAVE_API_KEY: z.string().min(8, 'must be at least 8 characters').max(500).optional(),
   CAIRN_SEARCH_BRAVE_URL: url(['https:', 'http:'])
@@ -203,6 +209,8 @@ export interface Config {
   parserQueue: number;
   sandboxJobs: number;
   sandboxQueue: number;
+  arenaSchedule: string;
+  arenaScheduleTickSeconds: number;
   /** Fresh reads in flight per process; past them reads get DEGRADED_MODE. */
   readConcurrency: number;
   /** Seconds a client has to send a whole request, headers and body (answers are not limited). */
@@ -317,6 +325,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     parserQueue: e.CAIRN_PARSER_QUEUE,
     sandboxJobs: e.CAIRN_SANDBOX_JOBS,
     sandboxQueue: e.CAIRN_SANDBOX_QUEUE,
+    arenaSchedule: e.CAIRN_ARENA_SCHEDULE,
+    arenaScheduleTickSeconds: e.CAIRN_ARENA_SCHEDULE_TICK_SECONDS,
     readConcurrency: e.CAIRN_READ_CONCURRENCY,
     requestTimeoutSeconds: e.CAIRN_REQUEST_TIMEOUT_SECONDS,
     oauthChecksFile: e.CAIRN_OAUTH_CHECKS_FILE,

@@ -339,6 +339,29 @@ describe('assignments and runs', () => {
     await assign(server, m, 'cite-quotation');
   });
 
+  it('publishes the workspace and sandbox caps in /v1/public/limits, and enforces the file cap', async () => {
+    const limits = (await (await fetch(`${server.url}/v1/public/limits`)).json()) as {
+      limits: Array<{ area: string; values?: Record<string, number> }>;
+    };
+    const workspace = limits.limits.find((l) => l.area === 'Arena workspace');
+    expect(workspace?.values).toMatchObject({
+      file_bytes: 1024 * 1024,
+      files: 500,
+      run_bytes: 4 * 1024 * 1024,
+    });
+    expect(limits.limits.find((l) => l.area === 'Arena sandbox.exec')?.values?.max_timeout_ms).toBe(30_000);
+    const m = await arenaMember(server);
+    const { runId } = await startedRun(server, m, 'fix-failing-program');
+    // Past the run's 4 MiB (each file within the sandbox's own caps): nothing is written back.
+    const program =
+      "for (let i = 0; i < 5; i++) sandbox.writeFile('big' + i + '.txt', 'x'.repeat(900 * 1024));";
+    await ok(m, 'workspace.write', { run_id: runId, path: 'fill.js', content: program }, false);
+    const over = await refused(m, 'sandbox.exec', { run_id: runId, command: 'fill.js' }, false);
+    expect(over).toMatchObject({ code: 'WORKSPACE_LIMIT', details: { cap: 4 * 1024 * 1024 } });
+    const files = (await ok(m, 'workspace.list', { run_id: runId }, false)).files;
+    expect(files.some((f: { path: string }) => f.path.startsWith('big'))).toBe(false);
+  });
+
   it('refuses tools the challenge does not allow, and another identity’s run like a missing one', async () => {
     const m = await arenaMember(server);
     const { runId } = await startedRun(server, m, 'cite-quotation');

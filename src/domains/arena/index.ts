@@ -6,8 +6,10 @@ import { ARENA_ERRORS } from './errors.ts';
 import { ArenaKeys, KeyChurnError } from './keys.ts';
 import { ArenaOwnerService } from './owner-arena.ts';
 import { expirySweeper } from './runs/ending.ts';
+import { PUBLISHED_RUN_LIMITS } from './runs/limits.ts';
 import { ArenaRuns } from './runs/run-service.ts';
 import { arenaStart, artifactSubmit, messageAppendRun, resultVerifyRun } from './runs/run-tools.ts';
+import { checkSchedule, parseSchedule, scheduleWorker } from './runs/schedule.ts';
 import {
   labFetchTool,
   labSearchTool,
@@ -50,6 +52,7 @@ export const arenaArea = {
   name: 'arena',
   tables,
   errors: ARENA_ERRORS,
+  limits: PUBLISHED_RUN_LIMITS,
   operations: [
     arenaStart,
     artifactSubmit,
@@ -82,16 +85,22 @@ export const arenaArea = {
       logger.error({ err: err.message }, 'no arena signing key could be kept');
     });
     const registry = new ChallengeRegistry(database, challenges);
+    // The operator's schedule, checked now: a misspelt entry stops the start, not a tick.
+    const schedule = parseSchedule(config.arenaSchedule);
+    await checkSchedule(database, registry, schedule);
     const sandbox = new Sandbox({ maxJobs: config.sandboxJobs, maxWaiting: config.sandboxQueue });
     const arenaScores = new ArenaScores(keys);
     return {
       services: {
         arenaScores,
-        arena: new ArenaOwnerService(database, clock, registry),
+        arena: new ArenaOwnerService(database, clock, registry, secret),
         arenaRuns: new ArenaRuns(database, clock, registry, sandbox, arenaScores, secret),
       },
       workers: [
         expirySweeper(database, clock, (err) => logger.error({ err }, 'arena expiry sweep failed')),
+        scheduleWorker(database, clock, registry, schedule, config.arenaScheduleTickSeconds * 1000, (err) =>
+          logger.error({ err }, 'arena schedule failed'),
+        ),
         { start() {}, stop: () => sandbox.close() },
       ],
     };

@@ -15,6 +15,8 @@ export class ArenaOwnerService {
     private readonly database: Database,
     private readonly clock: Clock,
     private readonly registry: ChallengeRegistry,
+    /** Signs the owner's run cursors. */
+    private readonly secret: string,
   ) {}
 
   /** What can be assigned: every challenge version, built-ins first, by id then version. */
@@ -55,8 +57,8 @@ export class ArenaOwnerService {
   }
 
   /** The owner's runs, newest first (GET /v1/arena/runs); the cursor is signed with `secret`. */
-  listRuns(ownerId: string, filters: OwnerRunFilters, secret: string) {
-    return ownerRuns(this.database.db, secret, ownerId, filters);
+  listRuns(ownerId: string, filters: OwnerRunFilters) {
+    return ownerRuns(this.database.db, this.secret, ownerId, filters);
   }
 
   async setActivation(ownerId: string, agentId: string, enabled: boolean) {

@@ -1,4 +1,4 @@
-import { eq } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
 import { findAgent } from './agent-repo.ts';
@@ -39,4 +39,24 @@ export async function setArenaActivation(
     await enqueueToolsChanged(ex, agentId, now);
   }
   return { agent: { ...agent, arenaEnabled: enabled }, changed };
+}
+
+/**
+ * Identities that take part in the Arena now (active, turned on, not a guest), in id order after
+ * `afterId`: what the operator's schedule of assignments walks through, a page at a time.
+ */
+export async function arenaParticipants(ex: Executor, afterId: string, limit: number) {
+  return ex
+    .select({ id: agents.id, ownerId: agents.ownerId })
+    .from(agents)
+    .where(
+      and(
+        eq(agents.arenaEnabled, true),
+        eq(agents.status, 'ACTIVE'),
+        isNull(agents.guestRequestId),
+        gt(agents.id, afterId),
+      ),
+    )
+    .orderBy(asc(agents.id))
+    .limit(limit);
 }

@@ -24,7 +24,7 @@ export {
   describeOwnerAgents,
   findAgent,
 } from './agent-repo.ts';
-export { setArenaActivation } from './arena-activation.ts';
+export { arenaParticipants, setArenaActivation } from './arena-activation.ts';
 export {
   type DeviceRequest,
   DeviceService,

@@ -84,6 +84,8 @@ export interface Area<S extends object = object> {
    * caller with this reason), or null when it is on.
    */
   switchedOff?(config: Config): string | null;
+  /** Limits it enforces beyond SPEC's table, published with the rest at `/v1/public/limits`. */
+  limits?: ReadonlyArray<PublishedLimit>;
   start(core: Core): Started<S> | Promise<Started<S>>;
 }
 

@@ -50,11 +50,12 @@ export async function arenaApiRoutes(
     },
     async (req) => {
       const q = req.query;
-      return ctx.arena.listRuns(
-        ownerOf(req),
-        { agentId: q.agent_id, state: q.state, limit: q.limit, cursor: q.cursor },
-        ctx.secret,
-      );
+      return ctx.arena.listRuns(ownerOf(req), {
+        agentId: q.agent_id,
+        state: q.state,
+        limit: q.limit,
+        cursor: q.cursor,
+      });
     },
   );
   r.post(

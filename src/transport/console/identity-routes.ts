@@ -94,7 +94,7 @@ export function identityRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
     const [{ challenges }, identities, { runs }] = await Promise.all([
       ctx.arena.listChallenges(),
       m.listIdentities(ownerId),
-      ctx.arena.listRuns(ownerId, { agentId: id, limit: PANEL_RUNS }, ctx.secret),
+      ctx.arena.listRuns(ownerId, { agentId: id, limit: PANEL_RUNS }),
     ]);
     const teammates = identities.filter((i) => i.agent_id !== id && i.status === 'ACTIVE');
     return { challenges, teammates, runs };

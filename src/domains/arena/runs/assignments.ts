@@ -24,6 +24,8 @@ export interface AssignInput {
   teammates?: string[] | undefined;
   publish?: boolean | undefined;
   showAgent?: boolean | undefined;
+  /** The owner (console, API), or the operator's schedule. */
+  assignedBy?: 'OWNER' | 'SCHEDULE';
 }
 
 const ROLES = ['A', 'B', 'C', 'D'] as const;
@@ -103,7 +105,7 @@ export async function assignChallenge(
     mode: c.mode,
     state: 'ASSIGNED',
     ownerId,
-    assignedBy: 'OWNER',
+    assignedBy: input.assignedBy ?? 'OWNER',
     publish: input.publish ?? true,
     showAgent: input.showAgent ?? false,
     createdAt: now,

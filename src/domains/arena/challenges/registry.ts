@@ -95,22 +95,6 @@ export class ChallengeRegistry {
     const { id, version } = loaded.challenge;
     if (this.builtins.has(key(id, version))) throw versionTaken(id, version, 'a built-in');
     const stored = files.map((file) => ({ path: file.path, content: decoder.decode(file.bytes) }));
-    // PostgreSQL text and jsonb cannot hold U+0000: refused as a problem of the package, not a
-    // failed insert.
-    const nul = stored.filter((file) => file.content.includes('\u0000'));
-    if (nul.length > 0) {
-      throw new DomainError(
-        'VALIDATION_FAILED',
-        `The challenge package holds the NUL character (U+0000), which cannot be stored`,
-        {
-          problems: nul.map((file) => ({
-            path: file.path,
-            rule: 'NUL_CHARACTER',
-            message: 'Text files cannot hold the NUL character (U+0000)',
-          })),
-        },
-      );
-    }
     const inserted = await this.database.db
       .insert(arenaChallengeVersions)
       .values({

@@ -195,6 +195,13 @@ describe('checkChallengePackage', () => {
       expect.objectContaining({ path: 'world/bad.txt', rule: 'NOT_UTF8' }),
     );
   });
+
+  it('refuses the NUL character in world and source files (a workspace is stored as text)', () => {
+    const files = pkg(manifest(), { 'world/nul.txt': 'a\u0000b' });
+    expect(problemsOf(files)).toContainEqual(
+      expect.objectContaining({ path: 'world/nul.txt', rule: 'NUL_CHARACTER' }),
+    );
+  });
 });
 
 describe('loadChallengeDir', () => {

@@ -134,9 +134,12 @@ function checkConsistency(
     }
   }
   for (const [path, bytes] of byPath) {
-    if ((path.startsWith(worldDir) || sourceFiles.has(path)) && decode(bytes) === null) {
-      push(path, 'NOT_UTF8', 'World and source files are UTF-8 text');
-    }
+    if (!(path.startsWith(worldDir) || sourceFiles.has(path))) continue;
+    const text = decode(bytes);
+    if (text === null) push(path, 'NOT_UTF8', 'World and source files are UTF-8 text');
+    // PostgreSQL text cannot hold U+0000, and a workspace is stored as text.
+    else if (text.includes('\u0000'))
+      push(path, 'NUL_CHARACTER', 'Text files cannot hold the NUL character (U+0000)');
   }
   checkRubric(challenge, byPath, worldDir, push);
 }

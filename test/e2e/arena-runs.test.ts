@@ -202,6 +202,9 @@ describe('the whole loop of each built-in challenge', () => {
     const assigned = await assign(server, a, 'team-handoff', { teammates: [b.agentId] });
     expect(assigned.assignments.map((x) => x.role)).toEqual(['A', 'B']);
     const startedA = await start(a);
+    // B has not started yet: the run's deadline now bounds its start.
+    const waiting = (await ok(b, 'capabilities_describe', {}, false)).arena_assignment;
+    expect(waiting).toMatchObject({ role: 'B', state: 'ASSIGNED', expires_at: startedA.deadline });
     const startedB = await start(b);
     expect(startedB.run_id).toBe(startedA.run_id);
     expect(startedB.role).toBe('B');

@@ -34,7 +34,8 @@ export async function currentAssignment(ex: Executor, agentId: string, now: Date
     role: member.role,
     mode: run.mode,
     state: member.startedAt ? run.state : 'ASSIGNED',
-    expires_at: (member.startedAt && run.deadline ? run.deadline : run.assignmentExpiresAt).toISOString(),
+    // Once the run is going (a teammate started it), the deadline is what bounds a late start too.
+    expires_at: (run.deadline ?? run.assignmentExpiresAt).toISOString(),
     ...(member.startedAt
       ? {
           run_id: run.id,

@@ -5,7 +5,7 @@
  * (a partial unique index decides races), and an assignment not started within the hour expires.
  * Creating one sends notifications/tools/list_changed to every member's open sessions.
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, ne } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
@@ -85,15 +85,8 @@ export async function assignChallenge(
   }
   for (const id of memberIds) await assignable(ex, ownerId, id);
   for (const id of memberIds) await expireOverdue(ex, now, id);
-  const busy = await ex
-    .select({
-      agentId: arenaRunMembers.agentId,
-      assignmentId: arenaRunMembers.assignmentId,
-      runId: arenaRunMembers.runId,
-    })
-    .from(arenaRunMembers)
-    .where(and(inArray(arenaRunMembers.agentId, memberIds), eq(arenaRunMembers.current, true)));
-  if (busy[0]) throw assignmentCurrent(busy[0]);
+  const [busy] = await currentMembers(ex, memberIds);
+  if (busy) throw assignmentCurrent(busy);
   const runId = newId('arun', now);
   const expiresAt = new Date(now.getTime() + RUN_LIMITS.assignmentMs);
   await ex.insert(arenaRuns).values({
@@ -121,6 +114,9 @@ export async function assignChallenge(
   // A racing assignment for the same identity loses on the partial unique index.
   const inserted = await ex.insert(arenaRunMembers).values(members).onConflictDoNothing().returning();
   if (inserted.length !== members.length) {
+    // The insert waited for the winner to commit; this new statement sees its assignment.
+    const [winner] = await currentMembers(ex, memberIds, runId);
+    if (winner) throw assignmentCurrent(winner);
     throw new DomainError(
       'ARENA_ASSIGNMENT_CURRENT',
       'Another assignment was made for one of these identities at the same moment.',
@@ -142,6 +138,24 @@ export async function assignChallenge(
     assignments: members.map((m) => ({ assignment_id: m.assignmentId, agent_id: m.agentId, role: m.role })),
     next: 'Each identity was told (notifications/tools/list_changed); its capabilities_describe shows arena_assignment with the exact arena_start arguments. Unstarted, the assignment expires at expires_at.',
   };
+}
+
+/** The current assignments of these identities (other than run `exceptRunId`'s). */
+function currentMembers(ex: Executor, agentIds: string[], exceptRunId?: string) {
+  return ex
+    .select({
+      agentId: arenaRunMembers.agentId,
+      assignmentId: arenaRunMembers.assignmentId,
+      runId: arenaRunMembers.runId,
+    })
+    .from(arenaRunMembers)
+    .where(
+      and(
+        inArray(arenaRunMembers.agentId, agentIds),
+        eq(arenaRunMembers.current, true),
+        exceptRunId === undefined ? undefined : ne(arenaRunMembers.runId, exceptRunId),
+      ),
+    );
 }
 
 function assignmentCurrent(busy: { agentId: string; assignmentId: string; runId: string }): DomainError {

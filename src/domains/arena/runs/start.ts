@@ -99,7 +99,13 @@ export async function startRun(
       },
     );
   }
-  const { run, member } = found;
+  const { run } = found;
+  // The member as committed now: a racing start of this member held the run's lock, and the
+  // locking read above re-reads only the run row after such a wait (READ COMMITTED), not this one.
+  const [member = found.member] = await ex
+    .select()
+    .from(arenaRunMembers)
+    .where(and(eq(arenaRunMembers.runId, run.id), eq(arenaRunMembers.agentId, agentId)));
   if (run.challengeId !== input.challengeId || run.challengeVersion !== input.version) {
     throw new DomainError(
       'VALIDATION_FAILED',

@@ -229,11 +229,13 @@ function outcomeOf(thrown: Thrown | undefined, state: RunState, output: OutputWr
     output.write('stderr', `sandbox: ${thrown?.message ?? `${state.stop.limit} limit reached`}\n`);
     return { ...base, exitCode: EXIT.ERROR, limit: state.stop.limit };
   }
-  if (thrown === undefined) return { ...base, exitCode: EXIT.OK };
+  // Before "nothing thrown": an interrupt inside a promise job only rejects that job's promise,
+  // so a program spinning in promise jobs ends without an error, yet it ran out of time.
   if (state.timedOut) {
     output.write('stderr', 'sandbox: time limit exceeded\n');
     return { ...base, exitCode: EXIT.TIMEOUT, limit: 'TIME' };
   }
+  if (thrown === undefined) return { ...base, exitCode: EXIT.OK };
   const described =
     thrown.name === undefined ? String(thrown.message) : `${String(thrown.name)}: ${String(thrown.message)}`;
   const frames = typeof thrown.stack === 'string' ? programFrames(thrown.stack) : '';

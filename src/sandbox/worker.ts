@@ -5,6 +5,7 @@
  * own accounting does not. A module that trapped, or whose memory grew, is replaced before the
  * next job, so every run starts from a clean, small heap.
  */
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { newQuickJSWASMModule, newVariant, type QuickJSWASMModule, RELEASE_SYNC } from 'quickjs-emscripten';
 import { runProgram } from './engine.ts';
@@ -41,6 +42,17 @@ async function buildEngine(config: WorkerConfig): Promise<Engine> {
   });
   const module = await newQuickJSWASMModule(newVariant(RELEASE_SYNC, { wasmMemory: memory }));
   return { module, memory };
+}
+
+// A busy program must not take the CPU from the server's event loop (on 2 cores, two busy
+// threads at the same priority left /health over a second behind): this thread runs at a lower
+// priority. Only on Linux, where a nice value is per thread; elsewhere it would be the process's.
+if (process.platform === 'linux') {
+  try {
+    setPriority(10);
+  } catch {
+    // Not allowed here: the thread keeps the process's priority.
+  }
 }
 
 const config = workerData as WorkerConfig;

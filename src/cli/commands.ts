@@ -50,6 +50,12 @@ export const COMMANDS = {
     stdin: { what: 'password', min: LIMITS.password.minChars, max: LIMITS.password.maxChars },
     run: ({ identity }, f, password) => identity.addOwner(f.email, password),
   }),
+  'owner reviewer': define({
+    usage:
+      'cairn owner reviewer --email E --enabled true|false [--json]   (names the owner account an Arena reviewer, who decides reports and appeals; or no longer)',
+    flags: z.object({ email, enabled: z.enum(['true', 'false']) }).strict(),
+    run: ({ identity }, f) => identity.setArenaReviewer(f.email, f.enabled === 'true'),
+  }),
   'owner token add': define({
     usage: `cairn owner token add --email E [--days D] [--name N] [--json]   (an owner API token cd_own_… for the /v1 owner operations, printed once; D ${LIMITS.ownerTokenDays.min}-${LIMITS.ownerTokenDays.max}, default ${LIMITS.ownerTokenDays.default})`,
     flags: z

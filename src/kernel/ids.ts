@@ -48,7 +48,8 @@ export type IdPrefix =
   | 'arun'
   | 'asg'
   | 'art'
-  | 'amsg';
+  | 'amsg'
+  | 'case';
 
 const nextUlid = monotonicFactory();
 

@@ -58,6 +58,20 @@ export const ARENA_ERRORS = declareErrors('arena', {
     when: 'The change would take the workspace past a cap (details: the cap and the size): bytes per file, files per run or bytes per run.',
     next: 'Write less, or delete files you no longer need with workspace.delete, then try again.',
   },
+  ARENA_NOT_REVIEWER: {
+    httpStatus: 403,
+    retryable: false,
+    otherReaders: 'WAIT_FOR_OWNER',
+    when: 'Only owner accounts the operator named Arena reviewers read the case queue and decide reports and appeals.',
+    next: 'Ask the operator to name you a reviewer (cairn owner reviewer --email E --on).',
+  },
+  ARENA_SAME_REVIEWER: {
+    httpStatus: 403,
+    retryable: false,
+    otherReaders: 'DO_NOT_BYPASS',
+    when: 'You decided the case this appeal is against; an appeal is decided by another reviewer.',
+    next: 'Leave it to another reviewer (the queue marks it you_may_decide: false).',
+  },
   WORKSPACE_CHANGED: {
     httpStatus: 409,
     retryable: true,

@@ -1,5 +1,7 @@
 import { Sandbox } from '../../sandbox/index.ts';
 import type { Area } from '../operations/index.ts';
+import { arenaAppeal, arenaReport, arenaReports } from './cases/case-tools.ts';
+import { ArenaReviewService } from './cases/review.ts';
 import { builtinChallenges } from './challenges/index.ts';
 import { ChallengeRegistry } from './challenges/registry.ts';
 import { ARENA_ERRORS } from './errors.ts';
@@ -32,6 +34,7 @@ import * as tables from './tables.ts';
  * replicas, published as a JWKS).
  */
 
+export { ArenaReviewService } from './cases/review.ts';
 export {
   builtinChallenges,
   loadChallengeDir,
@@ -68,6 +71,9 @@ export const arenaArea = {
     workspaceDiff,
     workspaceThread,
     sandboxExec,
+    arenaReport,
+    arenaReports,
+    arenaAppeal,
   ],
   async start({ database, clock, secret, logger, config }) {
     // The shipped exercises, validated now: an invalid built-in stops the start, not a run.
@@ -94,6 +100,7 @@ export const arenaArea = {
       services: {
         arenaScores,
         arena: new ArenaOwnerService(database, clock, registry, secret),
+        arenaReview: new ArenaReviewService(database, clock),
         arenaRuns: new ArenaRuns(database, clock, registry, sandbox, arenaScores, secret),
       },
       workers: [

@@ -206,3 +206,42 @@ export const arenaRunMessages = pgTable(
   },
   (t) => [uniqueIndex('arena_run_messages_seq').on(t.runId, t.seq)],
 );
+
+/**
+ * Arena reports and appeals (SPEC Arena report): private cases, seen by their filer and the
+ * reviewers only. A report is about a run or its challenge version; an appeal is about a resolved
+ * case of the filer's own (`appeal_of`, the decision id = that case's id). One appeal may be
+ * pending per decision (partial unique index), and it is decided by another reviewer.
+ */
+export const arenaCases = pgTable(
+  'arena_cases',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: ['REPORT', 'APPEAL'] }).notNull(),
+    runId: text('run_id')
+      .notNull()
+      .references(() => arenaRuns.id),
+    subjectType: text('subject_type', { enum: ['RUN', 'CHALLENGE_VERSION'] }).notNull(),
+    challengeId: text('challenge_id').notNull(),
+    challengeVersion: integer('challenge_version').notNull(),
+    filerAgentId: text('filer_agent_id')
+      .notNull()
+      .references(() => agents.id),
+    statement: text('statement').notNull(),
+    evidenceIds: jsonb('evidence_ids').$type<string[]>().notNull(),
+    appealOf: text('appeal_of'),
+    status: text('status', { enum: ['OPEN', 'RESOLVED'] }).notNull(),
+    createdAt: ts('created_at').notNull(),
+    outcome: text('outcome', { enum: ['UPHELD', 'DISMISSED'] }),
+    reasons: text('reasons'),
+    decidedBy: text('decided_by').references(() => owners.id),
+    resolvedAt: ts('resolved_at'),
+  },
+  (t) => [
+    index('arena_cases_filer').on(t.filerAgentId, t.createdAt),
+    index('arena_cases_open').on(t.status, t.createdAt),
+    uniqueIndex('arena_cases_one_pending_appeal')
+      .on(t.appealOf)
+      .where(sql`status = 'OPEN' and kind = 'APPEAL'`),
+  ],
+);

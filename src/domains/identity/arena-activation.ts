@@ -1,11 +1,11 @@
-import { and, asc, eq, gt, isNull } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
 import { findAgent } from './agent-repo.ts';
 import { recordAudit } from './audit.ts';
 import { guestBound } from './management.ts';
 import { enqueueToolsChanged } from './notifications.ts';
-import { agents } from './tables.ts';
+import { agents, owners } from './tables.ts';
 import type { Agent } from './types.ts';
 
 /**
@@ -59,4 +59,21 @@ export async function arenaParticipants(ex: Executor, afterId: string, limit: nu
     )
     .orderBy(asc(agents.id))
     .limit(limit);
+}
+
+/** Whether an owner account decides Arena reports and appeals (named by the operator). */
+export async function isArenaReviewer(ex: Executor, ownerId: string): Promise<boolean> {
+  const [row] = await ex.select({ on: owners.arenaReviewer }).from(owners).where(eq(owners.id, ownerId));
+  return row?.on === true;
+}
+
+/** The operator names an owner account an Arena reviewer, or no longer (by email). */
+export async function setArenaReviewer(ex: Executor, email: string, on: boolean) {
+  const [row] = await ex
+    .update(owners)
+    .set({ arenaReviewer: on })
+    .where(sql`lower(${owners.email}) = lower(${email.trim()})`)
+    .returning({ id: owners.id, reviewer: owners.arenaReviewer });
+  if (!row) throw new DomainError('NOT_FOUND', `No owner with email ${email}.`, { email });
+  return { owner_id: row.id, arena_reviewer: row.reviewer };
 }

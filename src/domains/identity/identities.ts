@@ -5,6 +5,7 @@ import { hashSecret, newId } from '../../kernel/ids.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import { type AboutInput, mergeAbout } from './about.ts';
 import * as agentRepo from './agent-repo.ts';
+import { setArenaReviewer } from './arena-activation.ts';
 import { reissueBootstrap } from './credentials/bootstrap-tokens.ts';
 import { revokeGrantsOfAgent } from './credentials/oauth-repo.ts';
 import { issueOwnerToken, OWNER_TOKEN_PREFIX, OwnerTokenService } from './credentials/owner-tokens.ts';
@@ -64,6 +65,11 @@ export class IdentityService {
     if (!created)
       throw new DomainError('CONFLICT', `An owner with email ${email} already exists.`, { email });
     return { owner_id: id };
+  }
+
+  /** The operator names an owner account an Arena reviewer, or no longer (`cairn owner reviewer`). */
+  setArenaReviewer(email: string, on: boolean) {
+    return setArenaReviewer(this.database.db, email, on);
   }
 
   /** Creates an inert agent identity for an owner: it has no mode until the owner activates one. */

@@ -24,7 +24,12 @@ export {
   describeOwnerAgents,
   findAgent,
 } from './agent-repo.ts';
-export { arenaParticipants, setArenaActivation } from './arena-activation.ts';
+export {
+  arenaParticipants,
+  isArenaReviewer,
+  setArenaActivation,
+  setArenaReviewer,
+} from './arena-activation.ts';
 export {
   type DeviceRequest,
   DeviceService,

@@ -36,6 +36,8 @@ export const owners = pgTable(
     email: text('email').notNull(),
     passwordHash: text('password_hash').notNull(),
     createdAt: ts('created_at').notNull(),
+    /** Named by the operator to decide Arena reports and appeals (docs/arena.md, "Reports"). */
+    arenaReviewer: boolean('arena_reviewer').notNull().default(false),
   },
   (t) => [uniqueIndex('owners_email_key').on(sql`lower(${t.email})`)],
 );

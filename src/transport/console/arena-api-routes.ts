@@ -58,6 +58,41 @@ export async function arenaApiRoutes(
       });
     },
   );
+  r.get(
+    '/v1/arena/cases',
+    {
+      schema: {
+        tags: ['arena'],
+        summary:
+          'For Arena reviewers: the open reports and appeals, oldest first (after: the last case_id of the previous page)',
+        querystring: z
+          .object({
+            limit: z.coerce.number().int().min(1).max(100).default(25),
+            after: idOf('case', 'case').optional(),
+          })
+          .strict(),
+      },
+    },
+    async (req) => ctx.arenaReview.queue(ownerOf(req), { limit: req.query.limit, after: req.query.after }),
+  );
+  r.post(
+    '/v1/arena/cases/:case_id/decision',
+    {
+      schema: {
+        tags: ['arena'],
+        summary:
+          'For Arena reviewers: decide an open report or appeal (UPHELD or DISMISSED) with the reasons the filer will read; an appeal needs another reviewer than the first decision',
+        params: z.object({ case_id: idOf('case', 'case') }).strict(),
+        body: z
+          .object({
+            outcome: z.enum(['UPHELD', 'DISMISSED']),
+            reasons: z.string().trim().min(1).max(8_000),
+          })
+          .strict(),
+      },
+    },
+    async (req) => ctx.arenaReview.decide(ownerOf(req), req.params.case_id, req.body),
+  );
   r.post(
     '/v1/arena/assignments',
     {

@@ -1,6 +1,6 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ArenaOwnerService } from '../../domains/arena/index.ts';
+import type { ArenaOwnerService, ArenaReviewService } from '../../domains/arena/index.ts';
 import type {
   BoardService,
   CampaignOwnerService,
@@ -53,6 +53,8 @@ export interface ConsoleDeps {
   matching: MatchingOwnerService;
   /** The Arena: the owner's activation per identity. */
   arena: ArenaOwnerService;
+  /** Arena reports and appeals, for the reviewers the operator named. */
+  arenaReview: ArenaReviewService;
   /** Skills: drafts, versions, imports and downloads of the owner's account. */
   skills: SkillOwnerService;
   /** Grants of the owner's skill versions. */

@@ -175,6 +175,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     boards: services.boards,
     matching: services.matching,
     arena: services.arena,
+    arenaReview: services.arenaReview,
     skills: services.skills,
     skillGrants: services.skillGrants,
     skillLifecycle: services.skillLifecycle,

@@ -19,7 +19,8 @@ export class ArenaRuns {
     readonly registry: ChallengeRegistry,
     readonly sandbox: Sandbox,
     readonly scores: ArenaScores,
-    private readonly secret: string,
+    /** Signs the cursors of run-scoped lists (results, cases). */
+    readonly secret: string,
   ) {}
 
   open(ex: Executor, agentId: string, runId: string, tool: RunTool | 'workspace.thread', lock = false) {

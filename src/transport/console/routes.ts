@@ -1,6 +1,7 @@
 import cookie from '@fastify/cookie';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
+import { arenaCaseRoutes } from './arena-case-routes.ts';
 import { authRoutes } from './auth-routes.ts';
 import { boardRoutes } from './board-routes.ts';
 import { campaignRoutes } from './campaign-routes.ts';
@@ -121,6 +122,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   boardRoutes(app, ctx);
   matchingRoutes(app, ctx);
   skillRoutes(app, ctx);
+  arenaCaseRoutes(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.
   app.get('/console/*', { schema: { hide: true } }, async (req, reply) => {

@@ -3,7 +3,7 @@ import { DomainError } from '../kernel/errors.ts';
 import { Sandbox } from './sandbox.ts';
 import type { ExecResult } from './types.ts';
 
-const sandbox = new Sandbox({ maxJobs: 2, maxWaiting: 4 });
+const sandbox = new Sandbox({ maxJobs: 2, maxWaiting: 4, niceness: 0 });
 afterAll(() => sandbox.close());
 
 const loop = { files: [{ path: 'loop.js', content: 'for (;;) {}' }], entry: 'loop.js', timeoutMs: 800 };

@@ -3,7 +3,7 @@ import { Sandbox } from './sandbox.ts';
 import { type ExecResult, SANDBOX_LIMITS, type SandboxFile } from './types.ts';
 
 // One pool for the file: starting a thread (tsx, then the WebAssembly module) is the slow part.
-const sandbox = new Sandbox({ maxJobs: 2, maxWaiting: 8, maxTimeoutMs: 5_000 });
+const sandbox = new Sandbox({ maxJobs: 2, maxWaiting: 8, maxTimeoutMs: 5_000, niceness: 0 });
 afterAll(() => sandbox.close());
 
 const run = (code: string, extra: SandboxFile[] = [], timeoutMs = 1_500): Promise<ExecResult> =>
@@ -263,7 +263,7 @@ describe('Sandbox: limits and escapes', () => {
   });
 
   it('clamps a requested timeout to maxTimeoutMs', async () => {
-    const short = new Sandbox({ maxJobs: 1, maxWaiting: 0, maxTimeoutMs: 300 });
+    const short = new Sandbox({ maxJobs: 1, maxWaiting: 0, maxTimeoutMs: 300, niceness: 0 });
     try {
       const result = await short.exec({
         files: [{ path: 'main.js', content: 'for (;;) {}' }],

@@ -16,6 +16,8 @@ import type { RunJob, RunOutcome } from './types.ts';
 export interface WorkerConfig {
   wasmBaseBytes: number;
   memoryBytes: number;
+  /** The thread's nice value (Linux): above the event loop's 0, so busy programs yield to it. */
+  niceness: number;
 }
 
 /** One job as posted to the thread. */
@@ -47,15 +49,15 @@ async function buildEngine(config: WorkerConfig): Promise<Engine> {
 // A busy program must not take the CPU from the server's event loop (on 2 cores, two busy
 // threads at the same priority left /health over a second behind): this thread runs at a lower
 // priority. Only on Linux, where a nice value is per thread; elsewhere it would be the process's.
-if (process.platform === 'linux') {
+const config = workerData as WorkerConfig;
+if (process.platform === 'linux' && config.niceness !== 0) {
   try {
-    setPriority(10);
+    setPriority(config.niceness);
   } catch {
     // Not allowed here: the thread keeps the process's priority.
   }
 }
 
-const config = workerData as WorkerConfig;
 const port = parentPort;
 if (!port) throw new Error('worker.ts runs only as a worker thread.');
 

@@ -8,7 +8,7 @@ import { builtinChallenges } from './load.ts';
 import type { LoadedChallenge, RunMessage, VerifyInput, WorldFile } from './types.ts';
 import { verifyRun } from './verify.ts';
 
-const sandbox = new Sandbox({ maxJobs: 2, maxWaiting: 8, maxTimeoutMs: 10_000 });
+const sandbox = new Sandbox({ maxJobs: 2, maxWaiting: 8, maxTimeoutMs: 10_000, niceness: 0 });
 afterAll(() => sandbox.close());
 
 let builtins: Map<string, LoadedChallenge>;

@@ -58,6 +58,13 @@ export const ARENA_ERRORS = declareErrors('arena', {
     when: 'The change would take the workspace past a cap (details: the cap and the size): bytes per file, files per run or bytes per run.',
     next: 'Write less, or delete files you no longer need with workspace.delete, then try again.',
   },
+  WORKSPACE_CHANGED: {
+    httpStatus: 409,
+    retryable: true,
+    otherReaders: 'ALLOWED',
+    when: 'The workspace changed while sandbox.exec ran (another write of the run), so its file changes were not written back.',
+    next: 'Call sandbox.exec again: it runs over the workspace as it is now.',
+  },
   ARENA_NOT_REVIEWER: {
     httpStatus: 403,
     retryable: false,
@@ -71,13 +78,6 @@ export const ARENA_ERRORS = declareErrors('arena', {
     otherReaders: 'DO_NOT_BYPASS',
     when: 'You decided the case this appeal is against; an appeal is decided by another reviewer.',
     next: 'Leave it to another reviewer (the queue marks it you_may_decide: false).',
-  },
-  WORKSPACE_CHANGED: {
-    httpStatus: 409,
-    retryable: true,
-    otherReaders: 'ALLOWED',
-    when: 'The workspace changed while sandbox.exec ran (another write of the run), so its file changes were not written back.',
-    next: 'Call sandbox.exec again: it runs over the workspace as it is now.',
   },
 });
 

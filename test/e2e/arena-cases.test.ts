@@ -64,6 +64,7 @@ describe('Arena reports and appeals', () => {
     expect(filed.note).toContain('lifts no sanction');
     const mine = await ok(filer, 'arena_reports', {}, false);
     expect(mine.cases.map((c: { case_id: string }) => c.case_id)).toContain(filed.case_id);
+    expect(mine.next).toContain('arena_appeal');
 
     const sameOwner = await arenaMember(server, filer.ownerEmail);
     expect((await ok(sameOwner, 'arena_reports', {}, false)).cases).toEqual([]);

@@ -62,6 +62,9 @@ describe('the whole loop of each built-in challenge', () => {
     expect(found.results.map((r: { source_id: string }) => r.source_id)).toContain('fenmark-atlas');
     const table = await ok(m, 'lab.table', { run_id: runId, source_id: 'colony-counts' }, false);
     expect(table.columns).toEqual(['site', 'year', 'pairs']);
+    // Every success names the next move.
+    expect(table.next).toContain('artifact_submit');
+    expect((await ok(m, 'workspace.list', { run_id: runId }, false)).next).toContain('workspace.read');
     const quote = await sentence(m, runId, 'fenmark-atlas', 'The grey-crested tern was first recorded');
     await ok(
       m,

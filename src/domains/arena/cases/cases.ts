@@ -239,5 +239,6 @@ export async function ownCases(
       last && { at: last.createdAt, id: last.id },
     ),
     note: NO_SANCTION_LIFTED,
+    next: 'A RESOLVED case may be appealed once with arena_appeal (decision_id = its case_id).',
   };
 }

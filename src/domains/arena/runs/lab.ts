@@ -87,6 +87,10 @@ export function labFetch(
       next_offset: end < source.text.length ? end : null,
     },
     ...SIMULATED,
+    next:
+      end < source.text.length
+        ? `More follows: call lab.fetch with offset ${end}.`
+        : 'Use what you need of it in your result and hand that in with artifact_submit.',
   };
 }
 
@@ -110,7 +114,14 @@ export function labTable(
     );
   }
   const [columns = [], ...rows] = parseCsv(source.text);
-  return { run_id: run.id, ...describe(id, source), columns, rows, ...SIMULATED };
+  return {
+    run_id: run.id,
+    ...describe(id, source),
+    columns,
+    rows,
+    ...SIMULATED,
+    next: 'Use the rows in your result and hand it in with artifact_submit.',
+  };
 }
 
 function parseCsv(text: string): string[][] {

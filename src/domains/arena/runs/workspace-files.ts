@@ -80,6 +80,7 @@ export async function listWorkspace(ex: Executor, run: RunRow, rawPath: string |
     files,
     totals: { files: files.length, run_bytes: run.workspaceBytes },
     caps: { file_bytes: RUN_LIMITS.fileBytes, files: RUN_LIMITS.files, run_bytes: RUN_LIMITS.totalBytes },
+    next: 'Read a file with workspace.read (path); change one with workspace.write.',
   };
 }
 
@@ -275,6 +276,7 @@ export async function diffWorkspace(
     run_id: run.id,
     path: prefix === '' ? '' : prefix.slice(0, -1),
     against: 'the world the run was seeded with',
+    next: 'Hand results in with artifact_submit; end the run with result_verify.',
     files,
     diff,
     truncated,

@@ -4,7 +4,7 @@
  * queue or decide; no agent token can decide anything (these are owner operations only). An
  * appeal is decided by another reviewer than the one who decided the case it appeals.
  */
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
@@ -34,11 +34,14 @@ export class ArenaReviewService {
       .orderBy(asc(arenaCases.id))
       .limit(input.limit);
     const appealed = rows.filter((r) => r.appealOf).map((r) => r.appealOf as string);
-    const decidedBy = new Map<string, string | null>();
-    for (const id of appealed) {
-      const [d] = await ex.select({ by: arenaCases.decidedBy }).from(arenaCases).where(eq(arenaCases.id, id));
-      decidedBy.set(id, d?.by ?? null);
-    }
+    // Who decided each appealed case, in one query for the page.
+    const decided = appealed.length
+      ? await ex
+          .select({ id: arenaCases.id, by: arenaCases.decidedBy })
+          .from(arenaCases)
+          .where(inArray(arenaCases.id, appealed))
+      : [];
+    const decidedBy = new Map(decided.map((d) => [d.id, d.by]));
     return {
       cases: rows.map((r) => ({
         ...presentCase(r),

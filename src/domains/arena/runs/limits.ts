@@ -1,4 +1,4 @@
-import type { PublishedLimit } from '../../../kernel/limits.ts';
+import { LIMITS, type PublishedLimit } from '../../../kernel/limits.ts';
 import { SANDBOX_LIMITS } from '../../../sandbox/index.ts';
 
 /**
@@ -7,7 +7,7 @@ import { SANDBOX_LIMITS } from '../../../sandbox/index.ts';
  */
 export const RUN_LIMITS = {
   /** SPEC Limits: an assignment lasts one hour unless started. */
-  assignmentMs: 60 * 60 * 1000,
+  assignmentMs: LIMITS.arenaAssignmentMinutes * 60_000,
   fileBytes: SANDBOX_LIMITS.fileBytes,
   files: 500,
   totalBytes: 4 * 1024 * 1024,

@@ -245,3 +245,82 @@ export const arenaCases = pgTable(
       .where(sql`status = 'OPEN' and kind = 'APPEAL'`),
   ],
 );
+
+/**
+ * A participant's write-up of a VERIFIED run (docs/arena.md, "Publications"): its text, the
+ * run's artifacts it points at, and the run's signed score, read from the run. One per
+ * participant and run; immutable once made.
+ */
+export const arenaPublications = pgTable(
+  'arena_publications',
+  {
+    id: text('id').primaryKey(),
+    runId: text('run_id')
+      .notNull()
+      .references(() => arenaRuns.id),
+    authorAgentId: text('author_agent_id')
+      .notNull()
+      .references(() => agents.id),
+    title: text('title').notNull(),
+    body: text('body').notNull(),
+    artifactIds: jsonb('artifact_ids').$type<string[]>().notNull(),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('arena_publications_one_per_author').on(t.runId, t.authorAgentId),
+    index('arena_publications_created').on(t.createdAt, t.id),
+  ],
+);
+
+/** Another identity's review of a publication: one per reviewer and publication. */
+export const arenaPublicationReviews = pgTable(
+  'arena_publication_reviews',
+  {
+    id: text('id').primaryKey(),
+    publicationId: text('publication_id')
+      .notNull()
+      .references(() => arenaPublications.id),
+    reviewerAgentId: text('reviewer_agent_id')
+      .notNull()
+      .references(() => agents.id),
+    verdict: text('verdict', { enum: ['CONFIRMS', 'DISPUTES', 'INCONCLUSIVE'] }).notNull(),
+    rationale: text('rationale').notNull(),
+    evidenceIds: jsonb('evidence_ids').$type<string[]>().notNull(),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('arena_publication_reviews_one_per_reviewer').on(t.publicationId, t.reviewerAgentId),
+    index('arena_publication_reviews_publication').on(t.publicationId, t.createdAt),
+  ],
+);
+
+/**
+ * A challenge version an activated identity composed from existing ones (`superchallenge_create`),
+ * validated like an operator's package and held PENDING until a reviewer approves it; only then is
+ * it copied into arena_challenge_versions and can be assigned. The id is reserved while pending.
+ */
+export const arenaSuperchallenges = pgTable(
+  'arena_superchallenges',
+  {
+    id: text('id').primaryKey(),
+    challengeId: text('challenge_id').notNull(),
+    version: integer('version').notNull(),
+    proposerAgentId: text('proposer_agent_id')
+      .notNull()
+      .references(() => agents.id),
+    composition: text('composition', { enum: ['SEQUENCE', 'TEAM_SPLIT'] }).notNull(),
+    parts: jsonb('parts').$type<Array<{ challenge_id: string; version: number }>>().notNull(),
+    files: jsonb('files').$type<StoredChallengeFile[]>().notNull(),
+    packageSha256: text('package_sha256').notNull(),
+    status: text('status', { enum: ['PENDING', 'APPROVED', 'REJECTED'] }).notNull(),
+    createdAt: ts('created_at').notNull(),
+    decidedBy: text('decided_by').references(() => owners.id),
+    reasons: text('reasons'),
+    decidedAt: ts('decided_at'),
+  },
+  (t) => [
+    uniqueIndex('arena_superchallenges_version').on(t.challengeId, t.version),
+    index('arena_superchallenges_pending').on(t.status, t.createdAt),
+    index('arena_superchallenges_proposer').on(t.proposerAgentId, t.createdAt),
+  ],
+);

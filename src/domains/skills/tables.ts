@@ -10,6 +10,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import { bytea, ts } from '../../storage/columns.ts';
+import { arenaRuns } from '../arena/tables.ts';
 import { campaigns, tasks } from '../campaigns/tables.ts';
 import { agents, owners } from '../identity/tables.ts';
 
@@ -254,5 +255,39 @@ export const skillEvents = pgTable(
   (t) => [
     index('skill_events_version_idx').on(t.versionId, t.id),
     index('skill_events_skill_idx').on(t.skillId, t.id),
+  ],
+);
+
+/**
+ * A skill version shared to an Arena challenge version (`arena_skill_share`, `POST
+ * /v1/arena/skill-packages`): readable in the ARENA_RUN context of a run of that challenge
+ * version and in the ARENA_REVIEW context of its publications (docs/skills.md, "Arena packages").
+ * Only the owner's own versions, used in a run of that challenge version, are shared; a withdrawn
+ * share stops every read at once.
+ */
+export const arenaSkillPackages = pgTable(
+  'arena_skill_packages',
+  {
+    id: text('id').primaryKey(),
+    versionId: text('version_id')
+      .notNull()
+      .references(() => skillVersions.id),
+    ownerId: text('owner_id')
+      .notNull()
+      .references(() => owners.id),
+    challengeId: text('challenge_id').notNull(),
+    challengeVersion: integer('challenge_version').notNull(),
+    /** The run the version was used in, when an identity shared it (null when the owner did). */
+    fromRunId: text('from_run_id').references(() => arenaRuns.id),
+    sharedByAgentId: text('shared_by_agent_id').references(() => agents.id),
+    note: text('note'),
+    createdAt: ts('created_at').notNull(),
+    withdrawnAt: ts('withdrawn_at'),
+  },
+  (t) => [
+    uniqueIndex('arena_skill_packages_live')
+      .on(t.versionId, t.challengeId, t.challengeVersion)
+      .where(sql`withdrawn_at is null`),
+    index('arena_skill_packages_challenge').on(t.challengeId, t.challengeVersion, t.createdAt, t.id),
   ],
 );

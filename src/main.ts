@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
-import { type AnyCommand, COMMANDS, findCommand, USAGE } from './cli/commands.ts';
+import { type AnyCommand, BOOLEAN_FLAGS, COMMANDS, findCommand, USAGE } from './cli/commands.ts';
 import { type Config, ConfigError, loadConfig } from './config/config.ts';
 import { ArenaKeys, builtinChallenges, ChallengeRegistry } from './domains/arena/index.ts';
 import { RewardOwnerService } from './domains/campaigns/index.ts';
@@ -186,8 +186,13 @@ async function main(argv: string[]): Promise<number> {
     options: {
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
-      // Every flag any command takes is a string; each command's schema decides which it accepts.
-      ...Object.fromEntries(FLAG_NAMES.map((name) => [name, { type: 'string' as const }])),
+      // Every flag any command takes is a string but the few bare ones; each command's schema decides which it accepts.
+      ...Object.fromEntries(
+        FLAG_NAMES.map((name) => [
+          name,
+          { type: BOOLEAN_FLAGS.has(name) ? ('boolean' as const) : ('string' as const) },
+        ]),
+      ),
     },
   });
   const json = values.json === true;

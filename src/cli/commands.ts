@@ -36,6 +36,9 @@ export interface CliServices {
 
 const define = <F extends z.ZodObject>(c: Command<F>) => c;
 
+/** Flags that take no value (`--reviewer`); every other flag is a string its command's schema checks. */
+export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['reviewer']);
+
 const email = z.string().trim().email('must be an email address').max(LIMITS.email.maxChars);
 const agentId = z.string().regex(/^agt_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an agent id (agt_…)');
 
@@ -45,10 +48,12 @@ const daysFlag = (range: { min: number; max: number; default: number }) =>
 
 export const COMMANDS = {
   'owner add': define({
-    usage: 'cairn owner add --email E [--json]   (password read from stdin)',
-    flags: z.object({ email }).strict(),
+    usage:
+      'cairn owner add --email E [--reviewer] [--json]   (password read from stdin; --reviewer also names the account an Arena reviewer)',
+    flags: z.object({ email, reviewer: z.literal(true).optional() }).strict(),
     stdin: { what: 'password', min: LIMITS.password.minChars, max: LIMITS.password.maxChars },
-    run: ({ identity }, f, password) => identity.addOwner(f.email, password),
+    run: ({ identity }, f, password) =>
+      identity.addOwner(f.email, password, { reviewer: f.reviewer === true }),
   }),
   'owner reviewer': define({
     usage:

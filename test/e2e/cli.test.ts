@@ -55,6 +55,28 @@ describe('cairn admin commands', () => {
     expect(JSON.parse(again.stderr).error.code).toBe('CONFLICT');
   });
 
+  it('owner add --reviewer names the new account an Arena reviewer; owner reviewer takes it back', async () => {
+    const reviewer = uniqueEmail();
+    // The bare flag before another: --reviewer takes no value, so --email is still read as a flag.
+    const added = await cairn(['owner', 'add', '--reviewer', '--email', reviewer, '--json'], {
+      stdin: 'correct horse battery\n',
+    });
+    expect(added.stderr).toBe('');
+    expect(added.code).toBe(0);
+    const ownerId = onlyJson(added.stdout).owner_id;
+    expect(onlyJson(added.stdout)).toEqual({
+      owner_id: expect.stringMatching(/^own_/),
+      arena_reviewer: true,
+    });
+    const off = await cairn(['owner', 'reviewer', '--email', reviewer, '--enabled', 'false', '--json']);
+    expect(off.code).toBe(0);
+    expect(onlyJson(off.stdout)).toMatchObject({ owner_id: ownerId, arena_reviewer: false, changed: true });
+    const bad = await cairn(['owner', 'add', '--email', uniqueEmail(), '--reviewer', 'yes'], {
+      stdin: 'correct horse battery\n',
+    });
+    expect(bad.code).toBe(2);
+  });
+
   it('agent add, key add and agent mode print exactly their JSON objects', async () => {
     const agent = await cairn([
       'agent',

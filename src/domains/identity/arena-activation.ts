@@ -67,13 +67,49 @@ export async function isArenaReviewer(ex: Executor, ownerId: string): Promise<bo
   return row?.on === true;
 }
 
-/** The operator names an owner account an Arena reviewer, or no longer (by email). */
-export async function setArenaReviewer(ex: Executor, email: string, on: boolean) {
-  const [row] = await ex
-    .update(owners)
-    .set({ arenaReviewer: on })
+/**
+ * The operator names an owner account an Arena reviewer, or no longer (by email). The change is
+ * audited on the named account's log, with who made it (`by`: the operator's owner id, or `cli`).
+ */
+export async function setArenaReviewer(ex: Executor, email: string, on: boolean, now: Date, by: string) {
+  const [before] = await ex
+    .select({ id: owners.id, email: owners.email, reviewer: owners.arenaReviewer })
+    .from(owners)
     .where(sql`lower(${owners.email}) = lower(${email.trim()})`)
-    .returning({ id: owners.id, reviewer: owners.arenaReviewer });
-  if (!row) throw new DomainError('NOT_FOUND', `No owner with email ${email}.`, { email });
-  return { owner_id: row.id, arena_reviewer: row.reviewer };
+    .for('update');
+  if (!before) {
+    throw new DomainError(
+      'NOT_FOUND',
+      `No owner with email ${email}.`,
+      { email },
+      {
+        next: 'Name an existing owner account (its sign-in email); the person signs up in the console first.',
+      },
+    );
+  }
+  if (before.reviewer !== on) {
+    await ex.update(owners).set({ arenaReviewer: on }).where(eq(owners.id, before.id));
+    await recordAudit(
+      ex,
+      {
+        ownerId: before.id,
+        action: 'owner.arena_reviewer',
+        subjectId: before.id,
+        details: { enabled: on, by },
+      },
+      now,
+    );
+  }
+  return { owner_id: before.id, email: before.email, arena_reviewer: on, changed: before.reviewer !== on };
+}
+
+/** The deployment's Arena reviewers, by email (there are few: a page of 200 covers any real one). */
+export async function arenaReviewers(ex: Executor) {
+  const rows = await ex
+    .select({ owner_id: owners.id, email: owners.email })
+    .from(owners)
+    .where(eq(owners.arenaReviewer, true))
+    .orderBy(asc(owners.email))
+    .limit(200);
+  return rows;
 }

@@ -18,6 +18,7 @@ export type AuditAction =
   | 'agent.message'
   | 'agent.matching'
   | 'agent.arena'
+  | 'owner.arena_reviewer'
   | 'oauth.allow'
   | 'oauth.decline'
   | 'oauth.revoke'

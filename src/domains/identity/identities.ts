@@ -5,7 +5,7 @@ import { hashSecret, newId } from '../../kernel/ids.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import { type AboutInput, mergeAbout } from './about.ts';
 import * as agentRepo from './agent-repo.ts';
-import { setArenaReviewer } from './arena-activation.ts';
+import { arenaReviewers, setArenaReviewer } from './arena-activation.ts';
 import { reissueBootstrap } from './credentials/bootstrap-tokens.ts';
 import { revokeGrantsOfAgent } from './credentials/oauth-repo.ts';
 import { issueOwnerToken, OWNER_TOKEN_PREFIX, OwnerTokenService } from './credentials/owner-tokens.ts';
@@ -52,24 +52,56 @@ export class IdentityService {
     return this.links(ex, agentId);
   }
 
-  /** Registers a human owner; the password is kept only as an argon2id hash. */
-  async addOwner(email: string, password: string): Promise<{ owner_id: string }> {
-    const id = newId('own', this.clock.now());
+  /**
+   * Registers a human owner; the password is kept only as an argon2id hash. `reviewer` names the
+   * new account an Arena reviewer in the same transaction (`cairn owner add --reviewer`).
+   */
+  async addOwner(email: string, password: string, opts: { reviewer?: boolean } = {}) {
+    const now = this.clock.now();
+    const id = newId('own', now);
     const passwordHash = await hash(password);
-    const created = await agentRepo.insertOwner(this.database.db, {
-      id,
-      email: email.trim(),
-      passwordHash,
-      createdAt: this.clock.now(),
+    return this.database.transaction(async (tx) => {
+      const created = await agentRepo.insertOwner(tx, {
+        id,
+        email: email.trim(),
+        passwordHash,
+        createdAt: now,
+      });
+      if (!created)
+        throw new DomainError('CONFLICT', `An owner with email ${email} already exists.`, { email });
+      if (!opts.reviewer) return { owner_id: id };
+      await setArenaReviewer(tx, email, true, now, 'cli');
+      return { owner_id: id, arena_reviewer: true };
     });
-    if (!created)
-      throw new DomainError('CONFLICT', `An owner with email ${email} already exists.`, { email });
-    return { owner_id: id };
   }
 
-  /** The operator names an owner account an Arena reviewer, or no longer (`cairn owner reviewer`). */
-  setArenaReviewer(email: string, on: boolean) {
-    return setArenaReviewer(this.database.db, email, on);
+  /**
+   * Names an owner account an Arena reviewer, or no longer: the operator at the CLI (`cairn owner
+   * reviewer`, `by` omitted), or an operator of this instance in the console or owner API (`by`).
+   */
+  async setArenaReviewer(email: string, on: boolean, by?: { ownerId: string; operatorEmails: string[] }) {
+    if (by) await this.requireOperator(by.ownerId, by.operatorEmails, 'names Arena reviewers');
+    return this.database.transaction((tx) =>
+      setArenaReviewer(tx, email, on, this.clock.now(), by ? `owner:${by.ownerId}` : 'cli'),
+    );
+  }
+
+  /** The Arena reviewers, for an operator of this instance (console, owner API). */
+  async arenaReviewers(by: { ownerId: string; operatorEmails: string[] }) {
+    await this.requireOperator(by.ownerId, by.operatorEmails, 'sees who reviews the Arena');
+    return { reviewers: await arenaReviewers(this.database.db) };
+  }
+
+  private async requireOperator(ownerId: string, operatorEmails: string[], what: string): Promise<void> {
+    if (await this.isOperator(ownerId, operatorEmails)) return;
+    throw new DomainError(
+      'OPERATOR_REQUIRED',
+      `Only an operator of this Cairn ${what}.`,
+      {},
+      {
+        next: 'Ask the operator of this Cairn (CAIRN_OPERATOR_EMAILS, or the first owner) to do it.',
+      },
+    );
   }
 
   /** Creates an inert agent identity for an owner: it has no mode until the owner activates one. */

@@ -20,6 +20,7 @@ const ACTIONS: Record<string, string> = {
   'agent.revoke': 'Revoked identity',
   'key.create': 'Created project key',
   'key.revoke': 'Revoked project key',
+  'owner.arena_reviewer': 'Arena reviewer named or unnamed by the operator',
 };
 
 function subject(id: string | null): SafeHtml | string {

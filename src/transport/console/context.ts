@@ -75,6 +75,13 @@ export interface ConsoleDeps {
   operators: {
     isOperator(ownerId: string): Promise<boolean>;
     ownerByEmail(email: string): Promise<{ id: string; email: string }>;
+    /** The Arena reviewers, and naming one (or no longer): an operator's, OPERATOR_REQUIRED otherwise. */
+    arenaReviewers(ownerId: string): Promise<{ reviewers: Array<{ owner_id: string; email: string }> }>;
+    setArenaReviewer(
+      ownerId: string,
+      email: string,
+      enabled: boolean,
+    ): Promise<{ owner_id: string; email: string; arena_reviewer: boolean; changed: boolean }>;
   };
   /** Research imports, and evidence as its owner reads it. */
   imports: ImportService;

@@ -2,6 +2,7 @@ import cookie from '@fastify/cookie';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
 import { arenaCaseRoutes } from './arena-case-routes.ts';
+import { arenaReviewerRoutes } from './arena-reviewer-routes.ts';
 import { authRoutes } from './auth-routes.ts';
 import { boardRoutes } from './board-routes.ts';
 import { campaignRoutes } from './campaign-routes.ts';
@@ -123,6 +124,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   matchingRoutes(app, ctx);
   skillRoutes(app, ctx);
   arenaCaseRoutes(app, ctx);
+  arenaReviewerRoutes(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.
   app.get('/console/*', { schema: { hide: true } }, async (req, reply) => {

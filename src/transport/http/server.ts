@@ -186,6 +186,13 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     operators: {
       isOperator: (ownerId) => services.identity.isOperator(ownerId, config.operatorEmails),
       ownerByEmail: (email) => services.identity.requireOwner(email),
+      arenaReviewers: (ownerId) =>
+        services.identity.arenaReviewers({ ownerId, operatorEmails: config.operatorEmails }),
+      setArenaReviewer: (ownerId, email, enabled) =>
+        services.identity.setArenaReviewer(email, enabled, {
+          ownerId,
+          operatorEmails: config.operatorEmails,
+        }),
     },
     agentOf: async (bearer) => {
       const { caller } = await services.identity.authenticate(bearer);

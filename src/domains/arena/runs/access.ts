@@ -5,7 +5,7 @@
  * cannot learn of another's runs (or read their workspaces).
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { DomainError } from '../../../kernel/errors.ts';
+import { type Alternative, DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { LoadedChallenge } from '../challenges/index.ts';
 import type { ChallengeRegistry } from '../challenges/registry.ts';
@@ -107,6 +107,20 @@ export async function openRun(
     );
   }
   return { run, member, challenge };
+}
+
+/**
+ * The alternatives a refusal inside a run may offer: only tools the run's challenge allows (an
+ * agent is never sent to a second refusal), and capabilities_describe, which always answers,
+ * when none of them is.
+ */
+export function allowedAlternatives(
+  allowedTools: readonly string[],
+  alternatives: Alternative[],
+): Alternative[] {
+  const kept = alternatives.filter((a) => !a.tool || allowedTools.includes(a.tool));
+  if (kept.length > 0) return kept;
+  return [{ tool: 'capabilities_describe', action: 'See your run and the tools its challenge allows.' }];
 }
 
 /** Marks the workspace changed (sandbox.exec writes back only over the revision it read). */

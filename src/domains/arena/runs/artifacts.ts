@@ -9,7 +9,7 @@ import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { arenaArtifacts, arenaRuns, arenaWorkspaceFiles } from '../tables.ts';
-import type { OpenRun } from './access.ts';
+import { allowedAlternatives, type OpenRun } from './access.ts';
 import { RUN_LIMITS } from './limits.ts';
 import { workspacePath } from './workspace-files.ts';
 
@@ -40,7 +40,9 @@ export async function submitArtifact(
         `The workspace has no file ${fromPath}.`,
         { run_id: run.id, path: fromPath },
         {
-          alternatives: [{ tool: 'workspace.list', action: 'See the files.', arguments: { run_id: run.id } }],
+          alternatives: allowedAlternatives(open.challenge.challenge.allowed_tools, [
+            { tool: 'workspace.list', action: 'See the files.', arguments: { run_id: run.id } },
+          ]),
         },
       );
     }

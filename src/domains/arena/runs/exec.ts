@@ -10,7 +10,7 @@ import type { Sandbox } from '../../../sandbox/index.ts';
 import type { Database } from '../../../storage/database.ts';
 import type { ChallengeRegistry } from '../challenges/registry.ts';
 import { arenaRuns } from '../tables.ts';
-import { openRun } from './access.ts';
+import { allowedAlternatives, openRun } from './access.ts';
 import { applyChanges, workspaceFiles, workspacePath } from './workspace-files.ts';
 
 export interface ExecInput {
@@ -30,7 +30,14 @@ export async function execInRun(
   now: () => Date,
 ) {
   const entry = workspacePath(input.command);
-  const { run } = await openRun(database.db, registry, agentId, input.runId, now(), 'sandbox.exec');
+  const { run, challenge } = await openRun(
+    database.db,
+    registry,
+    agentId,
+    input.runId,
+    now(),
+    'sandbox.exec',
+  );
   const files = await workspaceFiles(database.db, run.id);
   if (!files.some((f) => f.path === entry)) {
     throw new DomainError(
@@ -38,9 +45,9 @@ export async function execInRun(
       `The workspace has no program ${entry}.`,
       { run_id: run.id, command: entry },
       {
-        alternatives: [
+        alternatives: allowedAlternatives(challenge.challenge.allowed_tools, [
           { tool: 'workspace.list', action: 'See which programs exist.', arguments: { run_id: run.id } },
-        ],
+        ]),
       },
     );
   }

@@ -4,7 +4,7 @@
  */
 import { DomainError } from '../../../kernel/errors.ts';
 import type { LoadedChallenge, SimulatedSource } from '../challenges/index.ts';
-import type { RunRow } from './access.ts';
+import { allowedAlternatives, type RunRow } from './access.ts';
 import { RUN_LIMITS } from './limits.ts';
 
 const SIMULATED = {
@@ -26,9 +26,9 @@ function sourceOf(
     'No such simulated source in this run.',
     { run_id: run.id, source_id: ref.sourceId ?? null, url: ref.url ?? null },
     {
-      alternatives: [
+      alternatives: allowedAlternatives(challenge.challenge.allowed_tools, [
         { tool: 'lab.search', action: 'Find the sources this run has.', arguments: { run_id: run.id } },
-      ],
+      ]),
     },
   );
 }
@@ -107,9 +107,9 @@ export function labTable(
       `Source ${id} is ${source.kind}, not a TABLE.`,
       { source_id: id, kind: source.kind },
       {
-        alternatives: [
+        alternatives: allowedAlternatives(challenge.challenge.allowed_tools, [
           { tool: 'lab.fetch', action: 'Read it as text.', arguments: { run_id: run.id, source_id: id } },
-        ],
+        ]),
       },
     );
   }

@@ -10,7 +10,7 @@ import type { Executor } from '../../../storage/database.ts';
 import type { LoadedChallenge } from '../challenges/index.ts';
 import type { ChallengeRegistry } from '../challenges/registry.ts';
 import { arenaRunMembers, arenaRuns } from '../tables.ts';
-import { pastDeadline, type RunRow, runEnded } from './access.ts';
+import { allowedAlternatives, pastDeadline, type RunRow, runEnded } from './access.ts';
 import { seedWorkspace, workspaceFiles } from './workspace-files.ts';
 
 /** The current assignment of an identity, if it has one that has not run out. */
@@ -130,21 +130,21 @@ export async function startRun(
   if (run.state === 'VERIFIED' || run.state === 'EXPIRED' || pastDeadline(run, now)) {
     throw runEnded(run, pastDeadline(run, now) ? 'EXPIRED' : run.state);
   }
+  const registered = await registry.get(ex, run.challengeId, run.challengeVersion);
+  if (!registered) throw new Error(`challenge ${run.challengeId} v${run.challengeVersion} is gone`);
+  const challenge = registered.loaded;
   if (member.startedAt) {
     throw new DomainError(
       'ARENA_RUN_ACTIVE',
       `You already run ${run.id}; one Arena run at a time.`,
       { run_id: run.id, state: run.state, deadline: run.deadline?.toISOString() ?? null },
       {
-        alternatives: [
+        alternatives: allowedAlternatives(challenge.challenge.allowed_tools, [
           { tool: 'workspace.list', action: 'Continue the current run.', arguments: { run_id: run.id } },
-        ],
+        ]),
       },
     );
   }
-  const registered = await registry.get(ex, run.challengeId, run.challengeVersion);
-  if (!registered) throw new Error(`challenge ${run.challengeId} v${run.challengeVersion} is gone`);
-  const challenge = registered.loaded;
   let started: RunRow = run;
   if (run.state === 'ASSIGNED') {
     const deadline = new Date(now.getTime() + challenge.challenge.time_limit_minutes * 60_000);

@@ -13,7 +13,7 @@ import type { Executor } from '../../../storage/database.ts';
 import { containsPattern } from '../../../storage/like.ts';
 import type { LoadedChallenge, WorldFile } from '../challenges/index.ts';
 import { arenaWorkspaceFiles } from '../tables.ts';
-import { bumpWorkspace, type RunRow } from './access.ts';
+import { allowedAlternatives, bumpWorkspace, type RunRow } from './access.ts';
 import { RUN_LIMITS } from './limits.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
@@ -92,19 +92,19 @@ async function fileRow(ex: Executor, runId: string, path: string) {
   return row;
 }
 
-function noSuchFile(runId: string, path: string): DomainError {
+function noSuchFile(runId: string, path: string, allowedTools: readonly string[]): DomainError {
   return new DomainError(
     'NOT_FOUND',
     `The workspace has no file ${path}.`,
     { run_id: runId, path },
     {
-      alternatives: [
+      alternatives: allowedAlternatives(allowedTools, [
         {
           tool: 'workspace.list',
           action: 'See the files the workspace holds.',
           arguments: { run_id: runId },
         },
-      ],
+      ]),
     },
   );
 }
@@ -114,10 +114,11 @@ export async function readWorkspace(
   ex: Executor,
   run: RunRow,
   input: { path: string; offset?: number | undefined; maxChars?: number | undefined },
+  allowedTools: readonly string[],
 ) {
   const path = workspacePath(input.path);
   const row = await fileRow(ex, run.id, path);
-  if (!row) throw noSuchFile(run.id, path);
+  if (!row) throw noSuchFile(run.id, path, allowedTools);
   const total = row.content.length;
   let start = Math.min(input.offset ?? 0, total);
   let end = Math.min(start + (input.maxChars ?? RUN_LIMITS.readDefaultChars), total);
@@ -213,9 +214,15 @@ export async function applyChanges(
   return { written: changes.write.map((f) => f.path), removed };
 }
 
-export async function deleteWorkspaceFile(ex: Executor, run: RunRow, rawPath: string, now: Date) {
+export async function deleteWorkspaceFile(
+  ex: Executor,
+  run: RunRow,
+  rawPath: string,
+  now: Date,
+  allowedTools: readonly string[],
+) {
   const path = workspacePath(rawPath);
-  if (!(await fileRow(ex, run.id, path))) throw noSuchFile(run.id, path);
+  if (!(await fileRow(ex, run.id, path))) throw noSuchFile(run.id, path, allowedTools);
   await applyChanges(ex, run, { write: [], remove: [path] }, now);
   return { run_id: run.id, path, deleted: true };
 }

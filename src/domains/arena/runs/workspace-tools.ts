@@ -52,8 +52,13 @@ export const workspaceRead = defineTool({
   mutates: false,
   audience,
   handler: async (ctx: Ctx, input) => {
-    const { run } = await ctx.services.arenaRuns.open(ctx.ex, id(ctx), input.runId, 'workspace.read');
-    return readWorkspace(ctx.ex, run, input);
+    const { run, challenge } = await ctx.services.arenaRuns.open(
+      ctx.ex,
+      id(ctx),
+      input.runId,
+      'workspace.read',
+    );
+    return readWorkspace(ctx.ex, run, input, challenge.challenge.allowed_tools);
   },
 });
 
@@ -96,8 +101,8 @@ export const workspaceDelete = defineTool({
   handler: async (ctx: Ctx, input) => {
     const runs = ctx.services.arenaRuns;
     return runs.database.transaction(async (tx) => {
-      const { run } = await runs.open(tx, id(ctx), input.runId, 'workspace.delete', true);
-      return deleteWorkspaceFile(tx, run, input.path, ctx.clock.now());
+      const { run, challenge } = await runs.open(tx, id(ctx), input.runId, 'workspace.delete', true);
+      return deleteWorkspaceFile(tx, run, input.path, ctx.clock.now(), challenge.challenge.allowed_tools);
     });
   },
 });

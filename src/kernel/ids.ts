@@ -42,6 +42,7 @@ export type IdPrefix =
   | 'skv'
   | 'sgr'
   | 'csk'
+  | 'apkg'
   | 'tsk'
   | 'sur'
   | 'sev'

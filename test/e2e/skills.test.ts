@@ -415,8 +415,8 @@ describe('contexts', () => {
     const contexts = [
       { scope: 'CAMPAIGN', campaign_id: campaignId },
       { scope: 'TASK', task_id: taskId },
-      { scope: 'ARENA_RUN', run_id: 'run_1' },
-      { scope: 'ARENA_REVIEW', run_id: 'run_1' },
+      { scope: 'ARENA_RUN', run_id: 'arun_1' },
+      { scope: 'ARENA_REVIEW', publication_id: 'pub_1' },
     ];
     for (const context of contexts) {
       const c = JSON.stringify(context);

@@ -85,3 +85,37 @@ export async function arenaReviewStanding(
     );
   return row ?? null;
 }
+
+/**
+ * A run the identity took part in (it started it), in any state, with the span it lasted: from
+ * its own start to the run's end (or its deadline, or now, while it goes on). Skills use it to
+ * tell whether a version was used in the run (docs/skills.md, "Arena packages").
+ */
+export async function arenaRunTaken(
+  ex: Executor,
+  agentId: string,
+  runId: string,
+): Promise<(ArenaStanding & { from: Date; until: Date | null }) | null> {
+  const [row] = await ex
+    .select({
+      runId: arenaRuns.id,
+      challengeId: arenaRuns.challengeId,
+      challengeVersion: arenaRuns.challengeVersion,
+      startedAt: arenaRunMembers.startedAt,
+      endedAt: arenaRuns.endedAt,
+      deadline: arenaRuns.deadline,
+    })
+    .from(arenaRuns)
+    .innerJoin(arenaRunMembers, eq(arenaRunMembers.runId, arenaRuns.id))
+    .where(and(eq(arenaRuns.id, runId), eq(arenaRunMembers.agentId, agentId)));
+  if (!row?.startedAt) return null;
+  const ends = [row.endedAt, row.deadline].filter((d): d is Date => d !== null);
+  const until = ends.length > 0 ? new Date(Math.min(...ends.map((d) => d.getTime()))) : null;
+  return {
+    runId: row.runId,
+    challengeId: row.challengeId,
+    challengeVersion: row.challengeVersion,
+    from: row.startedAt,
+    until,
+  };
+}

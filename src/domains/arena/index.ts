@@ -43,7 +43,13 @@ export {
   worldSha256,
 } from './challenges/index.ts';
 export { ChallengeRegistry } from './challenges/registry.ts';
-export { type ArenaCaller, type ArenaStanding, arenaReviewStanding, arenaRunStanding } from './contexts.ts';
+export {
+  type ArenaCaller,
+  type ArenaStanding,
+  arenaReviewStanding,
+  arenaRunStanding,
+  arenaRunTaken,
+} from './contexts.ts';
 export { scoreSignatureInvalid } from './errors.ts';
 export { ArenaKeys, type PublishedJwk } from './keys.ts';
 export { ArenaOwnerService } from './owner-arena.ts';

@@ -1,7 +1,9 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
+import type { ArenaCaller } from '../arena/index.ts';
 import { activeRole, campaignForSkills, taskForSkills } from '../campaigns/index.ts';
+import { arenaPackaged, arenaStandingOf } from './arena-access.ts';
 import { contextString, OWN, type SkillContext } from './context.ts';
 import { campaignSkills, skillGrants, skillVersions, taskSkills } from './tables.ts';
 
@@ -14,12 +16,17 @@ import { campaignSkills, skillGrants, skillVersions, taskSkills } from './tables
 export interface Actor {
   ownerId: string;
   agentId: string | null;
+  /**
+   * The identity's status and Arena activation as loaded for this call: the Arena contexts need
+   * them (an owner turning the Arena off stops the next read). Absent, no Arena context reaches.
+   */
+  arena?: Omit<ArenaCaller, 'id'>;
 }
 
 export type VersionRow = typeof skillVersions.$inferSelect;
 
 /** How the actor reaches the version: what decides delivery records and what it may do. */
-export type Via = 'OWNER' | 'AUTHOR' | 'GRANT' | 'CAMPAIGN' | 'TASK';
+export type Via = 'OWNER' | 'AUTHOR' | 'GRANT' | 'CAMPAIGN' | 'TASK' | 'ARENA_RUN' | 'ARENA_REVIEW';
 
 export interface Reached {
   version: VersionRow;
@@ -88,9 +95,13 @@ async function reachVia(
         );
       return binding ? { via: 'TASK', leaseId: lease } : null;
     }
-    default:
-      // No Arena run or review exists on this deployment yet (docs/skills.md), so none gives access.
-      return null;
+    case 'ARENA_RUN':
+    case 'ARENA_REVIEW': {
+      const standing = await arenaStandingOf(ex, actor, context, now);
+      if (!standing || !(await arenaPackaged(ex, standing, version.id))) return null;
+      // Delivered like OWN and CAMPAIGN reads: recorded for the identity, under no lease.
+      return { via: context.scope, leaseId: null };
+    }
   }
 }
 
@@ -170,8 +181,10 @@ function contextDenied(versionId: string, context: SkillContext): DomainError {
     OWN: 'it is neither yours nor granted to you',
     CAMPAIGN: 'it is not in that campaign’s library, or you are not an active member of the campaign',
     TASK: 'it is not attached to that task, or you do not hold the task’s current lease',
-    ARENA_RUN: 'no Arena run on this deployment gives access to skills',
-    ARENA_REVIEW: 'no Arena review on this deployment gives access to skills',
+    ARENA_RUN:
+      'it is not shared to that run’s challenge version, or the run is not one you started that still takes work (with the Arena on for you)',
+    ARENA_REVIEW:
+      'it is not shared to the published run’s challenge version, or you took part in that run (or the Arena is off for you)',
   };
   // The alternative must be one that succeeds for this caller: listing under the same context
   // would be refused too when the caller has no standing there, so it is the OWN list.

@@ -4,13 +4,13 @@ import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import type { Executor } from '../../storage/database.ts';
 import { campaignForSkills } from '../campaigns/index.ts';
 import type { PageQuery } from './paging.ts';
-import { campaignSkills, skillGrants, skillVersions, taskSkills } from './tables.ts';
+import { arenaSkillPackages, campaignSkills, skillGrants, skillVersions, taskSkills } from './tables.ts';
 
 /**
  * `GET /v1/skills/distribution-consents` (docs/skills.md): every live place the owner's versions
  * are distributed beyond its own account, i.e. what the owner has consented to and can withdraw:
  * an ACTIVE grant (to an identity), a PROPOSED or ACCEPTED campaign library entry, a task
- * attachment not yet detached. One list, newest first (by `since`, then kind, then id), each with
+ * attachment not yet detached, a live Arena package (to a challenge version). One list, newest first (by `since`, then kind, then id), each with
  * how to withdraw it. Archived and blocked versions are listed too: their places still stand.
  *
  * A library entry or an attachment in another owner's campaign is that campaign's to remove (its
@@ -18,9 +18,9 @@ import { campaignSkills, skillGrants, skillVersions, taskSkills } from './tables
  * there is blocking the version, which stops its delivery everywhere. `withdraw.yours` says which.
  */
 
-type Kind = 'GRANT' | 'CAMPAIGN_LIBRARY' | 'TASK_ATTACHMENT';
+type Kind = 'GRANT' | 'CAMPAIGN_LIBRARY' | 'TASK_ATTACHMENT' | 'ARENA_PACKAGE';
 /** Order of the kinds among rows of the same instant (higher first); the cursor carries it. */
-const RANK: Record<Kind, number> = { GRANT: 2, CAMPAIGN_LIBRARY: 1, TASK_ATTACHMENT: 0 };
+const RANK: Record<Kind, number> = { GRANT: 2, CAMPAIGN_LIBRARY: 1, TASK_ATTACHMENT: 0, ARENA_PACKAGE: -1 };
 
 interface Position {
   since: string;
@@ -68,7 +68,7 @@ export async function listConsents(ex: Executor, secret: string, ownerId: string
     : undefined;
   const take = page.limit + 1;
   const mine = eq(skillVersions.ownerId, ownerId);
-  const [grants, entries, bindings] = await Promise.all([
+  const [grants, entries, bindings, packages] = await Promise.all([
     ex
       .select({
         ...versionCols,
@@ -122,6 +122,25 @@ export async function listConsents(ex: Executor, secret: string, ownerId: string
       )
       .orderBy(desc(taskSkills.createdAt), desc(taskSkills.id))
       .limit(take),
+    ex
+      .select({
+        ...versionCols,
+        id: arenaSkillPackages.id,
+        since: arenaSkillPackages.createdAt,
+        challengeId: arenaSkillPackages.challengeId,
+        challengeVersion: arenaSkillPackages.challengeVersion,
+      })
+      .from(arenaSkillPackages)
+      .innerJoin(skillVersions, eq(skillVersions.id, arenaSkillPackages.versionId))
+      .where(
+        and(
+          mine,
+          isNull(arenaSkillPackages.withdrawnAt),
+          after('ARENA_PACKAGE', at, arenaSkillPackages.createdAt, arenaSkillPackages.id),
+        ),
+      )
+      .orderBy(desc(arenaSkillPackages.createdAt), desc(arenaSkillPackages.id))
+      .limit(take),
   ]);
   const all: Consent[] = [
     ...grants.map((g) => ({
@@ -150,6 +169,15 @@ export async function listConsents(ex: Executor, secret: string, ownerId: string
       where: { task_id: b.taskId, campaign_id: b.campaignId, delivery: b.delivery },
       withdraw: { method: 'DELETE' as const, path: `/v1/tasks/${b.taskId}/skills/${b.id}`, body: {} },
       campaignId: b.campaignId,
+    })),
+    ...packages.map((p) => ({
+      kind: 'ARENA_PACKAGE' as const,
+      id: p.id,
+      since: p.since,
+      version: versionOf(p),
+      where: { challenge_id: p.challengeId, challenge_version: String(p.challengeVersion) },
+      withdraw: { method: 'DELETE' as const, path: `/v1/arena/skill-packages/${p.id}`, body: {} },
+      campaignId: null,
     })),
   ];
   all.sort(

@@ -15,7 +15,8 @@ export type SkillContext =
   | { scope: 'OWN' }
   | { scope: 'CAMPAIGN'; campaign_id: string }
   | { scope: 'TASK'; task_id: string }
-  | { scope: 'ARENA_RUN' | 'ARENA_REVIEW'; run_id: string };
+  | { scope: 'ARENA_RUN'; run_id: string }
+  | { scope: 'ARENA_REVIEW'; publication_id: string };
 
 export const OWN: SkillContext = { scope: 'OWN' };
 
@@ -29,11 +30,12 @@ const shape = z.discriminatedUnion('scope', [
   z.object({ scope: z.literal('OWN') }).strict(),
   z.object({ scope: z.literal('CAMPAIGN'), campaign_id: id('cmp') }).strict(),
   z.object({ scope: z.literal('TASK'), task_id: id('task') }).strict(),
-  z.object({ scope: z.enum(['ARENA_RUN', 'ARENA_REVIEW']), run_id: z.string().min(1).max(96) }).strict(),
+  z.object({ scope: z.literal('ARENA_RUN'), run_id: id('arun') }).strict(),
+  z.object({ scope: z.literal('ARENA_REVIEW'), publication_id: id('pub') }).strict(),
 ]);
 
 const EXAMPLES =
-  '{"scope":"OWN"}, {"scope":"CAMPAIGN","campaign_id":"cmp_…"}, {"scope":"TASK","task_id":"task_…"}, {"scope":"ARENA_RUN","run_id":"…"}';
+  '{"scope":"OWN"}, {"scope":"CAMPAIGN","campaign_id":"cmp_…"}, {"scope":"TASK","task_id":"task_…"}, {"scope":"ARENA_RUN","run_id":"arun_…"}, {"scope":"ARENA_REVIEW","publication_id":"pub_…"}';
 
 /** The argument every skill read takes (a JSON string ≤ 512 characters). */
 export const contextArg = z

@@ -27,7 +27,7 @@ export const SKILL_ERRORS = declareErrors('skills', {
     httpStatus: 403,
     retryable: false,
     otherReaders: 'DO_NOT_BYPASS',
-    when: 'The context you named does not give you this skill version: it is not yours or granted to you (OWN), not in that campaign’s library for you (CAMPAIGN), not attached to a task whose lease you hold (TASK).',
+    when: 'The context you named does not give you this skill version: it is not yours or granted to you (OWN), not in that campaign’s library for you (CAMPAIGN), not attached to a task whose lease you hold (TASK), not shared to the challenge version of a live run of yours (ARENA_RUN) or of a publication of a run you took no part in (ARENA_REVIEW).',
     next: 'List what a context gives you with skill_list (same context); ask the version’s owner for a grant, or a coordinator to add it to the library.',
   },
   SKILL_BLOCKED: {
@@ -64,6 +64,13 @@ export const SKILL_ERRORS = declareErrors('skills', {
     otherReaders: 'ALLOWED',
     when: 'The file is not UTF-8 text, so it has no character windows.',
     next: 'Read it with skill_file_bytes_get (base64 windows), or download the package.',
+  },
+  SKILL_NOT_USED_IN_RUN: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'arena_skill_share shares a version used in the run: the server delivered none of its files to you between your start of that run and its end.',
+    next: 'Share a version you read during the run (skill_file_get or skill_package_get while it went on), or let your owner share it with POST /v1/arena/skill-packages.',
   },
 });
 

@@ -1,9 +1,11 @@
 import type { Area } from '../operations/index.ts';
+import { arenaSkillShare } from './arena-package-tools.ts';
 import { attachmentTools } from './attachment-tools.ts';
 import { skillsCompletionGate } from './completion-gate.ts';
 import { draftTools } from './draft-tools.ts';
 import { SKILL_ERRORS } from './errors.ts';
 import { libraryTools } from './library-tools.ts';
+import { SkillArenaOwnerService } from './owner-arena-packages.ts';
 import { SkillTaskOwnerService } from './owner-attachments.ts';
 import { SkillGrantOwnerService } from './owner-grants.ts';
 import { SkillHistoryOwnerService } from './owner-history.ts';
@@ -14,6 +16,7 @@ import * as tables from './tables.ts';
 import { skillFileBytesGet, skillFileGet, skillGet, skillList, skillPackageGet } from './version-tools.ts';
 
 export { SCOPES } from './context.ts';
+export { SkillArenaOwnerService } from './owner-arena-packages.ts';
 export { SkillTaskOwnerService } from './owner-attachments.ts';
 export { SkillGrantOwnerService } from './owner-grants.ts';
 export { SkillHistoryOwnerService } from './owner-history.ts';
@@ -43,6 +46,7 @@ export const skillsArea = {
     ...draftTools,
     ...libraryTools,
     ...attachmentTools,
+    arenaSkillShare,
   ],
   switchedOff: (config) => (config.skills ? null : SKILLS_OFF),
   extensions: { completionGate: skillsCompletionGate },
@@ -58,6 +62,7 @@ export const skillsArea = {
         skillHistory: new SkillHistoryOwnerService(database, secret, requireOn),
         skillLibrary: new SkillLibraryOwnerService(database, clock, secret, requireOn),
         skillTasks: new SkillTaskOwnerService(database, clock, requireOn),
+        skillArena: new SkillArenaOwnerService(database, clock, secret, requireOn),
       },
     };
   },

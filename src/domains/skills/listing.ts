@@ -3,6 +3,7 @@ import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
 import { containsPattern } from '../../storage/like.ts';
 import { type Actor, inCampaign, ownVersionsSql, taskStanding, type VersionRow } from './access.ts';
+import { arenaPackagedSql, arenaStandingOf } from './arena-access.ts';
 import { contextString, OWN, type SkillContext } from './context.ts';
 import { pageById } from './paging.ts';
 import { campaignSkills, skills, skillVersions, taskSkills } from './tables.ts';
@@ -88,8 +89,12 @@ async function scopeSql(ex: Executor, actor: Actor, context: SkillContext, now: 
       if ((await taskStanding(ex, actor, context.task_id, now)) === false) throw noStanding(context);
       return sql`exists (select 1 from ${taskSkills} where ${taskSkills.versionId} = ${skillVersions.id}
         and ${taskSkills.taskId} = ${context.task_id} and ${isNull(taskSkills.detachedAt)})`;
-    default:
-      throw noStanding(context);
+    case 'ARENA_RUN':
+    case 'ARENA_REVIEW': {
+      const standing = await arenaStandingOf(ex, actor, context, now);
+      if (!standing) throw noStanding(context);
+      return arenaPackagedSql(standing);
+    }
   }
 }
 
@@ -99,7 +104,9 @@ function noStanding(context: SkillContext): DomainError {
       ? 'you are not an active member of that campaign (nor its owner)'
       : context.scope === 'TASK'
         ? 'you do not hold that task’s current lease (nor own its campaign)'
-        : 'no Arena run or review on this deployment gives access to skills';
+        : context.scope === 'ARENA_RUN'
+          ? 'it is not a run you started that still takes work (with the Arena on for you)'
+          : 'there is no such publication, or you took part in its run (or the Arena is off for you)';
   return new DomainError(
     'SKILL_CONTEXT_DENIED',
     `The context ${contextString(context)} gives you no skills: ${why}.`,

@@ -231,7 +231,11 @@ export class SkillOwnerService {
           {},
         );
       }
-      actor = { ownerId: agent.ownerId, agentId: agent.id };
+      actor = {
+        ownerId: agent.ownerId,
+        agentId: agent.id,
+        arena: { status: agent.status, arenaEnabled: agent.arenaEnabled },
+      };
       ctx = opened.context;
     } else {
       actor = this.actor(who.ownerId);

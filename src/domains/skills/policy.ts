@@ -22,7 +22,8 @@ export const SKILLS_AUDIENCE: Audience = {
 
 /** The identity acting for its owner. */
 export function actorOf(caller: Caller): Actor {
-  return { ownerId: caller.agent.ownerId, agentId: caller.agent.id };
+  const { status, arenaEnabled } = caller.agent;
+  return { ownerId: caller.agent.ownerId, agentId: caller.agent.id, arena: { status, arenaEnabled } };
 }
 
 /**

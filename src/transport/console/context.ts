@@ -20,6 +20,7 @@ import type {
 import type { MatchingOwnerService } from '../../domains/matching/index.ts';
 import type { ImportService, OwnerEvidence } from '../../domains/reading/index.ts';
 import type {
+  SkillArenaOwnerService,
   SkillGrantOwnerService,
   SkillHistoryOwnerService,
   SkillLibraryOwnerService,
@@ -67,6 +68,8 @@ export interface ConsoleDeps {
   skillLibrary: SkillLibraryOwnerService;
   /** Skills attached to the owner's campaigns' tasks: attachments, usage, materials export. */
   skillTasks: SkillTaskOwnerService;
+  /** Skill packages the owner shared to Arena challenge versions. */
+  skillArena: SkillArenaOwnerService;
   /** Release requests to decide, tasks to fund or cancel. */
   ownerRewards: RewardOwnerService;
   /** The platform fee in percent (CAIRN_PLATFORM_FEE_PCT): a reward published from the console carries it. */

@@ -18,6 +18,7 @@ import { researchFindingRoutes } from './research-findings-routes.ts';
 import { researchReportRoutes } from './research-report-routes.ts';
 import { rewardsApiRoutes } from './rewards-api-routes.ts';
 import { skillApiRoutes } from './skill-api-routes.ts';
+import { skillArenaApiRoutes } from './skill-arena-api-routes.ts';
 import { skillCampaignApiRoutes } from './skill-campaign-api-routes.ts';
 import { skillLifecycleApiRoutes } from './skill-lifecycle-api-routes.ts';
 
@@ -185,4 +186,5 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   await skillApiRoutes(api, ctx, owner);
   await skillCampaignApiRoutes(api, ctx, owner);
   await skillLifecycleApiRoutes(api, ctx, owner);
+  await skillArenaApiRoutes(api, ctx, owner);
 }

@@ -182,6 +182,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     skillHistory: services.skillHistory,
     skillLibrary: services.skillLibrary,
     skillTasks: services.skillTasks,
+    skillArena: services.skillArena,
     feePct: config.platformFeePct,
     operators: {
       isOperator: (ownerId) => services.identity.isOperator(ownerId, config.operatorEmails),

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { LIMITS } from '../../kernel/limits.ts';
+import type { Caller } from '../identity/index.ts';
+import { type Audience, defineTool, type OperationContext } from '../operations/index.ts';
+import { presentPackage, readInRun, runForShare, sharePackage } from './arena-packages.ts';
+import { contextString, OWN } from './context.ts';
+import { actorOf } from './policy.ts';
+import { versionIdArg } from './version-tools.ts';
+
+/**
+ * arena_skill_share (SPEC Arena tools): an identity shares a version of its own owner's account,
+ * used in a run it started, to that run's challenge version (docs/skills.md, "Arena packages").
+ */
+
+type Ctx = OperationContext<object>;
+
+/**
+ * Offered to an active identity with the Arena on; the deployment's skills switch is applied over
+ * this by the catalogue (the tool is the skills area's, so CAIRN_SKILLS=off hides it).
+ */
+export const ARENA_SKILLS_AUDIENCE: Audience = {
+  visibleWhen:
+    'the deployment has skills on, the identity is active and its owner turned the Arena on for it',
+  visibility: (caller: Caller) => {
+    if (caller.agent.status !== 'ACTIVE') return { visible: false, why: 'The identity is not active.' };
+    if (!caller.agent.arenaEnabled) {
+      return {
+        visible: false,
+        why: 'The owner has not turned the Arena on for this identity (console, or POST /v1/agents/{agent_id}/arena).',
+      };
+    }
+    return {
+      visible: true,
+      why: 'Available because skills are on here and the Arena is on for this identity.',
+    };
+  },
+};
+
+const runIdArg = z
+  .string()
+  .max(LIMITS.skillsList.idChars)
+  .regex(/^arun_[0-9A-Z]{26}$/, 'a run id starts with arun_')
+  .describe('A run you started (arun_…): the package goes to its challenge version.');
+
+export const arenaSkillShare = defineTool({
+  name: 'arena_skill_share',
+  group: 'Arena',
+  description:
+    'Share a skill version you used in an Arena run with everyone who later runs (ARENA_RUN) or reviews (ARENA_REVIEW) that run’s challenge version. Only a version of your own owner’s account (a version granted to you cannot be passed on), not archived, blocked or bytes-deleted, and used in the run: the server delivered some of its files to you between your start of the run and its end. Sharing it again answers the package that stands. Your owner withdraws it with DELETE /v1/arena/skill-packages/{package_id}.',
+  args: {
+    version_id: versionIdArg,
+    run_id: runIdArg,
+    note: z
+      .string()
+      .trim()
+      .min(1)
+      .max(LIMITS.skillPackage.noteChars)
+      .optional()
+      .describe('What it helped with (up to 2,000 characters).'),
+  },
+  mutates: true,
+  audience: ARENA_SKILLS_AUDIENCE,
+  handler: async (ctx: Ctx, input) => {
+    const now = ctx.clock.now();
+    const actor = actorOf(ctx.caller);
+    const run = await runForShare(ctx.ex, ctx.caller.agent.id, input.runId, input.versionId);
+    const shared = await sharePackage(
+      ctx.ex,
+      actor,
+      {
+        versionId: input.versionId,
+        challengeId: run.challengeId,
+        challengeVersion: run.challengeVersion,
+        fromRunId: run.runId,
+        note: input.note,
+      },
+      now,
+    );
+    return {
+      ...presentPackage(shared.pkg, shared.version),
+      created: shared.created,
+      next: `${shared.created ? 'Shared.' : 'It was already shared there; this is the package that stands.'} ${readInRun(shared.pkg)} Your owner withdraws it with DELETE /v1/arena/skill-packages/${shared.pkg.id}.`,
+      next_steps: [
+        {
+          tool: 'skill_list',
+          action: 'List your own versions (context OWN), to share another.',
+          arguments: { context: contextString(OWN) },
+        },
+      ],
+    };
+  },
+});

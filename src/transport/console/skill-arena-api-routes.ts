@@ -1,0 +1,128 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { ConsoleContext } from './context.ts';
+import { idOf } from './id-params.ts';
+import { context, P, pageQuery, pathArg, tags, windowQuery } from './skill-api-schemas.ts';
+
+const challengeId = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'a challenge id: lower-case letters, digits, single hyphens');
+const packageParams = z.object({ package_id: idOf('apkg', 'arena skill package') }).strict();
+
+/** The named body schema of the share route (its field list is ours: docs/skills.md). */
+export const ArenaPackageBody = z
+  .object({
+    version_id: idOf('skv', 'skill version'),
+    challenge_id: challengeId,
+    version: z.number().int().min(1).max(1_000_000).describe('The challenge version.'),
+    note: z.string().trim().min(1).max(P.noteChars).optional(),
+  })
+  .strict();
+
+/**
+ * Skill packages shared to Arena challenge versions (docs/skills.md, "Arena packages"), for the
+ * owner of the versions: share, list its own by challenge version, read one under a context,
+ * withdraw it.
+ */
+export async function skillArenaApiRoutes(
+  api: FastifyInstance,
+  ctx: ConsoleContext,
+  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
+): Promise<void> {
+  const r = api.withTypeProvider<ZodTypeProvider>();
+  const s = ctx.skillArena;
+
+  r.post(
+    '/v1/arena/skill-packages',
+    {
+      schema: {
+        tags,
+        summary:
+          'Share one of your skill versions to an Arena challenge version (answers the live share if any)',
+        body: ArenaPackageBody,
+      },
+    },
+    async (req, reply) => {
+      const shared = await s.share(ownerOf(req), req.body);
+      return reply.code(shared.created ? 201 : 200).send(shared);
+    },
+  );
+
+  r.get(
+    '/v1/arena/challenges/:challenge_id/versions/:version/skill-packages',
+    {
+      schema: {
+        tags,
+        summary: 'Your live skill packages of one challenge version, newest first',
+        params: z
+          .object({ challenge_id: challengeId, version: z.coerce.number().int().min(1).max(1_000_000) })
+          .strict(),
+        querystring: z.object(pageQuery).strict(),
+      },
+    },
+    async (req) => s.list(ownerOf(req), req.params.challenge_id, req.params.version, req.query),
+  );
+
+  r.get(
+    '/v1/arena/skill-packages/:package_id',
+    {
+      schema: {
+        tags,
+        summary: 'One live package under a context (OWN: your own versions), with its files',
+        params: packageParams,
+        querystring: z.object({ context }).strict(),
+      },
+    },
+    async (req) => s.get(ownerOf(req), req.params.package_id, req.query.context),
+  );
+
+  r.get(
+    '/v1/arena/skill-packages/:package_id/file',
+    {
+      // A HEAD would run the handler and record a delivery without sending a byte.
+      exposeHeadRoute: false,
+      schema: {
+        tags,
+        summary: 'One window of a package’s file, or its bytes with download=true',
+        params: packageParams,
+        querystring: z
+          .object({
+            context,
+            path: pathArg,
+            ...windowQuery,
+            download: z
+              .enum(['true', 'false'])
+              .default('false')
+              .transform((v) => v === 'true'),
+          })
+          .strict(),
+      },
+    },
+    async (req, reply) => {
+      const q = req.query;
+      if (!q.download) return s.file(ownerOf(req), req.params.package_id, q);
+      const file = await s.fileBytes(ownerOf(req), req.params.package_id, q);
+      const name = file.path.split('/').at(-1) ?? 'file';
+      return reply
+        .type('application/octet-stream')
+        .header('content-disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}"`)
+        .header('x-content-sha256', file.sha256)
+        .send(file.bytes);
+    },
+  );
+
+  r.delete(
+    '/v1/arena/skill-packages/:package_id',
+    {
+      schema: {
+        tags,
+        summary: 'Withdraw your package: reads under the Arena contexts stop at once',
+        params: packageParams,
+      },
+    },
+    async (req) => s.withdraw(ownerOf(req), req.params.package_id),
+  );
+}

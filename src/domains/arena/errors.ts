@@ -69,7 +69,7 @@ export const ARENA_ERRORS = declareErrors('arena', {
     httpStatus: 403,
     retryable: false,
     otherReaders: 'WAIT_FOR_OWNER',
-    when: 'Only owner accounts the operator named Arena reviewers read the case queue and decide reports and appeals.',
+    when: 'Only owner accounts the operator named Arena reviewers read the case queue and decide reports and appeals, and read and decide proposed superchallenges.',
     next: 'Ask the operator to name you a reviewer (cairn owner reviewer --email E --on).',
   },
   ARENA_SAME_REVIEWER: {
@@ -77,6 +77,20 @@ export const ARENA_ERRORS = declareErrors('arena', {
     retryable: false,
     otherReaders: 'DO_NOT_BYPASS',
     when: 'You decided the case this appeal is against; an appeal is decided by another reviewer.',
+    next: 'Leave it to another reviewer (the queue marks it you_may_decide: false).',
+  },
+  SUPERCHALLENGE_PENDING_LIMIT: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The identity already has the most superchallenges waiting for a reviewer (details.limit, details.pending); another is taken once one of them is decided.',
+    next: 'Wait for a reviewer to decide one (superchallenge_create with action LIST shows their status), then propose again.',
+  },
+  SUPERCHALLENGE_OWN_PROPOSAL: {
+    httpStatus: 403,
+    retryable: false,
+    otherReaders: 'DO_NOT_BYPASS',
+    when: 'The superchallenge was proposed by one of your own identities; another reviewer decides it.',
     next: 'Leave it to another reviewer (the queue marks it you_may_decide: false).',
   },
 });

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
 import { arenaCaseRoutes } from './arena-case-routes.ts';
 import { arenaReviewerRoutes } from './arena-reviewer-routes.ts';
+import { arenaSuperchallengeRoutes } from './arena-superchallenge-routes.ts';
 import { authRoutes } from './auth-routes.ts';
 import { boardRoutes } from './board-routes.ts';
 import { campaignRoutes } from './campaign-routes.ts';
@@ -124,6 +125,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   matchingRoutes(app, ctx);
   skillRoutes(app, ctx);
   arenaCaseRoutes(app, ctx);
+  arenaSuperchallengeRoutes(app, ctx);
   arenaReviewerRoutes(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.

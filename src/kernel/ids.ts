@@ -50,7 +50,8 @@ export type IdPrefix =
   | 'asg'
   | 'art'
   | 'amsg'
-  | 'case';
+  | 'case'
+  | 'sch';
 
 const nextUlid = monotonicFactory();
 

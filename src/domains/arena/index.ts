@@ -25,6 +25,9 @@ import {
   workspaceWrite,
 } from './runs/workspace-tools.ts';
 import { ArenaScores } from './scores/score-service.ts';
+import { PUBLISHED_SUPERCHALLENGE_LIMITS } from './superchallenges/present.ts';
+import { SuperchallengeReviewService } from './superchallenges/review.ts';
+import { superchallengeCreate } from './superchallenges/tools.ts';
 import * as tables from './tables.ts';
 
 /**
@@ -57,12 +60,13 @@ export { ArenaRuns } from './runs/run-service.ts';
 export { canonicalScore, type SignedScorePayload, signedScorePayload } from './scores/payload.ts';
 export { ArenaScores } from './scores/score-service.ts';
 export { MAX_SIGNED_SCORE_CHARS, SCORE_JWS_TYPE, verifyScore } from './scores/signing.ts';
+export { SuperchallengeReviewService } from './superchallenges/review.ts';
 
 export const arenaArea = {
   name: 'arena',
   tables,
   errors: ARENA_ERRORS,
-  limits: PUBLISHED_RUN_LIMITS,
+  limits: [...PUBLISHED_RUN_LIMITS, ...PUBLISHED_SUPERCHALLENGE_LIMITS],
   operations: [
     arenaStart,
     artifactSubmit,
@@ -81,6 +85,7 @@ export const arenaArea = {
     arenaReport,
     arenaReports,
     arenaAppeal,
+    superchallengeCreate,
   ],
   async start({ database, clock, secret, logger, config }) {
     // The shipped exercises, validated now: an invalid built-in stops the start, not a run.
@@ -108,6 +113,7 @@ export const arenaArea = {
         arenaScores,
         arena: new ArenaOwnerService(database, clock, registry, secret),
         arenaReview: new ArenaReviewService(database, clock),
+        arenaSuperchallenges: new SuperchallengeReviewService(database, clock, registry, secret),
         arenaRuns: new ArenaRuns(database, clock, registry, sandbox, arenaScores, secret),
       },
       workers: [

@@ -1,6 +1,10 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ArenaOwnerService, ArenaReviewService } from '../../domains/arena/index.ts';
+import type {
+  ArenaOwnerService,
+  ArenaReviewService,
+  SuperchallengeReviewService,
+} from '../../domains/arena/index.ts';
 import type {
   BoardService,
   CampaignOwnerService,
@@ -56,6 +60,8 @@ export interface ConsoleDeps {
   arena: ArenaOwnerService;
   /** Arena reports and appeals, for the reviewers the operator named. */
   arenaReview: ArenaReviewService;
+  /** Superchallenges waiting for (and decided by) those reviewers. */
+  arenaSuperchallenges: SuperchallengeReviewService;
   /** Skills: drafts, versions, imports and downloads of the owner's account. */
   skills: SkillOwnerService;
   /** Grants of the owner's skill versions. */

@@ -6,6 +6,7 @@ import { consentCookieName } from '../http/consent-cookie.ts';
 import { codeForStatus, sendValidationFailure } from '../shared/error-handler.ts';
 import { arenaApiRoutes } from './arena-api-routes.ts';
 import { arenaReviewerApiRoutes } from './arena-reviewer-api-routes.ts';
+import { arenaSuperchallengeApiRoutes } from './arena-superchallenge-api-routes.ts';
 import { boardApiRoutes } from './board-api-routes.ts';
 import { campaignApiRoutes } from './campaign-api-routes.ts';
 import type { ConsoleContext } from './context.ts';
@@ -182,6 +183,7 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   await boardApiRoutes(api, ctx, owner);
   await matchingApiRoutes(api, ctx, owner);
   await arenaApiRoutes(api, ctx, owner);
+  await arenaSuperchallengeApiRoutes(api, ctx, owner);
   await arenaReviewerApiRoutes(api, ctx, owner);
   await skillApiRoutes(api, ctx, owner);
   await skillCampaignApiRoutes(api, ctx, owner);

@@ -176,6 +176,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     matching: services.matching,
     arena: services.arena,
     arenaReview: services.arenaReview,
+    arenaSuperchallenges: services.arenaSuperchallenges,
     skills: services.skills,
     skillGrants: services.skillGrants,
     skillLifecycle: services.skillLifecycle,

@@ -51,6 +51,8 @@ export type IdPrefix =
   | 'art'
   | 'amsg'
   | 'case'
+  | 'pub'
+  | 'prv'
   | 'sch';
 
 const nextUlid = monotonicFactory();

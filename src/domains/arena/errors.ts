@@ -79,6 +79,13 @@ export const ARENA_ERRORS = declareErrors('arena', {
     when: 'You decided the case this appeal is against; an appeal is decided by another reviewer.',
     next: 'Leave it to another reviewer (the queue marks it you_may_decide: false).',
   },
+  ARENA_OWN_RUN: {
+    httpStatus: 403,
+    retryable: false,
+    otherReaders: 'DO_NOT_BYPASS',
+    when: 'You took part in the published run: a publication is reviewed, and its artifacts read in the ARENA_REVIEW context, by other identities only.',
+    next: 'Leave the review to other Arena identities (arena_publications GET shows their reviews); read your own artifacts through your run.',
+  },
   SUPERCHALLENGE_PENDING_LIMIT: {
     httpStatus: 409,
     retryable: false,

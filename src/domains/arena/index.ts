@@ -7,6 +7,8 @@ import { ChallengeRegistry } from './challenges/registry.ts';
 import { ARENA_ERRORS } from './errors.ts';
 import { ArenaKeys, KeyChurnError } from './keys.ts';
 import { ArenaOwnerService } from './owner-arena.ts';
+import { PUBLISHED_PUBLICATION_LIMITS } from './publications/limits.ts';
+import { arenaPublicationReview, arenaPublicationsTool } from './publications/publication-tools.ts';
 import { expirySweeper } from './runs/ending.ts';
 import { PUBLISHED_RUN_LIMITS } from './runs/limits.ts';
 import { ArenaRuns } from './runs/run-service.ts';
@@ -66,7 +68,7 @@ export const arenaArea = {
   name: 'arena',
   tables,
   errors: ARENA_ERRORS,
-  limits: [...PUBLISHED_RUN_LIMITS, ...PUBLISHED_SUPERCHALLENGE_LIMITS],
+  limits: [...PUBLISHED_RUN_LIMITS, ...PUBLISHED_PUBLICATION_LIMITS, ...PUBLISHED_SUPERCHALLENGE_LIMITS],
   operations: [
     arenaStart,
     artifactSubmit,
@@ -85,6 +87,8 @@ export const arenaArea = {
     arenaReport,
     arenaReports,
     arenaAppeal,
+    arenaPublicationsTool,
+    arenaPublicationReview,
     superchallengeCreate,
   ],
   async start({ database, clock, secret, logger, config }) {

@@ -1,4 +1,5 @@
 import { and, eq } from 'drizzle-orm';
+import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
 import { idempotencyRecords } from './tables.ts';
 
@@ -36,6 +37,35 @@ export async function storeResult(ex: Executor, k: RecordKey, result: unknown): 
     .update(idempotencyRecords)
     .set({ result: JSON.stringify(result) })
     .where(matches(k));
+}
+
+/**
+ * Runs `fn` once per key, in the caller's transaction: the first call's result is stored with its
+ * arguments' hash; a repeat with the same arguments returns that result without running `fn`,
+ * with other arguments it is IDEMPOTENCY_KEY_REUSED. The runner does this for every mutating
+ * operation; a `writes` tool with one mutating action (arena_publications CREATE) does it itself.
+ */
+export async function runOnce(
+  ex: Executor,
+  k: RecordKey,
+  argsHash: string,
+  now: Date,
+  fn: () => Promise<unknown>,
+): Promise<unknown> {
+  if (!(await claimKey(ex, k, argsHash, now))) {
+    const first = await findRecord(ex, k);
+    if (!first || first.argsHash !== argsHash) {
+      throw new DomainError(
+        'IDEMPOTENCY_KEY_REUSED',
+        `This idempotency_key was already used for ${k.operation} with different arguments.`,
+        { tool: k.operation },
+      );
+    }
+    return first.result;
+  }
+  const result = await fn();
+  await storeResult(ex, k, result ?? null);
+  return result;
 }
 
 function matches(k: RecordKey) {

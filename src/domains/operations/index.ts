@@ -13,6 +13,7 @@ export {
   type Worker,
 } from './area.ts';
 export { isForm, joinForms, type ToolForm } from './forms.ts';
+export { runOnce } from './idempotency-repo.ts';
 export {
   defineOperation,
   type Operation,

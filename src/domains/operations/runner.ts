@@ -15,7 +15,7 @@ import { illFormedStrings, toValidationDetail } from '../../kernel/validation.ts
 import type { Database } from '../../storage/database.ts';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
 import type { Caller } from '../identity/types.ts';
-import { claimKey, findRecord, storeResult } from './idempotency-repo.ts';
+import { runOnce } from './idempotency-repo.ts';
 import type { Operation, OperationContext, ToolAvailability } from './operation.ts';
 
 export type OperationOutcome = { ok: true; result: unknown } | { ok: false; error: ErrorEnvelope };
@@ -220,22 +220,11 @@ export class OperationRunner<S> {
     const { idempotency_key: key, ...input } = data as { idempotency_key: string };
     const recordKey = { agentId: caller.agent.id, operation: op.name, key };
     const argsHash = hashJson(input);
-    return this.database.transaction(async (tx) => {
-      if (!(await claimKey(tx, recordKey, argsHash, this.clock.now()))) {
-        const first = await findRecord(tx, recordKey);
-        if (!first || first.argsHash !== argsHash) {
-          throw new DomainError(
-            'IDEMPOTENCY_KEY_REUSED',
-            `This idempotency_key was already used for ${op.name} with different arguments.`,
-            { tool: op.name },
-          );
-        }
-        return first.result;
-      }
-      const result = await op.handler(this.context(caller, tx, requestId), input);
-      await storeResult(tx, recordKey, result ?? null);
-      return result;
-    });
+    return this.database.transaction((tx) =>
+      runOnce(tx, recordKey, argsHash, this.clock.now(), () =>
+        op.handler(this.context(caller, tx, requestId), input),
+      ),
+    );
   }
 
   private context(caller: Caller, ex: OperationContext<S>['ex'], requestId: string): OperationContext<S> {

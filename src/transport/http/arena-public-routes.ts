@@ -18,8 +18,9 @@ const RESULTS_PATH = '/v1/public/arena/results';
 
 /**
  * The Arena's public doors. `GET /v1/public/arena/results`: published results with their signed
- * scores (domains/arena/runs/results.ts). `GET /.well-known/jwks.json`: the public keys that sign arena scores, ACTIVE and RETIRED (a
- * retired key stays, so the scores it signed still verify). No token; any origin, so a verifier
+ * scores, publications and reviews (domains/arena/runs/results.ts). `GET /.well-known/jwks.json`:
+ * the public keys that sign arena scores, ACTIVE and RETIRED (a retired key stays, so the scores
+ * it signed still verify). No token; any origin, so a verifier
  * in a browser can fetch it. Cached for five minutes: after a rotation, a verifier that meets an
  * unknown kid should fetch the set again.
  */
@@ -46,7 +47,7 @@ export async function arenaPublicRoutes(app: FastifyInstance, deps: ArenaPublicD
       schema: {
         tags: ['public'],
         summary:
-          'Published Arena results, newest first, each with its signed score (identity shown only as its owner allows)',
+          'Published Arena results, newest first, each with its signed score and its publications with their reviews (the identity shown only as its owner allows; reviewers never)',
         querystring: z
           .object({
             challenge_id: z.string().min(1).max(64).optional(),

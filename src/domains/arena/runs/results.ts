@@ -2,10 +2,14 @@
  * `GET /v1/public/arena/results`: the verified runs their owners publish, newest first, each with
  * its signed score, so anyone can check it against the JWKS without trusting us. The identity is
  * shown only where its owner chose so at assignment (`show_agent`); otherwise it is null, in the
- * listing and inside the signed payload alike.
+ * listing and inside the signed payload alike. Each run carries its publications with their
+ * newest reviews (docs/arena.md, "Publications"): the author only under the same `show_agent`,
+ * reviewers never. The page is three queries whatever its size: the runs, the members of its shown
+ * TEAM runs, and its publications with their reviews.
  */
-import { and, desc, eq, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, type SQL } from 'drizzle-orm';
 import type { Executor } from '../../../storage/database.ts';
+import { publicationsOfRuns } from '../publications/public.ts';
 import { arenaRunMembers, arenaRuns } from '../tables.ts';
 import { afterCursor, cursorAfter } from './paging.ts';
 
@@ -40,17 +44,16 @@ export async function publishedResults(
   const page = rows.slice(0, input.limit);
   const last = page.at(-1);
   const teams = new Map<string, string[]>();
-  for (const row of page.filter((r) => r.mode === 'TEAM' && r.showAgent)) {
+  const shownTeams = page.filter((r) => r.mode === 'TEAM' && r.showAgent).map((r) => r.id);
+  if (shownTeams.length > 0) {
     const members = await ex
-      .select({ agentId: arenaRunMembers.agentId })
+      .select({ runId: arenaRunMembers.runId, agentId: arenaRunMembers.agentId })
       .from(arenaRunMembers)
-      .where(eq(arenaRunMembers.runId, row.id))
-      .orderBy(arenaRunMembers.role);
-    teams.set(
-      row.id,
-      members.map((m) => m.agentId),
-    );
+      .where(inArray(arenaRunMembers.runId, shownTeams))
+      .orderBy(asc(arenaRunMembers.runId), asc(arenaRunMembers.role));
+    for (const m of members) teams.set(m.runId, [...(teams.get(m.runId) ?? []), m.agentId]);
   }
+  const publications = await publicationsOfRuns(ex, page);
   return {
     results: page.map((r) => ({
       run_id: r.id,
@@ -63,6 +66,7 @@ export async function publishedResults(
       max_score: r.maxScore,
       verified_at: r.verifiedAt?.toISOString() ?? null,
       signed_score: r.signedScore,
+      publications: publications.get(r.id) ?? [],
     })),
     next_cursor: cursorAfter(
       secret,

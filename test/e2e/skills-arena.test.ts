@@ -43,7 +43,8 @@ async function deniedGet(m: Member, versionId: string, context: string) {
  */
 async function publish(runId: string, author: Member): Promise<string> {
   const now = new Date();
-  const id = newId('pub', now);
+  // As the publications area names them: pub_ and a ULID (newId's prefix list is theirs to extend).
+  const id = newId('arun', now).replace(/^arun_/, 'pub_');
   await server.database.db.insert(arenaPublications).values({
     id,
     runId,

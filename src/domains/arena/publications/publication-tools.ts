@@ -5,13 +5,10 @@ import { defineTool, type OperationContext, runOnce } from '../../operations/ind
 import { ARENA_AUDIENCE } from '../runs/policy.ts';
 import type { ArenaRuns } from '../runs/run-service.ts';
 import { maxCharsArg, offsetArg, runIdArg } from '../runs/schemas.ts';
+import { createPublication } from './create.ts';
 import { PUBLICATION_LIMITS as L } from './limits.ts';
-import {
-  createPublication,
-  getPublication,
-  listPublications,
-  readPublishedArtifact,
-} from './publications.ts';
+import { getPublication, listPublications } from './publications.ts';
+import { readPublishedArtifact } from './read-artifact.ts';
 import { reviewPublication, VERDICTS } from './reviews.ts';
 
 /**

@@ -9,7 +9,7 @@ import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { ArenaCaller } from '../contexts.ts';
 import { arenaPublicationReviews } from '../tables.ts';
-import { checkRunArtifacts } from './publications.ts';
+import { checkRunArtifacts } from './create.ts';
 import { reviewStanding } from './standing.ts';
 
 export const VERDICTS = ['CONFIRMS', 'DISPUTES', 'INCONCLUSIVE'] as const;

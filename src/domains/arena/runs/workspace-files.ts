@@ -15,6 +15,7 @@ import type { LoadedChallenge, WorldFile } from '../challenges/index.ts';
 import { arenaWorkspaceFiles } from '../tables.ts';
 import { allowedAlternatives, bumpWorkspace, type RunRow } from './access.ts';
 import { RUN_LIMITS } from './limits.ts';
+import { textWindow } from './text-window.ts';
 
 const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 const utf8Bytes = (text: string) => Buffer.byteLength(text, 'utf8');
@@ -119,18 +120,12 @@ export async function readWorkspace(
   const path = workspacePath(input.path);
   const row = await fileRow(ex, run.id, path);
   if (!row) throw noSuchFile(run.id, path, allowedTools);
-  const total = row.content.length;
-  let start = Math.min(input.offset ?? 0, total);
-  let end = Math.min(start + (input.maxChars ?? RUN_LIMITS.readDefaultChars), total);
-  const isLow = (i: number) => i > 0 && i < total && /[\uDC00-\uDFFF]/.test(row.content[i] ?? '');
-  if (isLow(start)) start -= 1;
-  if (isLow(end)) end -= 1;
-  const nextOffset = end < total ? end : null;
+  const window = textWindow(row.content, input.offset ?? 0, input.maxChars ?? RUN_LIMITS.readDefaultChars);
+  const nextOffset = window.range.next_offset;
   return {
     run_id: run.id,
     path,
-    content: row.content.slice(start, end),
-    range: { offset: start, end, total_chars: total, next_offset: nextOffset },
+    ...window,
     sha256: row.sha256,
     bytes: row.bytes,
     ...(nextOffset === null ? {} : { next: `More follows: call workspace.read with offset ${nextOffset}.` }),

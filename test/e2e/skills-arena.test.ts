@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { arenaPublications } from '../../src/domains/arena/tables.ts';
-import { newId } from '../../src/kernel/ids.ts';
 import { type ArenaMember, arenaMember, startedRun } from '../support/arena.ts';
 import { type Member, newMember, ok, refused } from '../support/campaigns.ts';
 import { ownerApi, ownerTokenOf } from '../support/owner-api.ts';
@@ -37,24 +35,17 @@ async function deniedGet(m: Member, versionId: string, context: string) {
   return (await refused(m, 'skill_get', { version_id: versionId, context }, false)).code;
 }
 
-/**
- * A publication of the run, as the Arena's publication tool writes it. arena_publications lands
- * in another slice of issue 22; until it does the row is written directly.
- */
+/** A publication of the (VERIFIED) run by one of its members, through arena_publications. */
 async function publish(runId: string, author: Member): Promise<string> {
-  const now = new Date();
-  // As the publications area names them: pub_ and a ULID (newId's prefix list is theirs to extend).
-  const id = newId('arun', now).replace(/^arun_/, 'pub_');
-  await server.database.db.insert(arenaPublications).values({
-    id,
-    runId,
-    authorAgentId: author.agentId,
+  const made = await ok(author, 'arena_publications', {
+    action: 'CREATE',
+    run_id: runId,
     title: 'How I cited it',
     body: 'Read the atlas first.',
-    artifactIds: [],
-    createdAt: now,
+    artifact_ids: [],
   });
-  return id;
+  expect(made.publication_id).toMatch(/^pub_/);
+  return made.publication_id as string;
 }
 
 describe('arena_skill_share and the Arena contexts', () => {
@@ -72,6 +63,8 @@ describe('arena_skill_share and the Arena contexts', () => {
     const plain = await newMember(server);
     expect((await plain.client.listTools()).tools.map((t) => t.name)).not.toContain('arena_skill_share');
 
+    // Read before the run started: that was not a use in the run.
+    await readSkillMd(sharer, unread.versionId, OWN);
     const run = await startedRun(server, sharer, 'cite-quotation');
     sharedRunId = run.runId;
     await readSkillMd(sharer, used.versionId, OWN);
@@ -349,5 +342,22 @@ describe('the owner routes of Arena packages', () => {
       version: 1,
     });
     expect(blockedShare.body.error.code).toBe('SKILL_BLOCKED');
+    const deleted = await ownerApi(
+      server,
+      token,
+      'POST',
+      `/v1/skills/versions/${b.versionId}/privacy-byte-deletion`,
+      {
+        confirm: true,
+      },
+    );
+    expect(deleted.status).toBe(200);
+    const gone = await refused(
+      runner,
+      'skill_file_get',
+      { version_id: b.versionId, path: 'SKILL.md', context: inRun(run.runId) },
+      false,
+    );
+    expect(gone.code).toBe('SKILL_BYTES_DELETED');
   });
 });

@@ -193,7 +193,7 @@ function contextDenied(versionId: string, context: SkillContext): DomainError {
     `The context ${ctx} does not give you skill version ${versionId}: ${why[context.scope]}.`,
     { version_id: versionId, context },
     {
-      next: `skill_list(context: ${JSON.stringify(contextString(OWN))}) lists the versions yours or granted to you; a campaign's or task's skills list under its context while you are a member or hold the task's lease.`,
+      next: `skill_list(context: ${JSON.stringify(contextString(OWN))}) lists the versions yours or granted to you; a campaign's, task's or Arena run's skills list under its context while you are a member, hold the task's lease or the run goes on.`,
       alternatives: [
         {
           tool: 'skill_list',

@@ -10,8 +10,9 @@ import { arenaSkillPackages, campaignSkills, skillGrants, skillVersions, taskSki
  * `GET /v1/skills/distribution-consents` (docs/skills.md): every live place the owner's versions
  * are distributed beyond its own account, i.e. what the owner has consented to and can withdraw:
  * an ACTIVE grant (to an identity), a PROPOSED or ACCEPTED campaign library entry, a task
- * attachment not yet detached, a live Arena package (to a challenge version). One list, newest first (by `since`, then kind, then id), each with
- * how to withdraw it. Archived and blocked versions are listed too: their places still stand.
+ * attachment not yet detached, a live Arena package (to a challenge version). One list, newest
+ * first (by `since`, then kind, then id), each with how to withdraw it. Archived and blocked
+ * versions are listed too: their places still stand.
  *
  * A library entry or an attachment in another owner's campaign is that campaign's to remove (its
  * owner or coordinators; the library and attachment routes decide): the owner's own withdrawal

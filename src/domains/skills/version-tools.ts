@@ -37,7 +37,7 @@ export const skillList = defineTool({
   name: 'skill_list',
   group,
   description:
-    'Skill versions a context gives you, newest first: OWN (yours and those granted to you; the default), CAMPAIGN (a campaign’s accepted library, for its members), TASK (the skills attached to a task whose lease you hold). Filters: q, status, author_id, compatibility, lifecycle_status, tags.',
+    'Skill versions a context gives you, newest first: OWN (yours and those granted to you; the default), CAMPAIGN (a campaign’s accepted library, for its members), TASK (the skills attached to a task whose lease you hold), ARENA_RUN (skills shared to the challenge version of a run you started, while it goes on), ARENA_REVIEW (those of a published run you took no part in). Filters: q, status, author_id, compatibility, lifecycle_status, tags.',
   args: {
     context: contextArg
       .optional()

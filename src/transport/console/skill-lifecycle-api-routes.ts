@@ -159,7 +159,7 @@ export async function skillLifecycleApiRoutes(
       schema: {
         tags,
         summary:
-          'Every live place your versions are shared (grants, campaign libraries, task attachments), newest first',
+          'Every live place your versions are shared (grants, campaign libraries, task attachments, Arena packages), newest first',
         querystring: pageQueryObject,
       },
     },

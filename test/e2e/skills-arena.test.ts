@@ -156,6 +156,13 @@ describe('arena_skill_share and the Arena contexts', () => {
       .digest('hex');
     expect(sha).toBe(pkg.package_sha256);
 
+    // What the reader was given in its run is not its to pass on.
+    const passOn = await refused(reader, 'arena_skill_share', {
+      version_id: used.versionId,
+      run_id: run.runId,
+    });
+    expect(passOn.code).toBe('SKILL_CONTEXT_DENIED');
+
     // A stranger to the run (Arena on, no part in it) reaches nothing under it.
     const stranger = await arenaMember(server);
     expect((await refused(stranger, 'skill_list', { context: ctx }, false)).code).toBe(

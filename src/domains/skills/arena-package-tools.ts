@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { Caller } from '../identity/index.ts';
 import { type Audience, defineTool, type OperationContext } from '../operations/index.ts';
@@ -35,6 +36,20 @@ export const ARENA_SKILLS_AUDIENCE: Audience = {
     };
   },
 };
+
+function notYoursToShare(versionId: string): DomainError {
+  return new DomainError(
+    'SKILL_CONTEXT_DENIED',
+    `Skill version ${versionId} is another owner's: you may read it where a context gives it to you, but only identities of its owner's account share it.`,
+    { version_id: versionId },
+    {
+      next: 'Share a version of your own (skill_list under OWN lists them), or publish one with skill_draft_create and skill_version_publish.',
+      alternatives: [
+        { tool: 'skill_list', action: 'List your own versions.', arguments: { context: contextString(OWN) } },
+      ],
+    },
+  );
+}
 
 const runIdArg = z
   .string()
@@ -75,7 +90,12 @@ export const arenaSkillShare = defineTool({
         note: input.note,
       },
       now,
-    );
+    ).catch((err: unknown) => {
+      // The version was delivered to the caller in the run, so it knows the version exists: another
+      // owner's version (read in an Arena context, say) is refused as not its to pass on.
+      if (err instanceof DomainError && err.code === 'NOT_FOUND') throw notYoursToShare(input.versionId);
+      throw err;
+    });
     return {
       ...presentPackage(shared.pkg, shared.version),
       created: shared.created,

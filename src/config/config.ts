@@ -131,6 +131,7 @@ const envSchema = z.object({
       'a comma-separated list of name@version (version * for any)',
     ),
   CAIRN_MCP_DIRECT_CALLS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('true'),
+  CAIRN_DEBUG_DB_STATEMENTS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   CAIRN_OAUTH_CHECKS_FILE: z.string().min(1).max(4_096).optional(),
   CAIRN_READ_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
   CAIRN_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(2).max(600).default(30),
@@ -224,6 +225,8 @@ export interface Config {
    * through the MCP SDK's server and transport; false sends every request through the SDK.
    */
   mcpDirectCalls: boolean;
+  /** Whether every answer carries `x-cairn-db-statements`: the SQL statements it took (docs/performance.md). */
+  debugDbStatements: boolean;
   /**
    * DNS-rebinding protection on /mcp: names the Host header may carry besides the base URL's
    * host (`host` for any port, `host:port` for that port), lower-case.
@@ -335,6 +338,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       version: item.slice(item.lastIndexOf('@') + 1),
     })),
     mcpDirectCalls: e.CAIRN_MCP_DIRECT_CALLS === 'true',
+    debugDbStatements: e.CAIRN_DEBUG_DB_STATEMENTS === 'true',
     allowedHosts: e.CAIRN_ALLOWED_HOSTS.map((h) => h.toLowerCase().replace(/\.(?=:\d+$|$)/, '')),
     allowedOrigins: e.CAIRN_ALLOWED_ORIGINS.map((o) => normalizeOrigin(o)!),
     search: {

@@ -11,6 +11,7 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { PgListener } from './pg-listener.ts';
+import { noteStatements, statementLogger } from './statement-count.ts';
 import type { Tables } from './tables.ts';
 
 /** Every table of every area (storage/tables.ts explains how areas add theirs). */
@@ -73,11 +74,14 @@ async function openPglite(opts: OpenOptions): Promise<Database> {
     ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
   });
   const inTransaction = guardAgainstDbInTransaction(client);
-  const db = drizzlePglite(client, { schema: opts.tables }) as unknown as Db;
+  const db = drizzlePglite(client, { schema: opts.tables, logger: statementLogger }) as unknown as Db;
   return {
     kind: 'pglite',
     db,
-    transaction: (fn) => inTransaction.run(true, () => db.transaction(fn)),
+    transaction: (fn) => {
+      noteStatements(2); // BEGIN and COMMIT (or ROLLBACK), which PGlite sends past drizzle's logger
+      return inTransaction.run(true, () => db.transaction(fn));
+    },
     healthy: () => ping(db),
     poolStats: () => null,
     // PGlite calls listeners while it commits the notifying transaction; they run outside its
@@ -120,7 +124,7 @@ async function openPostgres(opts: OpenOptions): Promise<Database> {
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (err) => opts.onPoolError?.(err));
-  const db = drizzleNodePg(pool, { schema: opts.tables }) as unknown as Db;
+  const db = drizzleNodePg(pool, { schema: opts.tables, logger: statementLogger }) as unknown as Db;
   return {
     kind: 'postgres',
     db,

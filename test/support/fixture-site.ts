@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -70,6 +71,8 @@ function send(res: ServerResponse, type: string, body: string | Buffer, status =
 export async function startFixtureSite(): Promise<FixtureSite> {
   const requests: FixtureSite['requests'] = [];
   let changing = 0;
+  let unique = 0;
+  const runToken = randomUUID();
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fixture');
     requests.push({ path: url.pathname, headers: req.headers });
@@ -89,6 +92,10 @@ export async function startFixtureSite(): Promise<FixtureSite> {
           'text/html',
           articleHtml(`<h2>Update</h2><p>Visitor count now stands at ${changing} walkers this season.</p>`),
         );
+      case '/unique':
+        // Bytes no earlier run stored (a shared PostgreSQL keeps every body): a page new to Cairn.
+        unique += 1;
+        return send(res, 'text/html', articleHtml(`<p>Walker log ${runToken}, entry ${unique}.</p>`));
       case '/injection':
         return send(res, 'text/html', INJECTION);
       case '/controls.txt':

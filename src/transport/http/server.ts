@@ -28,6 +28,7 @@ import { installMetrics, type Metrics } from './metrics.ts';
 import { nativeOAuthRoutes } from './native-oauth-routes.ts';
 import { type OAuthDeps, oauthRoutes } from './oauth-routes.ts';
 import { type PublicDeps, publicRoutes } from './public-routes.ts';
+import { countStatementsPerRequest } from './statement-header.ts';
 
 export interface HttpDeps {
   config: Config;
@@ -94,6 +95,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       },
     );
   });
+  if (config.debugDbStatements) countStatementsPerRequest(app);
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.addHook('onResponse', async (request, reply) => {

@@ -1,4 +1,4 @@
-import { eq, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { campaignEvents, campaigns } from '../tables.ts';
@@ -36,6 +36,10 @@ export interface NewEvent {
  * comes from the campaign row, locked until commit, so events commit in seq order and a watcher
  * that has seen seq N can never later find an N-1. Call it last in a transaction, after the
  * change it records: every writer takes task rows before the campaign row, never the reverse.
+ *
+ * One statement (docs/performance.md, "Round trips"): the seq's update, the event's insert and
+ * the NOTIFY that wakes watchers travel together. NOTIFY is transactional: watchers on every
+ * replica wake only once this commits.
  */
 export async function appendEvent(
   ex: Executor,
@@ -43,31 +47,29 @@ export async function appendEvent(
   event: NewEvent,
   now: Date,
 ): Promise<{ seq: number; id: string }> {
-  const [row] = await ex
-    .update(campaigns)
-    .set({ lastSeq: sql`${campaigns.lastSeq} + 1` })
-    .where(eq(campaigns.id, campaignId))
-    .returning({ seq: campaigns.lastSeq });
-  if (!row) throw new Error(`campaign ${campaignId} vanished while appending to its ledger`);
   const id = newId('evt', now);
-  await ex.insert(campaignEvents).values({
-    campaignId,
-    seq: row.seq,
-    id,
-    kind: event.kind,
-    actorAgentId: 'agentId' in event.actor ? event.actor.agentId : null,
-    actorOwnerId: 'ownerId' in event.actor ? event.actor.ownerId : null,
-    actorRole: event.actor.role,
-    taskId: event.taskId ?? null,
-    messageId: event.messageId ?? null,
-    addressedTo: event.addressedTo ?? null,
-    isResult: event.isResult ?? false,
-    evidenceIds: event.evidenceIds ?? [],
-    subjectAgentId: event.subjectAgentId ?? null,
-    payload: event.payload,
-    createdAt: now,
-  });
-  // NOTIFY is transactional: watchers on every replica wake only once this commits.
-  await ex.execute(sql`select pg_notify(${LEDGER_CHANNEL}, ${campaignId})`);
-  return { seq: row.seq, id };
+  const result = (await ex.execute(sql`
+    with next as (
+      update ${campaigns} set last_seq = last_seq + 1 where id = ${campaignId} returning last_seq
+    ), added as (
+      insert into ${campaignEvents} (
+        campaign_id, seq, id, kind, actor_agent_id, actor_owner_id, actor_role, task_id, message_id,
+        addressed_to, is_result, evidence_ids, subject_agent_id, payload, created_at
+      )
+      select ${campaignId}, next.last_seq, ${id}, ${event.kind},
+        ${'agentId' in event.actor ? event.actor.agentId : null},
+        ${'ownerId' in event.actor ? event.actor.ownerId : null},
+        ${event.actor.role}, ${event.taskId ?? null}, ${event.messageId ?? null},
+        ${event.addressedTo ?? null}, ${event.isResult ?? false},
+        ${JSON.stringify(event.evidenceIds ?? [])}::jsonb, ${event.subjectAgentId ?? null},
+        ${JSON.stringify(event.payload)}::jsonb, ${now.toISOString()}::timestamptz
+      from next
+      returning seq
+    )
+    select seq, pg_notify(${LEDGER_CHANNEL}, ${campaignId}) from added`)) as unknown as {
+    rows: Array<{ seq: string | number }>;
+  };
+  const row = result.rows[0];
+  if (!row) throw new Error(`campaign ${campaignId} vanished while appending to its ledger`);
+  return { seq: Number(row.seq), id };
 }

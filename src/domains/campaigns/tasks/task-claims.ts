@@ -64,21 +64,26 @@ export async function claimAs(
 ): Promise<ClaimResult | null> {
   const payload = opts.payload ?? {};
   const me = member.agentId;
-  // A lapsed lease must not keep the task: it ends here, in the claim's own transaction.
-  await expireDueLeases(ex, now, { taskId });
-  const [won] = await ex
-    .update(tasks)
-    .set({ status: 'CLAIMED', version: sql`${tasks.version} + 1`, updatedAt: now })
-    .where(
-      and(
-        eq(tasks.id, taskId),
-        eq(tasks.status, 'OPEN'),
-        or(isNull(tasks.assigneeId), eq(tasks.assigneeId, me)),
-        // A paid task is claimable only once its reward is in escrow.
-        sql`not exists (select 1 from ${taskRewards} where ${taskRewards.taskId} = ${tasks.id} and ${taskRewards.status} = 'AWAITING_FUNDING')`,
-      ),
-    )
-    .returning();
+  // The conditional UPDATE decides (one statement on the common path). A task still held by a
+  // lapsed lease is freed here, in the claim's own transaction, and the claim tried once more.
+  const attempt = async () => {
+    const [row] = await ex
+      .update(tasks)
+      .set({ status: 'CLAIMED', version: sql`${tasks.version} + 1`, updatedAt: now })
+      .where(
+        and(
+          eq(tasks.id, taskId),
+          eq(tasks.status, 'OPEN'),
+          or(isNull(tasks.assigneeId), eq(tasks.assigneeId, me)),
+          // A paid task is claimable only once its reward is in escrow.
+          sql`not exists (select 1 from ${taskRewards} where ${taskRewards.taskId} = ${tasks.id} and ${taskRewards.status} = 'AWAITING_FUNDING')`,
+        ),
+      )
+      .returning();
+    return row;
+  };
+  let won = await attempt();
+  if (!won && (await expireDueLeases(ex, now, { taskId })).length > 0) won = await attempt();
   if (!won) return null;
 
   const minutes = storedConditions(won.conditions).time_budget_minutes;

@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { LIMITS } from '../../kernel/limits.ts';
 import { idOf } from './id-params.ts';
@@ -92,3 +93,29 @@ export const tagsQuery = z
   .union([z.string().max(P.tagChars), z.array(z.string().max(P.tagChars)).max(P.tags)])
   .optional()
   .transform((t) => (t === undefined ? undefined : Array.isArray(t) ? t : [t]));
+
+/** The query of a skill file read: a window of it, or its bytes with download=true. */
+export const fileReadQuery = z
+  .object({
+    context,
+    path: pathArg,
+    ...windowQuery,
+    download: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true'),
+  })
+  .strict();
+
+/** A skill file's bytes as a download: its own name, octet-stream, and its hash in a header. */
+export function sendFileBytes(
+  reply: FastifyReply,
+  file: { path: string; sha256: string; bytes: Uint8Array },
+) {
+  const name = file.path.split('/').at(-1) ?? 'file';
+  return reply
+    .type('application/octet-stream')
+    .header('content-disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}"`)
+    .header('x-content-sha256', file.sha256)
+    .send(file.bytes);
+}

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { ConsoleContext } from './context.ts';
 import { idOf } from './id-params.ts';
-import { context, P, pageQuery, pathArg, tags, windowQuery } from './skill-api-schemas.ts';
+import { context, fileReadQuery, P, pageQuery, sendFileBytes, tags } from './skill-api-schemas.ts';
 
 const challengeId = z
   .string()
@@ -88,29 +88,14 @@ export async function skillArenaApiRoutes(
         tags,
         summary: 'One window of a package’s file, or its bytes with download=true',
         params: packageParams,
-        querystring: z
-          .object({
-            context,
-            path: pathArg,
-            ...windowQuery,
-            download: z
-              .enum(['true', 'false'])
-              .default('false')
-              .transform((v) => v === 'true'),
-          })
-          .strict(),
+        querystring: fileReadQuery,
       },
     },
     async (req, reply) => {
       const q = req.query;
       if (!q.download) return s.file(ownerOf(req), req.params.package_id, q);
       const file = await s.fileBytes(ownerOf(req), req.params.package_id, q);
-      const name = file.path.split('/').at(-1) ?? 'file';
-      return reply
-        .type('application/octet-stream')
-        .header('content-disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}"`)
-        .header('x-content-sha256', file.sha256)
-        .send(file.bytes);
+      return sendFileBytes(reply, file);
     },
   );
 

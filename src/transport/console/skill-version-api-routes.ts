@@ -5,13 +5,13 @@ import type { ConsoleContext } from './context.ts';
 import { idOf } from './id-params.ts';
 import {
   context,
+  fileReadQuery,
   L,
   pageQuery,
-  pathArg,
   SKILL_BODIES,
+  sendFileBytes,
   tags,
   versionParams,
-  windowQuery,
 } from './skill-api-schemas.ts';
 
 /**
@@ -48,29 +48,14 @@ export async function skillVersionApiRoutes(
         tags,
         summary: 'One window of a version’s file, or its bytes with download=true',
         params: versionParams,
-        querystring: z
-          .object({
-            context,
-            path: pathArg,
-            ...windowQuery,
-            download: z
-              .enum(['true', 'false'])
-              .default('false')
-              .transform((v) => v === 'true'),
-          })
-          .strict(),
+        querystring: fileReadQuery,
       },
     },
     async (req, reply) => {
       const q = req.query;
       if (!q.download) return s.versionFile(ownerOf(req), req.params.version_id, q);
       const file = await s.versionFileBytes(ownerOf(req), req.params.version_id, q);
-      const name = file.path.split('/').at(-1) ?? 'file';
-      return reply
-        .type('application/octet-stream')
-        .header('content-disposition', `attachment; filename="${name.replace(/[^\w.-]/g, '_')}"`)
-        .header('x-content-sha256', file.sha256)
-        .send(file.bytes);
+      return sendFileBytes(reply, file);
     },
   );
 

@@ -4,11 +4,11 @@ import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
 import { type CasesPageView, casesPage } from './arena-case-views.ts';
 import { formValues } from './campaign-forms.ts';
-import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
+import { type ConsoleContext, seeOther } from './context.ts';
 import { parseForm } from './forms.ts';
+import { gatedPage, REVIEWERS_ONLY } from './gated-page.ts';
 import { guardPost, requireOwner } from './guards.ts';
 import { idOf } from './id-params.ts';
-import { messagePage } from './layout.ts';
 
 /**
  * The Arena reviewers' page (docs/arena.md, "Reports and appeals"): the open cases and the form
@@ -65,21 +65,10 @@ export function arenaCaseRoutes(app: FastifyInstance, ctx: ConsoleContext): void
   ) => {
     const parsed = AFTER.safeParse(queryOf(req).after);
     const after = parsed.success ? parsed.data : undefined;
-    const csrfToken = sessionToken(ctx, req);
-    try {
+    return gatedPage(ctx, req, reply, owner, code, REVIEWERS_ONLY, async (csrf) => {
       const queue = await ctx.arenaReview.queue(owner.id, { limit: PAGE, after });
-      return sendPage(reply, code, casesPage({ owner, csrf: csrfToken, queue, after, ...extra }));
-    } catch (err) {
-      if (!(err instanceof DomainError) || err.code !== 'ARENA_NOT_REVIEWER') throw err;
-      const page = messagePage({
-        title: 'For Arena reviewers',
-        message:
-          'Only Arena reviewers see this page. The operator of this Cairn names reviewers (cairn owner reviewer).',
-        owner,
-        csrf: csrfToken,
-      });
-      return sendPage(reply, httpStatusOf(err.code), page);
-    }
+      return casesPage({ owner, csrf, queue, after, ...extra });
+    });
   };
 
   app.get(PATH, hidden, async (req, reply) => {

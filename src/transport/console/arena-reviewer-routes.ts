@@ -4,10 +4,10 @@ import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
 import { type ReviewersPageView, reviewersPage } from './arena-reviewer-views.ts';
 import { formValues } from './campaign-forms.ts';
-import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
+import { type ConsoleContext, seeOther } from './context.ts';
 import { parseForm } from './forms.ts';
+import { type Gate, gatedPage } from './gated-page.ts';
 import { guardPost, requireOwner } from './guards.ts';
-import { messagePage } from './layout.ts';
 
 /**
  * The operator's console setting for Arena reviewers (docs/arena.md, "Reviewers"), beside the
@@ -17,6 +17,12 @@ import { messagePage } from './layout.ts';
  */
 
 const hidden = { schema: { hide: true } };
+const OPERATOR_ONLY: Gate = {
+  refusal: 'OPERATOR_REQUIRED',
+  title: 'For the operator',
+  message:
+    'Only the operator of this Cairn names Arena reviewers. Ask them to name you if you should review.',
+};
 const PATH = '/console/arena/reviewers';
 
 const DONE: Record<string, string> = {
@@ -40,21 +46,10 @@ export function arenaReviewerRoutes(app: FastifyInstance, ctx: ConsoleContext): 
     code: number,
     extra: Pick<ReviewersPageView, 'flash' | 'error' | 'typed'> = {},
   ) => {
-    const csrf = sessionToken(ctx, req);
-    try {
+    return gatedPage(ctx, req, reply, owner, code, OPERATOR_ONLY, async (csrf) => {
       const { reviewers } = await ctx.operators.arenaReviewers(owner.id);
-      return sendPage(reply, code, reviewersPage({ owner, csrf, reviewers, ...extra }));
-    } catch (err) {
-      if (!(err instanceof DomainError) || err.code !== 'OPERATOR_REQUIRED') throw err;
-      const page = messagePage({
-        title: 'For the operator',
-        message:
-          'Only the operator of this Cairn names Arena reviewers. Ask them to name you if you should review.',
-        owner,
-        csrf,
-      });
-      return sendPage(reply, httpStatusOf(err.code), page);
-    }
+      return reviewersPage({ owner, csrf, reviewers, ...extra });
+    });
   };
 
   app.get(PATH, hidden, async (req, reply) => {

@@ -8,11 +8,11 @@ import {
   superchallengesPage,
 } from './arena-superchallenge-views.ts';
 import { formValues } from './campaign-forms.ts';
-import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
+import { type ConsoleContext, seeOther } from './context.ts';
 import { parseForm } from './forms.ts';
+import { gatedPage, REVIEWERS_ONLY } from './gated-page.ts';
 import { guardPost, requireOwner } from './guards.ts';
 import { idOf } from './id-params.ts';
-import { messagePage } from './layout.ts';
 
 /**
  * The Arena reviewers' superchallenge page (docs/arena.md, "Superchallenges"): the queue and the
@@ -68,22 +68,10 @@ export function arenaSuperchallengeRoutes(app: FastifyInstance, ctx: ConsoleCont
   ) => {
     const parsed = CURSOR.safeParse(queryOf(req).cursor);
     const cursor = parsed.success ? parsed.data : undefined;
-    const csrfToken = sessionToken(ctx, req);
-    try {
+    return gatedPage(ctx, req, reply, owner, code, REVIEWERS_ONLY, async (csrf) => {
       const queue = await ctx.arenaSuperchallenges.queue(owner.id, { limit: PAGE, cursor });
-      const view = { owner, csrf: csrfToken, queue, later: cursor !== undefined, ...extra };
-      return sendPage(reply, code, superchallengesPage(view));
-    } catch (err) {
-      if (!(err instanceof DomainError) || err.code !== 'ARENA_NOT_REVIEWER') throw err;
-      const page = messagePage({
-        title: 'For Arena reviewers',
-        message:
-          'Only Arena reviewers see this page. The operator of this Cairn names reviewers (cairn owner reviewer).',
-        owner,
-        csrf: csrfToken,
-      });
-      return sendPage(reply, httpStatusOf(err.code), page);
-    }
+      return superchallengesPage({ owner, csrf, queue, later: cursor !== undefined, ...extra });
+    });
   };
 
   app.get(PATH, hidden, async (req, reply) => {

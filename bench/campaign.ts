@@ -11,6 +11,7 @@ import {
   type RawSession,
 } from './campaign-setup.ts';
 import { freePort, makeTempDir, removeTempDir, startNode, stop, waitForHealth } from './children.ts';
+import { type ClaimRun, claimPlan, floorConnections, plainClaims } from './claim-floor.ts';
 
 /**
  * `npm run bench -- campaign` (issue 5 item 12), against one `cairn serve` on the embedded
@@ -22,13 +23,22 @@ import { freePort, makeTempDir, removeTempDir, startNode, stop, waitForHealth } 
  * Printed beside (b), two plain baselines measured in the same run: one NOTIFY reaching one
  * LISTEN through the same database layer (the floor of a cross-process wake-up), and the same
  * 500 waiting calls held and released by plain node:http in its own process with no database
- * (the floor of answering them all on this machine). The last line, watch_p99_ms=<n>, is the
- * tracked figure (target < 100 ms on PostgreSQL).
+ * (the floor of answering them all on this machine).
+ * Printed beside (a) on PostgreSQL, the plain-SQL floor of the same attempts (bench/claim-floor.ts:
+ * the minimal correct transaction sent with `pg`, same clients, same schedule, as many
+ * connections as Cairn's pool, in a database of its own), three rounds, the median kept.
+ * The figures, each a `name=value` line: claims_per_s, plain_claims_per_s and
+ * claim_ratio=<Cairn claims/s ÷ plain claims/s> (target ≥ 0.5, and ≥ 1,000 claims/s);
+ * watch_p99_ms (target < 100 ms with the load generator on other cores), plain_watch_p99_ms, and
+ * last watch_ratio=<Cairn p99 ÷ plain node:http p99> (target ≤ 1.3), the wake-up figure that is
+ * fair on one machine (docs/performance.md, "Watch wake-up").
  */
 
 const CLIENTS = 100;
 const TASKS = 100;
 const ATTEMPTS_PER_CLIENT = 10;
+/** Rounds of the plain floor; the median is the baseline (a round lasts well under a second). */
+const FLOOR_ROUNDS = 3;
 /** BENCH_WATCHERS changes how many calls wait (for finding where time goes); the figure is at 500. */
 const WATCHERS = Number(process.env.BENCH_WATCHERS || 500);
 
@@ -57,12 +67,13 @@ async function claims(coordinator: Client, workers: Client[], campaignId: string
   }
   const winners = new Map<string, number>(tasks.map((t) => [t, 0]));
   let refused = 0;
+  const plan = claimPlan(CLIENTS, TASKS, ATTEMPTS_PER_CLIENT);
   const started = performance.now();
   // Client c tries tasks c, c+10, c+20, …: every task is tried by 10 clients, all at once.
   await Promise.all(
     workers.map(async (client, c) => {
-      for (let k = 0; k < ATTEMPTS_PER_CLIENT; k++) {
-        const taskId = tasks[(c + k * (TASKS / ATTEMPTS_PER_CLIENT)) % TASKS] as string;
+      for (const index of plan[c] ?? []) {
+        const taskId = tasks[index] as string;
         try {
           await call(client, 'task_claim', { task_id: taskId, idempotency_key: key() });
           winners.set(taskId, (winners.get(taskId) ?? 0) + 1);
@@ -166,6 +177,28 @@ async function plainWake(): Promise<number[]> {
   }
 }
 
+/**
+ * The plain-SQL floor of (a): FLOOR_ROUNDS rounds, each must give every task exactly one winner;
+ * the median rate is the baseline.
+ */
+async function claimFloor(
+  databaseUrl: string,
+): Promise<{ rate: number; all: number[]; connections: number }> {
+  const runs: ClaimRun[] = await plainClaims(
+    databaseUrl,
+    claimPlan(CLIENTS, TASKS, ATTEMPTS_PER_CLIENT),
+    TASKS,
+    FLOOR_ROUNDS,
+  );
+  for (const r of runs) {
+    if (!r.counts.every((n) => n === 1))
+      throw new Error('the plain claim floor gave a task other than one winner');
+  }
+  const all = runs.map((r) => r.attempts / r.seconds);
+  const rate = [...all].sort((a, b) => a - b)[Math.floor(all.length / 2)] as number;
+  return { rate, all, connections: floorConnections() };
+}
+
 export async function runCampaignBenchmark(): Promise<number> {
   const databaseUrl = process.env.DATABASE_URL || undefined;
   const dataDir = makeTempDir('cairn-bench-campaign-');
@@ -173,6 +206,8 @@ export async function runCampaignBenchmark(): Promise<number> {
     const where = { databaseUrl, dataDir };
     console.log(`campaign benchmark on ${databaseUrl ? 'PostgreSQL' : 'embedded (PGlite)'}`);
     const baseline = await notifyLatencies(where, 200);
+    // The claim floor first, while no Cairn runs: they never compete for the cores.
+    const floor = databaseUrl ? await claimFloor(databaseUrl) : null;
     const ids = await provisionAgents(where, CLIENTS + 1);
     const port = await freePort();
     const env: NodeJS.ProcessEnv = {
@@ -211,6 +246,16 @@ export async function runCampaignBenchmark(): Promise<number> {
       );
       const perTask = c.exact ? '1' : `NOT 1 (min ${Math.min(...c.counts)}, max ${Math.max(...c.counts)})`;
       console.log(`winners_per_task=${perTask}`);
+      const cairnRate = c.attempts / c.seconds;
+      if (floor) {
+        console.log(
+          `baseline plain SQL claims (pg, ${floor.connections} pooled connections, ${CLIENTS} clients, median of ${FLOOR_ROUNDS} rounds: ${floor.all.map((r) => r.toFixed(0)).join(', ')} claims/s): ${floor.rate.toFixed(1)} claims/s; winners_per_task=1`,
+        );
+      } else {
+        console.log(
+          'baseline plain SQL claims: PostgreSQL only (set DATABASE_URL); no claim_ratio on the embedded database',
+        );
+      }
 
       const latencies = await watch(coordinator, workers, campaignId);
       await Promise.all([coordinator, ...workers].map((cl) => cl.close().catch(() => {})));
@@ -228,7 +273,16 @@ export async function runCampaignBenchmark(): Promise<number> {
         process.stderr.write('FAILED: a task had other than exactly one winner.\n');
         return 1;
       }
-      console.log(`watch_p99_ms=${percentile(latencies, 99).toFixed(1)}`);
+      console.log(`claims_per_s=${cairnRate.toFixed(1)}`);
+      if (floor) {
+        console.log(`plain_claims_per_s=${floor.rate.toFixed(1)}`);
+        console.log(`claim_ratio=${(cairnRate / floor.rate).toFixed(2)}`);
+      }
+      const cairnP99 = percentile(latencies, 99);
+      const plainP99 = percentile(plain, 99);
+      console.log(`watch_p99_ms=${cairnP99.toFixed(1)}`);
+      console.log(`plain_watch_p99_ms=${plainP99.toFixed(1)}`);
+      console.log(`watch_ratio=${(cairnP99 / plainP99).toFixed(2)}`);
       return 0;
     } finally {
       await stop(child);

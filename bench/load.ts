@@ -13,8 +13,8 @@ export interface LoadOptions {
   /** Extra request headers (the bearer credential for Cairn). */
   headers: Record<string, string>;
   tool: string;
-  /** The tool's arguments (none when omitted). */
-  args?: Record<string, unknown>;
+  /** The tool's arguments (none when omitted), or a function making fresh ones for each call. */
+  args?: Record<string, unknown> | (() => Record<string, unknown>);
   clients: number;
   warmupSeconds: number;
   seconds: number;
@@ -63,7 +63,7 @@ async function disconnect({ client, transport }: Connected): Promise<void> {
 async function callOnce(client: Client, o: LoadOptions): Promise<string | null> {
   try {
     const result = await client.callTool(
-      { name: o.tool, arguments: o.args ?? {} },
+      { name: o.tool, arguments: typeof o.args === 'function' ? o.args() : (o.args ?? {}) },
       undefined,
       // Reads can take longer than the SDK's default of 60 s under heavy load.
       { timeout: 120_000 },

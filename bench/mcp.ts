@@ -1,3 +1,4 @@
+import { call, connect, key } from './campaign-setup.ts';
 import {
   type Child,
   freePort,
@@ -13,8 +14,14 @@ import { provision } from './provision.ts';
 /**
  * `npm run bench -- mcp`: tools/call identity_whoami against Cairn, and the same load against a
  * minimal server built with the same SDK, one after the other so they never compete for CPU.
- * The last line, mcp_ratio=<cairn rps / minimal rps>, is the figure to track (target ≥ 0.7 on
- * PostgreSQL). More than 1% failed calls makes the run invalid: no ratio, exit code 1.
+ * Then two calls that touch the database (issue 23 item 3), on the tracked database only
+ * (PostgreSQL when DATABASE_URL is set): task_get of one task and message_append to one campaign
+ * (every client a member's session; each call a new idempotency key), against the same minimal
+ * server answering both from memory. mcp_db_ratio is the lower of the two ratios (target ≥ 0.5).
+ * Figures, each a `name=value` line: cairn_rps and minimal_rps (whoami, tracked database);
+ * cairn_<tool>_rps, minimal_<tool>_rps and <tool>_ratio for each; mcp_db_ratio; and last mcp_ratio=<cairn rps / minimal
+ * rps> for identity_whoami (target ≥ 0.7 on PostgreSQL). More than 1% failed calls makes the run
+ * invalid: no ratio, exit code 1.
  */
 
 /** The issue's bar for a real figure; shorter runs are allowed as smoke tests. */
@@ -87,6 +94,142 @@ async function measureCairn(s: Settings, databaseUrl: string | undefined): Promi
   }
 }
 
+/** The task the minimal server keeps in memory (bench/minimal-server.ts). */
+const MINIMAL_TASK_ID = 'tsk_01JZ0000000000000000000000';
+const DB_TOOLS = ['task_get', 'message_append'] as const;
+type DbTool = (typeof DB_TOOLS)[number];
+
+const CONDITIONS = {
+  available_data: 'bench',
+  authorized_scope: 'bench',
+  deliverable: 'bench',
+  reproduction_steps: 'bench',
+  time_budget_minutes: 60,
+  stop_conditions: 'bench',
+  reviewer: 'bench',
+};
+
+function messageArgs(campaignId: string): () => Record<string, unknown> {
+  return () => ({ campaign_id: campaignId, type: 'NOTE', content: 'A bench note.', idempotency_key: key() });
+}
+
+/**
+ * task_get and message_append on one `cairn serve`, one after the other: one identity (READ)
+ * creates a campaign and publishes a task, then every client calls as that member.
+ */
+async function measureCairnDb(
+  s: Settings,
+  databaseUrl: string | undefined,
+): Promise<Record<DbTool, LoadResult>> {
+  const dataDir = makeTempDir('cairn-bench-db-');
+  try {
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'warn',
+      CAIRN_DATA_DIR: dataDir,
+      CAIRN_MCP_RATE_LIMIT: '10000000',
+    };
+    if (databaseUrl) env.DATABASE_URL = databaseUrl;
+    else delete env.DATABASE_URL;
+    delete env.CAIRN_BASE_URL;
+    const { key: bearer } = await provision(env, 'READ');
+    const child = startNode('cairn serve', ['bin/cairn.js', 'serve'], env);
+    const baseUrl = `http://127.0.0.1:${port}`;
+    try {
+      await waitForHealth(child, baseUrl);
+      const setup = await connect(baseUrl, bearer);
+      const campaign = await call(setup, 'campaign_create', {
+        title: 'bench',
+        objective: 'bench',
+        allow_agent_publish: false,
+        visibility: 'SHARED',
+        participation: 'OPEN',
+        idempotency_key: key(),
+      });
+      const campaignId = campaign.campaign_id as string;
+      const task = await call(setup, 'task_publish', {
+        campaign_id: campaignId,
+        title: 'bench task',
+        objective: 'bench',
+        acceptance: 'bench',
+        conditions: CONDITIONS,
+        idempotency_key: key(),
+      });
+      const taskId = task.task_id as string;
+      await setup.close();
+      const common = {
+        url: `${baseUrl}/mcp`,
+        headers: { authorization: `Bearer ${bearer}` },
+        clients: s.clients,
+        warmupSeconds: WARMUP_SECONDS,
+        seconds: s.seconds,
+      };
+      const taskGet = await runLoad({
+        ...common,
+        tool: 'task_get',
+        args: { task_id: taskId },
+        check: (r) =>
+          (r as { task_id?: unknown })?.task_id === taskId
+            ? null
+            : `wrong task: ${JSON.stringify(r).slice(0, 300)}`,
+      });
+      const messageAppend = await runLoad({
+        ...common,
+        tool: 'message_append',
+        args: messageArgs(campaignId),
+        check: (r) =>
+          typeof (r as { message_id?: unknown })?.message_id === 'string'
+            ? null
+            : `no message_id: ${JSON.stringify(r).slice(0, 300)}`,
+      });
+      return { task_get: taskGet, message_append: messageAppend };
+    } finally {
+      await stop(child);
+    }
+  } finally {
+    removeTempDir(dataDir);
+  }
+}
+
+/** The same two calls against the minimal server, answering from memory. */
+async function measureMinimalDb(s: Settings): Promise<Record<DbTool, LoadResult>> {
+  const port = await freePort();
+  const child = startNode('minimal server', ['--import', 'tsx', 'bench/minimal-server.ts'], {
+    ...process.env,
+    PORT: String(port),
+  });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHealth(child, baseUrl);
+    const common = {
+      url: `${baseUrl}/mcp`,
+      headers: {},
+      clients: s.clients,
+      warmupSeconds: WARMUP_SECONDS,
+      seconds: s.seconds,
+    };
+    const taskGet = await runLoad({
+      ...common,
+      tool: 'task_get',
+      args: { task_id: MINIMAL_TASK_ID },
+      check: (r) => ((r as { task_id?: unknown })?.task_id === MINIMAL_TASK_ID ? null : 'wrong task'),
+    });
+    const messageAppend = await runLoad({
+      ...common,
+      tool: 'message_append',
+      args: messageArgs('cmp_01JZ0000000000000000000000'),
+      check: (r) =>
+        typeof (r as { message_id?: unknown })?.message_id === 'string' ? null : 'no message_id',
+    });
+    return { task_get: taskGet, message_append: messageAppend };
+  } finally {
+    await stop(child);
+  }
+}
+
 async function measureMinimal(s: Settings): Promise<LoadResult> {
   const port = await freePort();
   const child = startNode('minimal server', ['--import', 'tsx', 'bench/minimal-server.ts'], {
@@ -140,9 +283,21 @@ export async function runMcpBenchmark(): Promise<number> {
     console.log(line(runs[1]![0], runs[1]![1]));
   }
 
-  const problems = [errorProblem('minimal', minimal), ...runs.map(([n, r]) => errorProblem(n, r))].filter(
-    (p) => p !== null,
-  );
+  // The calls that touch the database: the tracked database only, the minimal server first.
+  const trackedDb = s.databaseUrl ? 'postgres' : 'embedded';
+  const minimalDb = await measureMinimalDb(s);
+  for (const tool of DB_TOOLS) console.log(line(`minimal ${tool}`, minimalDb[tool]));
+  const cairnDb = await measureCairnDb(s, s.databaseUrl);
+  for (const tool of DB_TOOLS) console.log(line(`cairn-${trackedDb} ${tool}`, cairnDb[tool]));
+
+  const problems = [
+    errorProblem('minimal', minimal),
+    ...runs.map(([n, r]) => errorProblem(n, r)),
+    ...DB_TOOLS.flatMap((tool) => [
+      errorProblem(`minimal ${tool}`, minimalDb[tool]),
+      errorProblem(`cairn-${trackedDb} ${tool}`, cairnDb[tool]),
+    ]),
+  ].filter((p) => p !== null);
   if (problems.length > 0) {
     process.stderr.write(`FAILED: ${problems.join('\n')}\n`);
     return 1;
@@ -150,6 +305,15 @@ export async function runMcpBenchmark(): Promise<number> {
   for (const [name, r] of runs) console.log(`${name} ratio=${(r.rps / minimal.rps).toFixed(2)}`);
   // The tracked figure: PostgreSQL's when it ran (the target is set there), else the embedded one.
   const tracked = runs.at(-1)![1];
+  const dbRatios = DB_TOOLS.map((tool) => cairnDb[tool].rps / minimalDb[tool].rps);
+  console.log(`cairn_rps=${tracked.rps.toFixed(1)}`);
+  console.log(`minimal_rps=${minimal.rps.toFixed(1)}`);
+  DB_TOOLS.forEach((tool, i) => {
+    console.log(`cairn_${tool}_rps=${cairnDb[tool].rps.toFixed(1)}`);
+    console.log(`minimal_${tool}_rps=${minimalDb[tool].rps.toFixed(1)}`);
+    console.log(`${tool}_ratio=${dbRatios[i]!.toFixed(2)}`);
+  });
+  console.log(`mcp_db_ratio=${Math.min(...dbRatios).toFixed(2)}`);
   console.log(`mcp_ratio=${(tracked.rps / minimal.rps).toFixed(2)}`);
   return 0;
 }

@@ -1,12 +1,17 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { z } from 'zod';
 
 /**
  * The baseline of the mcp benchmark: the SDK's simplest stateless Streamable HTTP server, with
  * one tool that returns a constant. It is built per request, exactly as Cairn builds its server,
  * so the ratio against it measures what Cairn adds (bearer lookup, sessions, operation runner,
  * Fastify), not the cost of the SDK itself.
+ *
+ * For the DB-touching ratio (issue 23 item 3) it also answers task_get and message_append from
+ * memory: a task kept in a Map, shaped like Cairn's answer, and messages pushed onto an array
+ * with a sequence number. Arguments are checked by zod schemas as the SDK does for any tool.
  *
  * Run as a child process: `PORT=… node --import tsx bench/minimal-server.ts`.
  */
@@ -39,12 +44,78 @@ const WHOAMI = {
 };
 const WHOAMI_TEXT = JSON.stringify(WHOAMI);
 
+/** The one task task_get answers, shaped like Cairn's task_get of an OPEN task. */
+const MINIMAL_TASK_ID = 'tsk_01JZ0000000000000000000000';
+const TASKS = new Map<string, Record<string, unknown>>([
+  [
+    MINIMAL_TASK_ID,
+    {
+      task_id: MINIMAL_TASK_ID,
+      campaign_id: 'cmp_01JZ0000000000000000000000',
+      title: 'bench task',
+      objective: 'bench',
+      acceptance: 'bench',
+      conditions: {
+        available_data: 'bench',
+        authorized_scope: 'bench',
+        deliverable: 'bench',
+        reproduction_steps: 'bench',
+        time_budget_minutes: 60,
+        stop_conditions: 'bench',
+        reviewer: 'bench',
+      },
+      status: 'OPEN',
+      version: 1,
+      created_by: 'agt_01JZ0000000000000000000000',
+      assignee_id: null,
+      parent_task_id: null,
+      editing: { can_edit: true, edit_count: 0, last_edited_at: null },
+      lease: null,
+      submissions: [],
+      reward: null,
+      created_at: '2026-01-01T00:00:00.000Z',
+      updated_at: '2026-01-01T00:00:00.000Z',
+    },
+  ],
+]);
+const MESSAGES: Array<Record<string, unknown>> = [];
+
 function buildServer(): McpServer {
   const server = new McpServer({ name: 'bench-minimal', version: '1.0.0' });
   server.registerTool('whoami', { description: 'Returns a constant identity.' }, async () => ({
     content: [{ type: 'text', text: WHOAMI_TEXT }],
     structuredContent: WHOAMI,
   }));
+  server.registerTool(
+    'task_get',
+    {
+      description: 'Returns a task kept in memory.',
+      inputSchema: { task_id: z.string().min(1), campaign_id: z.string().optional() },
+    },
+    async ({ task_id }) => {
+      const task = TASKS.get(task_id);
+      if (!task) return { isError: true, content: [{ type: 'text', text: `no task ${task_id}` }] };
+      return { content: [{ type: 'text', text: JSON.stringify(task) }], structuredContent: task };
+    },
+  );
+  server.registerTool(
+    'message_append',
+    {
+      description: 'Appends a message to a list in memory.',
+      inputSchema: {
+        campaign_id: z.string().min(1),
+        type: z.enum(['NOTE', 'QUESTION', 'ANSWER', 'REFUSAL']),
+        content: z.string().min(1).max(20_000),
+        idempotency_key: z.string().min(1).max(200),
+      },
+    },
+    async (input) => {
+      const created_at = new Date().toISOString();
+      const seq = MESSAGES.push({ ...input, created_at });
+      const answer = { message_id: `msg_${String(seq).padStart(26, '0')}`, seq, created_at };
+      return { content: [{ type: 'text', text: JSON.stringify(answer) }], structuredContent: answer };
+    },
+  );
   return server;
 }
 

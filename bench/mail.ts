@@ -325,6 +325,8 @@ export async function runMailBenchmark(): Promise<number> {
       process.stderr.write(`FAILED: ${problems.join('; ')}.\n`);
       return 1;
     }
+    process.stdout.write(`cairn_deliveries_per_s=${cairnRate.toFixed(1)}\n`);
+    process.stdout.write(`baseline_deliveries_per_s=${baselineRate.toFixed(1)}\n`);
     process.stdout.write(`mail_ratio=${(cairnRate / baselineRate).toFixed(3)}\n`);
     return 0;
   } finally {

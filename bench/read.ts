@@ -107,6 +107,8 @@ export async function runReadBenchmark(): Promise<number> {
     console.log(
       `cairn           pages=${done} ms_per_page=${cairnMs.toFixed(1)} p50=${cairn.p50Ms.toFixed(0)}ms p99=${cairn.p99Ms.toFixed(0)}ms`,
     );
+    console.log(`cairn_ms_per_page=${cairnMs.toFixed(1)}`);
+    console.log(`plain_ms_per_page=${plainMs.toFixed(1)}`);
     console.log(`read_ratio=${(cairnMs / plainMs).toFixed(2)}`);
     return 0;
   } finally {

@@ -384,6 +384,8 @@ export async function runRewardsBenchmark(): Promise<number> {
       process.stderr.write(`FAILED: ${problems.join('; ')}.\n`);
       return 1;
     }
+    process.stdout.write(`cairn_seconds=${cairn.seconds.toFixed(2)}\n`);
+    process.stdout.write(`plain_seconds=${plain.seconds.toFixed(2)}\n`);
     process.stdout.write(`rewards_ratio=${(cairn.seconds / plain.seconds).toFixed(2)}\n`);
     return 0;
   } finally {

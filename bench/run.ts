@@ -1,3 +1,4 @@
+import { runAllBenchmarks } from './all.ts';
 import { runCampaignBenchmark } from './campaign.ts';
 import { runInjectionBenchmark } from './injection.ts';
 import { runMailBenchmark } from './mail.ts';
@@ -16,9 +17,14 @@ interface Benchmark {
 }
 
 const BENCHMARKS: Record<string, Benchmark> = {
+  all: {
+    summary:
+      'every benchmark below in sequence, then bench/results.md: each figure, its baseline, ratio, target (all <names> runs only those)',
+    run: () => runAllBenchmarks(process.argv.slice(3)),
+  },
   campaign: {
     summary:
-      '1,000 task_claim attempts on 100 tasks from 100 clients; 500 waiting events_watch woken by one message',
+      '1,000 task_claim attempts on 100 tasks from 100 clients vs the plain SQL floor (PostgreSQL); 500 waiting events_watch woken by one message vs plain node:http',
     run: runCampaignBenchmark,
   },
   injection: {
@@ -32,7 +38,8 @@ const BENCHMARKS: Record<string, Benchmark> = {
     run: runMailBenchmark,
   },
   mcp: {
-    summary: 'tools/call identity_whoami from concurrent MCP clients, Cairn vs a minimal SDK server',
+    summary:
+      'tools/call identity_whoami, task_get and message_append from concurrent MCP clients, Cairn vs a minimal SDK server',
     run: runMcpBenchmark,
   },
   read: {
@@ -69,6 +76,8 @@ Environment:
   BENCH_READ_UNIQUE  read only: 0 re-serves identical bytes (deduplicated); default: different bytes on every read
   BENCH_WATCHERS  campaign only: waiting events_watch calls (default 500, the figure's)
   BENCH_WATCH_THREADS  campaign only: load-generator threads holding them (default 4)
+  BENCH_CLAIM_CONNECTIONS  campaign only: connections of the plain claim floor (default: CAIRN_DB_POOL_SIZE or 10,
+                  Cairn's pool); the floor makes and drops its own database cairn_bench_claims
   BENCH_SEARCH_DOCS  search only: evidence texts stored (default 100000, the figure's)
   DATABASE_URL    run Cairn on this PostgreSQL database instead of the embedded one
                   (search, rewards: the server it creates its own database cairn_bench_search or

@@ -103,6 +103,8 @@ export async function runSearchBenchmark(): Promise<number> {
       );
     }
     const ratio = percentile(cairnMs, 95) / percentile(plainMs, 95);
+    process.stdout.write(`cairn_p95_ms=${percentile(cairnMs, 95).toFixed(2)}\n`);
+    process.stdout.write(`plain_p95_ms=${percentile(plainMs, 95).toFixed(2)}\n`);
     process.stdout.write(`search_ratio=${ratio.toFixed(2)}\n`);
     return 0;
   } finally {

@@ -242,7 +242,7 @@ export function row(f: Figure, o: Outcome | undefined): string[] {
     value,
     baseline,
     ratio,
-    f.note ? `${target} (${f.note})` : target,
+    f.note ? `${target}; ${f.note}` : target,
     verdict,
   ];
   if (!o) return cells('—', '—', '—', 'not run');
@@ -284,6 +284,11 @@ async function databaseKind(): Promise<string> {
 
 export function renderResults(outcomes: Outcome[], machine: { database: string; load: string }): string {
   const seconds = Number(process.env.BENCH_SECONDS || 10);
+  // Any BENCH_* setting changes what is measured (fewer waiters, fewer texts, shorter runs).
+  const settings = Object.entries(process.env)
+    .filter(([k]) => k.startsWith('BENCH_'))
+    .map(([k, v]) => `${k}=${v}`)
+    .sort();
   const cells = FIGURES.map((f) =>
     row(
       f,
@@ -311,6 +316,7 @@ docs/performance.md.
 - Node ${process.version} on ${os.platform()} ${os.arch()}
 - Database: ${machine.database}
 - Measured seconds per server (mcp, read): ${seconds}${seconds < 10 ? ' (a smoke run: not real figures)' : ''}
+- Settings: ${settings.length > 0 ? `${settings.join(' ')} (not the defaults the labels describe)` : 'the defaults'}
 - Ran: ${ran}
 
 The load generator runs on the same cores as the server under test; a busy machine makes every

@@ -1,12 +1,12 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TABLES } from '../../src/domains/catalog.ts';
 import { lockDataDir } from '../../src/storage/data-dir-lock.ts';
 import { openDatabase } from '../../src/storage/database.ts';
 import { arenaMember, assign } from '../support/arena.ts';
-import { cairnCli } from '../support/cairn-cli.ts';
+import { cairnCli, seedDataDir } from '../support/cairn-cli.ts';
 import { type OwnDatabase, ownDatabase } from '../support/own-database.ts';
 import { ownerApi } from '../support/owner-api.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -42,13 +42,7 @@ beforeAll(async () => {
     return;
   }
   // The CLI's data dir starts as a copy of the migrated template, sparing it initdb.
-  const seeded = await openDatabase({
-    tables: TABLES,
-    dataDir: path.join(dataDir(), 'pg'),
-    loadDataDir: new Blob([readFileSync(inject('pgliteTemplate'))]),
-    migrate: false,
-  });
-  await seeded.close();
+  await seedDataDir(dataDir());
 });
 afterAll(async () => {
   await live?.close();

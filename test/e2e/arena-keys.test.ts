@@ -6,7 +6,7 @@ import { compactVerify, createLocalJWKSet, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { SignedScorePayload } from '../../src/domains/arena/index.ts';
 import { unsealJson } from '../../src/kernel/seal.ts';
-import { cairnCli } from '../support/cairn-cli.ts';
+import { cairnCli, seedDataDir } from '../support/cairn-cli.ts';
 import { type OwnDatabase, ownDatabase } from '../support/own-database.ts';
 import { type Replica, startReplica } from '../support/replicas.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -30,6 +30,7 @@ const cli = cairnCli(() => path.join(dir, 'data'));
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'cairn-arena-'));
+  await seedDataDir(path.join(dir, 'data'));
   own = url ? await ownDatabase('cairn_arena_e2e', url) : undefined;
   server = await startTestServer({
     env: { CAIRN_SECRET: SECRET },

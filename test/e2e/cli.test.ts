@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { CAIRN_BIN, cairnCli } from '../support/cairn-cli.ts';
+import { CAIRN_BIN, cairnCli, seedDataDir } from '../support/cairn-cli.ts';
 import { onPostgres } from '../support/database.ts';
 import { callTool, connectClient, uniqueEmail } from '../support/factories.ts';
 import { freePort } from '../support/test-server.ts';
@@ -33,8 +33,9 @@ const email = uniqueEmail();
 let agentId = '';
 let projectKey = '';
 
-beforeAll(() => {
+beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'cairn-cli-'));
+  await seedDataDir(dataDir);
 });
 afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
@@ -149,10 +150,20 @@ describe('cairn admin commands', () => {
     expect(tls.stderr).toMatch(/- CAIRN_SMTP_TLS_KEY_FILE: cannot read \/nonexistent\/key\.pem \(ENOENT\)/);
   });
 
-  it('migrate applies migrations and says so', async () => {
+  it('migrate applies migrations and says so, on an empty data dir too (a first run)', async () => {
     const res = await cairn(['migrate', '--json']);
     expect(res.code).toBe(0);
     expect(onlyJson(res.stdout)).toMatchObject({ migrated: true });
+    // The other tests start from the migrated template; this is the one first run from nothing.
+    const empty = mkdtempSync(path.join(os.tmpdir(), 'cairn-cli-first-'));
+    try {
+      const first = await cairn(['migrate', '--json'], { env: { CAIRN_DATA_DIR: empty } });
+      expect(first.code).toBe(0);
+      expect(onlyJson(first.stdout)).toMatchObject({ migrated: true });
+      expect(existsSync(path.join(empty, 'pg'))).toBe(true);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
   });
 });
 

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { cairnCli } from '../support/cairn-cli.ts';
+import { cairnCli, seedDataDir } from '../support/cairn-cli.ts';
 import { uniqueEmail } from '../support/factories.ts';
 import { freePort } from '../support/test-server.ts';
 
@@ -16,8 +16,9 @@ const cli = cairnCli(() => dataDir);
 const cairn = (args: string[], stdin = '') => cli.run(args, { stdin });
 const startServe = cli.serve;
 
-beforeAll(() => {
+beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'cairn-owner-token-'));
+  await seedDataDir(dataDir);
 });
 afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TABLES } from '../../src/domains/catalog.ts';
 import { openDatabase } from '../../src/storage/database.ts';
-import { cairnCli } from '../support/cairn-cli.ts';
+import { cairnCli, seedDataDir } from '../support/cairn-cli.ts';
 import { onPostgres } from '../support/database.ts';
 import { uniqueEmail } from '../support/factories.ts';
 import { type OwnDatabase, ownDatabase } from '../support/own-database.ts';
@@ -27,6 +27,7 @@ const cairn = (args: string[], stdin = '') =>
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'cairn-funds-'));
+  await seedDataDir(dataDir);
   if (onPostgres) own = await ownDatabase('cairn_funds_cli', process.env.TEST_DATABASE_URL as string);
 });
 afterAll(async () => {

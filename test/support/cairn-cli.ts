@@ -1,5 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { inject } from 'vitest';
+import { TABLES } from '../../src/domains/catalog.ts';
+import { openDatabase } from '../../src/storage/database.ts';
 import { onPostgres } from './database.ts';
 
 /**
@@ -51,4 +55,21 @@ export function cairnCli(dataDir: () => string) {
   };
 
   return { env, run, serve };
+}
+
+/**
+ * Seeds an embedded data dir (`<dataDir>/pg`, where the CLI keeps its database) from the migrated
+ * template, sparing each CLI test file PGlite's initdb and every migration in a child process; on
+ * PostgreSQL there is nothing to seed. The first run on an empty dir is tested once, in cli.test.ts
+ * ("migrate").
+ */
+export async function seedDataDir(dataDir: string): Promise<void> {
+  if (onPostgres) return;
+  const seeded = await openDatabase({
+    tables: TABLES,
+    dataDir: path.join(dataDir, 'pg'),
+    loadDataDir: new Blob([readFileSync(inject('pgliteTemplate'))]),
+    migrate: false,
+  });
+  await seeded.close();
 }

@@ -34,7 +34,8 @@ export default async function setup(project: TestProject) {
   await template.close();
   const dir = path.resolve('.tmp');
   mkdirSync(dir, { recursive: true });
-  const file = path.join(dir, `pglite-template-${process.pid}.tar`);
+  // One per project of the run (vitest.config.ts): each project runs this setup.
+  const file = path.join(dir, `pglite-template-${process.pid}-${project.name || 'root'}.tar`);
   writeFileSync(file, Buffer.from(await dump.arrayBuffer()));
   project.provide('pgliteTemplate', file);
   return () => rmSync(file, { force: true });

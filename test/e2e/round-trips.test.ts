@@ -35,7 +35,9 @@ afterAll(async () => {
 /** The documented counts: the "Round trips" table of docs/performance.md, by row label. */
 function documented(): Map<string, number> {
   const page = readFileSync('docs/performance.md', 'utf8');
-  const section = page.slice(page.indexOf('## Round trips'));
+  const from = page.indexOf('## Round trips');
+  const to = page.indexOf('\n## ', from + 1);
+  const section = page.slice(from, to === -1 ? undefined : to);
   const rows = new Map<string, number>();
   for (const m of section.matchAll(/^\| `([^`]+)`[^|]*\| (\d+) \|/gm)) rows.set(m[1] as string, Number(m[2]));
   return rows;

@@ -45,9 +45,19 @@ export function removeTempDir(dir: string): void {
   tempDirs.delete(dir);
 }
 
-/** Starts `node <args>` in the repository root, keeping the tail of its output. */
+/**
+ * Starts `node <args>` in the repository root, keeping the tail of its output. With
+ * BENCH_CPU_PROF=<dir> every child writes a V8 CPU profile there when it exits (for finding where
+ * a figure's time goes; Node refuses --cpu-prof in NODE_OPTIONS).
+ */
 export function startNode(name: string, args: string[], env: NodeJS.ProcessEnv): Child {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const profile = process.env.BENCH_CPU_PROF;
+  const flags = profile ? ['--cpu-prof', `--cpu-prof-dir=${profile}`] : [];
+  const child = spawn(process.execPath, [...flags, ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   running.add(child);
   child.once('exit', () => running.delete(child));
   let output = '';

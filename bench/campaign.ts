@@ -10,7 +10,15 @@ import {
   provisionAgents,
   type RawSession,
 } from './campaign-setup.ts';
-import { freePort, makeTempDir, removeTempDir, startNode, stop, waitForHealth } from './children.ts';
+import {
+  freePort,
+  makeTempDir,
+  removeTempDir,
+  serveEnv,
+  startNode,
+  stop,
+  waitForHealth,
+} from './children.ts';
 import { type ClaimRun, claimPlan, floorConnections, plainClaims } from './claim-floor.ts';
 
 /**
@@ -210,16 +218,7 @@ export async function runCampaignBenchmark(): Promise<number> {
     const floor = databaseUrl ? await claimFloor(databaseUrl) : null;
     const ids = await provisionAgents(where, CLIENTS + 1);
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      CAIRN_DATA_DIR: dataDir,
-      CAIRN_MCP_RATE_LIMIT: '10000000',
-    };
-    if (!databaseUrl) delete env.DATABASE_URL;
-    delete env.CAIRN_BASE_URL;
+    const env = serveEnv({ port, dataDir, databaseUrl });
     const child = startNode('cairn serve', ['bin/cairn.js', 'serve'], env);
     const baseUrl = `http://127.0.0.1:${port}`;
     try {

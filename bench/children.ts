@@ -139,3 +139,30 @@ export async function stop(child: Child, graceMs = 10_000): Promise<void> {
   await exited;
   clearTimeout(timer);
 }
+
+/**
+ * The environment of a `cairn serve` a benchmark starts: ours (CAIRN_* tuning passes through),
+ * on loopback `port`, its data in `dataDir`, on `databaseUrl` or else the embedded database. The
+ * per-identity rate limit is lifted (a benchmark measures throughput, not the limiter), and links
+ * point at this server rather than a deployment's public address.
+ */
+export function serveEnv(opts: {
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  extra?: Record<string, string>;
+}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(opts.port),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    CAIRN_DATA_DIR: opts.dataDir,
+    CAIRN_MCP_RATE_LIMIT: '10000000',
+    ...opts.extra,
+  };
+  if (opts.databaseUrl) env.DATABASE_URL = opts.databaseUrl;
+  else delete env.DATABASE_URL;
+  delete env.CAIRN_BASE_URL;
+  return env;
+}

@@ -7,6 +7,7 @@ import {
   freePort,
   makeTempDir,
   removeTempDir,
+  serveEnv,
   startNode,
   stop,
   waitForHealth,
@@ -139,19 +140,16 @@ async function cairnRun(
 ) {
   const port = await freePort();
   const smtpPort = await freePort();
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    LOG_LEVEL: 'warn',
-    CAIRN_DATA_DIR: where.dataDir,
-    CAIRN_MCP_RATE_LIMIT: '10000000',
-    CAIRN_MAIL_DOMAIN: 'mail.bench.test',
-    CAIRN_SMTP_PORT: String(smtpPort),
-    CAIRN_SMTP_HOST: '127.0.0.1',
-  };
-  if (!where.databaseUrl) delete env.DATABASE_URL;
-  delete env.CAIRN_BASE_URL;
+  const env = serveEnv({
+    port,
+    dataDir: where.dataDir,
+    databaseUrl: where.databaseUrl,
+    extra: {
+      CAIRN_MAIL_DOMAIN: 'mail.bench.test',
+      CAIRN_SMTP_PORT: String(smtpPort),
+      CAIRN_SMTP_HOST: '127.0.0.1',
+    },
+  });
   const child: Child = startNode('cairn serve', ['bin/cairn.js', 'serve'], env);
   const baseUrl = `http://127.0.0.1:${port}`;
   const clients: Client[] = [];

@@ -4,6 +4,7 @@ import {
   freePort,
   makeTempDir,
   removeTempDir,
+  serveEnv,
   startNode,
   stop,
   waitForHealth,
@@ -64,19 +65,7 @@ async function measureCairn(s: Settings, databaseUrl: string | undefined): Promi
   try {
     const port = await freePort();
     // DATABASE_URL (and any other CAIRN_* tuning, e.g. CAIRN_DB_POOL_SIZE) passes through from our env.
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      CAIRN_DATA_DIR: dataDir,
-      // The benchmark measures throughput; the per-identity limit would make it measure the limiter.
-      CAIRN_MCP_RATE_LIMIT: '10000000',
-    };
-    if (databaseUrl) env.DATABASE_URL = databaseUrl;
-    else delete env.DATABASE_URL;
-    // Links Cairn builds must point at this server, not at a deployment's public address.
-    delete env.CAIRN_BASE_URL;
+    const env = serveEnv({ port, dataDir, databaseUrl });
     const { agentId, key } = await provision(env);
     const child = startNode('cairn serve', ['bin/cairn.js', 'serve'], env);
     return await measure(child, `http://127.0.0.1:${port}`, {
@@ -124,17 +113,7 @@ async function measureCairnDb(
   const dataDir = makeTempDir('cairn-bench-db-');
   try {
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      CAIRN_DATA_DIR: dataDir,
-      CAIRN_MCP_RATE_LIMIT: '10000000',
-    };
-    if (databaseUrl) env.DATABASE_URL = databaseUrl;
-    else delete env.DATABASE_URL;
-    delete env.CAIRN_BASE_URL;
+    const env = serveEnv({ port, dataDir, databaseUrl });
     const { key: bearer } = await provision(env, 'READ');
     const child = startNode('cairn serve', ['bin/cairn.js', 'serve'], env);
     const baseUrl = `http://127.0.0.1:${port}`;

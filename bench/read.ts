@@ -2,7 +2,15 @@ import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { request } from 'undici';
 import { serveArticle } from './article.ts';
-import { freePort, makeTempDir, removeTempDir, startNode, stop, waitForHealth } from './children.ts';
+import {
+  freePort,
+  makeTempDir,
+  removeTempDir,
+  serveEnv,
+  startNode,
+  stop,
+  waitForHealth,
+} from './children.ts';
 import { runLoad } from './load.ts';
 import { provision } from './provision.ts';
 
@@ -63,18 +71,16 @@ export async function runReadBenchmark(): Promise<number> {
     console.log(`plain           pages=${plain.pages} ms_per_page=${plainMs.toFixed(1)}`);
 
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      CAIRN_DATA_DIR: dataDir,
-      CAIRN_MCP_RATE_LIMIT: '10000000',
-      // The loopback site is private by nature: the operator's allow list is how a deployment reaches one.
-      CAIRN_FETCH_ALLOW: `127.0.0.1:${site.port}`,
-      CAIRN_FETCH_PORTS: String(site.port),
-    };
-    delete env.CAIRN_BASE_URL;
+    const env = serveEnv({
+      port,
+      dataDir,
+      databaseUrl: process.env.DATABASE_URL || undefined,
+      extra: {
+        // The loopback site is private by nature: the operator's allow list is how a deployment reaches one.
+        CAIRN_FETCH_ALLOW: `127.0.0.1:${site.port}`,
+        CAIRN_FETCH_PORTS: String(site.port),
+      },
+    });
     const { key } = await provision(env, 'READ');
     const child = startNode('cairn serve', ['bin/cairn.js', 'serve'], env);
     let cairn: Awaited<ReturnType<typeof runLoad>>;

@@ -7,7 +7,15 @@ import { systemClock } from '../src/kernel/clock.ts';
 import { type ExecResult, execDirect, loadEngine, type SandboxFile } from '../src/sandbox/index.ts';
 import { openDatabase } from '../src/storage/database.ts';
 import { call, connect, key, percentile } from './campaign-setup.ts';
-import { freePort, makeTempDir, removeTempDir, startNode, stop, waitForHealth } from './children.ts';
+import {
+  freePort,
+  makeTempDir,
+  removeTempDir,
+  serveEnv,
+  startNode,
+  stop,
+  waitForHealth,
+} from './children.ts';
 
 /**
  * `npm run bench -- sandbox` (issue 21 item 8): 200 sandbox.exec calls of one small program over
@@ -164,16 +172,7 @@ export async function runSandboxBenchmark(): Promise<number> {
     const who = await provisionOwnerAndAgent({ databaseUrl, dataDir });
     const port = await freePort();
     // CAIRN_SANDBOX_JOBS and other CAIRN_* tuning pass through from our env.
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-      CAIRN_DATA_DIR: dataDir,
-      CAIRN_MCP_RATE_LIMIT: '10000000',
-    };
-    if (!databaseUrl) delete env.DATABASE_URL;
-    delete env.CAIRN_BASE_URL;
+    const env = serveEnv({ port, dataDir, databaseUrl });
     const child = startNode('cairn serve', ['bin/cairn.js', 'serve'], env);
     const baseUrl = `http://127.0.0.1:${port}`;
     let cairn: number[];

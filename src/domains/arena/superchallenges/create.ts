@@ -13,7 +13,7 @@ import type { ChallengeRegistry } from '../challenges/registry.ts';
 import { afterCursor, cursorAfter } from '../runs/paging.ts';
 import { arenaSuperchallenges } from '../tables.ts';
 import { type ComposedPart, type Composition, composePackage, SUPERCHALLENGE_VERSION } from './compose.ts';
-import { presentProposal, SUPERCHALLENGE_LIMITS } from './present.ts';
+import { PROPOSAL_COLUMNS, presentProposal, SUPERCHALLENGE_LIMITS } from './present.ts';
 
 export interface CreateInput {
   challengeId: string;
@@ -192,16 +192,7 @@ export async function ownSuperchallenges(
   const t = arenaSuperchallenges;
   const rows = await ex
     .select({
-      id: t.id,
-      challengeId: t.challengeId,
-      version: t.version,
-      composition: t.composition,
-      parts: t.parts,
-      packageSha256: t.packageSha256,
-      status: t.status,
-      createdAt: t.createdAt,
-      reasons: t.reasons,
-      decidedAt: t.decidedAt,
+      ...PROPOSAL_COLUMNS,
       // challenge.json is the first file (compose.ts): the title without loading the package.
       title: sql<string>`((${t.files}->0->>'content')::jsonb)->>'title'`,
     })

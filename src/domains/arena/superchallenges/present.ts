@@ -1,5 +1,5 @@
 import type { PublishedLimit } from '../../../kernel/limits.ts';
-import type { arenaSuperchallenges } from '../tables.ts';
+import { arenaSuperchallenges } from '../tables.ts';
 
 /** The numbers of superchallenges (docs/arena.md, "Superchallenges"). */
 export const SUPERCHALLENGE_LIMITS = {
@@ -26,19 +26,22 @@ export const PUBLISHED_SUPERCHALLENGE_LIMITS: PublishedLimit[] = [
   },
 ];
 
-type Row = Pick<
-  typeof arenaSuperchallenges.$inferSelect,
-  | 'id'
-  | 'challengeId'
-  | 'version'
-  | 'composition'
-  | 'parts'
-  | 'packageSha256'
-  | 'status'
-  | 'createdAt'
-  | 'reasons'
-  | 'decidedAt'
->;
+const t = arenaSuperchallenges;
+/** The columns presentProposal reads: both the proposer's list and the reviewers' queue select them. */
+export const PROPOSAL_COLUMNS = {
+  id: t.id,
+  challengeId: t.challengeId,
+  version: t.version,
+  composition: t.composition,
+  parts: t.parts,
+  packageSha256: t.packageSha256,
+  status: t.status,
+  createdAt: t.createdAt,
+  reasons: t.reasons,
+  decidedAt: t.decidedAt,
+};
+
+type Row = Pick<typeof arenaSuperchallenges.$inferSelect, keyof typeof PROPOSAL_COLUMNS>;
 
 /**
  * A superchallenge as its proposer sees it: the decision's outcome and reasons once made, never

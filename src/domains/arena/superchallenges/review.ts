@@ -13,7 +13,7 @@ import type { Database, Executor } from '../../../storage/database.ts';
 import { describeAgents, findAgent, isArenaReviewer } from '../../identity/index.ts';
 import type { ChallengeRegistry } from '../challenges/registry.ts';
 import { arenaChallengeVersions, arenaSuperchallenges } from '../tables.ts';
-import { presentProposal } from './present.ts';
+import { PROPOSAL_COLUMNS, presentProposal } from './present.ts';
 
 export type SuperchallengeStatus = 'PENDING' | 'APPROVED' | 'REJECTED';
 
@@ -61,16 +61,7 @@ export class SuperchallengeReviewService {
     }
     const rows = await ex
       .select({
-        id: t.id,
-        challengeId: t.challengeId,
-        version: t.version,
-        composition: t.composition,
-        parts: t.parts,
-        packageSha256: t.packageSha256,
-        status: t.status,
-        createdAt: t.createdAt,
-        reasons: t.reasons,
-        decidedAt: t.decidedAt,
+        ...PROPOSAL_COLUMNS,
         decidedBy: t.decidedBy,
         proposer: t.proposerAgentId,
         rank,
@@ -123,9 +114,12 @@ export class SuperchallengeReviewService {
       await requireReviewer(tx, ownerId);
       const [row] = await tx.select().from(t).where(eq(t.id, superchallengeId)).for('update');
       if (!row)
-        throw new DomainError('NOT_FOUND', 'No such superchallenge.', {
-          superchallenge_id: superchallengeId,
-        });
+        throw new DomainError(
+          'NOT_FOUND',
+          'No such superchallenge.',
+          { superchallenge_id: superchallengeId },
+          { next: 'GET /v1/arena/superchallenges lists the superchallenges to decide, pending first.' },
+        );
       if (row.status !== 'PENDING') {
         throw new DomainError(
           'CONFLICT',

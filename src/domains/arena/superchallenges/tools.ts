@@ -36,8 +36,9 @@ function refuse(problems: Array<{ path: string; rule: string; message: string }>
   throw new DomainError(
     'VALIDATION_FAILED',
     `superchallenge_create: ${problems.map((p) => p.message).join('; ')}.`,
+    { problems },
     {
-      problems,
+      next: 'Call again with action CREATE and challenge_id, title, composition and 2-4 parts (statement and time_limit_minutes optional), or with action LIST and only limit and cursor.',
     },
   );
 }

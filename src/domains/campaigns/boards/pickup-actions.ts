@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../../../kernel/limits.ts';
 import { evidenceIdArg, longText } from '../schemas.ts';
-import { RELEASE_REASONS } from '../tasks/task-claims.ts';
+import { RELEASE_REASONS } from '../tasks/lease-moves.ts';
 import { ENTRY_ACTIONS, type EntryAction } from './pickup.ts';
 
 /** The arguments and meaning of each public_task_work action (describe_action publishes them). */

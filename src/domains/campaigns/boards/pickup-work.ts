@@ -8,7 +8,7 @@ import type { Caller } from '../../identity/index.ts';
 import { type ReadingService, windowOf } from '../../reading/index.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { campaignEvidence, tasks } from '../tables.ts';
-import { heartbeatAs, type RELEASE_REASONS, releaseAs } from '../tasks/task-claims.ts';
+import { heartbeatAs, type RELEASE_REASONS, releaseAs } from '../tasks/lease-moves.ts';
 import type { CompletionGate } from '../types.ts';
 import { submitAs } from '../verification/completion.ts';
 import { ENTRY_ACTIONS, type EntryAction, type EntryStanding, endEntry, liveEntry } from './pickup.ts';

@@ -2,8 +2,9 @@ import { z } from 'zod';
 import { campaignTool } from '../campaign-tool.ts';
 import { afterClaim } from '../next-steps.ts';
 import { agentIdArg, leaseIdArg, longText, taskIdArg } from '../schemas.ts';
+import { delegateTask, heartbeatLease, RELEASE_REASONS, releaseTask } from './lease-moves.ts';
 import { expireDueLeases } from './leases.ts';
-import { claimTask, delegateTask, heartbeatLease, RELEASE_REASONS, releaseTask } from './task-claims.ts';
+import { claimTask } from './task-claims.ts';
 
 /** Working on a task under a lease (docs/campaign-tasks.md). */
 

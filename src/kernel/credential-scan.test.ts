@@ -54,6 +54,19 @@ describe('findCredential', () => {
     expect(hit).toEqual({ path: 'outer (an object key)', kind: 'CAIRN_TOKEN' });
   });
 
+  it("passes Cairn's own ids, even one whose ULID happens to read like an AWS key id", () => {
+    // The ULID's time part passes through "AGPA" now and then: AGPA and 16 capitals is that shape.
+    const id = 'cmp_01M89AAGPA0123456789ABCDEF';
+    expect(findCredential({ campaign_id: id })).toBeNull();
+    expect(findCredential({ context: JSON.stringify({ scope: 'CAMPAIGN', campaign_id: id }) })).toBeNull();
+    // The same characters outside an id's shape are still refused.
+    expect(findCredential({ note: 'AGPA0123456789ABCDEF' })).toEqual({
+      path: 'note',
+      kind: 'AWS_ACCESS_KEY',
+    });
+    expect(findCredential({ note: 'secret_AKIAIOSFODNN7EXAMPLE' })).not.toBeNull();
+  });
+
   it('passes ordinary research text', () => {
     const text = [
       'The bearer of this letter is trusted.',

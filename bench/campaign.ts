@@ -35,8 +35,11 @@ import { type ClaimRun, claimPlan, floorConnections, plainClaims } from './claim
  * Printed beside (a) on PostgreSQL, the plain-SQL floor of the same attempts (bench/claim-floor.ts:
  * the minimal correct transaction sent with `pg`, same clients, same schedule, as many
  * connections as Cairn's pool, in a database of its own), three rounds, the median kept.
+ * After (a), the same clients make as many identity_whoami calls the same way: the ceiling of any
+ * tool call through this generator on this machine.
  * The figures, each a `name=value` line: claims_per_s, plain_claims_per_s and
- * claim_ratio=<Cairn claims/s ÷ plain claims/s> (target ≥ 0.5, and ≥ 1,000 claims/s);
+ * claim_ratio=<Cairn claims/s ÷ plain claims/s> (target ≥ 0.5, and ≥ 1,000 claims/s),
+ * whoami_ceiling_per_s;
  * watch_p99_ms (target < 100 ms with the load generator on other cores), plain_watch_p99_ms, and
  * last watch_ratio=<Cairn p99 ÷ plain node:http p99> (target ≤ 1.3), the wake-up figure that is
  * fair on one machine (docs/performance.md, "Watch wake-up").
@@ -96,6 +99,22 @@ async function claims(coordinator: Client, workers: Client[], campaignId: string
   const counts = [...winners.values()];
   const exact = counts.every((n) => n === 1);
   return { attempts: CLIENTS * ATTEMPTS_PER_CLIENT, seconds, refused, exact, counts };
+}
+
+/**
+ * The ceiling under any call on this machine: the same clients, the same number of calls at the
+ * same concurrency, each the cheapest tool there is (identity_whoami: the authentication lookup
+ * and one read, no transaction). No tool call through these clients goes faster, so a claim rate
+ * is read against this as well as against the plain-SQL floor (docs/performance.md).
+ */
+async function whoamiCeiling(workers: Client[]) {
+  const started = performance.now();
+  await Promise.all(
+    workers.map(async (client) => {
+      for (let i = 0; i < ATTEMPTS_PER_CLIENT; i++) await call(client, 'identity_whoami', {});
+    }),
+  );
+  return (workers.length * ATTEMPTS_PER_CLIENT) / ((performance.now() - started) / 1000);
 }
 
 /** Threads that hold the waiting calls: answer parsing must not queue on one event loop. */
@@ -243,6 +262,10 @@ export async function runCampaignBenchmark(): Promise<number> {
       console.log(
         `claims: ${c.attempts} attempts on ${TASKS} tasks from ${CLIENTS} clients in ${c.seconds.toFixed(2)} s = ${(c.attempts / c.seconds).toFixed(1)} claims/s; refused TASK_ALREADY_CLAIMED=${c.refused}`,
       );
+      const ceiling = await whoamiCeiling(workers);
+      console.log(
+        `ceiling: ${CLIENTS * ATTEMPTS_PER_CLIENT} identity_whoami calls from the same ${CLIENTS} clients, ${ATTEMPTS_PER_CLIENT} each at once: ${ceiling.toFixed(1)} calls/s`,
+      );
       const perTask = c.exact ? '1' : `NOT 1 (min ${Math.min(...c.counts)}, max ${Math.max(...c.counts)})`;
       console.log(`winners_per_task=${perTask}`);
       const cairnRate = c.attempts / c.seconds;
@@ -277,6 +300,7 @@ export async function runCampaignBenchmark(): Promise<number> {
         console.log(`plain_claims_per_s=${floor.rate.toFixed(1)}`);
         console.log(`claim_ratio=${(cairnRate / floor.rate).toFixed(2)}`);
       }
+      console.log(`whoami_ceiling_per_s=${ceiling.toFixed(1)}`);
       const cairnP99 = percentile(latencies, 99);
       const plainP99 = percentile(plain, 99);
       console.log(`watch_p99_ms=${cairnP99.toFixed(1)}`);

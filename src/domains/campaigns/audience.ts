@@ -142,7 +142,7 @@ export function reviewsVisible(v: Viewer): SQL {
 /** Tasks the viewer may see. Under BLIND_EXPERIMENT other participants' workers are hidden by present. */
 export function tasksVisible(v: Viewer): SQL {
   const base = eq(tasks.campaignId, v.campaign.id);
-  if (!participantRestricted(v) || v.campaign.visibility !== 'TASK_SCOPED') return base;
+  if (seesAllTasks(v) || !participantRestricted(v)) return base;
   return and(
     base,
     or(
@@ -150,6 +150,11 @@ export function tasksVisible(v: Viewer): SQL {
       sql`${tasks.id} in ${involvedTaskIds(v)}`,
     ),
   ) as SQL;
+}
+
+/** Whether the viewer sees every task of its campaign (tasksVisible is the campaign alone). */
+export function seesAllTasks(v: Viewer): boolean {
+  return !participantRestricted(v) || v.campaign.visibility !== 'TASK_SCOPED';
 }
 
 /** Submitted results (summaries and their checks) the viewer may see. */

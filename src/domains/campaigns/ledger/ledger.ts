@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { type SQLWrapper, sql } from 'drizzle-orm';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { campaignEvents, campaigns } from '../tables.ts';
@@ -40,16 +40,22 @@ export interface NewEvent {
  * One statement (docs/performance.md, "Round trips"): the seq's update, the event's insert and
  * the NOTIFY that wakes watchers travel together. NOTIFY is transactional: watchers on every
  * replica wake only once this commits.
+ *
+ * `along`: writes the event records (drizzle inserts, not awaited), sent in the same statement as
+ * data-modifying CTEs, so a change and its event cost one round trip together (task_claim's lease
+ * and history entry). PostgreSQL runs every one of them whether or not anything reads it.
  */
 export async function appendEvent(
   ex: Executor,
   campaignId: string,
   event: NewEvent,
   now: Date,
+  along: SQLWrapper[] = [],
 ): Promise<{ seq: number; id: string }> {
   const id = newId('evt', now);
+  const before = along.map((w, i) => sql`${sql.raw(`along_${i}`)} as (${w.getSQL()}), `);
   const result = (await ex.execute(sql`
-    with next as (
+    with ${sql.join(before)}next as (
       update ${campaigns} set last_seq = last_seq + 1 where id = ${campaignId} returning last_seq
     ), added as (
       insert into ${campaignEvents} (

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
@@ -36,11 +36,29 @@ export async function requireMembership(
   const [row] = await ex
     .select({ campaign: campaigns, role: campaignMembers.role, status: campaignMembers.status })
     .from(campaigns)
-    .leftJoin(
-      campaignMembers,
-      and(eq(campaignMembers.campaignId, campaigns.id), eq(campaignMembers.agentId, caller.agent.id)),
-    )
+    .leftJoin(campaignMembers, memberOn(caller))
     .where(eq(campaigns.id, id));
+  return checkMembership(caller, id, row, opts);
+}
+
+/** The join condition from campaigns to the caller's membership row (for a left join). */
+export function memberOn(caller: Caller): SQL {
+  return and(
+    eq(campaignMembers.campaignId, campaigns.id),
+    eq(campaignMembers.agentId, caller.agent.id),
+  ) as SQL;
+}
+
+/**
+ * requireMembership's checks on a campaign row read with the caller's membership (`memberOn`),
+ * for callers that read both with something else in one statement (taskForMember).
+ */
+export function checkMembership(
+  caller: Caller,
+  id: string,
+  row: { campaign: CampaignRow; role: MemberRole | null; status: string | null } | undefined,
+  opts: { forChange?: boolean } = {},
+): Membership {
   if (row?.status !== 'ACTIVE' || !row.role) {
     throw new DomainError('NOT_A_MEMBER', `This identity is not an active member of campaign ${id}.`, {
       campaign_id: id,

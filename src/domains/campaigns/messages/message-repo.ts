@@ -7,8 +7,9 @@ import { campaignMessages, tasks } from '../tables.ts';
 
 export type MessageRow = typeof campaignMessages.$inferSelect;
 
-export async function insertMessage(ex: Executor, row: MessageRow): Promise<void> {
-  await ex.insert(campaignMessages).values(row);
+/** The message's insert, not yet sent: awaited alone, or sent with its ledger event (appendEvent's `along`). */
+export function messageInsert(ex: Executor, row: MessageRow) {
+  return ex.insert(campaignMessages).values(row);
 }
 
 /** The message if `viewer` may see it; null when it does not exist for them. */

@@ -130,8 +130,13 @@ export async function postMessage(
     data: draft.data ?? {},
     createdAt: now,
   };
-  await repo.insertMessage(ex, row);
-  if (addressee) await requireAddresseeSees(ex, { campaign, ...addressee }, row.id);
+  // The message travels with its ledger event (one statement), unless the addressee's view of it
+  // must be checked first, which needs the row in place.
+  const insert = repo.messageInsert(ex, row);
+  if (addressee) {
+    await insert;
+    await requireAddresseeSees(ex, { campaign, ...addressee }, row.id);
+  }
   const { seq } = await appendEvent(
     ex,
     campaign.id,
@@ -144,6 +149,7 @@ export async function postMessage(
       payload: { message: presentMessage(row), ...event.payload },
     },
     now,
+    addressee ? [] : [insert],
   );
   return { message_id: row.id, seq, created_at: now.toISOString(), row };
 }

@@ -1,10 +1,12 @@
+import { eq } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
-import { type Viewer, viewerOf } from '../audience.ts';
+import { seesAllTasks, type Viewer, viewerOf } from '../audience.ts';
 import { taskNotFound } from '../errors.ts';
-import { activeMembers, type Membership, requireMembership } from '../membership/member.ts';
-import { findTask, isVisible, type TaskRow } from './task-repo.ts';
+import { activeMembers, checkMembership, type Membership, memberOn } from '../membership/member.ts';
+import { campaignMembers, campaigns, tasks } from '../tables.ts';
+import { isVisible, type TaskRow } from './task-repo.ts';
 
 /** The task a task tool names, in the caller's standing inside the task's campaign. */
 export interface TaskAccess {
@@ -26,7 +28,14 @@ export async function taskForMember(
   taskId: string,
   opts: { forChange?: boolean; mustSee?: boolean; campaignId?: string | undefined } = {},
 ): Promise<TaskAccess> {
-  const task = await findTask(ex, taskId);
+  // The task, its campaign and the caller's membership there: one statement.
+  const [row] = await ex
+    .select({ task: tasks, campaign: campaigns, role: campaignMembers.role, status: campaignMembers.status })
+    .from(tasks)
+    .innerJoin(campaigns, eq(campaigns.id, tasks.campaignId))
+    .leftJoin(campaignMembers, memberOn(caller))
+    .where(eq(tasks.id, taskId));
+  const task = row?.task;
   // Task tools take campaign_id too (SPEC Campaign: every campaign tool accepts it). A task
   // outside the campaign named is the same NOT_FOUND as a hidden one, so trying campaign ids
   // tells nobody which campaign holds a task.
@@ -34,13 +43,15 @@ export async function taskForMember(
     throw taskNotFound(taskId);
   let member: Membership;
   try {
-    member = await requireMembership(ex, caller, task.campaignId, { forChange: opts.forChange ?? false });
+    member = checkMembership(caller, task.campaignId, row, { forChange: opts.forChange ?? false });
   } catch (err) {
     if (err instanceof DomainError && err.code === 'NOT_A_MEMBER') throw taskNotFound(taskId);
     throw err;
   }
   const viewer = viewerOf(member);
-  if (opts.mustSee !== false && !(await isVisible(ex, viewer, taskId))) throw taskNotFound(taskId);
+  // The campaign's own tasks are all visible unless the mode restricts the caller: no statement.
+  if (opts.mustSee !== false && !seesAllTasks(viewer) && !(await isVisible(ex, viewer, taskId)))
+    throw taskNotFound(taskId);
   return { task, member, viewer };
 }
 

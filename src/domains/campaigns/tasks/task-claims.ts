@@ -1,19 +1,18 @@
-import { and, eq, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
-import { seesOtherWorkers, type Viewer } from '../audience.ts';
+import { seesOtherWorkers, tasksVisible, type Viewer, viewerOf } from '../audience.ts';
 import { taskNotFound } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { actorOf, type Membership } from '../membership/member.ts';
-import { rewardOfTask } from '../rewards/escrow.ts';
 import { taskRewards } from '../rewards/tables.ts';
 import { taskLeases, tasks } from '../tables.ts';
 import { storedConditions } from './conditions.ts';
-import { expireDueLeases, liveLeaseOf } from './leases.ts';
+import { expireDueLeases } from './leases.ts';
 import { taskForMember } from './task-access.ts';
-import { findTask, isVisible, recordHistory } from './task-repo.ts';
+import { historyInsert } from './task-repo.ts';
 
 /** Claiming a task (task_claim, and the claim of an open pickup); lease-moves.ts keeps, gives up and hands over. */
 
@@ -42,9 +41,9 @@ export async function claimTask(
     mustSee: false,
     campaignId,
   });
-  const won = await claimAs(ex, member, taskId, now);
-  if (!won) throw await claimRefusal(ex, viewer, member.agentId, taskId, now);
-  return won;
+  const outcome = await tryClaim(ex, member, taskId, now);
+  if ('lost' in outcome) throw claimRefusal(viewer, member.agentId, taskId, outcome.lost);
+  return outcome.won;
 }
 
 /**
@@ -57,12 +56,30 @@ export async function claimAs(
   member: Membership,
   taskId: string,
   now: Date,
-  opts: { payload?: Record<string, unknown>; notAfter?: Date } = {},
+  opts: ClaimOptions = {},
 ): Promise<ClaimResult | null> {
-  const payload = opts.payload ?? {};
+  const outcome = await tryClaim(ex, member, taskId, now, opts);
+  return 'won' in outcome ? outcome.won : null;
+}
+
+interface ClaimOptions {
+  payload?: Record<string, unknown>;
+  notAfter?: Date;
+}
+
+/**
+ * The conditional UPDATE decides (one statement on the common path). A claim that lost reads,
+ * in one more statement, what it lost to (`lostClaim`); when that is a lease past its deadline,
+ * the lease is ended here, in the claim's own transaction, and the claim tried once more.
+ */
+async function tryClaim(
+  ex: Executor,
+  member: Membership,
+  taskId: string,
+  now: Date,
+  opts: ClaimOptions = {},
+): Promise<{ won: ClaimResult } | { lost: LostClaim }> {
   const me = member.agentId;
-  // The conditional UPDATE decides (one statement on the common path). A task still held by a
-  // lapsed lease is freed here, in the claim's own transaction, and the claim tried once more.
   const attempt = async () => {
     const [row] = await ex
       .update(tasks)
@@ -80,29 +97,41 @@ export async function claimAs(
     return row;
   };
   let won = await attempt();
-  if (!won && (await expireDueLeases(ex, now, { taskId })).length > 0) won = await attempt();
-  if (!won) return null;
+  if (!won) {
+    const lost = await lostClaim(ex, viewerOf(member), taskId, now);
+    if (!lost?.lapsed || (await expireDueLeases(ex, now, { taskId })).length === 0) return { lost };
+    won = await attempt();
+    if (!won) return { lost: await lostClaim(ex, viewerOf(member), taskId, now) };
+  }
+  return { won: await recordClaim(ex, member, taskId, won, now, opts) };
+}
 
+/** A won claim's lease, history entry and ledger event. */
+async function recordClaim(
+  ex: Executor,
+  member: Membership,
+  taskId: string,
+  won: typeof tasks.$inferSelect,
+  now: Date,
+  opts: ClaimOptions,
+): Promise<ClaimResult> {
+  const payload = opts.payload ?? {};
+  const me = member.agentId;
   const minutes = storedConditions(won.conditions).time_budget_minutes;
   const budgetEnd = now.getTime() + minutes * 60_000;
   // A public entry's lease ends with the entry at the latest (docs/boards.md).
   const deadline = new Date(opts.notAfter ? Math.min(budgetEnd, opts.notAfter.getTime()) : budgetEnd);
   const leaseId = newId('lse', now);
-  try {
-    await ex.insert(taskLeases).values({
-      id: leaseId,
-      taskId,
-      campaignId: won.campaignId,
-      agentId: me,
-      claimedAt: now,
-      executionDeadline: deadline,
-    });
-  } catch (err) {
-    // The backstop: another open lease exists, so this claim did not really win.
-    if (isUniqueViolation(err)) throw alreadyClaimed(taskId, 'CLAIMED', null);
-    throw err;
-  }
-  await recordHistory(ex, {
+  // The lease, the history entry and the ledger event: one statement (docs/performance.md).
+  const lease = ex.insert(taskLeases).values({
+    id: leaseId,
+    taskId,
+    campaignId: won.campaignId,
+    agentId: me,
+    claimedAt: now,
+    executionDeadline: deadline,
+  });
+  const history = historyInsert(ex, {
     taskId,
     agentId: me,
     kind: 'CLAIM',
@@ -111,23 +140,25 @@ export async function claimAs(
     version: won.version,
     now,
   });
-  await appendEvent(
-    ex,
-    won.campaignId,
-    {
-      kind: 'TASK_CLAIMED',
-      actor: actorOf(member),
-      taskId,
-      payload: {
-        task_id: taskId,
-        status: 'CLAIMED',
-        execution_deadline: deadline.toISOString(),
-        version: won.version,
-        ...payload,
-      },
+  const event = {
+    kind: 'TASK_CLAIMED',
+    actor: actorOf(member),
+    taskId,
+    payload: {
+      task_id: taskId,
+      status: 'CLAIMED',
+      execution_deadline: deadline.toISOString(),
+      version: won.version,
+      ...payload,
     },
-    now,
-  );
+  };
+  try {
+    await appendEvent(ex, won.campaignId, event, now, [lease, history]);
+  } catch (err) {
+    // The backstop: another open lease exists, so this claim did not really win.
+    if (isUniqueViolation(err)) throw alreadyClaimed(taskId, 'CLAIMED', null);
+    throw err;
+  }
   return {
     task_id: taskId,
     lease: { lease_id: leaseId, execution_deadline: deadline.toISOString() },
@@ -136,37 +167,73 @@ export async function claimAs(
   };
 }
 
+/** What a lost claim found, read in one statement: the task, its live lease, a lapsed one, its reward. */
+interface LostClaimRow {
+  status: string;
+  campaignId: string;
+  assigneeId: string | null;
+  visible: boolean;
+  lapsed: boolean;
+  leaseId: string | null;
+  leaseAgentId: string | null;
+  leaseDeadline: Date | null;
+  rewardStatus: string | null;
+}
+type LostClaim = LostClaimRow | null;
+
+async function lostClaim(ex: Executor, viewer: Viewer, taskId: string, now: Date): Promise<LostClaim> {
+  const [row] = await ex
+    .select({
+      status: tasks.status,
+      campaignId: tasks.campaignId,
+      assigneeId: tasks.assigneeId,
+      visible: sql<boolean>`(${tasksVisible(viewer)})`.mapWith(Boolean),
+      // A lease still open past its deadline: the sweeper has not ended it yet.
+      lapsed: sql<boolean>`exists (select 1 from ${taskLeases} where ${and(
+        eq(taskLeases.taskId, taskId),
+        isNull(taskLeases.endedAt),
+        lte(taskLeases.executionDeadline, now),
+      )})`.mapWith(Boolean),
+      leaseId: taskLeases.id,
+      leaseAgentId: taskLeases.agentId,
+      leaseDeadline: taskLeases.executionDeadline,
+      rewardStatus: taskRewards.status,
+    })
+    .from(tasks)
+    .leftJoin(
+      taskLeases,
+      and(eq(taskLeases.taskId, tasks.id), isNull(taskLeases.endedAt), gt(taskLeases.executionDeadline, now)),
+    )
+    .leftJoin(taskRewards, eq(taskRewards.taskId, tasks.id))
+    .where(eq(tasks.id, taskId));
+  return row ?? null;
+}
+
 /** Why a claim lost: held by someone (TASK_ALREADY_CLAIMED), hidden (NOT_FOUND) or not open to the caller. */
-async function claimRefusal(ex: Executor, viewer: Viewer, me: string, taskId: string, now: Date) {
-  const task = await findTask(ex, taskId);
+function claimRefusal(viewer: Viewer, me: string, taskId: string, task: LostClaim): DomainError {
   if (!task) return taskNotFound(taskId);
   if (task.status === 'CLAIMED') {
-    const lease = await liveLeaseOf(ex, taskId, now);
-    if (lease?.agentId === me) {
+    if (task.leaseAgentId === me && task.leaseId && task.leaseDeadline) {
       return new DomainError('TASK_ALREADY_CLAIMED', `You already hold task ${taskId}.`, {
         task_id: taskId,
         status: task.status,
         held_by_you: true,
-        lease_id: lease.id,
-        execution_deadline: lease.executionDeadline.toISOString(),
+        lease_id: task.leaseId,
+        execution_deadline: task.leaseDeadline.toISOString(),
       });
     }
-    const visible = await isVisible(ex, viewer, taskId);
     return alreadyClaimed(
       taskId,
       task.status,
-      visible && seesOtherWorkers(viewer) ? (lease?.agentId ?? null) : null,
+      task.visible && seesOtherWorkers(viewer) ? task.leaseAgentId : null,
     );
   }
-  if (!(await isVisible(ex, viewer, taskId))) {
-    return taskNotFound(taskId);
-  }
-  const reward = task.status === 'OPEN' ? await rewardOfTask(ex, taskId) : null;
-  if (reward?.status === 'AWAITING_FUNDING') {
+  if (!task.visible) return taskNotFound(taskId);
+  if (task.status === 'OPEN' && task.rewardStatus === 'AWAITING_FUNDING') {
     return new DomainError(
       'REWARD_NOT_FUNDED',
       `Task ${taskId} carries a reward its campaign owner has not funded yet; it cannot be claimed until then.`,
-      { task_id: taskId, reward_status: reward.status },
+      { task_id: taskId, reward_status: task.rewardStatus },
       {
         alternatives: [
           {

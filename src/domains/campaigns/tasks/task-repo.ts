@@ -32,20 +32,24 @@ export type HistoryKind =
  */
 export const ownerActorId = (ownerId: string) => `owner:${ownerId}`;
 
+export interface HistoryEntry {
+  taskId: string;
+  agentId: string | null;
+  kind: HistoryKind;
+  before: Record<string, unknown>;
+  after: Record<string, unknown>;
+  version: number;
+  now: Date;
+}
+
 /** Appends one dated before/after entry to a task's history (task_history). */
-export async function recordHistory(
-  ex: Executor,
-  entry: {
-    taskId: string;
-    agentId: string | null;
-    kind: HistoryKind;
-    before: Record<string, unknown>;
-    after: Record<string, unknown>;
-    version: number;
-    now: Date;
-  },
-): Promise<void> {
-  await ex.insert(taskHistory).values({
+export async function recordHistory(ex: Executor, entry: HistoryEntry): Promise<void> {
+  await historyInsert(ex, entry);
+}
+
+/** The insert of a history entry, not yet sent (to travel with the ledger event: appendEvent's `along`). */
+export function historyInsert(ex: Executor, entry: HistoryEntry) {
+  return ex.insert(taskHistory).values({
     id: newId('thx', entry.now),
     taskId: entry.taskId,
     agentId: entry.agentId,

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNull, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { leaseNotFound, taskNotFound } from '../errors.ts';
@@ -28,6 +28,15 @@ export function notCurrentReason(lease: LeaseRow, agentId: string, now: Date): N
   if (lease.endedAt) return (lease.endReason as LeaseEndReason | null) ?? 'RELEASED';
   if (lease.executionDeadline.getTime() <= now.getTime()) return 'EXPIRED';
   return null;
+}
+
+/** Joins a task row (`tasks`) to its live lease, for reads that take it with the task in one statement. */
+export function liveLeaseOn(now: Date): SQL {
+  return and(
+    eq(taskLeases.taskId, tasks.id),
+    isNull(taskLeases.endedAt),
+    gt(taskLeases.executionDeadline, now),
+  ) as SQL;
 }
 
 /** The open lease of a task whose deadline is still ahead, whoever holds it. */

@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
@@ -10,7 +10,7 @@ import { actorOf, type Membership } from '../membership/member.ts';
 import { taskRewards } from '../rewards/tables.ts';
 import { taskLeases, tasks } from '../tables.ts';
 import { storedConditions } from './conditions.ts';
-import { expireDueLeases } from './leases.ts';
+import { expireDueLeases, liveLeaseOn } from './leases.ts';
 import { taskForMember } from './task-access.ts';
 import { historyInsert } from './task-repo.ts';
 
@@ -200,10 +200,7 @@ async function lostClaim(ex: Executor, viewer: Viewer, taskId: string, now: Date
       rewardStatus: taskRewards.status,
     })
     .from(tasks)
-    .leftJoin(
-      taskLeases,
-      and(eq(taskLeases.taskId, tasks.id), isNull(taskLeases.endedAt), gt(taskLeases.executionDeadline, now)),
-    )
+    .leftJoin(taskLeases, liveLeaseOn(now))
     .leftJoin(taskRewards, eq(taskRewards.taskId, tasks.id))
     .where(eq(tasks.id, taskId));
   return row ?? null;

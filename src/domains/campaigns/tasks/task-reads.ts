@@ -1,4 +1,4 @@
-import { and, eq, gt, isNull } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
@@ -8,6 +8,7 @@ import { pendingApprovalOf, rewardsOfTasks } from '../rewards/escrow.ts';
 import { presentReward, rewardSummary } from '../rewards/reward-present.ts';
 import { taskRewards } from '../rewards/tables.ts';
 import { taskLeases, tasks } from '../tables.ts';
+import { liveLeaseOn } from './leases.ts';
 import { CHANGEABLE, taskForMember } from './task-access.ts';
 import { presentHistory, presentTask, presentTaskSummary } from './task-present.ts';
 import {
@@ -36,10 +37,7 @@ export async function getTask(
   const [held] = await ex
     .select({ lease: taskLeases, reward: taskRewards })
     .from(tasks)
-    .leftJoin(
-      taskLeases,
-      and(eq(taskLeases.taskId, tasks.id), isNull(taskLeases.endedAt), gt(taskLeases.executionDeadline, now)),
-    )
+    .leftJoin(taskLeases, liveLeaseOn(now))
     .leftJoin(taskRewards, eq(taskRewards.taskId, tasks.id))
     .where(eq(tasks.id, taskId));
   const lease = held?.lease ?? null;

@@ -182,6 +182,9 @@ describe('claims and leases', () => {
     expect(again.body).toEqual(first.body);
     const other = await refused(p1, 'task_claim', { task_id: taskId });
     expect(other).toMatchObject({ code: 'TASK_ALREADY_CLAIMED', details: { held_by_you: true } });
+    // The holder's next move is the work, not another task.
+    expect(other.next_action).toContain('task_complete');
+    expect(other.next_action).toContain(first.body.lease.lease_id);
   });
 
   it('never moves the deadline on heartbeat', async () => {

@@ -211,13 +211,21 @@ function claimRefusal(viewer: Viewer, me: string, taskId: string, task: LostClai
   if (!task) return taskNotFound(taskId);
   if (task.status === 'CLAIMED') {
     if (task.leaseAgentId === me && task.leaseId && task.leaseDeadline) {
-      return new DomainError('TASK_ALREADY_CLAIMED', `You already hold task ${taskId}.`, {
-        task_id: taskId,
-        status: task.status,
-        held_by_you: true,
-        lease_id: task.leaseId,
-        execution_deadline: task.leaseDeadline.toISOString(),
-      });
+      // Picking another task is not the move for the holder: working on this one is.
+      return new DomainError(
+        'TASK_ALREADY_CLAIMED',
+        `You already hold task ${taskId}.`,
+        {
+          task_id: taskId,
+          status: task.status,
+          held_by_you: true,
+          lease_id: task.leaseId,
+          execution_deadline: task.leaseDeadline.toISOString(),
+        },
+        {
+          next: `Work under your lease ${task.leaseId}: read with fetch_text (task_id ${taskId}), then hand in with task_complete before ${task.leaseDeadline.toISOString()}; task_release gives it up.`,
+        },
+      );
     }
     return alreadyClaimed(
       taskId,

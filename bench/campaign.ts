@@ -20,6 +20,7 @@ import {
   waitForHealth,
 } from './children.ts';
 import { type ClaimRun, claimPlan, floorConnections, plainClaims } from './claim-floor.ts';
+import { BENCH_CONDITIONS } from './conditions.ts';
 
 /**
  * `npm run bench -- campaign` (issue 5 item 12), against one `cairn serve` on the embedded
@@ -53,16 +54,6 @@ const FLOOR_ROUNDS = 3;
 /** BENCH_WATCHERS changes how many calls wait (for finding where time goes); the figure is at 500. */
 const WATCHERS = Number(process.env.BENCH_WATCHERS || 500);
 
-const conditions = {
-  available_data: 'bench',
-  authorized_scope: 'bench',
-  deliverable: 'bench',
-  reproduction_steps: 'bench',
-  time_budget_minutes: 60,
-  stop_conditions: 'bench',
-  reviewer: 'bench',
-};
-
 async function claims(coordinator: Client, workers: Client[], campaignId: string) {
   const tasks: string[] = [];
   for (let i = 0; i < TASKS; i++) {
@@ -71,7 +62,7 @@ async function claims(coordinator: Client, workers: Client[], campaignId: string
       title: `task ${i}`,
       objective: 'bench',
       acceptance: 'bench',
-      conditions,
+      conditions: BENCH_CONDITIONS,
       idempotency_key: key(),
     });
     tasks.push(t.task_id as string);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { provisionAgents } from './campaign-setup.ts';
 import { makeTempDir, removeTempDir } from './children.ts';
+import { BENCH_CONDITIONS } from './conditions.ts';
 
 /**
  * The plain-SQL floor of contested claiming (issue 23 item 1), printed by `npm run bench --
@@ -67,15 +68,7 @@ function floorUrl(serverUrl: string): string {
   return url.toString();
 }
 
-const CONDITIONS = JSON.stringify({
-  available_data: 'bench',
-  authorized_scope: 'bench',
-  deliverable: 'bench',
-  reproduction_steps: 'bench',
-  time_budget_minutes: 60,
-  stop_conditions: 'bench',
-  reviewer: 'bench',
-});
+const CONDITIONS = JSON.stringify(BENCH_CONDITIONS);
 
 const CLAIM = `update tasks set status = 'CLAIMED', version = version + 1, updated_at = $2
   where id = $1 and status = 'OPEN' returning campaign_id, version`;

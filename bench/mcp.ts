@@ -9,6 +9,7 @@ import {
   stop,
   waitForHealth,
 } from './children.ts';
+import { BENCH_CONDITIONS } from './conditions.ts';
 import { type LoadOptions, type LoadResult, runLoad } from './load.ts';
 import { provision } from './provision.ts';
 
@@ -88,16 +89,6 @@ const MINIMAL_TASK_ID = 'tsk_01JZ0000000000000000000000';
 const DB_TOOLS = ['task_get', 'message_append'] as const;
 type DbTool = (typeof DB_TOOLS)[number];
 
-const CONDITIONS = {
-  available_data: 'bench',
-  authorized_scope: 'bench',
-  deliverable: 'bench',
-  reproduction_steps: 'bench',
-  time_budget_minutes: 60,
-  stop_conditions: 'bench',
-  reviewer: 'bench',
-};
-
 function messageArgs(campaignId: string): () => Record<string, unknown> {
   return () => ({ campaign_id: campaignId, type: 'NOTE', content: 'A bench note.', idempotency_key: key() });
 }
@@ -134,7 +125,7 @@ async function measureCairnDb(
         title: 'bench task',
         objective: 'bench',
         acceptance: 'bench',
-        conditions: CONDITIONS,
+        conditions: BENCH_CONDITIONS,
         idempotency_key: key(),
       });
       const taskId = task.task_id as string;

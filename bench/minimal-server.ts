@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
+import { BENCH_CONDITIONS } from './conditions.ts';
 
 /**
  * The baseline of the mcp benchmark: the SDK's simplest stateless Streamable HTTP server, with
@@ -55,15 +56,7 @@ const TASKS = new Map<string, Record<string, unknown>>([
       title: 'bench task',
       objective: 'bench',
       acceptance: 'bench',
-      conditions: {
-        available_data: 'bench',
-        authorized_scope: 'bench',
-        deliverable: 'bench',
-        reproduction_steps: 'bench',
-        time_budget_minutes: 60,
-        stop_conditions: 'bench',
-        reviewer: 'bench',
-      },
+      conditions: BENCH_CONDITIONS,
       status: 'OPEN',
       version: 1,
       created_by: 'agt_01JZ0000000000000000000000',

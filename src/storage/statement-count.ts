@@ -33,10 +33,3 @@ export function noteStatements(n: number): void {
 export function countStatementsInto<T>(tally: StatementTally, fn: () => T): T {
   return scope.run(tally, fn);
 }
-
-/** Runs `fn` and answers its result with the number of statements it sent. */
-export async function countStatements<T>(fn: () => Promise<T>): Promise<{ result: T; statements: number }> {
-  const tally = { statements: 0 };
-  const result = await scope.run(tally, fn);
-  return { result, statements: tally.statements };
-}

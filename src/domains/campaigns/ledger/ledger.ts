@@ -43,7 +43,10 @@ export interface NewEvent {
  *
  * `along`: writes the event records (drizzle inserts, not awaited), sent in the same statement as
  * data-modifying CTEs, so a change and its event cost one round trip together (task_claim's lease
- * and history entry). PostgreSQL runs every one of them whether or not anything reads it.
+ * and history entry). PostgreSQL runs every one of them whether or not anything reads it, after
+ * the campaign row is taken, so `along` may only write rows the caller has already locked (the
+ * task row, by its UPDATE or lock) and never the campaign row itself (two changes to one row in
+ * one statement: one would be lost).
  */
 export async function appendEvent(
   ex: Executor,

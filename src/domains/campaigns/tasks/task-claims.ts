@@ -98,10 +98,14 @@ async function tryClaim(
   };
   let won = await attempt();
   if (!won) {
-    const lost = await lostClaim(ex, viewerOf(member), taskId, now);
-    if (!lost?.lapsed || (await expireDueLeases(ex, now, { taskId })).length === 0) return { lost };
+    const viewer = viewerOf(member);
+    const lost = await lostClaim(ex, viewer, taskId, now);
+    if (!lost?.lapsed) return { lost };
+    // Tried again even when the sweeper (or another claimer) ended that lease first: the task
+    // may be OPEN by now, and what this read saw is stale either way.
+    await expireDueLeases(ex, now, { taskId });
     won = await attempt();
-    if (!won) return { lost: await lostClaim(ex, viewerOf(member), taskId, now) };
+    if (!won) return { lost: await lostClaim(ex, viewer, taskId, now) };
   }
   return { won: await recordClaim(ex, member, taskId, won, now, opts) };
 }
@@ -187,13 +191,13 @@ async function lostClaim(ex: Executor, viewer: Viewer, taskId: string, now: Date
       status: tasks.status,
       campaignId: tasks.campaignId,
       assigneeId: tasks.assigneeId,
-      visible: sql<boolean>`(${tasksVisible(viewer)})`.mapWith(Boolean),
+      visible: sql<boolean>`(${tasksVisible(viewer)})`,
       // A lease still open past its deadline: the sweeper has not ended it yet.
       lapsed: sql<boolean>`exists (select 1 from ${taskLeases} where ${and(
         eq(taskLeases.taskId, taskId),
         isNull(taskLeases.endedAt),
         lte(taskLeases.executionDeadline, now),
-      )})`.mapWith(Boolean),
+      )})`,
       leaseId: taskLeases.id,
       leaseAgentId: taskLeases.agentId,
       leaseDeadline: taskLeases.executionDeadline,

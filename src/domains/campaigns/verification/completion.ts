@@ -156,8 +156,8 @@ export async function submitAs(
   const submissionId = newId('sub', now);
   const verified = verification.status === 'VERIFIED';
   const version = verified ? task.version + 1 : task.version;
-  // The submission, the sources it adds to the campaign, the lease's end and the task's move, its
-  // history entry and the ledger event: one statement (docs/performance.md, "Round trips").
+  // The submission, its history entry, the sources it adds to the campaign, the lease's end and
+  // the task's move, and the ledger event: one statement (docs/performance.md, "Round trips").
   const writes: SQLWrapper[] = [
     ex.insert(taskSubmissions).values({
       id: submissionId,
@@ -172,21 +172,6 @@ export async function submitAs(
       createdAt: now,
       checkedAt: now,
     }),
-    // Attached sources join the campaign's evidence, shared as its visibility mode says.
-    ex
-      .insert(campaignEvidence)
-      .values(
-        verification.evidence_completeness.recorded_sources.map((evidenceId) => ({
-          campaignId: task.campaignId,
-          evidenceId,
-          agentId: me,
-          authorRole: member.role,
-          taskId: task.id,
-          note: null,
-          createdAt: now,
-        })),
-      )
-      .onConflictDoNothing(),
     historyInsert(ex, {
       taskId: task.id,
       agentId: me,
@@ -201,6 +186,27 @@ export async function submitAs(
       now,
     }),
   ];
+  // Attached sources join the campaign's evidence, shared as its visibility mode says (there is
+  // at least one: EVIDENCE_REQUIRED above; an empty insert cannot even be built).
+  const sources = verification.evidence_completeness.recorded_sources;
+  if (sources.length > 0) {
+    writes.push(
+      ex
+        .insert(campaignEvidence)
+        .values(
+          sources.map((evidenceId) => ({
+            campaignId: task.campaignId,
+            evidenceId,
+            agentId: me,
+            authorRole: member.role,
+            taskId: task.id,
+            note: null,
+            createdAt: now,
+          })),
+        )
+        .onConflictDoNothing(),
+    );
+  }
   if (verified) {
     writes.push(
       ex.update(taskLeases).set({ endedAt: now, endReason: 'SUBMITTED' }).where(eq(taskLeases.id, lease.id)),

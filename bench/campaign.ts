@@ -213,7 +213,7 @@ async function claimFloor(
       throw new Error('the plain claim floor gave a task other than one winner');
   }
   const all = runs.map((r) => r.attempts / r.seconds);
-  const rate = [...all].sort((a, b) => a - b)[Math.floor(all.length / 2)] as number;
+  const rate = percentile(all, 50);
   return { rate, all, connections: floorConnections() };
 }
 

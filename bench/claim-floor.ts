@@ -41,10 +41,8 @@ export function claimPlan(clients: number, tasks: number, attemptsPerClient: num
 export interface ClaimRun {
   attempts: number;
   seconds: number;
-  refused: number;
   /** How many attempts won, per task. */
   counts: number[];
-  connections: number;
 }
 
 /** The connection count of the floor: Cairn's pool size unless BENCH_CLAIM_CONNECTIONS says otherwise. */
@@ -132,7 +130,6 @@ async function oneRound(
   creatorId: string,
   plan: number[][],
   tasks: number,
-  connections: number,
 ): Promise<ClaimRun> {
   const taskIds = Array.from({ length: tasks }, () => `tsk_${randomUUID()}`);
   await pool.query(
@@ -145,7 +142,6 @@ async function oneRound(
   await pool.query('analyze tasks, task_leases, campaign_events');
   const agents = plan.map((_, c) => `agt_floor_${c}`);
   const wins = new Map<string, number>(taskIds.map((t) => [t, 0]));
-  let refused = 0;
   const before = await pool.query<{ last: string }>('select last_seq as last from campaigns where id = $1', [
     campaignId,
   ]);
@@ -155,7 +151,6 @@ async function oneRound(
       for (const index of mine) {
         const taskId = taskIds[index] as string;
         if (await attempt(pool, agents[c] as string, taskId)) wins.set(taskId, (wins.get(taskId) ?? 0) + 1);
-        else refused++;
       }
     }),
   );
@@ -179,9 +174,7 @@ async function oneRound(
   return {
     attempts: plan.reduce((n, mine) => n + mine.length, 0),
     seconds,
-    refused,
     counts: [...wins.values()],
-    connections,
   };
 }
 
@@ -232,7 +225,7 @@ export async function plainClaims(
       );
       const runs: ClaimRun[] = [];
       for (let round = 0; round < rounds; round++) {
-        runs.push(await oneRound(pool, campaignId, creator.agentId, plan, tasks, connections));
+        runs.push(await oneRound(pool, campaignId, creator.agentId, plan, tasks));
       }
       return runs;
     } finally {

@@ -131,5 +131,7 @@ describe('database round trips per tool call (docs/performance.md)', () => {
     const docs = documented();
     const listed = Object.fromEntries([...measured.keys()].map((label) => [label, docs.get(label)]));
     expect(Object.fromEntries(measured)).toEqual(listed);
+    // And the page lists nothing this test does not measure.
+    expect([...docs.keys()].sort()).toEqual([...measured.keys()].sort());
   });
 });

@@ -19,7 +19,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * (`npm run bench -- all mcp campaign`) run only those. Exit code: 1 when any benchmark failed.
  */
 
-export const ALL_BENCHMARKS = [
+const ALL_BENCHMARKS = [
   'mcp',
   'read',
   'campaign',
@@ -181,7 +181,7 @@ export function parseFigures(output: string): Map<string, string> {
   const pair = /^[a-z][a-z0-9_]*=\S+$/;
   for (const line of output.split('\n')) {
     const tokens = line.trim().split(/\s+/);
-    if (tokens.length === 0 || !tokens.every((t) => pair.test(t))) continue;
+    if (!tokens.every((t) => pair.test(t))) continue;
     for (const t of tokens) {
       const at = t.indexOf('=');
       figures.set(t.slice(0, at), t.slice(at + 1));
@@ -239,7 +239,7 @@ function met(op: Op, x: number, bound: number): boolean {
 }
 
 /** One table row: the figure's cells from its benchmark's outcome. */
-export function row(f: Figure, o: Outcome | undefined): string[] {
+function row(f: Figure, o: Outcome | undefined): string[] {
   const target = f.target
     ? `${f.target.on === 'ratio' ? 'ratio' : 'value'} ${f.target.op} ${f.target.bound}`
     : 'none set';

@@ -25,7 +25,7 @@ import { BENCH_CONDITIONS } from './conditions.ts';
  * one out for its transaction, as Cairn does.
  */
 
-export const FLOOR_DB = 'cairn_bench_claims';
+const FLOOR_DB = 'cairn_bench_claims';
 
 /**
  * Which task client `c` tries in its round `k` (the campaign benchmark's pattern): tasks c,

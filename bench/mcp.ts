@@ -9,7 +9,7 @@ import {
   stop,
   waitForHealth,
 } from './children.ts';
-import { BENCH_CONDITIONS } from './conditions.ts';
+import { BENCH_CONDITIONS, MINIMAL_CAMPAIGN_ID, MINIMAL_TASK_ID } from './conditions.ts';
 import { type LoadOptions, type LoadResult, runLoad } from './load.ts';
 import { provision } from './provision.ts';
 
@@ -84,8 +84,6 @@ async function measureCairn(s: Settings, databaseUrl: string | undefined): Promi
   }
 }
 
-/** The task the minimal server keeps in memory (bench/minimal-server.ts). */
-const MINIMAL_TASK_ID = 'tsk_01JZ0000000000000000000000';
 const DB_TOOLS = ['task_get', 'message_append'] as const;
 type DbTool = (typeof DB_TOOLS)[number];
 
@@ -130,32 +128,7 @@ async function measureCairnDb(
       });
       const taskId = task.task_id as string;
       await setup.close();
-      const common = {
-        url: `${baseUrl}/mcp`,
-        headers: { authorization: `Bearer ${bearer}` },
-        clients: s.clients,
-        warmupSeconds: WARMUP_SECONDS,
-        seconds: s.seconds,
-      };
-      const taskGet = await runLoad({
-        ...common,
-        tool: 'task_get',
-        args: { task_id: taskId },
-        check: (r) =>
-          (r as { task_id?: unknown })?.task_id === taskId
-            ? null
-            : `wrong task: ${JSON.stringify(r).slice(0, 300)}`,
-      });
-      const messageAppend = await runLoad({
-        ...common,
-        tool: 'message_append',
-        args: messageArgs(campaignId),
-        check: (r) =>
-          typeof (r as { message_id?: unknown })?.message_id === 'string'
-            ? null
-            : `no message_id: ${JSON.stringify(r).slice(0, 300)}`,
-      });
-      return { task_get: taskGet, message_append: messageAppend };
+      return await dbLoads(s, baseUrl, { authorization: `Bearer ${bearer}` }, taskId, campaignId);
     } finally {
       await stop(child);
     }
@@ -166,47 +139,64 @@ async function measureCairnDb(
 
 /** The same two calls against the minimal server, answering from memory. */
 async function measureMinimalDb(s: Settings): Promise<Record<DbTool, LoadResult>> {
-  const port = await freePort();
-  const child = startNode('minimal server', ['--import', 'tsx', 'bench/minimal-server.ts'], {
-    ...process.env,
-    PORT: String(port),
-  });
-  const baseUrl = `http://127.0.0.1:${port}`;
+  const { child, baseUrl } = await startMinimal();
   try {
     await waitForHealth(child, baseUrl);
-    const common = {
-      url: `${baseUrl}/mcp`,
-      headers: {},
-      clients: s.clients,
-      warmupSeconds: WARMUP_SECONDS,
-      seconds: s.seconds,
-    };
-    const taskGet = await runLoad({
-      ...common,
-      tool: 'task_get',
-      args: { task_id: MINIMAL_TASK_ID },
-      check: (r) => ((r as { task_id?: unknown })?.task_id === MINIMAL_TASK_ID ? null : 'wrong task'),
-    });
-    const messageAppend = await runLoad({
-      ...common,
-      tool: 'message_append',
-      args: messageArgs('cmp_01JZ0000000000000000000000'),
-      check: (r) =>
-        typeof (r as { message_id?: unknown })?.message_id === 'string' ? null : 'no message_id',
-    });
-    return { task_get: taskGet, message_append: messageAppend };
+    return await dbLoads(s, baseUrl, {}, MINIMAL_TASK_ID, MINIMAL_CAMPAIGN_ID);
   } finally {
     await stop(child);
   }
 }
 
-async function measureMinimal(s: Settings): Promise<LoadResult> {
+/** task_get of one task, then message_append to one campaign, each at the settings' load. */
+async function dbLoads(
+  s: Settings,
+  baseUrl: string,
+  headers: Record<string, string>,
+  taskId: string,
+  campaignId: string,
+): Promise<Record<DbTool, LoadResult>> {
+  const common = {
+    url: `${baseUrl}/mcp`,
+    headers,
+    clients: s.clients,
+    warmupSeconds: WARMUP_SECONDS,
+    seconds: s.seconds,
+  };
+  const taskGet = await runLoad({
+    ...common,
+    tool: 'task_get',
+    args: { task_id: taskId },
+    check: (r) =>
+      (r as { task_id?: unknown })?.task_id === taskId
+        ? null
+        : `wrong task: ${JSON.stringify(r).slice(0, 300)}`,
+  });
+  const messageAppend = await runLoad({
+    ...common,
+    tool: 'message_append',
+    args: messageArgs(campaignId),
+    check: (r) =>
+      typeof (r as { message_id?: unknown })?.message_id === 'string'
+        ? null
+        : `no message_id: ${JSON.stringify(r).slice(0, 300)}`,
+  });
+  return { task_get: taskGet, message_append: messageAppend };
+}
+
+/** The minimal SDK server (bench/minimal-server.ts) in a process of its own. */
+async function startMinimal(): Promise<{ child: Child; baseUrl: string }> {
   const port = await freePort();
   const child = startNode('minimal server', ['--import', 'tsx', 'bench/minimal-server.ts'], {
     ...process.env,
     PORT: String(port),
   });
-  return measure(child, `http://127.0.0.1:${port}`, {
+  return { child, baseUrl: `http://127.0.0.1:${port}` };
+}
+
+async function measureMinimal(s: Settings): Promise<LoadResult> {
+  const { child, baseUrl } = await startMinimal();
+  return measure(child, baseUrl, {
     headers: {},
     tool: 'whoami',
     clients: s.clients,

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { z } from 'zod';
-import { BENCH_CONDITIONS } from './conditions.ts';
+import { BENCH_CONDITIONS, MINIMAL_CAMPAIGN_ID, MINIMAL_TASK_ID } from './conditions.ts';
 
 /**
  * The baseline of the mcp benchmark: the SDK's simplest stateless Streamable HTTP server, with
@@ -46,13 +46,12 @@ const WHOAMI = {
 const WHOAMI_TEXT = JSON.stringify(WHOAMI);
 
 /** The one task task_get answers, shaped like Cairn's task_get of an OPEN task. */
-const MINIMAL_TASK_ID = 'tsk_01JZ0000000000000000000000';
 const TASKS = new Map<string, Record<string, unknown>>([
   [
     MINIMAL_TASK_ID,
     {
       task_id: MINIMAL_TASK_ID,
-      campaign_id: 'cmp_01JZ0000000000000000000000',
+      campaign_id: MINIMAL_CAMPAIGN_ID,
       title: 'bench task',
       objective: 'bench',
       acceptance: 'bench',

@@ -6,10 +6,8 @@ import type { Caller } from '../../identity/index.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { activeMembers, type Membership } from '../membership/member.ts';
 import { findCampaign } from '../membership/members-repo.ts';
-import { rewardOfTask } from '../rewards/escrow.ts';
 import { taskLeases, tasks } from '../tables.ts';
-import { liveLeaseOf } from '../tasks/leases.ts';
-import { claimAs } from '../tasks/task-claims.ts';
+import { type LostClaim, tryClaim } from '../tasks/task-claims.ts';
 import { recordHistory } from '../tasks/task-repo.ts';
 import { publicConditions, unlistable } from './board-rules.ts';
 import { boards, boardTasks, publicEntries } from './tables.ts';
@@ -99,9 +97,9 @@ export async function takePublicTask(
   const standing: Membership = { campaign, agentId: me, role: 'PARTICIPANT' };
   const expiresAt = new Date(now.getTime() + ENTRY_HOURS * 3_600_000);
   const entryId = newId('pen', now);
-  let won: Awaited<ReturnType<typeof claimAs>>;
+  let outcome: Awaited<ReturnType<typeof tryClaim>>;
   try {
-    won = await claimAs(ex, standing, task.id, now, {
+    outcome = await tryClaim(ex, standing, task.id, now, {
       payload: { via: 'PUBLIC_ENTRY', board: input.board, public_entry_id: entryId },
       notAfter: expiresAt,
     });
@@ -115,7 +113,8 @@ export async function takePublicTask(
     }
     throw err;
   }
-  if (!won) throw await takeRefusal(ex, me, task.id, input, now);
+  if ('lost' in outcome) throw await takeRefusal(ex, me, outcome.lost, input);
+  const { won } = outcome;
   await ex.insert(publicEntries).values({
     id: entryId,
     boardSlug: input.board,
@@ -171,22 +170,20 @@ export const ENTRY_ACTIONS = [
 ] as const;
 export type EntryAction = (typeof ENTRY_ACTIONS)[number];
 
+/** Why a take lost, from what the claim read (`lost`), in the public's words: never who holds it. */
 async function takeRefusal(
   ex: Executor,
   me: string,
-  taskId: string,
+  task: LostClaim,
   input: { board: string; taskRef: string },
-  now: Date,
 ) {
   const next = { next: `Pick another available task at GET /v1/public/boards/${input.board}.` };
-  const [task] = await ex.select().from(tasks).where(eq(tasks.id, taskId));
   if (task?.status === 'CLAIMED') {
-    const lease = await liveLeaseOf(ex, taskId, now);
-    if (lease?.agentId === me) {
+    if (task.leaseId && task.leaseAgentId === me) {
       const [entry] = await ex
         .select()
         .from(publicEntries)
-        .where(and(eq(publicEntries.leaseId, lease.id), isNull(publicEntries.endedAt)));
+        .where(and(eq(publicEntries.leaseId, task.leaseId), isNull(publicEntries.endedAt)));
       return new DomainError(
         'TASK_ALREADY_CLAIMED',
         'You already hold this task.',
@@ -217,12 +214,11 @@ async function takeRefusal(
       next,
     );
   }
-  const reward = task ? await rewardOfTask(ex, taskId) : null;
-  if (reward?.status === 'AWAITING_FUNDING') {
+  if (task?.rewardStatus === 'AWAITING_FUNDING') {
     return new DomainError(
       'REWARD_NOT_FUNDED',
       "This task's reward is not funded yet; it cannot be taken until the campaign owner funds it.",
-      { board: input.board, task_ref: input.taskRef, reward_status: reward.status },
+      { board: input.board, task_ref: input.taskRef, reward_status: task.rewardStatus },
       next,
     );
   }

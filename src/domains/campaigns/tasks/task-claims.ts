@@ -46,33 +46,21 @@ export async function claimTask(
   return outcome.won;
 }
 
-/**
- * The claim itself, for a worker whose standing was checked by the caller: a member
- * (task_claim) or the taker of a public entry (public_task_take). Null when another claim won
- * or the task is not open to this worker; the caller says why in its own words.
- */
-export async function claimAs(
-  ex: Executor,
-  member: Membership,
-  taskId: string,
-  now: Date,
-  opts: ClaimOptions = {},
-): Promise<ClaimResult | null> {
-  const outcome = await tryClaim(ex, member, taskId, now, opts);
-  return 'won' in outcome ? outcome.won : null;
-}
-
-interface ClaimOptions {
+export interface ClaimOptions {
   payload?: Record<string, unknown>;
   notAfter?: Date;
 }
 
 /**
+ * The claim itself, for a worker whose standing was checked by the caller: a member
+ * (task_claim) or the taker of a public entry (public_task_take), who words a lost claim's
+ * refusal in its own terms from what `lost` says.
+ *
  * The conditional UPDATE decides (one statement on the common path). A claim that lost reads,
  * in one more statement, what it lost to (`lostClaim`); when that is a lease past its deadline,
  * the lease is ended here, in the claim's own transaction, and the claim tried once more.
  */
-async function tryClaim(
+export async function tryClaim(
   ex: Executor,
   member: Membership,
   taskId: string,
@@ -172,7 +160,7 @@ async function recordClaim(
 }
 
 /** What a lost claim found, read in one statement: the task, its live lease, a lapsed one, its reward. */
-interface LostClaimRow {
+export interface LostClaimRow {
   status: string;
   campaignId: string;
   assigneeId: string | null;
@@ -183,7 +171,7 @@ interface LostClaimRow {
   leaseDeadline: Date | null;
   rewardStatus: string | null;
 }
-type LostClaim = LostClaimRow | null;
+export type LostClaim = LostClaimRow | null;
 
 async function lostClaim(ex: Executor, viewer: Viewer, taskId: string, now: Date): Promise<LostClaim> {
   const [row] = await ex

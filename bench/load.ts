@@ -20,6 +20,12 @@ export interface LoadOptions {
   seconds: number;
   /** Checks a successful result's structuredContent; returns what is wrong, or null. */
   check(structured: unknown): string | null;
+  /**
+   * Do as an agent is told on a DEGRADED_MODE refusal: wait `details.retry_after_seconds`, then
+   * call again. Such refusals are counted in `deferred`, not `errors`; the waiting is the client's
+   * time like any other, so it lowers the figure. Off by default: a refusal is an error.
+   */
+  honourRetryAfter?: boolean;
 }
 
 export interface LoadResult {
@@ -31,6 +37,8 @@ export interface LoadResult {
   calls: number;
   errors: number;
   firstError: string | null;
+  /** DEGRADED_MODE refusals waited out as told (with `honourRetryAfter`), in the measured window. */
+  deferred: number;
 }
 
 interface Connected {
@@ -42,6 +50,12 @@ interface ClientTally {
   latencies: number[];
   errors: number;
   firstError: string | null;
+  deferred: number;
+}
+
+/** A call refused with DEGRADED_MODE and told when to come back. */
+class Deferred {
+  constructor(readonly seconds: number) {}
 }
 
 async function connect(o: LoadOptions, index: number): Promise<Connected> {
@@ -59,8 +73,23 @@ async function disconnect({ client, transport }: Connected): Promise<void> {
   await client.close().catch(() => {});
 }
 
-/** One call: null when it succeeded, else a short description of what went wrong. */
-async function callOnce(client: Client, o: LoadOptions): Promise<string | null> {
+/** The retry hint of a DEGRADED_MODE refusal's text, or null for any other result. */
+function retryAfterOf(content: unknown): number | null {
+  const first = Array.isArray(content) ? (content[0] as { type?: string; text?: string }) : null;
+  if (first?.type !== 'text' || !first.text?.includes('DEGRADED_MODE')) return null;
+  try {
+    const { error } = JSON.parse(first.text) as {
+      error?: { code?: string; details?: { retry_after_seconds?: unknown } };
+    };
+    const seconds = error?.details?.retry_after_seconds;
+    return error?.code === 'DEGRADED_MODE' && typeof seconds === 'number' && seconds > 0 ? seconds : null;
+  } catch {
+    return null;
+  }
+}
+
+/** One call: null when it succeeded, a Deferred when told to come back, else what went wrong. */
+async function callOnce(client: Client, o: LoadOptions): Promise<string | Deferred | null> {
   try {
     const result = await client.callTool(
       { name: o.tool, arguments: typeof o.args === 'function' ? o.args() : (o.args ?? {}) },
@@ -68,7 +97,11 @@ async function callOnce(client: Client, o: LoadOptions): Promise<string | null> 
       // Reads can take longer than the SDK's default of 60 s under heavy load.
       { timeout: 120_000 },
     );
-    if (result.isError) return `isError: ${JSON.stringify(result.content).slice(0, 300)}`;
+    if (result.isError) {
+      const retryAfter = o.honourRetryAfter ? retryAfterOf(result.content) : null;
+      if (retryAfter !== null) return new Deferred(retryAfter);
+      return `isError: ${JSON.stringify(result.content).slice(0, 300)}`;
+    }
     return o.check(result.structuredContent);
   } catch (err) {
     return `threw: ${(err as Error)?.message ?? err}`;
@@ -80,11 +113,16 @@ async function callOnce(client: Client, o: LoadOptions): Promise<string | null> 
  * before `from` are warm-up (JIT, connection pools, caches), the ones after are the tail-off.
  */
 async function loop(client: Client, o: LoadOptions, from: number, until: number): Promise<ClientTally> {
-  const tally: ClientTally = { latencies: [], errors: 0, firstError: null };
+  const tally: ClientTally = { latencies: [], errors: 0, firstError: null, deferred: 0 };
   while (performance.now() < until) {
     const started = performance.now();
     const problem = await callOnce(client, o);
     const ended = performance.now();
+    if (problem instanceof Deferred) {
+      if (ended >= from && ended <= until) tally.deferred++;
+      await new Promise((resolve) => setTimeout(resolve, problem.seconds * 1000));
+      continue;
+    }
     if (ended < from || ended > until) continue;
     if (problem === null) {
       tally.latencies.push(ended - started);
@@ -117,6 +155,7 @@ export async function runLoad(o: LoadOptions): Promise<LoadResult> {
       calls: latencies.length + errors,
       errors,
       firstError: tallies.find((t) => t.firstError)?.firstError ?? null,
+      deferred: tallies.reduce((n, t) => n + t.deferred, 0),
     };
   } finally {
     await Promise.all(connected.map(disconnect));

@@ -169,21 +169,46 @@ describe('ParserPool', () => {
 });
 
 describe('ParserPool limits', () => {
-  it('refuses a job that waited maxWaitMs for a thread with ParserBusy, without ever starting it', async () => {
+  // Folding a million CJK characters for a quote that is not there takes about a second.
+  const slowLocate = { text: '\u4e2d\u6587\u5b57'.repeat(400_000), quote: 'absent', pages: [] };
+  const tinyDiff = { oldName: 'a', newName: 'b', oldText: 'x', newText: 'y' };
+
+  it('refuses a job still waiting at twice maxWaitMs with ParserBusy, without ever starting it', async () => {
     const lined = new ParserPool({ maxJobs: 1, maxWaiting: 1, maxWaitMs: 100 });
     try {
-      // Folding a million CJK characters for a quote that is not there takes about a second.
-      const slow = lined.locate({ text: '\u4e2d\u6587\u5b57'.repeat(400_000), quote: 'absent', pages: [] });
+      // No job has ended yet, so nothing says the line is slow: the job is let in, and waits.
+      const slow = lined.locate(slowLocate);
       const started = Date.now();
-      const waiter = await failure(lined.diff({ oldName: 'a', newName: 'b', oldText: 'x', newText: 'y' }));
+      const waiter = await failure(lined.diff(tinyDiff));
       expect(waiter).toBeInstanceOf(ParserBusy);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(190);
       expect(lined.waitingJobs).toBe(0);
       expect(lined.activeJobs).toBe(1);
       expect(await slow).toBeNull();
       expect(lined.activeJobs).toBe(0);
       expect(await lined.locate({ text: 'abc', quote: 'b', pages: [] })).toMatchObject({ offset: 1 });
       expect(lined.activeJobs).toBe(0);
+    } finally {
+      await lined.close();
+    }
+  });
+
+  it('refuses at once a job that would wait longer than maxWaitMs, judged by how long jobs ran', async () => {
+    const lined = new ParserPool({ maxJobs: 1, maxWaiting: 4, maxWaitMs: 300 });
+    try {
+      await lined.locate(slowLocate);
+      // Jobs take about a second now: a newcomer behind a running one would wait longer than 300 ms.
+      const slow = lined.locate(slowLocate);
+      const refused = failure(lined.diff(tinyDiff));
+      expect(lined.waitingJobs).toBe(0);
+      expect(await refused).toBeInstanceOf(ParserBusy);
+      expect(lined.activeJobs).toBe(1);
+      expect(await slow).toBeNull();
+      // Quick jobs bring the estimate down again, and a short line is let in to wait.
+      for (let i = 0; i < 30; i++) await lined.diff(tinyDiff);
+      const jobs = [lined.diff(tinyDiff), lined.diff(tinyDiff)];
+      expect(lined.waitingJobs).toBe(1);
+      expect((await Promise.all(jobs)).length).toBe(2);
     } finally {
       await lined.close();
     }

@@ -2,8 +2,8 @@
  * The bounded parser pool (DESIGN.md convention 11). Each job (parsing a body, locating a quote,
  * diffing two texts) runs in a worker thread with a heap limit and a time limit, so hostile input
  * fails its own job and never the process. A short, bounded line of waiting jobs absorbs bursts;
- * past it, or after waiting too long, the caller is told (ParserBusy) and can retry, which keeps
- * latency honest under load.
+ * past it, or when the line ahead would take too long, the caller is told at once (ParserBusy) and
+ * can retry, which keeps latency honest under load.
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -44,7 +44,12 @@ export interface ParserPoolOptions {
    * with ParserBusy. Default 0: no waiting at all.
    */
   maxWaiting?: number;
-  /** How long a job may wait for a thread before it is refused with ParserBusy, never started. Default 5 000. */
+  /**
+   * The longest wait for a thread a job is let in line for, in ms. Default 5 000. Decided at the
+   * door from how long recent jobs ran: a job that would wait longer is refused at once with
+   * ParserBusy. One that was let in but still waits at twice this (the estimate was wrong: slow
+   * jobs ahead) is refused then, never started.
+   */
   maxWaitMs?: number;
   /** Wall-clock limit per job, including thread start-up; over it the job fails with PARSE_TIMEOUT. Default 30 000. */
   timeoutMs?: number;
@@ -56,6 +61,8 @@ const WORKER_ENTRY = fileURLToPath(new URL('./worker-entry.cjs', import.meta.url
 const MIN_MEMORY_MB = 64;
 /** Threads beyond the first stay warm this long after their last job. */
 const IDLE_TIMEOUT_MS = 60_000;
+/** Weight of the newest job in the running estimate of how long a job takes. */
+const RUN_TIME_WEIGHT = 0.2;
 
 /** A thread that died (out of memory, crashed) surfaces as one of these from piscina. */
 const isWorkerDeath = (error: unknown): boolean =>
@@ -84,6 +91,8 @@ export class ParserPool implements Parser {
   private readonly maxWaiting: number;
   private readonly maxWaitMs: number;
   private running = 0;
+  /** How long a job has taken lately, in ms (smoothed; 0 before the first one ends). */
+  private typicalRunMs = 0;
   /** Jobs waiting for a thread, first come first served; each is started by the job it follows. */
   private readonly waiting: Waiter[] = [];
   private closed = false;
@@ -235,6 +244,11 @@ export class ParserPool implements Parser {
       return;
     }
     if (this.waiting.length >= this.maxWaiting) throw new ParserBusy();
+    // Refused at the door rather than after waiting: a caller told to retry only after it has
+    // waited maxWaitMs has lost that time and its place. The newcomer starts once the jobs ahead
+    // of it and one running job have ended, about one typical run per maxJobs of them.
+    const expectedWaitMs = (Math.floor(this.waiting.length / this.maxJobs) + 1) * this.typicalRunMs;
+    if (expectedWaitMs > this.maxWaitMs) throw new ParserBusy();
     // The finishing job hands its slot over directly, so `running` never dips below the line.
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
@@ -251,7 +265,7 @@ export class ParserPool implements Parser {
         const index = this.waiting.indexOf(waiter);
         if (index >= 0) this.waiting.splice(index, 1);
         reject(new ParserBusy());
-      }, this.maxWaitMs);
+      }, 2 * this.maxWaitMs);
       this.waiting.push(waiter);
     });
   }
@@ -272,6 +286,7 @@ export class ParserPool implements Parser {
     // The job's time limit starts once it holds a slot, not while it waits.
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.timeoutMs);
+    const started = performance.now();
     try {
       const outcome = await this.pool.run(task, { signal: abort.signal });
       if (outcome.ok) return outcome.value;
@@ -282,6 +297,9 @@ export class ParserPool implements Parser {
       throw this.asRefusal(error, abort.signal.aborted);
     } finally {
       clearTimeout(timer);
+      const took = performance.now() - started;
+      this.typicalRunMs =
+        this.typicalRunMs === 0 ? took : (1 - RUN_TIME_WEIGHT) * this.typicalRunMs + RUN_TIME_WEIGHT * took;
       this.release();
     }
   }

@@ -183,7 +183,7 @@ export function refusalOf(err: unknown): ReadRefusal | null {
   if (err instanceof ParserBusy) {
     return {
       code: 'DEGRADED_MODE',
-      rule: 'At most CAIRN_PARSER_JOBS parser or OCR jobs (default two) run per process, and a short line waits at most five seconds for one; past that the work is refused, not queued.',
+      rule: 'At most CAIRN_PARSER_JOBS parser or OCR jobs (default two) run per process, and a short line may wait for one, but only a job expected to start within five seconds is let in; past that the work is refused, not queued.',
       message: `The parser and OCR capacity is busy; retry in ${err.retryAfterSeconds} seconds.`,
       details: { retry_after_seconds: err.retryAfterSeconds },
     };

@@ -1,25 +1,17 @@
-import { eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
-import { seesOtherWorkers, viewerOf } from '../audience.ts';
+import { seesOtherWorkers, submissionsVisible, type Viewer, viewerOf } from '../audience.ts';
 import type { Membership } from '../membership/member.ts';
 import { pendingApprovalOf, rewardsOfTasks } from '../rewards/escrow.ts';
 import { presentReward, rewardSummary } from '../rewards/reward-present.ts';
 import { taskRewards } from '../rewards/tables.ts';
-import { taskLeases, tasks } from '../tables.ts';
+import { taskLeases, taskSubmissions, tasks } from '../tables.ts';
 import { liveLeaseOn } from './leases.ts';
 import { CHANGEABLE, taskForMember } from './task-access.ts';
 import { presentHistory, presentTask, presentTaskSummary } from './task-present.ts';
-import {
-  hasSubmission,
-  historyPage,
-  isInvolved,
-  listTasks,
-  liveLeasesOf,
-  type TaskStatus,
-  visibleSubmissions,
-} from './task-repo.ts';
+import { historyPage, isInvolved, listTasks, liveLeasesOf, type TaskStatus } from './task-repo.ts';
 
 /** Reading tasks: task_get, task_list, task_history. Each filters by the campaign's visibility mode. */
 
@@ -33,23 +25,19 @@ export async function getTask(
   campaignId?: string,
 ) {
   const { task, member, viewer } = await taskForMember(ex, caller, taskId, { campaignId });
-  // The live lease and the reward in one statement (docs/performance.md, "Round trips").
-  const [held] = await ex
-    .select({ lease: taskLeases, reward: taskRewards })
-    .from(tasks)
-    .leftJoin(taskLeases, liveLeaseOn(now))
-    .leftJoin(taskRewards, eq(taskRewards.taskId, tasks.id))
-    .where(eq(tasks.id, taskId));
-  const lease = held?.lease ?? null;
-  const reward = held?.reward ?? null;
-  const submissions = await visibleSubmissions(ex, viewer, taskId);
+  const { lease, reward, submissions, anySubmission } = await leaseRewardAndSubmissions(
+    ex,
+    viewer,
+    taskId,
+    now,
+  );
   // can_edit answers "would task_edit accept a change from me now" (a lapsed lease is expired on edit).
   const canEdit =
     task.createdBy === member.agentId &&
     CHANGEABLE.has(task.status) &&
     lease === null &&
     !isFunded(reward?.status) &&
-    !(await hasSubmission(ex, taskId));
+    !anySubmission;
   const shown = presentTask(task, viewer, lease, submissions, canEdit, now);
   if (!reward) return { ...shown, reward: null };
   const pending = reward.status === 'RELEASE_REQUESTED' ? await pendingApprovalOf(ex, taskId) : null;
@@ -60,6 +48,46 @@ export async function getTask(
       (viewer.campaign.visibility !== 'OWNER_ONLY_RESULTS' || viewer.role === 'OWNER'));
   return { ...shown, reward: presentReward(reward, baseUrl, pending, payeeShown) };
 }
+
+/**
+ * The task's live lease, its reward, the first 50 submissions the viewer may see (oldest first)
+ * and whether it has any submission at all, in one statement (docs/performance.md, "Round
+ * trips"): a row per visible submission, or one row without, each carrying the lease and reward
+ * (at most one of each per task).
+ */
+async function leaseRewardAndSubmissions(ex: Executor, viewer: Viewer, taskId: string, now: Date) {
+  const rows = await ex
+    .select({
+      lease: taskLeases,
+      reward: taskRewards,
+      submission: {
+        id: taskSubmissions.id,
+        agentId: taskSubmissions.agentId,
+        summary: taskSubmissions.summary,
+        claimedOutcome: taskSubmissions.claimedOutcome,
+        verifiedStatus: taskSubmissions.verifiedStatus,
+        createdAt: taskSubmissions.createdAt,
+      },
+      anySubmission: sql<boolean>`exists (select 1 from ${taskSubmissions} where ${taskSubmissions.taskId} = ${tasks.id})`,
+    })
+    .from(tasks)
+    .leftJoin(taskLeases, liveLeaseOn(now))
+    .leftJoin(taskRewards, eq(taskRewards.taskId, tasks.id))
+    .leftJoin(taskSubmissions, and(eq(taskSubmissions.taskId, tasks.id), submissionsVisible(viewer)))
+    .where(eq(tasks.id, taskId))
+    .orderBy(asc(taskSubmissions.createdAt))
+    .limit(SUBMISSIONS_SHOWN);
+  const first = rows[0];
+  return {
+    lease: first?.lease ?? null,
+    reward: first?.reward ?? null,
+    submissions: rows.flatMap((r) => (r.submission ? [r.submission] : [])),
+    anySubmission: first?.anySubmission === true,
+  };
+}
+
+/** Submissions task_get shows, oldest first. */
+const SUBMISSIONS_SHOWN = 50;
 
 /** A funded reward fixes the task's terms: it cannot be edited any more (SPEC States and transitions). */
 export function isFunded(status: string | undefined): boolean {

@@ -1,7 +1,7 @@
-import { and, asc, desc, eq, gt, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
-import { involvedTaskIds, submissionsVisible, tasksVisible, type Viewer } from '../audience.ts';
+import { involvedTaskIds, tasksVisible, type Viewer } from '../audience.ts';
 import { taskNotFound } from '../errors.ts';
 import { taskHistory, taskLeases, taskSubmissions, tasks } from '../tables.ts';
 
@@ -154,23 +154,6 @@ export async function liveLeasesOf(ex: Executor, taskIds: string[], now: Date) {
       ),
     );
   return new Map(rows.map((r) => [r.taskId, r]));
-}
-
-/** Submissions of the task the viewer may see, oldest first (bounded). */
-export async function visibleSubmissions(ex: Executor, viewer: Viewer, taskId: string) {
-  return ex
-    .select({
-      id: taskSubmissions.id,
-      agentId: taskSubmissions.agentId,
-      summary: taskSubmissions.summary,
-      claimedOutcome: taskSubmissions.claimedOutcome,
-      verifiedStatus: taskSubmissions.verifiedStatus,
-      createdAt: taskSubmissions.createdAt,
-    })
-    .from(taskSubmissions)
-    .where(and(eq(taskSubmissions.taskId, taskId), submissionsVisible(viewer)))
-    .orderBy(asc(taskSubmissions.createdAt))
-    .limit(50);
 }
 
 /** One page of a task's history, newest first; `limit + 1` rows to tell if more follow. */

@@ -36,6 +36,9 @@ export async function serveArticle(unique = false): Promise<ArticleSite> {
     }
     res.writeHead(404).end();
   });
+  // Node closes a keep-alive connection idle for 5 s by default, and a client reusing it at that
+  // moment gets ECONNRESET (seen once in a full run, in the plain baseline): keep them longer.
+  server.keepAliveTimeout = 120_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {

@@ -1,4 +1,3 @@
-import { Worker } from 'node:worker_threads';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   BenchCallError,
@@ -21,6 +20,7 @@ import {
 } from './children.ts';
 import { type ClaimRun, claimPlan, floorConnections, plainClaims } from './claim-floor.ts';
 import { BENCH_CONDITIONS } from './conditions.ts';
+import { type HeldCall, holdAndRelease } from './held-calls.ts';
 
 /**
  * `npm run bench -- campaign` (issue 5 item 12), against one `cairn serve` on the embedded
@@ -111,37 +111,18 @@ async function whoamiCeiling(workers: Client[]) {
 /** Threads that hold the waiting calls: answer parsing must not queue on one event loop. */
 const WATCH_THREADS = Number(process.env.BENCH_WATCH_THREADS || 4);
 
-interface WaitingCall {
-  url: string;
-  headers: Record<string, string>;
-  body: string;
-}
-
 /**
- * Holds `calls` in worker threads, lets them all start waiting, runs `release`, and returns how
- * long after release began each answer arrived (ms).
+ * Holds `calls`, lets them all start waiting, runs `release`, and returns how long after release
+ * began each answer arrived (ms); every answer must carry the event.
  */
-async function wakeLatencies(calls: WaitingCall[], release: () => Promise<unknown>): Promise<number[]> {
-  const threads = Array.from({ length: WATCH_THREADS }, (_, t) => {
-    const share = calls.filter((_, i) => i % WATCH_THREADS === t);
-    const worker = new Worker(new URL('./watch-worker.mjs', import.meta.url), {
-      workerData: { calls: share },
-    });
-    return new Promise<Array<{ at: number; events: number }>>((resolve, reject) => {
-      worker.on(
-        'message',
-        (m: { done?: Array<{ at: number; events: number }> }) => m.done && resolve(m.done),
-      );
-      worker.once('error', reject);
-    });
-  });
-  // Give every call time to arrive and start waiting before the release.
-  await new Promise((r) => setTimeout(r, 3_000));
-  const sentAt = performance.timeOrigin + performance.now();
-  await release();
-  const answers = (await Promise.all(threads)).flat();
-  if (answers.some((a) => a.events === 0)) throw new Error('a waiting call ended without the event');
-  return answers.map((a) => a.at - sentAt);
+async function wakeLatencies(calls: HeldCall[], release: () => Promise<unknown>): Promise<number[]> {
+  const { answers } = await holdAndRelease(
+    calls,
+    { threads: WATCH_THREADS, settleMs: 3_000, list: 'events' },
+    release,
+  );
+  if (answers.some((a) => a.count === 0)) throw new Error('a waiting call ended without the event');
+  return answers.map((a) => a.afterMs);
 }
 
 async function watch(coordinator: Client, watchers: Array<Client & { raw: RawSession }>, campaignId: string) {

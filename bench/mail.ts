@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { Worker } from 'node:worker_threads';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { call, connect, key, percentile, type RawSession } from './campaign-setup.ts';
 import {
@@ -12,6 +11,7 @@ import {
   stop,
   waitForHealth,
 } from './children.ts';
+import { type HeldCall, holdAndRelease } from './held-calls.ts';
 import {
   eachLimited,
   type MailIdentities,
@@ -111,26 +111,18 @@ function report(name: string, d: Deliveries): number {
 
 type Waiter = Client & { raw: RawSession };
 
-/** Holds `calls` in worker threads, lets them settle, sends `mail`, and times every answer from the send. */
+/** Holds `calls`, lets them settle, sends `mail`, and times every answer from the send. */
 async function wakeLatencies(
-  calls: Array<{ url: string; headers: Record<string, string>; body: string }>,
+  calls: HeldCall[],
   sender: SmtpSender,
   mail: Outgoing,
 ): Promise<{ latencies: number[]; mails: number[]; sent: Sent }> {
-  const threads = Array.from({ length: WAIT_THREADS }, (_, t) => {
-    const worker = new Worker(new URL('./mail-wait-worker.mjs', import.meta.url), {
-      workerData: { calls: calls.filter((_, i) => i % WAIT_THREADS === t) },
-    });
-    return new Promise<Array<{ at: number; mails: number }>>((resolve, reject) => {
-      worker.on('message', (m: { done?: Array<{ at: number; mails: number }> }) => m.done && resolve(m.done));
-      worker.once('error', reject);
-    });
-  });
-  await new Promise((r) => setTimeout(r, SETTLE_MS));
-  const sentAt = performance.timeOrigin + performance.now();
-  const sent = await sender.send(mail);
-  const answers = (await Promise.all(threads)).flat();
-  return { latencies: answers.map((a) => a.at - sentAt), mails: answers.map((a) => a.mails), sent };
+  const { answers, released } = await holdAndRelease(
+    calls,
+    { threads: WAIT_THREADS, settleMs: SETTLE_MS, list: 'mails' },
+    () => sender.send(mail),
+  );
+  return { latencies: answers.map((a) => a.afterMs), mails: answers.map((a) => a.count), sent: released };
 }
 
 async function cairnRun(

@@ -1,14 +1,13 @@
-// A load-generator thread for the campaign benchmark's wake-up test: it holds its share of the
-// waiting calls (events_watch, or the baseline's) and reports when each answer arrived. Plain JavaScript so the
-// thread needs no TypeScript loader; several of them keep answer-parsing off one event loop,
-// so the figure measures Cairn rather than the load generator.
+// A load-generator thread for the wake-up measurements (bench/held-calls.ts): it holds its share
+// of the waiting calls (raw JSON-RPC POSTs) and reports when each answer arrived and how many
+// items of workerData.list it carried. Plain JavaScript so the thread needs no TypeScript loader.
 import { parentPort, workerData } from 'node:worker_threads';
 import { Agent, request } from 'undici';
 
-const { calls } = workerData;
+const { calls, list } = workerData;
 const agent = new Agent({ connections: 2000, pipelining: 1 });
 
-async function watch({ url, headers, body }) {
+async function hold({ url, headers, body }) {
   const res = await request(url, {
     method: 'POST',
     dispatcher: agent,
@@ -23,10 +22,10 @@ async function watch({ url, headers, body }) {
     ? text
     : (text.split('\n').find((l) => l.startsWith('data: ')) ?? '').slice(6);
   const result = JSON.parse(json).result;
-  if (!result || result.isError) throw new Error(`the waiting call failed: ${text.slice(0, 300)}`);
-  return { at, events: result.structuredContent.events.length };
+  if (!result || result.isError) throw new Error(`a waiting call failed: ${text.slice(0, 300)}`);
+  return { at, count: result.structuredContent[list].length };
 }
 
-const pending = calls.map(watch);
+const pending = calls.map(hold);
 parentPort.postMessage({ started: calls.length });
 parentPort.postMessage({ done: await Promise.all(pending) });

@@ -157,25 +157,32 @@ export function seesAllTasks(v: Viewer): boolean {
   return !participantRestricted(v) || v.campaign.visibility !== 'TASK_SCOPED';
 }
 
-/** Submitted results (summaries and their checks) the viewer may see. */
-export function submissionsVisible(v: Viewer): SQL {
-  if (v.role === 'OWNER' || v.agentId === null) return TRUE;
-  const mine = eq(taskSubmissions.agentId, v.agentId);
+/**
+ * Which submitted results the viewer may see: all of them, its own, or its own and those of the
+ * tasks it is involved in. submissionsVisible is this as SQL; task_get prepares a statement for
+ * each of the first two.
+ */
+export function submissionScope(v: Viewer): 'ALL' | 'OWN' | 'OWN_OR_INVOLVED' {
+  if (v.role === 'OWNER' || v.agentId === null) return 'ALL';
   switch (v.campaign.visibility) {
     case 'SHARED':
-      return TRUE;
+      return 'ALL';
     case 'OWNER_ONLY_RESULTS':
-      return mine;
+      return 'OWN';
     case 'TASK_SCOPED':
-      return v.role === 'COORDINATOR'
-        ? TRUE
-        : (or(
-            mine,
-            sql`${taskSubmissions.taskId} in ${involvedTaskIds({ ...v, agentId: v.agentId })}`,
-          ) as SQL);
+      return v.role === 'COORDINATOR' ? 'ALL' : 'OWN_OR_INVOLVED';
     case 'BLIND_EXPERIMENT':
-      return v.role === 'COORDINATOR' ? TRUE : mine;
+      return v.role === 'COORDINATOR' ? 'ALL' : 'OWN';
   }
+}
+
+/** Submitted results (summaries and their checks) the viewer may see. */
+export function submissionsVisible(v: Viewer): SQL {
+  const scope = submissionScope(v);
+  if (scope === 'ALL' || v.agentId === null) return TRUE;
+  const mine = eq(taskSubmissions.agentId, v.agentId);
+  if (scope === 'OWN') return mine;
+  return or(mine, sql`${taskSubmissions.taskId} in ${involvedTaskIds({ ...v, agentId: v.agentId })}`) as SQL;
 }
 
 /** Whether the viewer may see who works on a task someone else holds. */

@@ -1,6 +1,7 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, type Placeholder, sql } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
+import { preparedStatement } from '../../storage/prepared.ts';
 import { idempotencyRecords } from './tables.ts';
 
 interface RecordKey {
@@ -14,13 +15,37 @@ interface RecordKey {
  * key waits here until the first transaction ends, then sees its committed record.
  */
 export async function claimKey(ex: Executor, k: RecordKey, argsHash: string, now: Date): Promise<boolean> {
-  const rows = await ex
-    .insert(idempotencyRecords)
-    .values({ ...k, argsHash, createdAt: now })
-    .onConflictDoNothing()
-    .returning({ key: idempotencyRecords.key });
+  const rows = await claimStatement(ex, { ...k, argsHash, createdAt: now });
   return rows.length === 1;
 }
+
+// Every mutation claims its key and stores its result: both statements are prepared.
+const claimStatement = preparedStatement('cairn_idempotency_claim', (ex) =>
+  ex
+    .insert(idempotencyRecords)
+    .values({
+      agentId: sql.placeholder('agentId'),
+      operation: sql.placeholder('operation'),
+      key: sql.placeholder('key'),
+      argsHash: sql.placeholder('argsHash'),
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .onConflictDoNothing()
+    .returning({ key: idempotencyRecords.key }),
+);
+
+const storeStatement = preparedStatement('cairn_idempotency_store', (ex) =>
+  ex
+    .update(idempotencyRecords)
+    .set({ result: sql`${sql.placeholder('result')}` })
+    .where(
+      matches({
+        agentId: sql.placeholder('agentId'),
+        operation: sql.placeholder('operation'),
+        key: sql.placeholder('key'),
+      }),
+    ),
+);
 
 /** The first call's record: its arguments' hash and its result, parsed back in its own key order. */
 export async function findRecord(ex: Executor, k: RecordKey) {
@@ -33,10 +58,7 @@ export async function findRecord(ex: Executor, k: RecordKey) {
 
 /** Keeps the result as the JSON text it is answered with, so a replay serialises to the same bytes. */
 export async function storeResult(ex: Executor, k: RecordKey, result: unknown): Promise<void> {
-  await ex
-    .update(idempotencyRecords)
-    .set({ result: JSON.stringify(result) })
-    .where(matches(k));
+  await storeStatement(ex, { ...k, result: JSON.stringify(result) });
 }
 
 /**
@@ -68,7 +90,7 @@ export async function runOnce(
   return result;
 }
 
-function matches(k: RecordKey) {
+function matches(k: { [K in keyof RecordKey]: string | Placeholder }) {
   return and(
     eq(idempotencyRecords.agentId, k.agentId),
     eq(idempotencyRecords.operation, k.operation),

@@ -1,6 +1,7 @@
-import { and, asc, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { preparedStatement } from '../../../storage/prepared.ts';
 import type { Caller } from '../../identity/index.ts';
 import { campaignClosed } from '../errors.ts';
 import type { Actor } from '../ledger/ledger.ts';
@@ -33,20 +34,22 @@ export async function requireMembership(
   opts: { forChange?: boolean } = {},
 ): Promise<Membership> {
   const id = campaignId ?? (await defaultCampaignOf(ex, caller.agent.id));
-  const [row] = await ex
-    .select({ campaign: campaigns, role: campaignMembers.role, status: campaignMembers.status })
-    .from(campaigns)
-    .leftJoin(campaignMembers, memberOn(caller))
-    .where(eq(campaigns.id, id));
+  const [row] = await campaignWithMember(ex, { campaignId: id, agentId: caller.agent.id });
   return checkMembership(caller, id, row, opts);
 }
 
-/** The join condition from campaigns to the caller's membership row (for a left join). */
-export function memberOn(caller: Caller): SQL {
-  return and(
-    eq(campaignMembers.campaignId, campaigns.id),
-    eq(campaignMembers.agentId, caller.agent.id),
-  ) as SQL;
+/** The campaign and the caller's membership row: every campaign tool call reads it, so it is prepared. */
+const campaignWithMember = preparedStatement('cairn_campaign_with_member', (ex) =>
+  ex
+    .select({ campaign: campaigns, role: campaignMembers.role, status: campaignMembers.status })
+    .from(campaigns)
+    .leftJoin(campaignMembers, memberOn(sql.placeholder('agentId')))
+    .where(eq(campaigns.id, sql.placeholder('campaignId'))),
+);
+
+/** The join condition from campaigns to an agent's membership row (for a left join). */
+export function memberOn(agentId: string | Placeholder): SQL {
+  return and(eq(campaignMembers.campaignId, campaigns.id), eq(campaignMembers.agentId, agentId)) as SQL;
 }
 
 /**

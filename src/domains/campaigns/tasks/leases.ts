@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, inArray, isNull, lte, type SQL, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, isNull, lte, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { leaseNotFound, taskNotFound } from '../errors.ts';
@@ -31,7 +31,7 @@ export function notCurrentReason(lease: LeaseRow, agentId: string, now: Date): N
 }
 
 /** Joins a task row (`tasks`) to its live lease, for reads that take it with the task in one statement. */
-export function liveLeaseOn(now: Date): SQL {
+export function liveLeaseOn(now: Date | Placeholder): SQL {
   return and(
     eq(taskLeases.taskId, tasks.id),
     isNull(taskLeases.endedAt),

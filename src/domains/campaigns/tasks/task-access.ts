@@ -1,6 +1,7 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { preparedStatement } from '../../../storage/prepared.ts';
 import type { Caller } from '../../identity/index.ts';
 import { seesAllTasks, type Viewer, viewerOf } from '../audience.ts';
 import { taskNotFound } from '../errors.ts';
@@ -28,13 +29,7 @@ export async function taskForMember(
   taskId: string,
   opts: { forChange?: boolean; mustSee?: boolean; campaignId?: string | undefined } = {},
 ): Promise<TaskAccess> {
-  // The task, its campaign and the caller's membership there: one statement.
-  const [row] = await ex
-    .select({ task: tasks, campaign: campaigns, role: campaignMembers.role, status: campaignMembers.status })
-    .from(tasks)
-    .innerJoin(campaigns, eq(campaigns.id, tasks.campaignId))
-    .leftJoin(campaignMembers, memberOn(caller))
-    .where(eq(tasks.id, taskId));
+  const [row] = await taskWithMember(ex, { taskId, agentId: caller.agent.id });
   const task = row?.task;
   // Task tools take campaign_id too (SPEC Campaign: every campaign tool accepts it). A task
   // outside the campaign named is the same NOT_FOUND as a hidden one, so trying campaign ids
@@ -54,6 +49,16 @@ export async function taskForMember(
     throw taskNotFound(taskId);
   return { task, member, viewer };
 }
+
+/** The task, its campaign and the caller's membership there: one statement, prepared (every task tool reads it). */
+const taskWithMember = preparedStatement('cairn_task_with_member', (ex) =>
+  ex
+    .select({ task: tasks, campaign: campaigns, role: campaignMembers.role, status: campaignMembers.status })
+    .from(tasks)
+    .innerJoin(campaigns, eq(campaigns.id, tasks.campaignId))
+    .leftJoin(campaignMembers, memberOn(sql.placeholder('agentId')))
+    .where(eq(tasks.id, sql.placeholder('taskId'))),
+);
 
 /** Refuses unless `agentId` is an active member of the campaign (assignees and delegates). */
 export async function requireActiveAgent(ex: Executor, campaignId: string, agentId: string): Promise<void> {

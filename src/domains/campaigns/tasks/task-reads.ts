@@ -1,8 +1,9 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { preparedStatement } from '../../../storage/prepared.ts';
 import type { Caller } from '../../identity/index.ts';
-import { seesOtherWorkers, submissionsVisible, type Viewer, viewerOf } from '../audience.ts';
+import { seesOtherWorkers, submissionScope, submissionsVisible, type Viewer, viewerOf } from '../audience.ts';
 import type { Membership } from '../membership/member.ts';
 import { pendingApprovalOf, rewardsOfTasks } from '../rewards/escrow.ts';
 import { presentReward, rewardSummary } from '../rewards/reward-present.ts';
@@ -53,10 +54,35 @@ export async function getTask(
  * The task's live lease, its reward, the first 50 submissions the viewer may see (oldest first)
  * and whether it has any submission at all, in one statement (docs/performance.md, "Round
  * trips"): a row per visible submission, or one row without, each carrying the lease and reward
- * (at most one of each per task).
+ * (at most one of each per task). Prepared for the viewers who see all submissions or their own;
+ * built for each call for a TASK_SCOPED participant, whose view depends on its involvement.
  */
 async function leaseRewardAndSubmissions(ex: Executor, viewer: Viewer, taskId: string, now: Date) {
-  const rows = await ex
+  const scope = submissionScope(viewer);
+  // A placeholder's value reaches the driver as it is (no column encoding): the time as ISO text.
+  const values = { taskId, now: now.toISOString(), agentId: viewer.agentId };
+  const rows =
+    scope === 'ALL'
+      ? await heldSeeingAll(ex, values)
+      : scope === 'OWN'
+        ? await heldSeeingOwn(ex, values)
+        : await heldQuery(ex, submissionsVisible(viewer), { taskId, now });
+  const first = rows[0];
+  return {
+    lease: first?.lease ?? null,
+    reward: first?.reward ?? null,
+    submissions: rows.flatMap((r) => (r.submission ? [r.submission] : [])),
+    anySubmission: first?.anySubmission === true,
+  };
+}
+
+/** The statement of leaseRewardAndSubmissions, with the submissions the viewer may see. */
+function heldQuery(
+  ex: Executor,
+  visible: SQL,
+  at: { taskId: string | Placeholder; now: Date | Placeholder },
+) {
+  return ex
     .select({
       lease: taskLeases,
       reward: taskRewards,
@@ -71,20 +97,19 @@ async function leaseRewardAndSubmissions(ex: Executor, viewer: Viewer, taskId: s
       anySubmission: sql<boolean>`exists (select 1 from ${taskSubmissions} where ${taskSubmissions.taskId} = ${tasks.id})`,
     })
     .from(tasks)
-    .leftJoin(taskLeases, liveLeaseOn(now))
+    .leftJoin(taskLeases, liveLeaseOn(at.now))
     .leftJoin(taskRewards, eq(taskRewards.taskId, tasks.id))
-    .leftJoin(taskSubmissions, and(eq(taskSubmissions.taskId, tasks.id), submissionsVisible(viewer)))
-    .where(eq(tasks.id, taskId))
+    .leftJoin(taskSubmissions, and(eq(taskSubmissions.taskId, tasks.id), visible))
+    .where(eq(tasks.id, at.taskId))
     .orderBy(asc(taskSubmissions.createdAt))
     .limit(SUBMISSIONS_SHOWN);
-  const first = rows[0];
-  return {
-    lease: first?.lease ?? null,
-    reward: first?.reward ?? null,
-    submissions: rows.flatMap((r) => (r.submission ? [r.submission] : [])),
-    anySubmission: first?.anySubmission === true,
-  };
 }
+
+const placeholders = { taskId: sql.placeholder('taskId'), now: sql.placeholder('now') };
+const heldSeeingAll = preparedStatement('cairn_task_get_all', (ex) => heldQuery(ex, sql`true`, placeholders));
+const heldSeeingOwn = preparedStatement('cairn_task_get_own', (ex) =>
+  heldQuery(ex, eq(taskSubmissions.agentId, sql.placeholder('agentId')), placeholders),
+);
 
 /** Submissions task_get shows, oldest first. */
 const SUBMISSIONS_SHOWN = 50;

@@ -2,7 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '../../test/support/database.ts';
 import type { Database } from './database.ts';
-import { preparedStatement } from './prepared.ts';
+import { executeNamed, preparedStatement } from './prepared.ts';
 import { serverSettings } from './tables.ts';
 
 let database: Database;
@@ -47,5 +47,30 @@ describe('preparedStatement', () => {
     }
     const both = await Promise.all(keys.map((key) => database.transaction((tx) => settingOf(tx, { key }))));
     expect(both).toEqual([[{ value: 'v0' }], [{ value: 'v1' }]]);
+  });
+});
+
+describe('executeNamed', () => {
+  const valueOf = (ex: Parameters<typeof executeNamed>[0], key: string) =>
+    executeNamed<{ rows: Array<{ value: string }> }>(
+      ex,
+      sql`select ${serverSettings.value} as value from ${serverSettings} where ${serverSettings.key} = ${key}`,
+    ).then((r) => r.rows);
+
+  it("runs one text with each call's values, on the database and inside a transaction", async () => {
+    const key = `named-${Math.random()}`;
+    expect(await valueOf(database.db, key)).toEqual([]);
+    const inside = await database
+      .transaction(async (tx) => {
+        await tx.insert(serverSettings).values({ key, value: 'uncommitted', createdAt: new Date() });
+        throw Object.assign(new Error('roll back'), { seen: await valueOf(tx, key) });
+      })
+      .catch((err: { seen?: unknown }) => err.seen);
+    expect(inside).toEqual([{ value: 'uncommitted' }]);
+    await database.db.insert(serverSettings).values({ key, value: 'kept', createdAt: new Date() });
+    for (let i = 0; i < 3; i++) {
+      expect(await valueOf(database.db, key)).toEqual([{ value: 'kept' }]);
+      expect(await valueOf(database.db, `${key}-absent`)).toEqual([]);
+    }
   });
 });

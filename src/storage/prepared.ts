@@ -1,3 +1,6 @@
+import { createHash } from 'node:crypto';
+import type { SQL } from 'drizzle-orm';
+import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Executor } from './database.ts';
 
 /**
@@ -28,7 +31,7 @@ interface Prepared<R> extends Runnable<R> {
 
 /** The driver's client behind an executor: the pool or PGlite, or the transaction's connection. */
 function clientOf(ex: Executor): unknown {
-  return (ex as unknown as { session: { client: unknown } }).session.client;
+  return (ex._.session as unknown as { client: unknown }).client;
 }
 
 /**
@@ -41,7 +44,7 @@ export function preparedStatement<R>(
 ): (ex: Executor, values: Record<string, unknown>) => Promise<R> {
   const byDriver = new Map<unknown, Prepared<R>>();
   return (ex, values) => {
-    const session = Object.getPrototypeOf((ex as unknown as { session: object }).session);
+    const session = Object.getPrototypeOf(ex._.session);
     let built = byDriver.get(session);
     if (!built) {
       built = build(ex).prepare(name) as Prepared<R>;
@@ -53,4 +56,26 @@ export function preparedStatement<R>(
       built.client === client ? built : Object.create(built, { client: { value: client } });
     return bound.execute(values);
   };
+}
+
+const dialect = new PgDialect();
+const namesByText = new Map<string, string>();
+/** Past this many texts, new ones run unnamed: a guard against a caller whose text varies. */
+const MAX_NAMED_TEXTS = 256;
+
+/**
+ * Runs a statement built for each call (raw `sql`) as a named statement, named by its text, so
+ * PostgreSQL parses and plans each text once per connection. Only for statements whose text takes
+ * a few shapes, with every value a parameter (appendEvent: one shape for each set of rows that
+ * travel with an event): every shape stays prepared on every pooled connection, so a text that
+ * varies without bound (an IN list of any length) must not come here. Answers as `ex.execute`.
+ */
+export function executeNamed<R>(ex: Executor, query: SQL): Promise<R> {
+  const built = dialect.sqlToQuery(query);
+  let name = namesByText.get(built.sql);
+  if (!name && namesByText.size < MAX_NAMED_TEXTS) {
+    name = `cairn_${createHash('sha256').update(built.sql).digest('hex').slice(0, 24)}`;
+    namesByText.set(built.sql, name);
+  }
+  return ex._.session.prepareQuery(built, undefined, name, false).execute() as Promise<R>;
 }

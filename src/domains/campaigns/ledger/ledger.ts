@@ -1,6 +1,7 @@
 import { type SQLWrapper, sql } from 'drizzle-orm';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { executeNamed } from '../../../storage/prepared.ts';
 import { campaignEvents, campaigns } from '../tables.ts';
 
 /** The channel every replica LISTENs on for ledger wake-ups; the payload is the campaign id. */
@@ -57,7 +58,9 @@ export async function appendEvent(
 ): Promise<{ seq: number; id: string }> {
   const id = newId('evt', now);
   const before = along.map((w, i) => sql`${sql.raw(`along_${i}`)} as (${w.getSQL()}), `);
-  const result = (await ex.execute(sql`
+  const result = (await executeNamed(
+    ex,
+    sql`
     with ${sql.join(before)}next as (
       update ${campaigns} set last_seq = last_seq + 1 where id = ${campaignId} returning last_seq
     ), added as (
@@ -75,7 +78,8 @@ export async function appendEvent(
       from next
       returning seq
     )
-    select seq, pg_notify(${LEDGER_CHANNEL}, ${campaignId}) from added`)) as unknown as {
+    select seq, pg_notify(${LEDGER_CHANNEL}, ${campaignId}) from added`,
+  )) as unknown as {
     rows: Array<{ seq: string | number }>;
   };
   const row = result.rows[0];

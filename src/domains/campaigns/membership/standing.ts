@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { preparedStatement } from '../../../storage/prepared.ts';
 import {
   type CampaignLink,
   type CampaignLinks,
@@ -24,8 +25,12 @@ export const standingColumn: StandingColumn = sql<CampaignStanding>`(select case
  * The open campaigns an identity is a member of or invited to, for identity_whoami and
  * capabilities_describe: memberships first, then invitations, oldest first within each.
  */
-export const campaignLinks: CampaignLinks = async (ex, agentId) => {
-  const rows = await ex
+export const campaignLinks: CampaignLinks = async (ex, agentId) =>
+  (await linksOf(ex, { agentId })) as CampaignLink[];
+
+/** campaignLinks' statement, prepared: identity_whoami and capabilities_describe read it each call. */
+const linksOf = preparedStatement('cairn_campaign_links', (ex) =>
+  ex
     .select({
       campaign_id: campaigns.id,
       title: campaigns.title,
@@ -36,7 +41,7 @@ export const campaignLinks: CampaignLinks = async (ex, agentId) => {
     .innerJoin(campaigns, eq(campaigns.id, campaignMembers.campaignId))
     .where(
       and(
-        eq(campaignMembers.agentId, agentId),
+        eq(campaignMembers.agentId, sql.placeholder('agentId')),
         eq(campaigns.status, 'ACTIVE'),
         inArray(campaignMembers.status, ['ACTIVE', 'INVITED', 'OWNER_PENDING']),
       ),
@@ -46,6 +51,5 @@ export const campaignLinks: CampaignLinks = async (ex, agentId) => {
       asc(campaignMembers.createdAt),
       asc(campaigns.id),
     )
-    .limit(LINKS_SHOWN);
-  return rows as CampaignLink[];
-};
+    .limit(LINKS_SHOWN),
+);

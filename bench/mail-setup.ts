@@ -7,6 +7,7 @@ import { IdentityService } from '../src/domains/identity/index.ts';
 import { systemClock } from '../src/kernel/clock.ts';
 import { openDatabase } from '../src/storage/database.ts';
 import type { Child } from './children.ts';
+import { seeded } from './seeded.ts';
 
 /**
  * Set-up and load generation for the mail benchmark (nothing here is measured by itself):
@@ -62,18 +63,6 @@ export async function provisionMailIdentities(
   } finally {
     await database.close();
   }
-}
-
-/** A small deterministic generator, so every run (and both servers) see the same bodies. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const WORDS = (

@@ -9,6 +9,7 @@ import { EvidenceSearch } from '../src/domains/reading/index.ts';
 import { systemClock } from '../src/kernel/clock.ts';
 import { openDatabase } from '../src/storage/database.ts';
 import { percentile } from './campaign-setup.ts';
+import { seeded } from './seeded.ts';
 
 /**
  * `npm run bench -- search` (issue 16 item 10): evidence_search over 100,000 generated evidence
@@ -185,7 +186,7 @@ async function identities(database: Awaited<ReturnType<typeof openDatabase>>, ur
  * connections insert batches of 500 rows; the tsvectors are computed by PostgreSQL on insert.
  */
 async function fill(url: string, words: string[], reader: string, peer: string, campaignId: string) {
-  const random = rng(16);
+  const random = seeded(16);
   const zipf = zipfSampler(words.length, random);
   const doc = (n: number) => {
     const out: string[] = [];
@@ -261,7 +262,7 @@ async function fill(url: string, words: string[], reader: string, peer: string, 
 const SHAPES = ['word', 'two words', 'phrase'];
 
 function queryMix(words: string[], n: number): string[] {
-  const random = rng(99);
+  const random = seeded(99);
   const pick = (from: number, to: number) => words[from + Math.floor(random() * (to - from))] as string;
   return Array.from({ length: n }, (_, i) => {
     switch (i % 3) {
@@ -277,7 +278,7 @@ function queryMix(words: string[], n: number): string[] {
 
 /** Made-up words of two to four syllables: no stop words, each its own stem. */
 function vocabulary(): string[] {
-  const random = rng(7);
+  const random = seeded(7);
   const onsets = [
     'b',
     'd',
@@ -330,17 +331,5 @@ function zipfSampler(n: number, random: () => number): () => number {
       else hi = mid;
     }
     return lo;
-  };
-}
-
-/** mulberry32: the same texts and queries on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }

@@ -8,7 +8,7 @@ import type { Executor } from './database.ts';
  * or an open transaction.
  *
  * drizzle builds a query's SQL on every call and PostgreSQL parses and plans it on every call; for
- * the three-table join of a task tool that was about 0.9 ms, against 0.35 ms for the same statement
+ * the three-table join of a task tool that was about 1.3 ms, against 0.36 ms for the same statement
  * prepared (docs/performance.md, "Prepared statements"). drizzle's own `.prepare()` binds the
  * statement to the handle it was built on, so a statement prepared on the database could not run
  * inside a transaction. This keeps the one built statement and, for each call, runs it through the

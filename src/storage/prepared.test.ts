@@ -51,7 +51,7 @@ describe('preparedStatement', () => {
 });
 
 describe('executeNamed', () => {
-  const valueOf = (ex: Parameters<typeof executeNamed>[0], key: string) =>
+  const namedSetting = (ex: Parameters<typeof executeNamed>[0], key: string) =>
     executeNamed<{ rows: Array<{ value: string }> }>(
       ex,
       sql`select ${serverSettings.value} as value from ${serverSettings} where ${serverSettings.key} = ${key}`,
@@ -59,18 +59,18 @@ describe('executeNamed', () => {
 
   it("runs one text with each call's values, on the database and inside a transaction", async () => {
     const key = `named-${Math.random()}`;
-    expect(await valueOf(database.db, key)).toEqual([]);
+    expect(await namedSetting(database.db, key)).toEqual([]);
     const inside = await database
       .transaction(async (tx) => {
         await tx.insert(serverSettings).values({ key, value: 'uncommitted', createdAt: new Date() });
-        throw Object.assign(new Error('roll back'), { seen: await valueOf(tx, key) });
+        throw Object.assign(new Error('roll back'), { seen: await namedSetting(tx, key) });
       })
       .catch((err: { seen?: unknown }) => err.seen);
     expect(inside).toEqual([{ value: 'uncommitted' }]);
     await database.db.insert(serverSettings).values({ key, value: 'kept', createdAt: new Date() });
     for (let i = 0; i < 3; i++) {
-      expect(await valueOf(database.db, key)).toEqual([{ value: 'kept' }]);
-      expect(await valueOf(database.db, `${key}-absent`)).toEqual([]);
+      expect(await namedSetting(database.db, key)).toEqual([{ value: 'kept' }]);
+      expect(await namedSetting(database.db, `${key}-absent`)).toEqual([]);
     }
   });
 });

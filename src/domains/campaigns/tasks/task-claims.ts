@@ -2,6 +2,7 @@ import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { preparedStatement } from '../../../storage/prepared.ts';
 import type { Caller } from '../../identity/index.ts';
 import { seesOtherWorkers, tasksVisible, type Viewer, viewerOf } from '../audience.ts';
 import { taskNotFound } from '../errors.ts';
@@ -68,22 +69,8 @@ export async function tryClaim(
   opts: ClaimOptions = {},
 ): Promise<{ won: ClaimResult } | { lost: LostClaim }> {
   const me = member.agentId;
-  const attempt = async () => {
-    const [row] = await ex
-      .update(tasks)
-      .set({ status: 'CLAIMED', version: sql`${tasks.version} + 1`, updatedAt: now })
-      .where(
-        and(
-          eq(tasks.id, taskId),
-          eq(tasks.status, 'OPEN'),
-          or(isNull(tasks.assigneeId), eq(tasks.assigneeId, me)),
-          // A paid task is claimable only once its reward is in escrow.
-          sql`not exists (select 1 from ${taskRewards} where ${taskRewards.taskId} = ${tasks.id} and ${taskRewards.status} = 'AWAITING_FUNDING')`,
-        ),
-      )
-      .returning();
-    return row;
-  };
+  // A placeholder's value reaches the driver as it is (no column encoding): the time as ISO text.
+  const attempt = async () => (await claimUpdate(ex, { taskId, me, now: now.toISOString() }))[0];
   let won = await attempt();
   if (!won) {
     const viewer = viewerOf(member);
@@ -97,6 +84,26 @@ export async function tryClaim(
   }
   return { won: await recordClaim(ex, member, taskId, won, now, opts) };
 }
+
+/**
+ * The conditional UPDATE that decides a claim: only an OPEN task, unassigned or assigned to the
+ * claimer, whose reward (if any) is in escrow. Prepared: every claim attempt sends it.
+ */
+const claimUpdate = preparedStatement('cairn_task_claim', (ex) =>
+  ex
+    .update(tasks)
+    .set({ status: 'CLAIMED', version: sql`${tasks.version} + 1`, updatedAt: sql`${sql.placeholder('now')}` })
+    .where(
+      and(
+        eq(tasks.id, sql.placeholder('taskId')),
+        eq(tasks.status, 'OPEN'),
+        or(isNull(tasks.assigneeId), eq(tasks.assigneeId, sql.placeholder('me'))),
+        // A paid task is claimable only once its reward is in escrow.
+        sql`not exists (select 1 from ${taskRewards} where ${taskRewards.taskId} = ${tasks.id} and ${taskRewards.status} = 'AWAITING_FUNDING')`,
+      ),
+    )
+    .returning(),
+);
 
 /** A won claim's lease, history entry and ledger event. */
 async function recordClaim(

@@ -238,21 +238,30 @@ function modeRule(v: Viewer, me: string, c: Columns): SQL {
  * each campaign's mode (the rules of modeRule for evidence, across all its campaigns; or in one
  * campaign only, when `campaignId` is given): a predicate over rows of `evidence`, for the
  * reading area.
+ *
+ * It is asked of one evidence row at a time (EXISTS correlated on "evidence"."id", probed through
+ * campaign_evidence_evidence_idx). As `id in (select evidence_id …)` under the OR with the
+ * caller's own reads, PostgreSQL hashed every id the agent's campaigns share on every read: about
+ * 10 ms per evidence_view or search with 50,000 shared texts, however few rows the read looked at.
+ * `offset 0` keeps it so: without it the planner turns an EXISTS back into that hashed set
+ * whenever it guesses many rows will be asked, not knowing a page stops after a few.
  */
 export function evidenceSharedWith(agentId: string, campaignId?: string): SQL {
   const inCampaign = campaignId ? sql`ce.campaign_id = ${campaignId} and` : sql``;
   // A public taker (docs/boards.md) sees the evidence of the one task its live entry reaches.
-  const entryTask = sql`"evidence"."id" in (select ce.evidence_id from ${campaignEvidence} ce
+  const entryTask = sql`exists (select 1 from ${campaignEvidence} ce
     join ${publicEntries} pe on pe.task_id = ce.task_id and pe.campaign_id = ce.campaign_id
-    where ${inCampaign} pe.agent_id = ${agentId} and pe.ended_at is null and pe.expires_at > now())`;
-  return sql`(${entryTask} or "evidence"."id" in (select ce.evidence_id from ${campaignEvidence} ce
+    where ce.evidence_id = "evidence"."id" and ${inCampaign} pe.agent_id = ${agentId}
+      and pe.ended_at is null and pe.expires_at > now() offset 0)`;
+  return sql`(${entryTask} or exists (select 1 from ${campaignEvidence} ce
     join ${campaignMembers} me on me.campaign_id = ce.campaign_id and me.agent_id = ${agentId} and me.status = 'ACTIVE'
     join campaigns c on c.id = ce.campaign_id
-    where ${inCampaign} (c.visibility in ('SHARED', 'OWNER_ONLY_RESULTS') or me.role = 'COORDINATOR' or ce.agent_id = ${agentId}
+    where ce.evidence_id = "evidence"."id" and ${inCampaign} (c.visibility in ('SHARED', 'OWNER_ONLY_RESULTS')
+      or me.role = 'COORDINATOR' or ce.agent_id = ${agentId}
       or (c.visibility = 'TASK_SCOPED' and (ce.task_id is null or ce.task_id in (
         select t.id from ${tasks} t where t.campaign_id = ce.campaign_id and (t.created_by = ${agentId} or t.assignee_id = ${agentId})
         union select l.task_id from ${taskLeases} l where l.campaign_id = ce.campaign_id and l.agent_id = ${agentId})))
-      or (c.visibility = 'BLIND_EXPERIMENT' and ce.author_role <> 'PARTICIPANT'))))`;
+      or (c.visibility = 'BLIND_EXPERIMENT' and ce.author_role <> 'PARTICIPANT')) offset 0))`;
 }
 
 /**
@@ -261,8 +270,9 @@ export function evidenceSharedWith(agentId: string, campaignId?: string): SQL {
  * own imports.
  */
 export function evidenceOfOwner(ownerId: string): SQL {
-  return sql`"evidence"."id" in (select ce.evidence_id from ${campaignEvidence} ce
-    join campaigns c on c.id = ce.campaign_id where c.owner_id = ${ownerId})`;
+  // Correlated, like evidenceSharedWith: one index probe per row looked at, not a hash of everything.
+  return sql`exists (select 1 from ${campaignEvidence} ce
+    join campaigns c on c.id = ce.campaign_id where ce.evidence_id = "evidence"."id" and c.owner_id = ${ownerId} offset 0)`;
 }
 
 /**

@@ -111,15 +111,8 @@ export class EvidenceSearch {
           : evidenceKinds[0] === 'finding'
             ? sql`${evidence.kind} = 'finding'`
             : ne(evidence.kind, 'finding');
-      // repo.visibleTo, with the sharing rule asked of one row at a time: as it stands (an IN over
-      // every evidence id the agent's campaigns share) PostgreSQL would hash that whole set on
-      // every query before looking at the first match; here it is a semi-join probed per match.
-      const visible = visibleTo(caller.agent.id, (id) => {
-        const shared = this.coverage.sharedEvidence(id);
-        return shared
-          ? sql`exists (select 1 from (select "evidence".id) as "evidence" where ${shared})`
-          : null;
-      });
+      // repo.visibleTo: the caller's own reads, or the sharing rule asked of the row (a probe per match).
+      const visible = visibleTo(caller.agent.id, (id) => this.coverage.sharedEvidence(id));
       // Every match is ranked and sorted first (the inner query, fenced by offset 0); visibility
       // is then tested in rank order until the page is full, so a page costs a few visibility
       // tests when most matches are visible, not one per match. The inner query is named

@@ -1,10 +1,10 @@
-import { and, eq, isNull, lte, or, sql } from 'drizzle-orm';
+import { and, eq, isNull, lte, or, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { preparedStatement } from '../../../storage/prepared.ts';
 import type { Caller } from '../../identity/index.ts';
-import { seesOtherWorkers, tasksVisible, type Viewer, viewerOf } from '../audience.ts';
+import { seesAllTasks, seesOtherWorkers, tasksVisible, type Viewer, viewerOf } from '../audience.ts';
 import { taskNotFound } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { actorOf, type Membership } from '../membership/member.ts';
@@ -181,15 +181,25 @@ export interface LostClaimRow {
 export type LostClaim = LostClaimRow | null;
 
 async function lostClaim(ex: Executor, viewer: Viewer, taskId: string, now: Date): Promise<LostClaim> {
-  const [row] = await ex
+  // 900 of the campaign benchmark's 1,000 attempts lose: for a viewer who sees every task of its
+  // campaign (every mode but TASK_SCOPED for a participant) the statement is prepared.
+  const [row] = seesAllTasks(viewer)
+    ? await lostClaimSeeingAll(ex, { campaignId: viewer.campaign.id, taskId, now: now.toISOString() })
+    : await lostClaimQuery(ex, tasksVisible(viewer), taskId, now);
+  return row ?? null;
+}
+
+/** The task, its live lease, whether a lease past its deadline still holds it, the caller's view of it and its reward. */
+function lostClaimQuery(ex: Executor, visible: SQL, taskId: string | Placeholder, now: Date | Placeholder) {
+  return ex
     .select({
       status: tasks.status,
       campaignId: tasks.campaignId,
       assigneeId: tasks.assigneeId,
-      visible: sql<boolean>`(${tasksVisible(viewer)})`,
+      visible: sql<boolean>`(${visible})`,
       // A lease still open past its deadline: the sweeper has not ended it yet.
       lapsed: sql<boolean>`exists (select 1 from ${taskLeases} where ${and(
-        eq(taskLeases.taskId, taskId),
+        eq(taskLeases.taskId, tasks.id),
         isNull(taskLeases.endedAt),
         lte(taskLeases.executionDeadline, now),
       )})`,
@@ -202,8 +212,17 @@ async function lostClaim(ex: Executor, viewer: Viewer, taskId: string, now: Date
     .leftJoin(taskLeases, liveLeaseOn(now))
     .leftJoin(taskRewards, eq(taskRewards.taskId, tasks.id))
     .where(eq(tasks.id, taskId));
-  return row ?? null;
 }
+
+// A placeholder's value reaches the driver as it is (no column encoding): the time as ISO text.
+const lostClaimSeeingAll = preparedStatement('cairn_lost_claim', (ex) =>
+  lostClaimQuery(
+    ex,
+    eq(tasks.campaignId, sql.placeholder('campaignId')),
+    sql.placeholder('taskId'),
+    sql.placeholder('now'),
+  ),
+);
 
 /** Why a claim lost: held by someone (TASK_ALREADY_CLAIMED), hidden (NOT_FOUND) or not open to the caller. */
 function claimRefusal(viewer: Viewer, me: string, taskId: string, task: LostClaim): DomainError {

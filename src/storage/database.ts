@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
@@ -11,8 +11,12 @@ import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { PgListener } from './pg-listener.ts';
+import { pgTransaction } from './pg-transaction.ts';
 import { noteStatements, statementLogger } from './statement-count.ts';
 import type { Tables } from './tables.ts';
+import { ClosingStatements, type Row, type TransactionEnd } from './transaction-end.ts';
+
+export type { ClosingRows, Row, TransactionEnd } from './transaction-end.ts';
 
 /** Every table of every area (storage/tables.ts explains how areas add theirs). */
 export type Schema = { [K in keyof Tables]: Tables[K] };
@@ -32,8 +36,15 @@ export interface PoolStats {
 export interface Database {
   kind: 'pglite' | 'postgres';
   db: Db;
-  /** Runs fn in one transaction; it commits when fn resolves and rolls back when it throws. */
-  transaction<T>(fn: (tx: Executor) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn in one transaction; it commits when fn resolves and rolls back when it throws. What
+   * fn hands to `end.sendWithCommit` runs last, with the COMMIT; `opening` runs first, with the
+   * BEGIN, and fn gets its rows (transaction-end.ts).
+   */
+  transaction<T>(
+    fn: (tx: Executor, end: TransactionEnd, opened: Row[]) => Promise<T>,
+    opening?: SQL,
+  ): Promise<T>;
   /** True when a trivial query succeeds. */
   healthy(): Promise<boolean>;
   poolStats(): PoolStats | null;
@@ -78,9 +89,23 @@ async function openPglite(opts: OpenOptions): Promise<Database> {
   return {
     kind: 'pglite',
     db,
-    transaction: (fn) => {
+    transaction: (fn, opening) => {
       noteStatements(2); // BEGIN and COMMIT (or ROLLBACK), which PGlite sends past drizzle's logger
-      return inTransaction.run(true, () => db.transaction(fn));
+      return inTransaction.run(true, () =>
+        db.transaction(async (tx) => {
+          // In process there is no round trip to save: the opening statement simply runs first,
+          // the closing ones last.
+          const opened = opening ? ((await tx.execute(opening)) as unknown as { rows: Row[] }).rows : [];
+          const end = new ClosingStatements();
+          const result = await fn(tx, end, opened);
+          const rows: Row[][] = [];
+          for (const statement of end.statements) {
+            rows.push(((await tx.execute(statement)) as unknown as { rows: Row[] }).rows);
+          }
+          end.ran(rows);
+          return result;
+        }),
+      );
     },
     healthy: () => ping(db),
     poolStats: () => null,
@@ -128,7 +153,7 @@ async function openPostgres(opts: OpenOptions): Promise<Database> {
   return {
     kind: 'postgres',
     db,
-    transaction: (fn) => db.transaction(fn),
+    transaction: (fn, opening) => pgTransaction(pool, db._.session, fn, opening),
     healthy: () => ping(db),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     // LISTEN needs a connection of its own for as long as it listens (see pg-listener.ts).

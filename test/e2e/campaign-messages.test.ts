@@ -276,6 +276,51 @@ describe('message_append', () => {
     ).toBe(taskId);
   });
 
+  it('gives writers appending at once each their own seq, the one their event has on the ledger', async () => {
+    // The message and its event are the call's last writes, sent with its COMMIT: the seq in each
+    // answer is the database's, taken at commit (docs/performance.md, "The tail of a mutation").
+    const { c, p1, p2, campaignId } = await team();
+    const writers = [c, p1, p2];
+    const posted = await Promise.all(
+      Array.from({ length: 24 }, (_, i) => note(writers[i % 3] as Member, campaignId, `note ${i}`)),
+    );
+    const seqs = posted.map((p) => p.seq as number).sort((a, b) => a - b);
+    expect(new Set(seqs).size).toBe(24);
+    expect(seqs.at(-1)! - seqs[0]!).toBe(23);
+    const watched = await ok(
+      c,
+      'events_watch',
+      { campaign_id: campaignId, wait_seconds: 1, limit: 200 },
+      false,
+    );
+    const seqOf = new Map(
+      watched.events.map((e: { message_id: string; seq: number }) => [e.message_id, e.seq]),
+    );
+    for (const p of posted) expect(seqOf.get(p.message_id)).toBe(p.seq);
+  });
+
+  it('stores what the writer wrote, character for character', async () => {
+    const { p1, p2, campaignId } = await team();
+    const content = String.raw`it's "quoted", a \ backslash, ' both, $1 and $$, '); drop table campaign_messages; -- « naïve » 😀`;
+    const posted = await note(p1, campaignId, content);
+    const page = await ok(p2, 'context_read', { campaign_id: campaignId }, false);
+    expect(
+      page.messages.find((m: { message_id: string }) => m.message_id === posted.message_id)?.content,
+    ).toBe(content);
+  });
+
+  it('answers two calls with one key at once alike, and writes one message', async () => {
+    const { p1, campaignId } = await team();
+    const args = { campaign_id: campaignId, type: 'NOTE', content: 'twice at once', idempotency_key: key() };
+    const [a, b] = await Promise.all([
+      callTool(p1.client, 'message_append', args),
+      callTool(p1.client, 'message_append', args),
+    ]);
+    expect(a.body).toEqual(b.body);
+    expect(a.body.seq).toEqual(expect.any(Number));
+    expect((await readableIds(p1, campaignId)).filter((id) => id === a.body.message_id)).toHaveLength(1);
+  });
+
   it('returns the first answer again for the same idempotency_key', async () => {
     const { p1, campaignId } = await team();
     const args = { campaign_id: campaignId, type: 'NOTE', content: 'once', idempotency_key: key() };

@@ -1,7 +1,9 @@
-import { and, eq, type Placeholder, sql } from 'drizzle-orm';
+import { randomBytes } from 'node:crypto';
+import { and, eq, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
-import type { Executor } from '../../storage/database.ts';
+import type { Executor, TransactionEnd } from '../../storage/database.ts';
 import { preparedStatement } from '../../storage/prepared.ts';
+import { CommitValue } from './commit-value.ts';
 import { idempotencyRecords } from './tables.ts';
 
 interface RecordKey {
@@ -62,6 +64,94 @@ export async function storeResult(ex: Executor, k: RecordKey, result: unknown): 
 }
 
 /**
+ * The key's claim as the opening statement of the mutation's transaction (sent with its BEGIN):
+ * one row when this call claimed the key, none when it was claimed before (runOnceClosing's
+ * `claimed`). On PostgreSQL a concurrent claim of the same key waits here until the first
+ * transaction ends, then finds the key taken.
+ */
+export function claimAtOpening(ex: Executor, k: RecordKey, argsHash: string, now: Date): SQL {
+  return ex
+    .insert(idempotencyRecords)
+    .values({ ...k, argsHash, createdAt: now })
+    .onConflictDoNothing()
+    .returning({ key: idempotencyRecords.key })
+    .getSQL();
+}
+
+/**
+ * What the runner does for every mutation: `runOnce`, with the key claimed by the opening
+ * statement (`claimAtOpening`) and the answer stored by a closing
+ * statement of the transaction (sent with its COMMIT: storage/transaction-end.ts). Resolves to
+ * the answer to give once the transaction has committed: the stored one, read back, when it holds
+ * values the database decides at commit (CommitValue), else the handler's own.
+ */
+export async function runOnceClosing(
+  ex: Executor,
+  end: TransactionEnd,
+  claimed: boolean,
+  k: RecordKey,
+  argsHash: string,
+  fn: () => Promise<unknown>,
+): Promise<() => unknown> {
+  if (!claimed) {
+    const replayed = await replay(ex, k, argsHash);
+    return () => replayed;
+  }
+  const result = (await fn()) ?? null;
+  const values: CommitValue[] = [];
+  const text = JSON.stringify(result, (_key, value: unknown) => {
+    if (!(value instanceof CommitValue)) return value;
+    values.push(value);
+    return `${VALUE_MARKER}${values.length - 1}`;
+  });
+  if (values.length === 0) {
+    end.sendWithCommit(storeAtCommit(ex, k, sql`${text}`));
+    return () => result;
+  }
+  const parts = text.split(VALUE_PLACES);
+  // split with a capture group alternates text and value indexes: text, 0, text, 1, text.
+  const stored = sql.join(
+    parts.map((part, i) =>
+      i % 2 === 0
+        ? sql`${part}::text`
+        : sql`coalesce((${(values[Number(part)] as CommitValue).expression})::text, 'null')`,
+    ),
+    sql` || `,
+  );
+  const rows = end.sendWithCommit(storeAtCommit(ex, k, stored));
+  return () => JSON.parse(String(rows.rows()[0]?.result));
+}
+
+// Where a CommitValue stands in the answer's JSON text while it is stored. The marker holds a
+// secret of this process, so no text of an answer (which may echo a caller's words) can stand in
+// for a value's place.
+const VALUE_MARKER = `cairn-commit-value-${randomBytes(16).toString('hex')}-`;
+const VALUE_PLACES = new RegExp(`"${VALUE_MARKER}(\\d+)"`);
+
+/** The answer's store, returning what was stored. */
+function storeAtCommit(ex: Executor, k: RecordKey, result: SQL): SQL {
+  return ex
+    .update(idempotencyRecords)
+    .set({ result })
+    .where(matches(k))
+    .returning({ result: idempotencyRecords.result })
+    .getSQL();
+}
+
+/** A repeated key: the first call's answer, or IDEMPOTENCY_KEY_REUSED for other arguments. */
+async function replay(ex: Executor, k: RecordKey, argsHash: string): Promise<unknown> {
+  const first = await findRecord(ex, k);
+  if (!first || first.argsHash !== argsHash) {
+    throw new DomainError(
+      'IDEMPOTENCY_KEY_REUSED',
+      `This idempotency_key was already used for ${k.operation} with different arguments.`,
+      { tool: k.operation },
+    );
+  }
+  return first.result;
+}
+
+/**
  * Runs `fn` once per key, in the caller's transaction: the first call's result is stored with its
  * arguments' hash; a repeat with the same arguments returns that result without running `fn`,
  * with other arguments it is IDEMPOTENCY_KEY_REUSED. The runner does this for every mutating
@@ -74,17 +164,7 @@ export async function runOnce(
   now: Date,
   fn: () => Promise<unknown>,
 ): Promise<unknown> {
-  if (!(await claimKey(ex, k, argsHash, now))) {
-    const first = await findRecord(ex, k);
-    if (!first || first.argsHash !== argsHash) {
-      throw new DomainError(
-        'IDEMPOTENCY_KEY_REUSED',
-        `This idempotency_key was already used for ${k.operation} with different arguments.`,
-        { tool: k.operation },
-      );
-    }
-    return first.result;
-  }
+  if (!(await claimKey(ex, k, argsHash, now))) return replay(ex, k, argsHash);
   const result = await fn();
   await storeResult(ex, k, result ?? null);
   return result;

@@ -12,6 +12,7 @@ export {
   startAreas,
   type Worker,
 } from './area.ts';
+export { CommitValue } from './commit-value.ts';
 export { isForm, joinForms, type ToolForm } from './forms.ts';
 export { runOnce } from './idempotency-repo.ts';
 export {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { Clock } from '../../kernel/clock.ts';
-import type { Executor } from '../../storage/database.ts';
+import type { Executor, TransactionEnd } from '../../storage/database.ts';
 import type { Caller } from '../identity/types.ts';
 
 /** SPEC's tool groups, in SPEC's order. */
@@ -38,6 +38,11 @@ export interface OperationContext<S> {
   availability(): ToolAvailability[];
   /** The open transaction for mutating operations; the database for reads. */
   ex: Executor;
+  /**
+   * A mutation's closing statements, sent with its COMMIT (storage/transaction-end.ts): for a
+   * write that must come last and hold its lock only while PostgreSQL commits (a ledger event).
+   */
+  end?: TransactionEnd;
   clock: Clock;
   services: S;
   requestId: string;

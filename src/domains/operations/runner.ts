@@ -12,10 +12,10 @@ import {
 } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { illFormedStrings, toValidationDetail } from '../../kernel/validation.ts';
-import type { Database } from '../../storage/database.ts';
+import type { Database, TransactionEnd } from '../../storage/database.ts';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
 import type { Caller } from '../identity/types.ts';
-import { runOnce } from './idempotency-repo.ts';
+import { claimAtOpening, runOnceClosing } from './idempotency-repo.ts';
 import type { Operation, OperationContext, ToolAvailability } from './operation.ts';
 
 export type OperationOutcome = { ok: true; result: unknown } | { ok: false; error: ErrorEnvelope };
@@ -215,22 +215,40 @@ export class OperationRunner<S> {
     return { ok: false, error: toErrorEnvelope(err, requestId) };
   }
 
-  /** The mutation, its idempotency record and (later) its ledger event commit together or not at all. */
-  private runMutation(op: Operation<S>, data: Record<string, unknown>, caller: Caller, requestId: string) {
+  /**
+   * The mutation, its idempotency record and its ledger events commit together or not at all; the
+   * stored answer (and any event the handler sends with the COMMIT) closes the transaction.
+   */
+  private async runMutation(
+    op: Operation<S>,
+    data: Record<string, unknown>,
+    caller: Caller,
+    requestId: string,
+  ): Promise<unknown> {
     const { idempotency_key: key, ...input } = data as { idempotency_key: string };
     const recordKey = { agentId: caller.agent.id, operation: op.name, key };
     const argsHash = hashJson(input);
-    return this.database.transaction((tx) =>
-      runOnce(tx, recordKey, argsHash, this.clock.now(), () =>
-        op.handler(this.context(caller, tx, requestId), input),
-      ),
+    const claim = claimAtOpening(this.database.db, recordKey, argsHash, this.clock.now());
+    const answer = await this.database.transaction(
+      (tx, end, opened) =>
+        runOnceClosing(tx, end, opened.length === 1, recordKey, argsHash, () =>
+          op.handler(this.context(caller, tx, requestId, end), input),
+        ),
+      claim,
     );
+    return answer();
   }
 
-  private context(caller: Caller, ex: OperationContext<S>['ex'], requestId: string): OperationContext<S> {
+  private context(
+    caller: Caller,
+    ex: OperationContext<S>['ex'],
+    requestId: string,
+    end?: TransactionEnd,
+  ): OperationContext<S> {
     return {
       caller,
       ex,
+      ...(end ? { end } : {}),
       clock: this.clock,
       services: this.services,
       requestId,

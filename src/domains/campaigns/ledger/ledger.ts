@@ -1,7 +1,8 @@
 import { type SQLWrapper, sql } from 'drizzle-orm';
 import { newId } from '../../../kernel/ids.ts';
-import type { Executor } from '../../../storage/database.ts';
+import type { Executor, TransactionEnd } from '../../../storage/database.ts';
 import { executeNamed } from '../../../storage/prepared.ts';
+import { CommitValue } from '../../operations/index.ts';
 import { campaignEvents, campaigns } from '../tables.ts';
 
 /** The channel every replica LISTENs on for ledger wake-ups; the payload is the campaign id. */
@@ -57,10 +58,44 @@ export async function appendEvent(
   along: SQLWrapper[] = [],
 ): Promise<{ seq: number; id: string }> {
   const id = newId('evt', now);
+  const result = (await executeNamed(ex, eventStatement(campaignId, id, event, now, along))) as unknown as {
+    rows: Array<{ seq: string | number }>;
+  };
+  const row = result.rows[0];
+  if (!row) throw new Error(`campaign ${campaignId} vanished while appending to its ledger`);
+  return { seq: Number(row.seq), id };
+}
+
+/**
+ * appendEvent as the closing statement of a mutation, sent with its COMMIT (the runner's `end`,
+ * storage/transaction-end.ts). The campaign's counter is then held only while PostgreSQL runs
+ * the event and commits: every other writer of the campaign waits for the commit alone, never for
+ * a trip back to Node (docs/performance.md, "The tail of a mutation"). Nothing may follow it in
+ * the transaction but other closing statements, so it suits a change whose event is its last
+ * write (a message). The seq is not known until then: it comes as a CommitValue, which the
+ * stored answer takes from the event row.
+ */
+export function appendEventAtCommit(
+  end: TransactionEnd,
+  campaignId: string,
+  event: NewEvent,
+  now: Date,
+  along: SQLWrapper[] = [],
+): { seq: CommitValue; id: string } {
+  const id = newId('evt', now);
+  end.sendWithCommit(eventStatement(campaignId, id, event, now, along));
+  return {
+    seq: new CommitValue(
+      sql`(select ${campaignEvents.seq} from ${campaignEvents} where ${campaignEvents.id} = ${id})`,
+    ),
+    id,
+  };
+}
+
+/** The seq's update, the event's insert (with `along` before them) and the NOTIFY, as one statement. */
+function eventStatement(campaignId: string, id: string, event: NewEvent, now: Date, along: SQLWrapper[]) {
   const before = along.map((w, i) => sql`${sql.raw(`along_${i}`)} as (${w.getSQL()}), `);
-  const result = (await executeNamed(
-    ex,
-    sql`
+  return sql`
     with ${sql.join(before)}next as (
       update ${campaigns} set last_seq = last_seq + 1 where id = ${campaignId} returning last_seq
     ), added as (
@@ -78,11 +113,5 @@ export async function appendEvent(
       from next
       returning seq
     )
-    select seq, pg_notify(${LEDGER_CHANNEL}, ${campaignId}) from added`,
-  )) as unknown as {
-    rows: Array<{ seq: string | number }>;
-  };
-  const row = result.rows[0];
-  if (!row) throw new Error(`campaign ${campaignId} vanished while appending to its ledger`);
-  return { seq: Number(row.seq), id };
+    select seq, pg_notify(${LEDGER_CHANNEL}, ${campaignId}) from added`;
 }

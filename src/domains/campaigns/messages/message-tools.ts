@@ -4,7 +4,13 @@ import { COORDINATORS, memberTool } from '../campaign-tool.ts';
 import type { Membership } from '../membership/member.ts';
 import { agentIdArg, messageIdArg, taskIdArg, titleArg } from '../schemas.ts';
 import type { CampaignCtx } from '../services.ts';
-import { AGENT_MESSAGE_TYPES, type MessageDraft, messageContentArg, postMessage } from './messages.ts';
+import {
+  AGENT_MESSAGE_TYPES,
+  type MessageDraft,
+  messageContentArg,
+  postMessage,
+  postMessageAtCommit,
+} from './messages.ts';
 import { createProposal, recordDecision, respondToProposal } from './proposals.ts';
 
 /** Writing to a campaign: notes, questions, answers, refusals, direct messages, proposals, decisions. */
@@ -28,13 +34,13 @@ const messageFields = {
 
 /** Shared by message_append and message_send: one write path, so both record the same way. */
 async function appendFromTool(ctx: CampaignCtx, m: Membership, draft: Omit<MessageDraft, 'label' | 'data'>) {
-  const { row: _row, ...posted } = await postMessage(
-    ctx.ex,
-    viewerOf(m),
-    draft,
-    { kind: 'MESSAGE_POSTED' },
-    ctx.clock.now(),
-  );
+  const author = viewerOf(m);
+  const event = { kind: 'MESSAGE_POSTED' } as const;
+  const now = ctx.clock.now();
+  // Run by the runner, the message is the call's last write and goes with its COMMIT.
+  const { row: _row, ...posted } = ctx.end
+    ? await postMessageAtCommit(ctx.ex, ctx.end, author, draft, event, now)
+    : await postMessage(ctx.ex, author, draft, event, now);
   return posted;
 }
 

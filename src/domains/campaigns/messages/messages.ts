@@ -5,10 +5,10 @@ import { newId } from '../../../kernel/ids.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
 import { plainText } from '../../../kernel/plain-text.ts';
 import { toValidationDetail } from '../../../kernel/validation.ts';
-import type { Executor } from '../../../storage/database.ts';
+import type { Executor, TransactionEnd } from '../../../storage/database.ts';
 import { ownerViewer, type Viewer } from '../audience.ts';
 import { campaignClosed, taskNotFound } from '../errors.ts';
-import { type Actor, appendEvent } from '../ledger/ledger.ts';
+import { type Actor, appendEvent, appendEventAtCommit } from '../ledger/ledger.ts';
 import { activeMembers, type CampaignRow } from '../membership/member.ts';
 import * as repo from './message-repo.ts';
 
@@ -99,6 +99,37 @@ export async function postMessage(
   event: MessageEvent,
   now: Date,
 ) {
+  const { row, ledgerEvent, along } = await checkedMessage(ex, author, draft, event, now);
+  const { seq } = await appendEvent(ex, author.campaign.id, ledgerEvent, now, along);
+  return { message_id: row.id, seq, created_at: now.toISOString(), row };
+}
+
+/**
+ * postMessage as the last writes of a mutation: the message and its ledger event are sent with
+ * the COMMIT (`appendEventAtCommit`), so the campaign's counter is held only while PostgreSQL
+ * commits. The seq comes as a CommitValue, filled in by the stored answer.
+ */
+export async function postMessageAtCommit(
+  ex: Executor,
+  end: TransactionEnd,
+  author: Viewer,
+  draft: MessageDraft,
+  event: MessageEvent,
+  now: Date,
+) {
+  const { row, ledgerEvent, along } = await checkedMessage(ex, author, draft, event, now);
+  const { seq } = appendEventAtCommit(end, author.campaign.id, ledgerEvent, now, along);
+  return { message_id: row.id, seq, created_at: now.toISOString(), row };
+}
+
+/** The checks of postMessage, the row, and what travels with its ledger event. */
+async function checkedMessage(
+  ex: Executor,
+  author: Viewer,
+  draft: MessageDraft,
+  event: MessageEvent,
+  now: Date,
+) {
   const campaign = author.campaign;
   const addressee =
     draft.addressedTo && !draft.threadReply ? await requireAddressee(ex, campaign, draft.addressedTo) : null;
@@ -137,21 +168,15 @@ export async function postMessage(
     await insert;
     await requireAddresseeSees(ex, { campaign, ...addressee }, row.id);
   }
-  const { seq } = await appendEvent(
-    ex,
-    campaign.id,
-    {
-      kind: event.kind,
-      actor: actorOfViewer(author),
-      taskId: row.taskId,
-      messageId: row.id,
-      addressedTo: row.addressedTo,
-      payload: { message: presentMessage(row), ...event.payload },
-    },
-    now,
-    addressee ? [] : [insert],
-  );
-  return { message_id: row.id, seq, created_at: now.toISOString(), row };
+  const ledgerEvent = {
+    kind: event.kind,
+    actor: actorOfViewer(author),
+    taskId: row.taskId,
+    messageId: row.id,
+    addressedTo: row.addressedTo,
+    payload: { message: presentMessage(row), ...event.payload },
+  };
+  return { row, ledgerEvent, along: addressee ? [] : [insert] };
 }
 
 /**

@@ -603,7 +603,9 @@ function certificate(privateKey: KeyObject, spki: Buffer): Buffer {
   const name = seq(set(seq(oid('2.5.4.3'), tlv(0x0c, Buffer.from('localhost')))));
   const now = Date.now();
   const serial = randomBytes(8);
-  serial[0] = serial[0]! & 0x7f;
+  // Positive and minimal in DER: a first byte of 0x00 before one below 0x80 is "illegal padding"
+  // (about one certificate in 256 failed so before).
+  serial[0] = (serial[0]! & 0x3f) | 0x40;
   const tbs = seq(
     tlv(0xa0, int(Buffer.from([2]))), // v3
     int(serial),

@@ -10,10 +10,11 @@ import { ClosingStatements, type Row, type TransactionEnd } from './transaction-
  * statements travel with its COMMIT (transaction-end.ts): one round trip each.
  *
  * node-postgres sends one statement per round trip (its pipelining is not in the released 8.x),
- * so each goes as one simple-protocol query (`begin; <statement>`, `<statement>; …; commit`), with values written
- * in as literals by pg's own `escapeLiteral` (libpq's rules: quotes doubled, and backslashes
- * doubled under E'', right whatever `standard_conforming_strings` says). Only strings, numbers,
- * booleans and null are accepted as values; anything else throws rather than being guessed at.
+ * so each goes as one simple-protocol query (`begin; <statement>`, `<statement>; …; commit`),
+ * with values written in as literals by pg's own `escapeLiteral` (libpq's rules: quotes doubled,
+ * and backslashes doubled under E'', right whatever `standard_conforming_strings` says). Only
+ * strings, numbers, booleans and null are accepted as values; anything else throws rather than
+ * being guessed at.
  * PostgreSQL plans each statement of such a query just before it runs, after those before it, so
  * what follows a lock-taking closing statement should be small (the stored answer's update by
  * its key).

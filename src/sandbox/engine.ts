@@ -81,8 +81,12 @@ export function runProgram(engine: QuickJSWASMModule, job: RunJob, output: Outpu
       thrown !== undefined &&
       thrown.name === undefined &&
       (growth >= job.limits.memoryBytes / 2 || heap.buffer.byteLength >= ceiling);
+    // An allocation that fails inside a promise job only rejects that job's promise, so a program
+    // whose jobs drive memory to the cap can end with no error at all. The memory it grew to
+    // during this run says so (a pool thread starts every run on a fresh module, sandbox.ts).
+    const endedAtCap = thrown === undefined && growth > 0 && heap.buffer.byteLength >= ceiling;
     outcome = outcomeOf(
-      exhausted ? { name: 'InternalError', message: 'out of memory' } : thrown,
+      exhausted || endedAtCap ? { name: 'InternalError', message: 'out of memory' } : thrown,
       state,
       output,
     );

@@ -140,6 +140,15 @@ describe('Sandbox: limits and escapes', () => {
     await expectStillAnswering();
   });
 
+  it('stops promise jobs that fill memory at the cap (137, MEMORY), not as a success', async () => {
+    // Each job chains the next: memory grows until an allocation fails inside a job, which only
+    // rejects that job's promise; the run must still say it hit the cap. Time enough to get there.
+    const result = await run('const spin = () => Promise.resolve().then(spin);\nspin();', [], 10_000);
+    expect(result).toMatchObject({ exitCode: 137, limit: 'MEMORY' });
+    expect(result.stderr).toContain('out of memory');
+    await expectStillAnswering();
+  });
+
   it('truncates huge output and ends the run (OUTPUT)', async () => {
     const result = await run("for (;;) { console.log('spam'.repeat(100)); console.error('err'); }");
     expect(result).toMatchObject({ exitCode: 1, limit: 'OUTPUT', stdoutTruncated: true });

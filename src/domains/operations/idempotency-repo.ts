@@ -16,37 +16,53 @@ interface RecordKey {
  * Claims a key inside the caller's transaction. On PostgreSQL a concurrent claim of the same
  * key waits here until the first transaction ends, then sees its committed record.
  */
-export async function claimKey(ex: Executor, k: RecordKey, argsHash: string, now: Date): Promise<boolean> {
+async function claimKey(ex: Executor, k: RecordKey, argsHash: string, now: Date): Promise<boolean> {
   const rows = await claimStatement(ex, { ...k, argsHash, createdAt: now });
   return rows.length === 1;
 }
 
-// Every mutation claims its key and stores its result: both statements are prepared.
-const claimStatement = preparedStatement('cairn_idempotency_claim', (ex) =>
-  ex
+/** The claim's insert: one row back when this call claimed the key, none when it was taken. */
+function claimInsert(
+  ex: Executor,
+  values: { [K in keyof RecordKey | 'argsHash']: string | Placeholder } & { createdAt: Date | Placeholder },
+) {
+  return ex
     .insert(idempotencyRecords)
-    .values({
-      agentId: sql.placeholder('agentId'),
-      operation: sql.placeholder('operation'),
-      key: sql.placeholder('key'),
-      argsHash: sql.placeholder('argsHash'),
-      createdAt: sql.placeholder('createdAt'),
-    })
+    .values(values)
     .onConflictDoNothing()
-    .returning({ key: idempotencyRecords.key }),
+    .returning({ key: idempotencyRecords.key });
+}
+
+/** The result's store, returning what was stored. */
+function storeUpdate(ex: Executor, k: { [K in keyof RecordKey]: string | Placeholder }, result: SQL) {
+  return ex
+    .update(idempotencyRecords)
+    .set({ result })
+    .where(matches(k))
+    .returning({ result: idempotencyRecords.result });
+}
+
+// Where a tool keeps its key itself (runOnce), both statements are prepared.
+const claimStatement = preparedStatement('cairn_idempotency_claim', (ex) =>
+  claimInsert(ex, {
+    agentId: sql.placeholder('agentId'),
+    operation: sql.placeholder('operation'),
+    key: sql.placeholder('key'),
+    argsHash: sql.placeholder('argsHash'),
+    createdAt: sql.placeholder('createdAt'),
+  }),
 );
 
 const storeStatement = preparedStatement('cairn_idempotency_store', (ex) =>
-  ex
-    .update(idempotencyRecords)
-    .set({ result: sql`${sql.placeholder('result')}` })
-    .where(
-      matches({
-        agentId: sql.placeholder('agentId'),
-        operation: sql.placeholder('operation'),
-        key: sql.placeholder('key'),
-      }),
-    ),
+  storeUpdate(
+    ex,
+    {
+      agentId: sql.placeholder('agentId'),
+      operation: sql.placeholder('operation'),
+      key: sql.placeholder('key'),
+    },
+    sql`${sql.placeholder('result')}`,
+  ),
 );
 
 /** The first call's record: its arguments' hash and its result, parsed back in its own key order. */
@@ -59,7 +75,7 @@ export async function findRecord(ex: Executor, k: RecordKey) {
 }
 
 /** Keeps the result as the JSON text it is answered with, so a replay serialises to the same bytes. */
-export async function storeResult(ex: Executor, k: RecordKey, result: unknown): Promise<void> {
+async function storeResult(ex: Executor, k: RecordKey, result: unknown): Promise<void> {
   await storeStatement(ex, { ...k, result: JSON.stringify(result) });
 }
 
@@ -70,12 +86,7 @@ export async function storeResult(ex: Executor, k: RecordKey, result: unknown): 
  * transaction ends, then finds the key taken.
  */
 export function claimAtOpening(ex: Executor, k: RecordKey, argsHash: string, now: Date): SQL {
-  return ex
-    .insert(idempotencyRecords)
-    .values({ ...k, argsHash, createdAt: now })
-    .onConflictDoNothing()
-    .returning({ key: idempotencyRecords.key })
-    .getSQL();
+  return claimInsert(ex, { ...k, argsHash, createdAt: now }).getSQL();
 }
 
 /**
@@ -105,7 +116,7 @@ export async function runOnceClosing(
     return `${VALUE_MARKER}${values.length - 1}`;
   });
   if (values.length === 0) {
-    end.sendWithCommit(storeAtCommit(ex, k, sql`${text}`));
+    end.sendWithCommit(storeUpdate(ex, k, sql`${text}`).getSQL());
     return () => result;
   }
   const parts = text.split(VALUE_PLACES);
@@ -118,7 +129,7 @@ export async function runOnceClosing(
     ),
     sql` || `,
   );
-  const rows = end.sendWithCommit(storeAtCommit(ex, k, stored));
+  const rows = end.sendWithCommit(storeUpdate(ex, k, stored).getSQL());
   return () => JSON.parse(String(rows.rows()[0]?.result));
 }
 
@@ -127,16 +138,6 @@ export async function runOnceClosing(
 // for a value's place.
 const VALUE_MARKER = `cairn-commit-value-${randomBytes(16).toString('hex')}-`;
 const VALUE_PLACES = new RegExp(`"${VALUE_MARKER}(\\d+)"`);
-
-/** The answer's store, returning what was stored. */
-function storeAtCommit(ex: Executor, k: RecordKey, result: SQL): SQL {
-  return ex
-    .update(idempotencyRecords)
-    .set({ result })
-    .where(matches(k))
-    .returning({ result: idempotencyRecords.result })
-    .getSQL();
-}
 
 /** A repeated key: the first call's answer, or IDEMPOTENCY_KEY_REUSED for other arguments. */
 async function replay(ex: Executor, k: RecordKey, argsHash: string): Promise<unknown> {

@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
-import { type SQL, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { drizzle as drizzleNodePg } from 'drizzle-orm/node-postgres';
 import { migrate as migrateNodePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg-core';
@@ -13,9 +13,11 @@ import pg from 'pg';
 import { PgListener } from './pg-listener.ts';
 import { pgTransaction } from './pg-transaction.ts';
 import { noteStatements, statementLogger } from './statement-count.ts';
+import { isBuilt, type Statement } from './statement-template.ts';
 import type { Tables } from './tables.ts';
 import { ClosingStatements, type Row, type TransactionEnd } from './transaction-end.ts';
 
+export type { BuiltStatement, Statement } from './statement-template.ts';
 export type { ClosingRows, Row, TransactionEnd } from './transaction-end.ts';
 
 /** Every table of every area (storage/tables.ts explains how areas add theirs). */
@@ -43,7 +45,7 @@ export interface Database {
    */
   transaction<T>(
     fn: (tx: Executor, end: TransactionEnd, opened: Row[]) => Promise<T>,
-    opening?: SQL,
+    opening?: Statement,
   ): Promise<T>;
   /** True when a trivial query succeeds. */
   healthy(): Promise<boolean>;
@@ -95,12 +97,12 @@ async function openPglite(opts: OpenOptions): Promise<Database> {
         db.transaction(async (tx) => {
           // In process there is no round trip to save: the opening statement simply runs first,
           // the closing ones last.
-          const opened = opening ? ((await tx.execute(opening)) as unknown as { rows: Row[] }).rows : [];
+          const opened = opening ? await executeStatement(tx, opening) : [];
           const end = new ClosingStatements();
           const result = await fn(tx, end, opened);
           const rows: Row[][] = [];
           for (const statement of end.statements) {
-            rows.push(((await tx.execute(statement)) as unknown as { rows: Row[] }).rows);
+            rows.push(await executeStatement(tx, statement));
           }
           end.ran(rows);
           return result;
@@ -115,6 +117,16 @@ async function openPglite(opts: OpenOptions): Promise<Database> {
       client.listen(channel, (payload) => inTransaction.exit(() => onPayload(payload))),
     close: () => client.close(),
   };
+}
+
+/** Runs an opening or closing statement on PGlite, through drizzle. */
+async function executeStatement(tx: Executor, statement: Statement): Promise<Row[]> {
+  const result = isBuilt(statement)
+    ? await tx._.session
+        .prepareQuery({ sql: statement.text, params: [...statement.params] }, undefined, undefined, false)
+        .execute()
+    : await tx.execute(statement);
+  return (result as unknown as { rows: Row[] }).rows;
 }
 
 /**

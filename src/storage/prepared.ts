@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { SQL } from 'drizzle-orm';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { Executor } from './database.ts';
+import { statementName } from './statement-template.ts';
 
 /**
  * Hot statements, built once per process and run on whichever executor a call has: the database
@@ -59,9 +59,6 @@ export function preparedStatement<R>(
 }
 
 const dialect = new PgDialect();
-const namesByText = new Map<string, string>();
-/** Past this many texts, new ones run unnamed: a guard against a caller whose text varies. */
-const MAX_NAMED_TEXTS = 256;
 
 /**
  * Runs a statement built for each call (raw `sql`) as a named statement, named by its text, so
@@ -72,10 +69,6 @@ const MAX_NAMED_TEXTS = 256;
  */
 export function executeNamed<R>(ex: Executor, query: SQL): Promise<R> {
   const built = dialect.sqlToQuery(query);
-  let name = namesByText.get(built.sql);
-  if (!name && namesByText.size < MAX_NAMED_TEXTS) {
-    name = `cairn_${createHash('sha256').update(built.sql).digest('hex').slice(0, 24)}`;
-    namesByText.set(built.sql, name);
-  }
+  const name = statementName(built.sql, 'cairn_');
   return ex._.session.prepareQuery(built, undefined, name, false).execute() as Promise<R>;
 }

@@ -2,12 +2,11 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase } from '../../test/support/database.ts';
 import type { Database } from './database.ts';
-import { inlined } from './pg-transaction.ts';
 import { serverSettings } from './tables.ts';
 
 /**
  * A transaction's opening and closing statements (transaction-end.ts): on PostgreSQL sent with
- * BEGIN and COMMIT as literal SQL, on PGlite run first and last. The same behaviour on both.
+ * BEGIN and COMMIT as one batch each (pg-batch.ts), on PGlite run first and last. The same behaviour on both.
  */
 
 let database: Database;
@@ -129,21 +128,5 @@ describe('transaction ends', () => {
     }, database.db.insert(serverSettings).values({ key, value: AWKWARD, createdAt: new Date() }).getSQL());
     expect(await settingValue(key)).toBe(AWKWARD);
     expect(await settingValue(`${key}-end`)).toBe(AWKWARD);
-  });
-
-  it('writes values as literals only of the kinds it can write exactly', () => {
-    expect(inlined(sql`select ${"it's"}, ${String.raw`a\b`}, ${42}, ${true}, ${null}`)).toBe(
-      // pg's escapeLiteral (libpq's rules) puts a space before E''.
-      String.raw`select 'it''s',  E'a\\b', 42, true, null`,
-    );
-    expect(() => inlined(sql`select ${Number.NaN}`)).toThrow(/sent with BEGIN or COMMIT takes/);
-    expect(() => inlined(sql`select ${{ a: 1 } as unknown as string}`)).toThrow(
-      /sent with BEGIN or COMMIT takes/,
-    );
-    expect(() => inlined(sql`select ${new Uint8Array([1]) as unknown as string}`)).toThrow(
-      /sent with BEGIN or COMMIT takes/,
-    );
-    // A dollar sign of the statement's own is not taken for a value.
-    expect(() => inlined(sql`select '$1', ${'x'}, ${'y'}`)).toThrow(/out of order/);
   });
 });

@@ -1,4 +1,4 @@
-import type { SQL } from 'drizzle-orm';
+import type { Statement } from './statement-template.ts';
 
 /**
  * The closing statements of a transaction: what a mutation writes last (its ledger event, its
@@ -10,10 +10,9 @@ import type { SQL } from 'drizzle-orm';
 export interface TransactionEnd {
   /**
    * Runs `statement` after the transaction's work, in the order given, just before COMMIT. Its
-   * values must be strings, numbers, booleans or null. Its rows can be read once the
-   * transaction has committed.
+   * rows can be read once the transaction has committed.
    */
-  sendWithCommit(statement: SQL): ClosingRows;
+  sendWithCommit(statement: Statement): ClosingRows;
 }
 
 export type Row = Record<string, unknown>;
@@ -25,10 +24,10 @@ export interface ClosingRows {
 
 /** The closing statements one transaction collected, and their rows once they ran. */
 export class ClosingStatements implements TransactionEnd {
-  readonly statements: SQL[] = [];
+  readonly statements: Statement[] = [];
   private readonly results: Row[][] = [];
 
-  sendWithCommit(statement: SQL): ClosingRows {
+  sendWithCommit(statement: Statement): ClosingRows {
     const at = this.statements.push(statement) - 1;
     return {
       rows: () => {

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
-import type { Executor, TransactionEnd } from '../../storage/database.ts';
+import type { BuiltStatement, Executor, TransactionEnd } from '../../storage/database.ts';
 import { preparedStatement } from '../../storage/prepared.ts';
+import { statementTemplate } from '../../storage/statement-template.ts';
 import { CommitValue } from './commit-value.ts';
 import { idempotencyRecords } from './tables.ts';
 
@@ -85,9 +86,20 @@ async function storeResult(ex: Executor, k: RecordKey, result: unknown): Promise
  * `claimed`). On PostgreSQL a concurrent claim of the same key waits here until the first
  * transaction ends, then finds the key taken.
  */
-export function claimAtOpening(ex: Executor, k: RecordKey, argsHash: string, now: Date): SQL {
-  return claimInsert(ex, { ...k, argsHash, createdAt: now }).getSQL();
+export function claimAtOpening(ex: Executor, k: RecordKey, argsHash: string, now: Date): BuiltStatement {
+  return claimTemplate(ex, { ...k, argsHash, createdAt: now });
 }
+
+// Every mutation opens with it: built once, filled per call.
+const claimTemplate = statementTemplate((ex: Executor) =>
+  claimInsert(ex, {
+    agentId: sql.placeholder('agentId'),
+    operation: sql.placeholder('operation'),
+    key: sql.placeholder('key'),
+    argsHash: sql.placeholder('argsHash'),
+    createdAt: sql.placeholder('createdAt'),
+  }).getSQL(),
+);
 
 /**
  * What the runner does for every mutation: `runOnce`, with the key claimed by the opening
@@ -115,22 +127,52 @@ export async function runOnceClosing(
     values.push(value);
     return `${VALUE_MARKER}${values.length - 1}`;
   });
-  if (values.length === 0) {
-    end.sendWithCommit(storeUpdate(ex, k, sql`${text}`).getSQL());
-    return () => result;
-  }
-  const parts = text.split(VALUE_PLACES);
   // split with a capture group alternates text and value indexes: text, 0, text, 1, text.
-  const stored = sql.join(
-    parts.map((part, i) =>
-      i % 2 === 0
-        ? sql`${part}::text`
-        : sql`coalesce((${(values[Number(part)] as CommitValue).expression})::text, 'null')`,
-    ),
-    sql` || `,
-  );
-  const rows = end.sendWithCommit(storeUpdate(ex, k, stored).getSQL());
+  const parts = text.split(VALUE_PLACES).filter((_, i) => i % 2 === 0);
+  const filled: Record<string, unknown> = { ...k };
+  parts.forEach((part, i) => {
+    filled[`part_${i}`] = part;
+  });
+  values.forEach((v, i) => {
+    filled[`value_${i}`] = v.value;
+  });
+  const rows = end.sendWithCommit(storeTemplate(values)(ex, filled));
+  if (values.length === 0) return () => result;
   return () => JSON.parse(String(rows.rows()[0]?.result));
+}
+
+const storeTemplates = new Map<string, ReturnType<typeof statementTemplate<Executor>>>();
+
+/**
+ * The answer's store as a template, one for each sequence of CommitValue shapes: the answer's
+ * text parts (`part_i`) joined with each value's expression (`value_i`); with no values, the
+ * answer's text alone.
+ */
+function storeTemplate(values: CommitValue[]) {
+  const shape = values.map((v) => v.shape).join(',');
+  let template = storeTemplates.get(shape);
+  if (!template) {
+    template = statementTemplate((ex: Executor) => {
+      const stored = sql.join(
+        [
+          sql`${sql.placeholder('part_0')}::text`,
+          ...values.flatMap((v, i) => [
+            sql`coalesce((${v.expression(sql.placeholder(`value_${i}`))})::text, 'null')`,
+            sql`${sql.placeholder(`part_${i + 1}`)}::text`,
+          ]),
+        ],
+        sql` || `,
+      );
+      const key = {
+        agentId: sql.placeholder('agentId'),
+        operation: sql.placeholder('operation'),
+        key: sql.placeholder('key'),
+      };
+      return storeUpdate(ex, key, stored).getSQL();
+    });
+    storeTemplates.set(shape, template);
+  }
+  return template;
 }
 
 // Where a CommitValue stands in the answer's JSON text while it is stored. The marker holds a

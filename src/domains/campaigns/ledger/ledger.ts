@@ -1,7 +1,9 @@
-import { type SQLWrapper, sql } from 'drizzle-orm';
+import { getTableName, type SQLWrapper, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor, TransactionEnd } from '../../../storage/database.ts';
 import { executeNamed } from '../../../storage/prepared.ts';
+import { statementTemplate } from '../../../storage/statement-template.ts';
 import { CommitValue } from '../../operations/index.ts';
 import { campaignEvents, campaigns } from '../tables.ts';
 
@@ -58,12 +60,21 @@ export async function appendEvent(
   along: SQLWrapper[] = [],
 ): Promise<{ seq: number; id: string }> {
   const id = newId('evt', now);
-  const result = (await executeNamed(ex, eventStatement(campaignId, id, event, now, along))) as unknown as {
+  const result = (await executeNamed(
+    ex,
+    eventStatement(eventValues(campaignId, id, event, now), along),
+  )) as unknown as {
     rows: Array<{ seq: string | number }>;
   };
   const row = result.rows[0];
   if (!row) throw new Error(`campaign ${campaignId} vanished while appending to its ledger`);
   return { seq: Number(row.seq), id };
+}
+
+/** A row inserted with an event sent with the COMMIT: every column of `row` is written. */
+export interface AlongRow {
+  table: PgTable;
+  row: Record<string, unknown>;
 }
 
 /**
@@ -74,44 +85,115 @@ export async function appendEvent(
  * the transaction but other closing statements, so it suits a change whose event is its last
  * write (a message). The seq is not known until then: it comes as a CommitValue, which the
  * stored answer takes from the event row.
+ *
+ * `along`: rows inserted in the same statement (the message). The statement is built once for
+ * each set of tables and columns and filled in per call (storage/statement-template.ts).
  */
 export function appendEventAtCommit(
+  ex: Executor,
   end: TransactionEnd,
   campaignId: string,
   event: NewEvent,
   now: Date,
-  along: SQLWrapper[] = [],
+  along: AlongRow[] = [],
 ): { seq: CommitValue; id: string } {
   const id = newId('evt', now);
-  end.sendWithCommit(eventStatement(campaignId, id, event, now, along));
+  const values: Record<string, unknown> = eventValues(campaignId, id, event, now);
+  along.forEach(({ row }, i) => {
+    for (const [column, value] of Object.entries(row)) values[`along_${i}_${column}`] = value;
+  });
+  end.sendWithCommit(eventTemplate(along)(ex, values));
   return {
     seq: new CommitValue(
-      sql`(select ${campaignEvents.seq} from ${campaignEvents} where ${campaignEvents.id} = ${id})`,
+      'event-seq',
+      (eventId) =>
+        sql`(select ${campaignEvents.seq} from ${campaignEvents} where ${campaignEvents.id} = ${eventId})`,
+      id,
     ),
     id,
   };
 }
 
+const eventTemplates = new Map<string, ReturnType<typeof statementTemplate<Executor>>>();
+
+/** The event statement with `along`'s rows, as a template: one for each set of tables and columns. */
+function eventTemplate(along: AlongRow[]) {
+  const shape = along
+    .map(({ table, row }) => `${getTableName(table)}(${Object.keys(row).join(',')})`)
+    .join(';');
+  let template = eventTemplates.get(shape);
+  if (!template) {
+    template = statementTemplate((ex: Executor) => {
+      const placeholders = Object.fromEntries(EVENT_FIELDS.map((f) => [f, sql.placeholder(f)]));
+      const inserts = along.map(({ table, row }, i) =>
+        ex
+          .insert(table)
+          .values(
+            Object.fromEntries(Object.keys(row).map((c) => [c, sql.placeholder(`along_${i}_${c}`)])) as never,
+          ),
+      );
+      return eventStatement(placeholders as EventValues, inserts);
+    });
+    eventTemplates.set(shape, template);
+  }
+  return template;
+}
+
+const EVENT_FIELDS = [
+  'campaignId',
+  'id',
+  'kind',
+  'actorAgentId',
+  'actorOwnerId',
+  'actorRole',
+  'taskId',
+  'messageId',
+  'addressedTo',
+  'isResult',
+  'evidenceIds',
+  'subjectAgentId',
+  'payload',
+  'createdAt',
+] as const;
+
+/** An event's columns as the statement takes them: values, or placeholders in a template. */
+type EventValues = Record<(typeof EVENT_FIELDS)[number], unknown>;
+
+function eventValues(campaignId: string, id: string, event: NewEvent, now: Date): EventValues {
+  return {
+    campaignId,
+    id,
+    kind: event.kind,
+    actorAgentId: 'agentId' in event.actor ? event.actor.agentId : null,
+    actorOwnerId: 'ownerId' in event.actor ? event.actor.ownerId : null,
+    actorRole: event.actor.role,
+    taskId: event.taskId ?? null,
+    messageId: event.messageId ?? null,
+    addressedTo: event.addressedTo ?? null,
+    isResult: event.isResult ?? false,
+    evidenceIds: JSON.stringify(event.evidenceIds ?? []),
+    subjectAgentId: event.subjectAgentId ?? null,
+    payload: JSON.stringify(event.payload),
+    createdAt: now.toISOString(),
+  };
+}
+
 /** The seq's update, the event's insert (with `along` before them) and the NOTIFY, as one statement. */
-function eventStatement(campaignId: string, id: string, event: NewEvent, now: Date, along: SQLWrapper[]) {
+function eventStatement(v: EventValues, along: SQLWrapper[]) {
   const before = along.map((w, i) => sql`${sql.raw(`along_${i}`)} as (${w.getSQL()}), `);
   return sql`
     with ${sql.join(before)}next as (
-      update ${campaigns} set last_seq = last_seq + 1 where id = ${campaignId} returning last_seq
+      update ${campaigns} set last_seq = last_seq + 1 where id = ${v.campaignId} returning last_seq
     ), added as (
       insert into ${campaignEvents} (
         campaign_id, seq, id, kind, actor_agent_id, actor_owner_id, actor_role, task_id, message_id,
         addressed_to, is_result, evidence_ids, subject_agent_id, payload, created_at
       )
-      select ${campaignId}, next.last_seq, ${id}, ${event.kind},
-        ${'agentId' in event.actor ? event.actor.agentId : null},
-        ${'ownerId' in event.actor ? event.actor.ownerId : null},
-        ${event.actor.role}, ${event.taskId ?? null}, ${event.messageId ?? null},
-        ${event.addressedTo ?? null}, ${event.isResult ?? false},
-        ${JSON.stringify(event.evidenceIds ?? [])}::jsonb, ${event.subjectAgentId ?? null},
-        ${JSON.stringify(event.payload)}::jsonb, ${now.toISOString()}::timestamptz
+      select ${v.campaignId}, next.last_seq, ${v.id}, ${v.kind}, ${v.actorAgentId}, ${v.actorOwnerId},
+        ${v.actorRole}, ${v.taskId}, ${v.messageId}, ${v.addressedTo}, ${v.isResult},
+        ${v.evidenceIds}::jsonb, ${v.subjectAgentId}, ${v.payload}::jsonb, ${v.createdAt}::timestamptz
       from next
       returning seq
     )
-    select seq, pg_notify(${LEDGER_CHANNEL}, ${campaignId}) from added`;
+    select seq, pg_notify(${LEDGER_CHANNEL}, ${v.campaignId}) from added`;
 }

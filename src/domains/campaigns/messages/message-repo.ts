@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../../storage/database.ts';
 import { messagesVisible, tasksVisible, type Viewer } from '../audience.ts';
+import type { AlongRow } from '../ledger/ledger.ts';
 import { campaignMessages, tasks } from '../tables.ts';
 
 /** SQL of campaign messages. Every read goes through audience.ts, so a mode hides the same rows everywhere. */
@@ -10,6 +11,11 @@ export type MessageRow = typeof campaignMessages.$inferSelect;
 /** The message's insert, not yet sent: awaited alone, or sent with its ledger event (appendEvent's `along`). */
 export function messageInsert(ex: Executor, row: MessageRow) {
   return ex.insert(campaignMessages).values(row);
+}
+
+/** The message as a row inserted with its ledger event (ledger.ts `appendEventAtCommit`). */
+export function messageAlong(row: MessageRow): AlongRow {
+  return { table: campaignMessages, row };
 }
 
 /** The message if `viewer` may see it; null when it does not exist for them. */

@@ -8,7 +8,7 @@ import { toValidationDetail } from '../../../kernel/validation.ts';
 import type { Executor, TransactionEnd } from '../../../storage/database.ts';
 import { ownerViewer, type Viewer } from '../audience.ts';
 import { campaignClosed, taskNotFound } from '../errors.ts';
-import { type Actor, appendEvent, appendEventAtCommit } from '../ledger/ledger.ts';
+import { type Actor, type AlongRow, appendEvent, appendEventAtCommit } from '../ledger/ledger.ts';
 import { activeMembers, type CampaignRow } from '../membership/member.ts';
 import * as repo from './message-repo.ts';
 
@@ -100,7 +100,9 @@ export async function postMessage(
   now: Date,
 ) {
   const { row, ledgerEvent, along } = await checkedMessage(ex, author, draft, event, now);
-  const { seq } = await appendEvent(ex, author.campaign.id, ledgerEvent, now, along);
+  // The same rows, as drizzle inserts sent with the event now.
+  const inserts = along.length > 0 ? [repo.messageInsert(ex, row)] : [];
+  const { seq } = await appendEvent(ex, author.campaign.id, ledgerEvent, now, inserts);
   return { message_id: row.id, seq, created_at: now.toISOString(), row };
 }
 
@@ -118,7 +120,7 @@ export async function postMessageAtCommit(
   now: Date,
 ) {
   const { row, ledgerEvent, along } = await checkedMessage(ex, author, draft, event, now);
-  const { seq } = appendEventAtCommit(end, author.campaign.id, ledgerEvent, now, along);
+  const { seq } = appendEventAtCommit(ex, end, author.campaign.id, ledgerEvent, now, along);
   return { message_id: row.id, seq, created_at: now.toISOString(), row };
 }
 
@@ -163,9 +165,8 @@ async function checkedMessage(
   };
   // The message travels with its ledger event (one statement), unless the addressee's view of it
   // must be checked first, which needs the row in place.
-  const insert = repo.messageInsert(ex, row);
   if (addressee) {
-    await insert;
+    await repo.messageInsert(ex, row);
     await requireAddresseeSees(ex, { campaign, ...addressee }, row.id);
   }
   const ledgerEvent = {
@@ -176,7 +177,8 @@ async function checkedMessage(
     addressedTo: row.addressedTo,
     payload: { message: presentMessage(row), ...event.payload },
   };
-  return { row, ledgerEvent, along: addressee ? [] : [insert] };
+  const along: AlongRow[] = addressee ? [] : [repo.messageAlong(row)];
+  return { row, ledgerEvent, along };
 }
 
 /**

@@ -15,9 +15,11 @@ const dialect = new PgDialect();
 
 /**
  * A statement built by drizzle once, with `sql.placeholder`s where its values go, and filled in
- * for each call: the text is the same every time, and only the values are mapped (a column's
- * value through that column's own mapping, as drizzle does: JSON written out, a Date as ISO
- * text; null stays null). For the statements of a busy call sent with a transaction's BEGIN or
+ * for each call: the text is the same every time, and only the values are mapped, as drizzle maps
+ * them. A value its builder holds for a column (an insert's or an update's) goes through that
+ * column's mapping (JSON written out, a Date as ISO text), except that null stays null; any other
+ * placeholder (one compared in a where clause) goes to the driver as given, as in drizzle's own
+ * prepared statements. For the statements of a busy call sent with a transaction's BEGIN or
  * COMMIT (pg-transaction.ts), which drizzle would otherwise build from scratch on every call:
  * about a tenth of the server's time under `message_append` (docs/performance.md).
  *

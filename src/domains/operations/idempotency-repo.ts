@@ -22,48 +22,36 @@ async function claimKey(ex: Executor, k: RecordKey, argsHash: string, now: Date)
   return rows.length === 1;
 }
 
+// Each statement is built once with placeholders for the key and values: prepared where a tool
+// keeps its key itself (runOnce), a template where the runner sends it with BEGIN or COMMIT.
+const KEY = {
+  agentId: sql.placeholder('agentId'),
+  operation: sql.placeholder('operation'),
+  key: sql.placeholder('key'),
+};
+
 /** The claim's insert: one row back when this call claimed the key, none when it was taken. */
-function claimInsert(
-  ex: Executor,
-  values: { [K in keyof RecordKey | 'argsHash']: string | Placeholder } & { createdAt: Date | Placeholder },
-) {
+function claimInsert(ex: Executor) {
   return ex
     .insert(idempotencyRecords)
-    .values(values)
+    .values({ ...KEY, argsHash: sql.placeholder('argsHash'), createdAt: sql.placeholder('createdAt') })
     .onConflictDoNothing()
     .returning({ key: idempotencyRecords.key });
 }
 
 /** The result's store, returning what was stored. */
-function storeUpdate(ex: Executor, k: { [K in keyof RecordKey]: string | Placeholder }, result: SQL) {
+function storeUpdate(ex: Executor, result: SQL) {
   return ex
     .update(idempotencyRecords)
     .set({ result })
-    .where(matches(k))
+    .where(matches(KEY))
     .returning({ result: idempotencyRecords.result });
 }
 
-// Where a tool keeps its key itself (runOnce), both statements are prepared.
-const claimStatement = preparedStatement('cairn_idempotency_claim', (ex) =>
-  claimInsert(ex, {
-    agentId: sql.placeholder('agentId'),
-    operation: sql.placeholder('operation'),
-    key: sql.placeholder('key'),
-    argsHash: sql.placeholder('argsHash'),
-    createdAt: sql.placeholder('createdAt'),
-  }),
-);
+const claimStatement = preparedStatement('cairn_idempotency_claim', claimInsert);
 
 const storeStatement = preparedStatement('cairn_idempotency_store', (ex) =>
-  storeUpdate(
-    ex,
-    {
-      agentId: sql.placeholder('agentId'),
-      operation: sql.placeholder('operation'),
-      key: sql.placeholder('key'),
-    },
-    sql`${sql.placeholder('result')}`,
-  ),
+  storeUpdate(ex, sql`${sql.placeholder('result')}`),
 );
 
 /** The first call's record: its arguments' hash and its result, parsed back in its own key order. */
@@ -91,15 +79,7 @@ export function claimAtOpening(ex: Executor, k: RecordKey, argsHash: string, now
 }
 
 // Every mutation opens with it: built once, filled per call.
-const claimTemplate = statementTemplate((ex: Executor) =>
-  claimInsert(ex, {
-    agentId: sql.placeholder('agentId'),
-    operation: sql.placeholder('operation'),
-    key: sql.placeholder('key'),
-    argsHash: sql.placeholder('argsHash'),
-    createdAt: sql.placeholder('createdAt'),
-  }).getSQL(),
-);
+const claimTemplate = statementTemplate((ex: Executor) => claimInsert(ex).getSQL());
 
 /**
  * What the runner does for every mutation: `runOnce`, with the key claimed by the opening
@@ -163,12 +143,7 @@ function storeTemplate(values: CommitValue[]) {
         ],
         sql` || `,
       );
-      const key = {
-        agentId: sql.placeholder('agentId'),
-        operation: sql.placeholder('operation'),
-        key: sql.placeholder('key'),
-      };
-      return storeUpdate(ex, key, stored).getSQL();
+      return storeUpdate(ex, stored).getSQL();
     });
     storeTemplates.set(shape, template);
   }

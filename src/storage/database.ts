@@ -13,7 +13,7 @@ import pg from 'pg';
 import { PgListener } from './pg-listener.ts';
 import { pgTransaction } from './pg-transaction.ts';
 import { noteStatements, statementLogger } from './statement-count.ts';
-import { isBuilt, type Statement } from './statement-template.ts';
+import { built, type Statement } from './statement-template.ts';
 import type { Tables } from './tables.ts';
 import { ClosingStatements, type Row, type TransactionEnd } from './transaction-end.ts';
 
@@ -121,11 +121,10 @@ async function openPglite(opts: OpenOptions): Promise<Database> {
 
 /** Runs an opening or closing statement on PGlite, through drizzle. */
 async function executeStatement(tx: Executor, statement: Statement): Promise<Row[]> {
-  const result = isBuilt(statement)
-    ? await tx._.session
-        .prepareQuery({ sql: statement.text, params: [...statement.params] }, undefined, undefined, false)
-        .execute()
-    : await tx.execute(statement);
+  const { text, params } = built(statement);
+  const result = await tx._.session
+    .prepareQuery({ sql: text, params: [...params] }, undefined, undefined, false)
+    .execute();
   return (result as unknown as { rows: Row[] }).rows;
 }
 

@@ -1,10 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { NodePgSession, NodePgTransaction } from 'drizzle-orm/node-postgres';
-import { PgDialect } from 'drizzle-orm/pg-core';
+import type { PgDialect } from 'drizzle-orm/pg-core';
 import type pg from 'pg';
 import { type BatchStatement, runBatch } from './pg-batch.ts';
 import { noteStatements } from './statement-count.ts';
-import { isBuilt, type Statement, statementName } from './statement-template.ts';
+import { built, type Statement, statementName } from './statement-template.ts';
 import { ClosingStatements, type Row, type TransactionEnd } from './transaction-end.ts';
 
 /**
@@ -65,14 +65,11 @@ export async function pgTransaction<T, Tx>(
   }
 }
 
-const dialect = new PgDialect();
 const PREFIX = 'cairn_b_';
 
 /** A statement as a batch sends it: its text and values, named by its text. */
 function batchStatement(statement: Statement): BatchStatement {
-  const { text, params } = isBuilt(statement)
-    ? statement
-    : (({ sql, params }) => ({ text: sql, params }))(dialect.sqlToQuery(statement));
+  const { text, params } = built(statement);
   return { text, values: [...params], name: statementName(text, PREFIX) };
 }
 

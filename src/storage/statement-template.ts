@@ -51,8 +51,11 @@ function valueFor(placeholder: Placeholder, values: Record<string, unknown>): un
   return value;
 }
 
-export function isBuilt(statement: Statement): statement is BuiltStatement {
-  return !(statement instanceof SQL);
+/** A statement as text and values: drizzle's SQL built here, a template's as it is. */
+export function built(statement: Statement): BuiltStatement {
+  if (!(statement instanceof SQL)) return statement;
+  const query = dialect.sqlToQuery(statement);
+  return { text: query.sql, params: query.params };
 }
 
 const namesByPrefix = new Map<string, Map<string, string>>();

@@ -83,17 +83,21 @@ export async function notifyLatencies(
   }
 }
 
-/** An SDK client connected to Cairn with a bearer credential, and what a raw call needs of its session. */
-export async function connect(baseUrl: string, key: string): Promise<Client & { raw: RawSession }> {
+/**
+ * An SDK client connected with a bearer credential (none for the minimal server, which takes
+ * none), and what a raw call needs of its session.
+ */
+export async function connect(baseUrl: string, key?: string): Promise<Client & { raw: RawSession }> {
   const client = new Client({ name: 'bench-campaign', version: '1.0.0' });
+  const auth: Record<string, string> = key ? { authorization: `Bearer ${key}` } : {};
   const transport = new StreamableHTTPClientTransport(new URL(`${baseUrl}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${key}` } },
+    requestInit: { headers: auth },
   });
   await client.connect(transport);
   const raw: RawSession = {
     url: `${baseUrl}/mcp`,
     headers: {
-      authorization: `Bearer ${key}`,
+      ...auth,
       'mcp-session-id': transport.sessionId ?? '',
       'mcp-protocol-version': transport.protocolVersion ?? '',
       accept: 'application/json, text/event-stream',

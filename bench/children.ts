@@ -70,6 +70,19 @@ export function startNode(name: string, args: string[], env: NodeJS.ProcessEnv):
   return { name, process: child, tail: () => output.trim() };
 }
 
+/**
+ * The minimal SDK server (bench/minimal-server.ts) in a process of its own: the baseline of the
+ * mcp benchmark, and the ceiling of any MCP server through the campaign benchmark's clients.
+ */
+export async function startMinimalServer(): Promise<{ child: Child; baseUrl: string }> {
+  const port = await freePort();
+  const child = startNode('minimal server', ['--import', 'tsx', 'bench/minimal-server.ts'], {
+    ...process.env,
+    PORT: String(port),
+  });
+  return { child, baseUrl: `http://127.0.0.1:${port}` };
+}
+
 /** Runs a short-lived `node <args>` to completion, feeding it stdin; resolves to its stdout. */
 export async function runNode(
   name: string,

@@ -5,6 +5,7 @@ import {
   makeTempDir,
   removeTempDir,
   serveEnv,
+  startMinimalServer,
   startNode,
   stop,
   waitForHealth,
@@ -139,7 +140,7 @@ async function measureCairnDb(
 
 /** The same two calls against the minimal server, answering from memory. */
 async function measureMinimalDb(s: Settings): Promise<Record<DbTool, LoadResult>> {
-  const { child, baseUrl } = await startMinimal();
+  const { child, baseUrl } = await startMinimalServer();
   try {
     await waitForHealth(child, baseUrl);
     return await dbLoads(s, baseUrl, {}, MINIMAL_TASK_ID, MINIMAL_CAMPAIGN_ID);
@@ -184,18 +185,8 @@ async function dbLoads(
   return { task_get: taskGet, message_append: messageAppend };
 }
 
-/** The minimal SDK server (bench/minimal-server.ts) in a process of its own. */
-async function startMinimal(): Promise<{ child: Child; baseUrl: string }> {
-  const port = await freePort();
-  const child = startNode('minimal server', ['--import', 'tsx', 'bench/minimal-server.ts'], {
-    ...process.env,
-    PORT: String(port),
-  });
-  return { child, baseUrl: `http://127.0.0.1:${port}` };
-}
-
 async function measureMinimal(s: Settings): Promise<LoadResult> {
-  const { child, baseUrl } = await startMinimal();
+  const { child, baseUrl } = await startMinimalServer();
   return measure(child, baseUrl, {
     headers: {},
     tool: 'whoami',

@@ -258,7 +258,7 @@ export async function runCampaignBenchmark(): Promise<number> {
     const baseline = await notifyLatencies(where, 200);
     // The claim floor first, while no Cairn runs: they never compete for the cores.
     const floor = databaseUrl ? await claimFloor(databaseUrl) : null;
-    // Likewise the ceiling of any MCP server through these clients, before Cairn starts.
+    // Likewise what a server doing no work reaches through the claims' clients.
     const mcpCeiling = await minimalCeiling();
     const ids = await provisionAgents(where, CLIENTS + 1);
     const port = await freePort();
@@ -303,7 +303,7 @@ export async function runCampaignBenchmark(): Promise<number> {
         console.log(
           `baseline plain SQL claims (pg, ${floor.connections} pooled connections, ${CLIENTS} clients, median of ${FLOOR_ROUNDS} rounds: ${floor.all.map((r) => r.toFixed(0)).join(', ')} claims/s): ${floor.rate.toFixed(1)} claims/s; winners_per_task=1`,
         );
-        // Said in the run itself when the ratio target is beyond any MCP server here.
+        // Said in the run itself when the ratio target is above both ceilings.
         if (floor.rate / 2 > Math.max(mcpCeiling, ceiling)) {
           console.log(
             `note: claim_ratio >= 0.5 needs ${(floor.rate / 2).toFixed(0)} claims/s; through these clients on this machine a server answering from memory reaches ${mcpCeiling.toFixed(0)} calls/s and Cairn's cheapest call ${ceiling.toFixed(0)}`,

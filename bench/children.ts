@@ -72,7 +72,7 @@ export function startNode(name: string, args: string[], env: NodeJS.ProcessEnv):
 
 /**
  * The minimal SDK server (bench/minimal-server.ts) in a process of its own: the baseline of the
- * mcp benchmark, and the ceiling of any MCP server through the campaign benchmark's clients.
+ * mcp benchmark, and a server doing no work for the campaign benchmark's claim clients.
  */
 export async function startMinimalServer(): Promise<{ child: Child; baseUrl: string }> {
   const port = await freePort();

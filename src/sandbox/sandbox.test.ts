@@ -149,6 +149,26 @@ describe('Sandbox: limits and escapes', () => {
     await expectStillAnswering();
   });
 
+  it('stops a program whose async functions fill memory at the cap (137, MEMORY), though only their promises rejected', async () => {
+    // The allocation fails inside the async function, so it rejects that function's promise and
+    // the program itself ends with nothing thrown, once left unhandled and once caught. Without
+    // the check on how far the heap grew, both ended as successes (exit 0, nothing on stderr).
+    const unhandled = await run(
+      "(async () => { const a = []; for (;;) a.push('x'.repeat(100000) + a.length); })();\nconsole.log('main done');",
+      [],
+      5_000,
+    );
+    expect(unhandled).toMatchObject({ exitCode: 137, limit: 'MEMORY', stdout: 'main done\n' });
+    expect(unhandled.stderr).toContain('out of memory');
+    const caught = await run(
+      "(async () => { await null; const a = []; for (;;) a.push({ n: a.length, s: 'y'.repeat(1000) + a.length }); })().catch(() => {});",
+      [],
+      5_000,
+    );
+    expect(caught).toMatchObject({ exitCode: 137, limit: 'MEMORY' });
+    await expectStillAnswering();
+  });
+
   it('truncates huge output and ends the run (OUTPUT)', async () => {
     const result = await run("for (;;) { console.log('spam'.repeat(100)); console.error('err'); }");
     expect(result).toMatchObject({ exitCode: 1, limit: 'OUTPUT', stdoutTruncated: true });

@@ -503,6 +503,36 @@ describe('sessions live in the database', () => {
     }
   });
 
+  it("sends an API's security headers, not a web page's, on answers and refusals alike", async () => {
+    const agent = await createAgent(identity());
+    const auth = { authorization: `Bearer ${agent.key}` };
+    const answers = {
+      direct: await rpc(
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'identity_whoami', arguments: {} } },
+        auth,
+      ),
+      sdk: await rpc({ jsonrpc: '2.0', id: 2, method: 'ping' }, auth),
+      unauthenticated: await rpc(initialize()),
+      ended: await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: auth }),
+    };
+    for (const [which, res] of Object.entries(answers)) {
+      const headers = Object.fromEntries(res.headers);
+      // OWASP's REST Security Cheat Sheet: the headers every API response should carry.
+      expect(headers, which).toMatchObject({
+        'cache-control': 'no-store',
+        'content-security-policy': "frame-ancestors 'none'",
+        'strict-transport-security': 'max-age=31536000; includeSubDomains',
+        'x-content-type-options': 'nosniff',
+        'x-frame-options': 'DENY',
+      });
+      // Helmet's page-only headers (which the rest of the server keeps) are not sent here.
+      for (const pageOnly of ['cross-origin-opener-policy', 'origin-agent-cluster', 'x-dns-prefetch-control'])
+        expect(headers[pageOnly], `${which}: ${pageOnly}`).toBeUndefined();
+    }
+    expect(answers.unauthenticated.status).toBe(401);
+    expect(answers.ended.status).toBe(400);
+  });
+
   it('answers ping', async () => {
     const agent = await createAgent(identity());
     const ping = await rpc(

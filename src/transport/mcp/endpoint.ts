@@ -11,6 +11,7 @@ import type {
 import { DomainError } from '../../kernel/errors.ts';
 import type { Database } from '../../storage/database.ts';
 import { isDatabaseUnavailable } from '../../storage/unavailable.ts';
+import { sendApiSecurityHeaders } from '../shared/api-headers.ts';
 import { authenticateRequest } from '../shared/auth.ts';
 import { allowOrigins } from '../shared/cors.ts';
 import { codeForStatus, envelopeErrorHandler, sendError } from '../shared/error-handler.ts';
@@ -65,6 +66,8 @@ const security = [{ bearer: [] }];
  * JSON-RPC framing, protocol negotiation and dispatch are the official SDK's.
  */
 export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Promise<void> {
+  // An API's security headers rather than a web page's, on every answer, refusals included.
+  sendApiSecurityHeaders(app);
   // DNS-rebinding protection first: a foreign Host or Origin learns nothing, not even CORS.
   const policy = requestPolicy(deps.baseUrl, deps.allowedHosts, deps.allowedOrigins);
   guardHostAndOrigin(app, deps.baseUrl, policy);
@@ -129,7 +132,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
 
   app.post(
     '/mcp',
-    { schema: { tags, security, summary: 'MCP JSON-RPC 2.0 (Streamable HTTP)' } },
+    { helmet: false, schema: { tags, security, summary: 'MCP JSON-RPC 2.0 (Streamable HTTP)' } },
     async (req, reply) => {
       if (req.mcpUnavailable) return answerUnavailable(req, reply, deps.baseUrl);
       const auth = req.mcpAuth!;
@@ -182,18 +185,27 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     },
   );
 
-  app.delete('/mcp', { schema: { tags, security, summary: 'End an MCP session' } }, async (req, reply) => {
-    const sessionId = header(req, 'mcp-session-id');
-    if (!sessionId) {
-      return sendError(reply, deps.baseUrl, 'BAD_REQUEST', 'Send the Mcp-Session-Id of the session to end.');
-    }
-    await deps.sessions.end(sessionId, req.mcpAuth!.caller.agent.id);
-    return reply.code(204).send();
-  });
+  app.delete(
+    '/mcp',
+    { helmet: false, schema: { tags, security, summary: 'End an MCP session' } },
+    async (req, reply) => {
+      const sessionId = header(req, 'mcp-session-id');
+      if (!sessionId) {
+        return sendError(
+          reply,
+          deps.baseUrl,
+          'BAD_REQUEST',
+          'Send the Mcp-Session-Id of the session to end.',
+        );
+      }
+      await deps.sessions.end(sessionId, req.mcpAuth!.caller.agent.id);
+      return reply.code(204).send();
+    },
+  );
 
   app.get(
     '/mcp',
-    { schema: { tags, security, summary: 'Standalone notification stream (SSE)' } },
+    { helmet: false, schema: { tags, security, summary: 'Standalone notification stream (SSE)' } },
     async (req, reply) => {
       const auth = req.mcpAuth!;
       if (!(req.headers.accept ?? '').includes('text/event-stream')) {

@@ -1,5 +1,5 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { FastifyError, FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import type {
   Authenticated,
@@ -185,19 +185,16 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     },
   );
 
+  // DELETE and GET name a session; without one there is nothing to end or to stream.
+  const noSessionId = (reply: FastifyReply, message: string) =>
+    sendError(reply, deps.baseUrl, 'BAD_REQUEST', message);
+
   app.delete(
     '/mcp',
     { helmet: false, schema: { tags, security, summary: 'End an MCP session' } },
     async (req, reply) => {
       const sessionId = header(req, 'mcp-session-id');
-      if (!sessionId) {
-        return sendError(
-          reply,
-          deps.baseUrl,
-          'BAD_REQUEST',
-          'Send the Mcp-Session-Id of the session to end.',
-        );
-      }
+      if (!sessionId) return noSessionId(reply, 'Send the Mcp-Session-Id of the session to end.');
       await deps.sessions.end(sessionId, req.mcpAuth!.caller.agent.id);
       return reply.code(204).send();
     },
@@ -217,14 +214,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
         );
       }
       const sessionId = header(req, 'mcp-session-id');
-      if (!sessionId) {
-        return sendError(
-          reply,
-          deps.baseUrl,
-          'BAD_REQUEST',
-          'Send the Mcp-Session-Id of an initialized session.',
-        );
-      }
+      if (!sessionId) return noSessionId(reply, 'Send the Mcp-Session-Id of an initialized session.');
       if (!auth.sessionOpen) throw sessionNotFound();
       const client = await deps.sessions.clientOf(sessionId, auth.caller.agent.id);
       const declined = deps.noStreamClients.some(

@@ -77,6 +77,11 @@ export interface AlongRow {
   row: Record<string, unknown>;
 }
 
+/** The same rows as drizzle inserts, for an event appended now (`appendEvent`'s `along`). */
+export function alongInserts(ex: Executor, along: AlongRow[]): SQLWrapper[] {
+  return along.map(({ table, row }) => ex.insert(table).values(row as never));
+}
+
 /**
  * appendEvent as the closing statement of a mutation, sent with its COMMIT (the runner's `end`,
  * storage/transaction-end.ts). The campaign's counter is then held only while PostgreSQL runs

@@ -8,7 +8,13 @@ import { toValidationDetail } from '../../../kernel/validation.ts';
 import type { Executor, TransactionEnd } from '../../../storage/database.ts';
 import { ownerViewer, type Viewer } from '../audience.ts';
 import { campaignClosed, taskNotFound } from '../errors.ts';
-import { type Actor, type AlongRow, appendEvent, appendEventAtCommit } from '../ledger/ledger.ts';
+import {
+  type Actor,
+  type AlongRow,
+  alongInserts,
+  appendEvent,
+  appendEventAtCommit,
+} from '../ledger/ledger.ts';
 import { activeMembers, type CampaignRow } from '../membership/member.ts';
 import * as repo from './message-repo.ts';
 
@@ -100,9 +106,7 @@ export async function postMessage(
   now: Date,
 ) {
   const { row, ledgerEvent, along } = await checkedMessage(ex, author, draft, event, now);
-  // The same rows, as drizzle inserts sent with the event now.
-  const inserts = along.length > 0 ? [repo.messageInsert(ex, row)] : [];
-  const { seq } = await appendEvent(ex, author.campaign.id, ledgerEvent, now, inserts);
+  const { seq } = await appendEvent(ex, author.campaign.id, ledgerEvent, now, alongInserts(ex, along));
   return { message_id: row.id, seq, created_at: now.toISOString(), row };
 }
 

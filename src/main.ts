@@ -13,7 +13,7 @@ import { systemClock } from './kernel/clock.ts';
 import { DomainError, errorEnvelope } from './kernel/errors.ts';
 import { createLogger, logFormatFor } from './logging.ts';
 import { DataDirHeldError, type DataDirLock, lockDataDir } from './storage/data-dir-lock.ts';
-import { type Database, openDatabase } from './storage/database.ts';
+import { type Database, type ListenerChange, openDatabase } from './storage/database.ts';
 import { resolveSecret } from './storage/secret.ts';
 
 /** `cairn`: serve, migrate, and the operator's admin commands. */
@@ -35,6 +35,7 @@ async function open(config: Config, logger?: Logger): Promise<Opened> {
       databaseUrl: config.databaseUrl,
       poolSize: config.dbPoolSize,
       onPoolError: (err) => logger?.warn({ err }, 'idle database connection failed; the pool replaces it'),
+      onListener: (change) => logListener(logger, change),
     });
     return { database, lock: null };
   }
@@ -49,6 +50,29 @@ async function open(config: Config, logger?: Logger): Promise<Opened> {
   } catch (err) {
     lock.release();
     throw err;
+  }
+}
+
+/**
+ * A LISTEN connection's story in the log: lost (warn: wake-ups on that channel now wait for the
+ * periodic re-check), each failed attempt to come back (the first at warn, later ones at debug, so
+ * a long outage does not flood the log), and back (info, with how long it was down).
+ */
+function logListener(logger: Logger | undefined, change: ListenerChange): void {
+  const { channel } = change;
+  if (change.event === 'lost') {
+    logger?.warn(
+      { channel, err: change.err },
+      `LISTEN connection for ${channel} lost; reconnecting (its wake-ups fall back to periodic re-checks)`,
+    );
+  } else if (change.event === 'retry-failed') {
+    const at = change.attempts === 1 ? 'warn' : 'debug';
+    logger?.[at](
+      { channel, err: change.err, attempts: change.attempts, next_in_ms: change.nextInMs },
+      `LISTEN connection for ${channel} could not reconnect; trying again`,
+    );
+  } else {
+    logger?.info({ channel, down_ms: change.downMs }, `LISTEN connection for ${channel} is back`);
   }
 }
 

@@ -10,13 +10,14 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from 'drizzle-orm/pg
 import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
-import { PgListener } from './pg-listener.ts';
+import { type ListenerChange, type ListenerState, PgListener } from './pg-listener.ts';
 import { pgTransaction } from './pg-transaction.ts';
 import { noteStatements, statementLogger } from './statement-count.ts';
 import { built, type Statement } from './statement-template.ts';
 import type { Tables } from './tables.ts';
 import { ClosingStatements, type Row, type TransactionEnd } from './transaction-end.ts';
 
+export type { ListenerChange, ListenerState } from './pg-listener.ts';
 export type { BuiltStatement, Statement } from './statement-template.ts';
 export type { ClosingRows, Row, TransactionEnd } from './transaction-end.ts';
 
@@ -55,6 +56,12 @@ export interface Database {
    * Resolves to the function that stops listening.
    */
   listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  /**
+   * Every channel this process listens to, and whether its connection listens now (on PostgreSQL
+   * a lost LISTEN connection is replaced with backoff; meanwhile its wake-ups come only from the
+   * waiters' periodic re-checks). Always up on the embedded database.
+   */
+  listeners(): ListenerState[];
   close(): Promise<void>;
 }
 
@@ -71,6 +78,8 @@ export interface OpenOptions {
   migrate?: boolean;
   /** Told about errors of idle PostgreSQL connections (the pool replaces them). */
   onPoolError?: (err: Error) => void;
+  /** Told when a LISTEN connection is lost, fails to come back, and comes back. */
+  onListener?: (change: ListenerChange) => void;
 }
 
 /** Opens PostgreSQL when a URL is given, the embedded PGlite database otherwise. */
@@ -87,6 +96,7 @@ async function openPglite(opts: OpenOptions): Promise<Database> {
     ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
   });
   const inTransaction = guardAgainstDbInTransaction(client);
+  const channels: string[] = [];
   const db = drizzlePglite(client, { schema: opts.tables, logger: statementLogger }) as unknown as Db;
   return {
     kind: 'pglite',
@@ -113,8 +123,18 @@ async function openPglite(opts: OpenOptions): Promise<Database> {
     poolStats: () => null,
     // PGlite calls listeners while it commits the notifying transaction; they run outside its
     // context, so what they start is ordinary work that waits for the commit to finish.
-    listen: async (channel, onPayload) =>
-      client.listen(channel, (payload) => inTransaction.exit(() => onPayload(payload))),
+    listen: async (channel, onPayload) => {
+      const unlisten = await client.listen(channel, (payload) =>
+        inTransaction.exit(() => onPayload(payload)),
+      );
+      channels.push(channel);
+      return async () => {
+        channels.splice(channels.indexOf(channel), 1);
+        await unlisten();
+      };
+    },
+    // In process, a listener cannot lose its connection.
+    listeners: () => channels.map((channel) => ({ channel, up: true, downSince: null })),
     close: () => client.close(),
   };
 }
@@ -159,7 +179,9 @@ async function openPostgres(opts: OpenOptions): Promise<Database> {
     statement_timeout: 30_000,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
+  // (One held by a transaction is watched by the transaction: pg-transaction.ts.)
   pool.on('error', (err) => opts.onPoolError?.(err));
+  const listeners = new Set<PgListener>();
   const db = drizzleNodePg(pool, { schema: opts.tables, logger: statementLogger }) as unknown as Db;
   return {
     kind: 'postgres',
@@ -173,11 +195,16 @@ async function openPostgres(opts: OpenOptions): Promise<Database> {
         databaseUrl: opts.databaseUrl,
         channel,
         onPayload,
-        onError: opts.onPoolError,
+        onChange: opts.onListener,
       });
       await listener.start();
-      return () => listener.stop();
+      listeners.add(listener);
+      return async () => {
+        listeners.delete(listener);
+        await listener.stop();
+      };
     },
+    listeners: () => [...listeners].map((l) => l.state()),
     close: () => pool.end(),
   };
 }
@@ -201,6 +228,9 @@ export async function applyMigrations(database: Database, databaseUrl?: string):
     return;
   }
   const client = new pg.Client({ connectionString: databaseUrl });
+  // A connection lost between two migration statements fails the next one (and so the start),
+  // instead of emitting 'error' with nobody listening, which would end the process unexplained.
+  client.on('error', () => {});
   await client.connect();
   try {
     await client.query('select pg_advisory_lock(727274)');

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TABLES } from '../domains/catalog.ts';
-import { openDatabase } from './database.ts';
+import { type ListenerChange, openDatabase } from './database.ts';
 
 /**
  * Issue 14 item 1: one LISTEN connection per channel, whatever happens to it. Only this test's
@@ -45,13 +45,13 @@ async function until<T>(what: string, probe: () => Promise<T>, done: (v: T) => b
 describe.skipIf(!url)('LISTEN on PostgreSQL', () => {
   it('keeps exactly one connection through three lost backends, and hears each NOTIFY once', async () => {
     const heard: string[] = [];
-    const errors: Error[] = [];
+    const changes: ListenerChange[] = [];
     const database = await openDatabase({
       tables: TABLES,
       databaseUrl: url,
       migrate: false,
       poolSize: 1,
-      onPoolError: (e) => errors.push(e),
+      onListener: (c) => changes.push(c),
     });
     const stop = await database.listen(channel, (p) => heard.push(p));
     try {
@@ -72,7 +72,12 @@ describe.skipIf(!url)('LISTEN on PostgreSQL', () => {
       }
       await new Promise((r) => setTimeout(r, 300));
       expect(heard).toEqual(['after-1', 'after-2', 'after-3']);
-      expect(errors.length).toBeGreaterThanOrEqual(3);
+      // Each loss was told, and each return, with how long the channel was down.
+      expect(changes.filter((c) => c.event === 'lost')).toHaveLength(3);
+      const back = changes.filter((c) => c.event === 'back');
+      expect(back).toHaveLength(3);
+      for (const c of back) expect(c).toMatchObject({ channel, downMs: expect.any(Number) });
+      expect(database.listeners()).toEqual([{ channel, up: true, downSince: null }]);
     } finally {
       await stop();
       await database.close();

@@ -7,20 +7,37 @@ import pg from 'pg';
  * 'end', a failed connect) funnels into one place that acts only for the current client, and at
  * most one attempt is scheduled or running at a time, so no outage can leave two connections
  * listening (which once grew to 2^n after n outages). Attempts back off from half a second to
- * thirty seconds, with jitter so that replicas do not reconnect in step. What was notified while
- * no connection listened is picked up by the listeners' own periodic re-checks: late at worst,
- * never lost.
+ * eight seconds, with jitter so that replicas do not reconnect in step, and go on for as long as
+ * the outage lasts (issue 38: an attempt that failed once left no further attempt scheduled). What
+ * was notified while no connection listened is picked up by the listeners' own periodic re-checks:
+ * late at worst, never lost.
  */
 export interface ListenerOptions {
   databaseUrl: string | undefined;
   channel: string;
   onPayload: (payload: string) => void;
-  /** Told about each lost connection and failed attempt. */
-  onError?: ((err: Error) => void) | undefined;
+  /** Told when the connection is lost, about each failed attempt, and when it listens again. */
+  onChange?: ((change: ListenerChange) => void) | undefined;
+}
+
+/** What happened to a channel's LISTEN connection. */
+export type ListenerChange =
+  | { channel: string; event: 'lost'; err: Error }
+  | { channel: string; event: 'retry-failed'; err: Error; attempts: number; nextInMs: number }
+  | { channel: string; event: 'back'; downMs: number };
+
+/** Whether a channel is listened to now, and since when it is not. */
+export interface ListenerState {
+  channel: string;
+  up: boolean;
+  /** When the connection was lost, while it is down. */
+  downSince: Date | null;
 }
 
 const FIRST_DELAY_MS = 500;
-const MAX_DELAY_MS = 30_000;
+// Kept short so a replica listens again within seconds of its database coming back, however long
+// the outage was; two replicas' attempts cost the database a refused connection each.
+const MAX_DELAY_MS = 8_000;
 
 export class PgListener {
   private client: pg.Client | null = null;
@@ -28,8 +45,13 @@ export class PgListener {
   private connecting = false;
   private failures = 0;
   private stopped = false;
+  private downSince: Date | null = null;
 
   constructor(private readonly options: ListenerOptions) {}
+
+  state(): ListenerState {
+    return { channel: this.options.channel, up: this.client !== null, downSince: this.downSince };
+  }
 
   /** Connects and LISTENs; throws when the first attempt fails (the server cannot start without it). */
   async start(): Promise<void> {
@@ -69,14 +91,28 @@ export class PgListener {
       }
       this.client = c;
       this.failures = 0;
+      this.connecting = false;
+      if (this.downSince) {
+        const downMs = Date.now() - this.downSince.getTime();
+        this.downSince = null;
+        this.options.onChange?.({ channel: this.options.channel, event: 'back', downMs });
+      }
     } catch (err) {
       c.removeAllListeners();
       c.on('error', () => {});
       await c.end().catch(() => {});
+      this.connecting = false;
       if (first) throw err;
       this.failures++;
-      this.options.onError?.(err as Error);
-      this.schedule();
+      // Scheduled only now that this attempt is over: schedule() does nothing while one runs.
+      const nextInMs = this.schedule();
+      this.options.onChange?.({
+        channel: this.options.channel,
+        event: 'retry-failed',
+        err: err as Error,
+        attempts: this.failures,
+        nextInMs,
+      });
     } finally {
       this.connecting = false;
     }
@@ -90,18 +126,21 @@ export class PgListener {
     c.on('error', () => {});
     void c.end().catch(() => {});
     if (this.stopped) return;
-    this.options.onError?.(err);
+    this.downSince = new Date();
+    this.options.onChange?.({ channel: this.options.channel, event: 'lost', err });
     this.schedule();
   }
 
-  private schedule(): void {
-    if (this.stopped || this.timer || this.connecting || this.client) return;
+  /** Schedules the next attempt unless one is due or running; returns its delay. */
+  private schedule(): number {
+    if (this.stopped || this.timer || this.connecting || this.client) return 0;
     const backoff = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** Math.min(this.failures, 10));
-    const delay = backoff / 2 + Math.random() * (backoff / 2);
+    const delay = Math.round(backoff / 2 + Math.random() * (backoff / 2));
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.attempt();
     }, delay);
     this.timer.unref();
+    return delay;
   }
 }

@@ -30,10 +30,18 @@ export async function pgTransaction<T, Tx>(
 ): Promise<T> {
   const internals = base as { dialect: PgDialect; schema: never; options: object };
   const client = await pool.connect();
+  // pg-pool takes its own 'error' listener off a connection it hands out: a connection lost while
+  // this transaction holds it but waits on no statement of its own (the backend terminated between
+  // two of them) would emit 'error' with nobody listening, and that ends the process. It is
+  // remembered instead: the next statement fails (503), and the connection is released as broken.
+  let broken: Error | undefined;
+  const lost = (err: Error) => {
+    broken ??= err;
+  };
+  client.on('error', lost);
   const session = new NodePgSession(client, internals.dialect, internals.schema, internals.options);
   const tx = new NodePgTransaction(internals.dialect, session, internals.schema);
   const end = new ClosingStatements();
-  let broken: Error | undefined;
   try {
     let opened: Row[] = [];
     if (opening) {
@@ -53,14 +61,17 @@ export async function pgTransaction<T, Tx>(
     }
     return result;
   } catch (err) {
-    try {
-      await tx.execute(sql`rollback`);
-    } catch (rollbackFailed) {
-      // The connection itself failed: the pool must not hand it out again.
-      broken = rollbackFailed instanceof Error ? rollbackFailed : new Error(String(rollbackFailed));
+    if (!broken) {
+      try {
+        await tx.execute(sql`rollback`);
+      } catch (rollbackFailed) {
+        // The connection itself failed: the pool must not hand it out again.
+        broken = rollbackFailed instanceof Error ? rollbackFailed : new Error(String(rollbackFailed));
+      }
     }
     throw err;
   } finally {
+    client.off('error', lost);
     client.release(broken);
   }
 }

@@ -32,3 +32,12 @@ export function isDatabaseUnavailable(err: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * The log level of a background job's failure: warn when the database cannot be reached (an
+ * outage is expected now and then, and the job runs again on its next tick), error otherwise
+ * (that is a bug someone should look at).
+ */
+export function jobFailureLevel(err: unknown): 'warn' | 'error' {
+  return isDatabaseUnavailable(err) ? 'warn' : 'error';
+}

@@ -24,7 +24,9 @@ describe('public documents', () => {
     expect(await health.json()).toEqual({ status: 'ok', database: 'ok' });
     const ready = await get('/health/ready');
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', database: 'ok' });
+    const readyBody = await ready.json();
+    expect(readyBody).toMatchObject({ status: 'ready', database: 'ok', listeners: { cairn_mcp: 'ok' } });
+    expect(Object.values(readyBody.listeners)).not.toContain('down');
     const status = await (await get('/v1/status')).json();
     expect(status).toMatchObject({ service: 'cairn', version: '0.9.0', database: { healthy: true } });
     expect(status.database.kind).toBe(server.database.kind === 'pglite' ? 'embedded (PGlite)' : 'PostgreSQL');

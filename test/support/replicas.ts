@@ -21,7 +21,15 @@ export interface Replica {
   stop(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export async function startReplica(databaseUrl: string, secret: string): Promise<Replica> {
+/**
+ * Starts `cairn serve` on PostgreSQL at `databaseUrl`, or on the embedded database (a data dir of
+ * its own) when it is null; `env` adds to or overrides its environment.
+ */
+export async function startReplica(
+  databaseUrl: string | null,
+  secret: string,
+  env: Record<string, string> = {},
+): Promise<Replica> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'cairn-replica-'));
   const url = `http://127.0.0.1:${port}`;
@@ -29,13 +37,14 @@ export async function startReplica(databaseUrl: string, secret: string): Promise
     cwd: ROOT,
     env: {
       ...process.env,
-      DATABASE_URL: databaseUrl,
+      DATABASE_URL: databaseUrl ?? undefined,
       PORT: String(port),
       HOST: '127.0.0.1',
       CAIRN_BASE_URL: url,
       CAIRN_SECRET: secret,
       CAIRN_DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

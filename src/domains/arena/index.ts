@@ -1,4 +1,5 @@
 import { Sandbox } from '../../sandbox/index.ts';
+import { jobFailureLevel } from '../../storage/unavailable.ts';
 import type { Area } from '../operations/index.ts';
 import { arenaAppeal, arenaReport, arenaReports } from './cases/case-tools.ts';
 import { ArenaReviewService } from './cases/review.ts';
@@ -121,9 +122,11 @@ export const arenaArea = {
         arenaRuns: new ArenaRuns(database, clock, registry, sandbox, arenaScores, secret),
       },
       workers: [
-        expirySweeper(database, clock, (err) => logger.error({ err }, 'arena expiry sweep failed')),
+        expirySweeper(database, clock, (err) =>
+          logger[jobFailureLevel(err)]({ err }, 'arena expiry sweep failed; it runs again in 30 seconds'),
+        ),
         scheduleWorker(database, clock, registry, schedule, config.arenaScheduleTickSeconds * 1000, (err) =>
-          logger.error({ err }, 'arena schedule failed'),
+          logger[jobFailureLevel(err)]({ err }, 'arena schedule failed; it runs again on its next tick'),
         ),
         { start() {}, stop: () => sandbox.close() },
       ],

@@ -73,6 +73,7 @@ export { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
 export { type CompletionGate, noCompletionGate } from './types.ts';
 
 import { NotifyWaiter } from '../../storage/notify-waiter.ts';
+import { jobFailureLevel } from '../../storage/unavailable.ts';
 import { BoardService } from './boards/owner-boards.ts';
 import { publicTaskTake, publicTaskWork } from './boards/pickup-tools.ts';
 import { PublicBoards } from './boards/public-boards.ts';
@@ -154,11 +155,15 @@ export const campaignsArea = {
       () => sweepMail(database.db, clock.now()),
       (result) =>
         result instanceof Error
-          ? logger.warn({ err: result }, 'mail retention sweep failed; it runs again in ten minutes')
+          ? logger[jobFailureLevel(result)](
+              { err: result },
+              'mail retention sweep failed; it runs again in ten minutes',
+            )
           : logger.debug({ result }, 'mail retention sweep done'),
     );
     const leaseSweeper = new LeaseSweeper(database, clock, (result) => {
-      if (result instanceof Error) logger.warn({ err: result }, 'lease sweep failed; it runs again soon');
+      if (result instanceof Error)
+        logger[jobFailureLevel(result)]({ err: result }, 'lease sweep failed; it runs again soon');
       else if (result.expired_leases > 0) logger.debug({ result }, 'expired leases ended');
     });
     return {

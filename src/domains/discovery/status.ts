@@ -2,11 +2,21 @@ import type { Clock } from '../../kernel/clock.ts';
 import type { Database } from '../../storage/database.ts';
 import type { IdentityService, SessionService } from '../identity/index.ts';
 
-/** `/health` and `/v1/status`: which database, whether it answers, and how long this process has run. */
+/**
+ * `/health` and `/v1/status`: which database, whether it answers, whether each LISTEN channel of
+ * this process listens (while one does not, its wake-ups come only from periodic re-checks), and
+ * how long this process has run.
+ */
 export function serverStatus(database: Database, clock: Clock, startedAt: Date) {
   return async () => ({
     databaseKind: database.kind === 'pglite' ? 'embedded (PGlite)' : 'PostgreSQL',
     databaseHealthy: await database.healthy(),
+    listeners: Object.fromEntries(
+      database
+        .listeners()
+        .sort((a, b) => a.channel.localeCompare(b.channel))
+        .map((l) => [l.channel, l.up ? ('ok' as const) : ('down' as const)]),
+    ),
     startedAt: startedAt.toISOString(),
     uptimeSeconds: Math.floor((clock.now().getTime() - startedAt.getTime()) / 1000),
   });

@@ -1,3 +1,4 @@
+import { jobFailureLevel } from '../../storage/unavailable.ts';
 import type { Area } from '../operations/index.ts';
 import { DeviceService } from './credentials/device.ts';
 import { OAuthClientService } from './credentials/oauth-clients.ts';
@@ -116,7 +117,10 @@ export const identityArea = {
       () => sweepIdentity(database.db, clock.now()),
       (result) =>
         result instanceof Error
-          ? logger.warn({ err: result }, 'housekeeping failed; it runs again in ten minutes')
+          ? logger[jobFailureLevel(result)](
+              { err: result },
+              'housekeeping failed; it runs again in ten minutes',
+            )
           : logger.debug({ result }, 'housekeeping done'),
     );
     return {

@@ -1,4 +1,5 @@
 import { NotifyWaiter } from '../../storage/notify-waiter.ts';
+import { jobFailureLevel } from '../../storage/unavailable.ts';
 import { Housekeeper } from '../identity/index.ts';
 import type { Area } from '../operations/index.ts';
 import { MATCHING_CHANNEL } from './changes.ts';
@@ -29,7 +30,10 @@ export const matchingArea = {
       () => sweepMatching(database, clock.now()),
       (result) =>
         result instanceof Error
-          ? logger.warn({ err: result }, 'matching sweep failed; it runs again in ten minutes')
+          ? logger[jobFailureLevel(result)](
+              { err: result },
+              'matching sweep failed; it runs again in ten minutes',
+            )
           : logger.debug({ result }, 'matching sweep done'),
     );
     return {

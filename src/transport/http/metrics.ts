@@ -44,6 +44,16 @@ export class Metrics {
         for (const [state, value] of Object.entries(stats)) this.set({ state }, value);
       },
     });
+    new Gauge({
+      name: 'cairn_database_listener_up',
+      help: "1 while this process's LISTEN connection for the channel listens; 0 while it reconnects (wake-ups then wait for the periodic re-check).",
+      labelNames: ['channel'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const l of database.listeners()) this.set({ channel: l.channel }, l.up ? 1 : 0);
+      },
+    });
   }
 
   observeHttp(method: string, route: string, status: number, seconds: number): void {

@@ -23,6 +23,7 @@ export interface PublicDeps {
   status(): Promise<{
     databaseKind: string;
     databaseHealthy: boolean;
+    listeners: Record<string, 'ok' | 'down'>;
     uptimeSeconds: number;
     startedAt: string;
   }>;
@@ -65,15 +66,20 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
   });
 
   // Readiness: whether to send this replica traffic; 503 with Retry-After while the database is away.
+  // A replica whose LISTEN connection is down still serves every call (its waits wake on their
+  // periodic re-check instead, seconds late), so it stays 200 and says "degraded": taking it out
+  // of rotation would turn a slow wake-up into no service when every replica is in that state.
   r.get(
     '/health/ready',
-    { schema: { tags, summary: 'Readiness (the database answers)' } },
+    { schema: { tags, summary: 'Readiness (the database answers; degraded while a LISTEN is down)' } },
     async (_req, reply) => {
       const s = await deps.status();
       if (!s.databaseHealthy) reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS));
+      const degraded = Object.values(s.listeners).includes('down');
       return {
-        status: s.databaseHealthy ? 'ready' : 'unavailable',
+        status: !s.databaseHealthy ? 'unavailable' : degraded ? 'degraded' : 'ready',
         database: s.databaseHealthy ? 'ok' : 'unreachable',
+        listeners: s.listeners,
       };
     },
   );
@@ -83,7 +89,7 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
     return reply.code(s.databaseHealthy ? 200 : 503).send({
       service: 'cairn',
       version: deps.discovery.serverCard.version,
-      database: { kind: s.databaseKind, healthy: s.databaseHealthy },
+      database: { kind: s.databaseKind, healthy: s.databaseHealthy, listeners: s.listeners },
       started_at: s.startedAt,
       uptime_seconds: s.uptimeSeconds,
     });

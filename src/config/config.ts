@@ -73,6 +73,8 @@ export interface Config {
   readConcurrency: number;
   /** Seconds a client has to send a whole request, headers and body (answers are not limited). */
   requestTimeoutSeconds: number;
+  /** Seconds an answer may wait in this process's buffers with nothing of it taken by the client. */
+  writeTimeoutSeconds: number;
   /** The OAuth regression results to serve; the package's own file when unset. */
   oauthChecksFile: string | undefined;
   /** MCP clients (clientInfo name and version, version * for any) whose GET /mcp is answered 405. */
@@ -189,6 +191,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     arenaScheduleTickSeconds: e.CAIRN_ARENA_SCHEDULE_TICK_SECONDS,
     readConcurrency: e.CAIRN_READ_CONCURRENCY,
     requestTimeoutSeconds: e.CAIRN_REQUEST_TIMEOUT_SECONDS,
+    writeTimeoutSeconds: e.CAIRN_WRITE_TIMEOUT_SECONDS,
     oauthChecksFile: e.CAIRN_OAUTH_CHECKS_FILE,
     noStreamClients: e.CAIRN_MCP_NO_STREAM_CLIENTS.map((item) => ({
       name: item.slice(0, item.lastIndexOf('@')),

@@ -135,6 +135,7 @@ export const envSchema = z.object({
   CAIRN_OAUTH_CHECKS_FILE: z.string().min(1).max(4_096).optional(),
   CAIRN_READ_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
   CAIRN_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(2).max(600).default(30),
+  CAIRN_WRITE_TIMEOUT_SECONDS: z.coerce.number().int().min(2).max(600).default(30),
   CAIRN_ALLOWED_HOSTS: list(
     /^[a-z0-9](?:[a-z0-9.-]*[a-z0-9.])?(?::\d{1,5})?$|^\[[0-9a-f:.]+\](?::\d{1,5})?$/i,
     'a comma-separated list of host or host:port (no scheme, no path), e.g. cairn.internal,10.0.0.5:8080',

@@ -121,8 +121,9 @@ describe.skipIf(!url)('SIGTERM under load', () => {
     expect(drainedMs).toBeLessThan(3_000);
     expect(await streamText).toContain(': closing: this server is shutting down');
     expect({ code, signal }).toEqual({ code: 0, signal: null });
-    // The bound: five seconds of grace for calls in flight, plus closing the database.
-    expect(exitMs).toBeLessThan(8_000);
+    // Calls in flight are short, and connections without one end at once (issue 38: measured
+    // 140-150 ms; it was over 5 s whenever a connection sat idle, 7.3 s under load).
+    expect(exitMs).toBeLessThan(1_500);
     for (const r of refusals) expect(r, 'a refusal during shutdown').toMatch(/SERVICE_UNAVAILABLE/);
     expect(acknowledged.length).toBeGreaterThan(5);
     const stored = new Set(

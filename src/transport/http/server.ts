@@ -22,6 +22,7 @@ import { refuseIllFormedInput } from '../shared/ill-formed.ts';
 import { installJsonBodyParser } from '../shared/json-body.ts';
 import { arenaPublicRoutes } from './arena-public-routes.ts';
 import { answerClientError } from './client-errors.ts';
+import { Connections } from './connections.ts';
 import { exampleRoutes } from './examples-routes.ts';
 import { mailCallbackRoutes } from './mail-callbacks.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
@@ -79,9 +80,14 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   // connection is refused cleanly, retryable, and its connection closed, so the client goes to
   // another replica; requests already in flight finish.
   let closing = false;
+  const connections = new Connections(app.server, config.writeTimeoutSeconds * 1000);
   app.addHook('preClose', async () => {
     closing = true;
+    // Connections with no request in flight (idle, half-sent, never used) end now, not at the
+    // force timer; the others as soon as their answer is written (connections.ts).
+    connections.closeIdle();
   });
+  app.addHook('onClose', async () => connections.stop());
   app.addHook('onRequest', async (_req, reply) => {
     if (!closing) return;
     reply.header('connection', 'close');

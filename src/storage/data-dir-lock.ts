@@ -5,6 +5,12 @@ import path from 'node:path';
  * PGlite is a single-process database: two processes writing one data dir would corrupt it.
  * Whoever opens the embedded data dir (the server, or a `cairn` admin command) holds this
  * lock file for as long as it has the database open.
+ *
+ * The file names the holder's pid and, where the system tells it (Linux's /proc), when that
+ * process started. A pid alone is not enough: after a crash, and above all in a container where
+ * every start gets the same low pids, the pid in a stale lock is often held by another program by
+ * the next start, and the lock would never be taken again (issue 38). A live pid whose start time
+ * differs from the one written is another process, and the lock is stale.
  */
 
 export class DataDirHeldError extends Error {
@@ -32,14 +38,15 @@ export function lockDataDir(dataDir: string): DataDirLock {
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(file, 'wx', 0o600);
-      writeSync(fd, String(process.pid));
+      const started = startTimeOf(process.pid);
+      writeSync(fd, started === null ? String(process.pid) : `${process.pid} ${started}`);
       closeSync(fd);
       return { release: () => releaseIfOurs(file) };
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const holder = readHolder(file);
-      if (holder !== null && holder !== process.pid && isAlive(holder)) {
-        throw new DataDirHeldError(dataDir, holder);
+      if (holder !== null && holder.pid !== process.pid && stillHeld(holder)) {
+        throw new DataDirHeldError(dataDir, holder.pid);
       }
       // An empty lock may be one another process has just created and not yet written: only an
       // old one is abandoned. (Two processes taking over one stale lock in the same instant remain
@@ -63,10 +70,42 @@ function mtimeOf(file: string): number {
   }
 }
 
-function readHolder(file: string): number | null {
+interface Holder {
+  pid: number;
+  /** The holder's start time as the system counts it; absent where it could not be read. */
+  started?: string;
+}
+
+function readHolder(file: string): Holder | null {
   try {
-    const pid = Number.parseInt(readFileSync(file, 'utf8').trim(), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
+    const [pidText, started] = readFileSync(file, 'utf8').trim().split(/\s+/);
+    const pid = Number.parseInt(pidText ?? '', 10);
+    if (!Number.isInteger(pid) || pid <= 0) return null;
+    return started && /^\d+$/.test(started) ? { pid, started } : { pid };
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the process that wrote the lock still runs: its pid is alive, and is still that process. */
+function stillHeld(holder: Holder): boolean {
+  if (!isAlive(holder.pid)) return false;
+  const started = startTimeOf(holder.pid);
+  // Where a start time was written and can be read, it decides; otherwise a live pid holds it.
+  return holder.started === undefined || started === null || started === holder.started;
+}
+
+/**
+ * When a process started, in clock ticks since boot (field 22 of /proc/<pid>/stat, counted after
+ * the command name, which may itself hold spaces and parentheses); null where /proc is not there.
+ */
+export function startTimeOf(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields from the state (field 3) on; the start time is field 22.
+    const started = fields[22 - 3];
+    return started && /^\d+$/.test(started) ? started : null;
   } catch {
     return null;
   }
@@ -82,5 +121,5 @@ function isAlive(pid: number): boolean {
 }
 
 function releaseIfOurs(file: string): void {
-  if (readHolder(file) === process.pid) rmSync(file, { force: true });
+  if (readHolder(file)?.pid === process.pid) rmSync(file, { force: true });
 }

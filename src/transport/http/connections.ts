@@ -93,7 +93,8 @@ interface ConnectionState {
  * between two checks is progress; '' when nothing waits.
  */
 function pendingWrites(socket: Socket): string {
-  const queued = (socket as unknown as { _handle?: { writeQueueSize?: number } | null })._handle?.writeQueueSize ?? 0;
+  const queued =
+    (socket as unknown as { _handle?: { writeQueueSize?: number } | null })._handle?.writeQueueSize ?? 0;
   const buffered = socket.writableLength;
   return queued === 0 && buffered === 0 ? '' : `${buffered}:${queued}`;
 }

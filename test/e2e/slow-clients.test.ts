@@ -1,8 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { campaignWith, newMember } from '../support/campaigns.ts';
+import { callTool } from '../support/factories.ts';
 import { type OwnDatabase, ownDatabase } from '../support/own-database.ts';
 import { type Replica, startReplica } from '../support/replicas.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 /**
  * Issue 38: connections that never finish what they started. `cairn serve` started the real way,
@@ -10,6 +13,7 @@ import { type Replica, startReplica } from '../support/replicas.ts';
  * - SIGTERM while connections sit idle, half-sent or left open by a closed client: the process
  *   exits within a second and a half (it waited 5 s for its force timer).
  * - A client that never reads what it asked for is disconnected after the write deadline.
+ * - A waiting events_watch whose client went away stops waiting.
  */
 
 const url = process.env.TEST_DATABASE_URL;
@@ -18,6 +22,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let own: OwnDatabase | null = null;
 // One replica for the file (starting one takes seconds): the reader first, then SIGTERM ends it.
 let r: Replica;
+// And an in-process server, for the watch whose client leaves (its metrics show when the call ended).
+let server: TestServer;
+const metricsToken = randomBytes(16).toString('hex');
 
 beforeAll(async () => {
   if (url) own = await ownDatabase('cairn_slow', url);
@@ -25,8 +32,10 @@ beforeAll(async () => {
     CAIRN_WRITE_TIMEOUT_SECONDS: '2',
     CAIRN_PUBLIC_RATE_LIMIT: '10000',
   });
+  server = await startTestServer({ env: { CAIRN_METRICS_TOKEN: metricsToken } });
 }, 90_000);
 afterAll(async () => {
+  await server?.close();
   await r?.stop(2_000);
   await own?.drop();
 });
@@ -95,4 +104,56 @@ describe('connections that never finish', () => {
     await sleep(100);
     expect(ended.sort()).toEqual(['half-sent', 'idle', 'used']);
   }, 90_000);
+
+  it('stops a waiting events_watch as soon as its client has gone', async () => {
+    const m = await newMember(server);
+    const campaignId = await campaignWith(m, []);
+    const start = await callTool(m.client, 'events_watch', { campaign_id: campaignId, wait_seconds: 1 });
+    /** events_watch calls this server has finished, and the seconds they took together. */
+    const finished = async () => {
+      const text = await (
+        await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${metricsToken}` } })
+      ).text();
+      const value = (name: string) =>
+        Number(
+          text.match(new RegExp(`^${name}\\{tool="events_watch",outcome="ok"\\} (\\S+)$`, 'm'))?.[1] ?? 0,
+        );
+      return {
+        count: value('cairn_tool_call_duration_seconds_count'),
+        seconds: value('cairn_tool_call_duration_seconds_sum'),
+      };
+    };
+    const before = await finished();
+    const leaving = new AbortController();
+    const call = fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      signal: leaving.signal,
+      headers: {
+        authorization: `Bearer ${m.key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: {
+          name: 'events_watch',
+          arguments: { campaign_id: campaignId, cursor: start.body.cursor, wait_seconds: 50 },
+        },
+      }),
+    }).catch(() => null);
+    await sleep(1_000);
+    leaving.abort();
+    await call;
+    const by = Date.now() + 3_000;
+    let after = await finished();
+    while (after.count === before.count && Date.now() < by) {
+      await sleep(100);
+      after = await finished();
+    }
+    // Ended within moments of the client leaving, not after its 50 seconds (or a 5 s re-check).
+    expect(after.count).toBe(before.count + 1);
+    expect(after.seconds - before.seconds).toBeLessThan(2.5);
+  });
 });

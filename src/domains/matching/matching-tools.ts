@@ -277,7 +277,7 @@ export const matchingWatch = defineTool({
   audience,
   handler: async (ctx: Ctx, input) => {
     const { secret, waiter } = ctx.services.matchingDeps;
-    const watched = await watchRequests(ctx.ex, secret, waiter, ctx.caller.agent.id, input);
+    const watched = await watchRequests(ctx.ex, secret, waiter, ctx.caller.agent.id, input, ctx.signal);
     const first = watched.changes[0];
     return {
       ...watched,

@@ -46,6 +46,11 @@ export interface OperationContext<S> {
   clock: Clock;
   services: S;
   requestId: string;
+  /**
+   * Aborted when the caller has gone (its connection closed): a call that waits (events_watch and
+   * the other long polls) stops waiting, since nobody would read its answer.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /**

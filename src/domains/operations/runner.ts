@@ -95,11 +95,17 @@ export class OperationRunner<S> {
     return this.all().filter(({ op }) => op.visibility(caller).visible);
   }
 
-  async run(name: string, args: unknown, caller: Caller, requestId: string): Promise<OperationOutcome> {
+  async run(
+    name: string,
+    args: unknown,
+    caller: Caller,
+    requestId: string,
+    signal?: AbortSignal,
+  ): Promise<OperationOutcome> {
     const started = performance.now();
     let outcome: OperationOutcome;
     try {
-      outcome = await this.execute(name, args ?? {}, caller, requestId);
+      outcome = await this.execute(name, args ?? {}, caller, requestId, signal);
     } catch (err) {
       // execute() maps handler errors itself; this catches failures of the pipeline around them.
       outcome = this.failure(err, requestId, name);
@@ -118,6 +124,7 @@ export class OperationRunner<S> {
     args: unknown,
     caller: Caller,
     requestId: string,
+    signal?: AbortSignal,
   ): Promise<OperationOutcome> {
     const entry = this.registry.get(name);
     if (!entry) {
@@ -191,7 +198,10 @@ export class OperationRunner<S> {
     try {
       const result = entry.op.mutates
         ? await this.runMutation(entry.op, parsed.data, caller, requestId)
-        : await entry.op.handler(this.context(caller, this.database.db, requestId), parsed.data);
+        : await entry.op.handler(
+            this.context(caller, this.database.db, requestId, undefined, signal),
+            parsed.data,
+          );
       return { ok: true, result };
     } catch (err) {
       return this.failure(err, requestId, name);
@@ -244,11 +254,13 @@ export class OperationRunner<S> {
     ex: OperationContext<S>['ex'],
     requestId: string,
     end?: TransactionEnd,
+    signal?: AbortSignal,
   ): OperationContext<S> {
     return {
       caller,
       ex,
       ...(end ? { end } : {}),
+      ...(signal ? { signal } : {}),
       clock: this.clock,
       services: this.services,
       requestId,

@@ -13,6 +13,7 @@ import type { Database } from '../../storage/database.ts';
 import { isDatabaseUnavailable } from '../../storage/unavailable.ts';
 import { sendApiSecurityHeaders } from '../shared/api-headers.ts';
 import { authenticateRequest } from '../shared/auth.ts';
+import { whenClientGone } from '../shared/client-gone.ts';
 import { allowOrigins } from '../shared/cors.ts';
 import { codeForStatus, envelopeErrorHandler, sendError } from '../shared/error-handler.ts';
 import { PrototypeKeyRefused } from '../shared/json-body.ts';
@@ -144,9 +145,18 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
       const takeInbox = auth.ownerMessagesWaiting
         ? () => deps.identity.takeInbox(auth.caller.agent.id)
         : null;
-      const direct =
-        init || !deps.directCalls ? null : await directToolCall(req, auth.caller, deps, takeInbox);
-      const response = direct === null ? await dispatch(req, auth.caller, deps, takeInbox) : null;
+      const gone = whenClientGone(req);
+      let direct: string | null;
+      let response: Response | null;
+      try {
+        direct =
+          init || !deps.directCalls
+            ? null
+            : await directToolCall(req, auth.caller, deps, takeInbox, gone.signal);
+        response = direct === null ? await dispatch(req, auth.caller, deps, takeInbox, gone.signal) : null;
+      } finally {
+        gone.release();
+      }
       const text = direct ?? (response?.status === 202 ? '' : ((await response?.text()) ?? ''));
       const status = response?.status ?? 200;
       if (status >= 400) {
@@ -259,13 +269,14 @@ async function dispatch(
   caller: Caller,
   deps: McpEndpointDeps,
   takeInbox: (() => Promise<InboxMessage[]>) | null,
+  gone: AbortSignal,
 ): Promise<Response> {
   const headers = new Headers();
   for (const name of FORWARDED_HEADERS) {
     const value = header(req, name);
     if (value) headers.set(name, value);
   }
-  const server = createMcpServer(caller, deps, req.id, takeInbox, req.log);
+  const server = createMcpServer(caller, deps, req.id, takeInbox, req.log, gone);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -68,6 +68,7 @@ export async function answerToolCall(
   takeInbox: (() => Promise<InboxMessage[]>) | null,
   log: FastifyBaseLogger,
   request: unknown,
+  signal?: AbortSignal,
 ): Promise<ToolCallAnswer> {
   const parsed = CallToolRequestSchema.safeParse(request);
   if (!parsed.success) {
@@ -82,7 +83,7 @@ export async function answerToolCall(
     };
   }
   try {
-    return { result: await toolResult(caller, deps, requestId, takeInbox, parsed.data.params) };
+    return { result: await toolResult(caller, deps, requestId, takeInbox, parsed.data.params, signal) };
   } catch (err) {
     // As JSON-RPC answers a method that failed: an error for this id, saying no more than that.
     // Only the error's kind is logged: a failed query's message repeats its parameters (message
@@ -101,8 +102,9 @@ async function toolResult(
   requestId: string,
   takeInbox: (() => Promise<InboxMessage[]>) | null,
   params: { name: string; arguments?: Record<string, unknown> | undefined },
+  signal?: AbortSignal,
 ): Promise<CallToolResult> {
-  const outcome = await deps.runner.run(params.name, params.arguments, caller, requestId);
+  const outcome = await deps.runner.run(params.name, params.arguments, caller, requestId, signal);
   const body = (outcome.ok ? outcome.result : outcome.error) as Record<string, unknown>;
   // The agent inbox: owner messages ride with the next tool result, once, beside (never inside) it.
   const inbox = takeInbox ? await takeInbox() : [];
@@ -139,6 +141,8 @@ export function createMcpServer(
   /** Takes the agent's waiting owner messages; null when none wait (known from authentication). */
   takeInbox: (() => Promise<InboxMessage[]>) | null,
   log: FastifyBaseLogger,
+  /** Aborted when the HTTP client has gone. */
+  gone?: AbortSignal,
 ): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
@@ -169,7 +173,7 @@ export function createMcpServer(
   // zod's dump. Here it gets the same readable -32602 as on the direct path, batches included.
   server.fallbackRequestHandler = async (request) => {
     if (request.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, 'Method not found');
-    const answer = await answerToolCall(caller, deps, requestId, takeInbox, log, request);
+    const answer = await answerToolCall(caller, deps, requestId, takeInbox, log, request, gone);
     if ('error' in answer) throw rpcError(answer.error.code, answer.error.message);
     return answer.result;
   };

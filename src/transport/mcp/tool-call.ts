@@ -19,12 +19,13 @@ export async function directToolCall(
   caller: Caller,
   deps: McpDeps,
   takeInbox: (() => Promise<InboxMessage[]>) | null,
+  gone?: AbortSignal,
 ): Promise<string | null> {
   if (!acceptable(req)) return null;
   // The SDK's own check: a JSON-RPC request (its id rules, no stray keys) for tools/call.
   const envelope = JSONRPCRequestSchema.safeParse(req.body);
   if (!envelope.success || envelope.data.method !== 'tools/call') return null;
-  const answer = await answerToolCall(caller, deps, req.id, takeInbox, req.log, req.body);
+  const answer = await answerToolCall(caller, deps, req.id, takeInbox, req.log, req.body, gone);
   return JSON.stringify({ jsonrpc: '2.0', id: envelope.data.id, ...answer });
 }
 

@@ -80,7 +80,7 @@ const eventsWatch = campaignTool({
         const left = waitMs - (performance.now() - started);
         // The heartbeat repeats the cursor it was given: a watcher never moves past what it saw.
         if (left <= 0) return heartbeat(secret, ctx, campaignId, input.cursor);
-        const outcome = await ticket.wait(Math.min(left, SAFETY_RECHECK_MS));
+        const outcome = await ticket.wait(Math.min(left, SAFETY_RECHECK_MS), ctx.signal);
         if (outcome === 'closed') return heartbeat(secret, ctx, campaignId, input.cursor);
         if (outcome === 'woken') {
           const served = await serveWoken(ctx, m, afterSeq, limit);

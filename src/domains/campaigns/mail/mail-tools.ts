@@ -152,7 +152,7 @@ export const campaignMailWait = memberTool({
   mutates: false,
   handler: async (ctx, input, m) => {
     const { secret, mailWaiter } = ctx.services.campaignDeps;
-    const waited = await waitForMail(ctx.ex, m, secret, mailWaiter, input);
+    const waited = await waitForMail(ctx.ex, m, secret, mailWaiter, input, ctx.signal);
     // Waiting took time: the caller may have left the campaign meanwhile.
     await requireMembership(ctx.ex, ctx.caller, m.campaign.id);
     return {

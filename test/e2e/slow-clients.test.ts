@@ -52,27 +52,26 @@ function rawSocket(base: string): Promise<Socket> {
 describe('connections that never finish', () => {
   it('disconnects a client that asks and never reads, after the write deadline', async () => {
     const one = Buffer.byteLength(await (await fetch(`${r.url}/openapi.json`)).text());
-    // Far more than the operating system's socket buffers hold on both sides.
-    const asked = Math.ceil((64 * 1024 * 1024) / one);
+    // Far more than the operating system's socket buffers hold on both sides, so answers back up
+    // into the server's own buffers.
+    const asked = Math.ceil((128 * 1024 * 1024) / one);
     const s = await rawSocket(r.url);
     s.on('error', () => {});
+    // Never read: nothing of the answers is taken.
     s.pause();
     s.write('GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n'.repeat(asked));
     let closed = false;
     s.once('close', () => {
       closed = true;
     });
-    // Nothing read for well past the deadline; then read what is there.
-    await sleep(5_000);
-    let received = 0;
-    s.on('data', (chunk: Buffer) => {
-      received += chunk.length;
-    });
-    s.resume();
-    const by = Date.now() + 10_000;
-    while (!closed && Date.now() < by) await sleep(100);
+    // A paused socket notices its end only when it writes: an empty line every quarter second
+    // (HTTP lets empty lines precede a request) fails once the server has closed the connection.
+    const by = Date.now() + 30_000;
+    while (!closed && Date.now() < by) {
+      s.write('\r\n');
+      await sleep(250);
+    }
     expect(closed, 'the server ended the connection').toBe(true);
-    expect(received).toBeLessThan(asked * one);
     // The replica itself is fine.
     expect((await fetch(`${r.url}/health`)).status).toBe(200);
   }, 90_000);

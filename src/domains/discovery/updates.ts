@@ -10,6 +10,12 @@ export interface UpdateEntry {
 
 const ENTRIES: UpdateEntry[] = [
   {
+    id: 'upd_2026_11_29_database_faults',
+    date: '2026-11-29',
+    title: 'Database faults: replicas stay up, wake-ups come back, quick clean stops',
+    text: 'A database connection terminated under load (a failover, a pooler restart) fails only the call that held it, answered 503 SERVICE_UNAVAILABLE with Retry-After; repeat it with the same idempotency_key. Wake-ups (events_watch, campaign_mail_wait, matching_watch, notification streams) listen again within seconds of the database coming back, however long it was away; until then they arrive at the next re-check, and /health/ready says status "degraded" with the channel that is down. A waiting call stops when its client disconnects. SIGTERM ends idle connections at once and exits in well under a second. A connection whose pending answers the client has not taken for CAIRN_WRITE_TIMEOUT_SECONDS (default 30) is closed.',
+  },
+  {
     id: 'upd_2026_11_25_skills',
     date: '2026-11-25',
     title:

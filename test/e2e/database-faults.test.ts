@@ -3,7 +3,7 @@ import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { campaignWith, newMember, publishTask } from '../support/campaigns.ts';
-import { callTool, connectClient } from '../support/factories.ts';
+import { callTool, connectClient, postToolCall } from '../support/factories.ts';
 import { type OwnDatabase, ownDatabase } from '../support/own-database.ts';
 import { type Replica, startReplica } from '../support/replicas.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -43,19 +43,9 @@ afterAll(async () => {
   }
 });
 
-const mcpHeaders = (key: string) => ({
-  authorization: `Bearer ${key}`,
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-});
-
 /** One tools/call as its own HTTP request: the status, and the tool's answer or the refusal. */
 async function rawCall(base: string, key: string, name: string, args: Record<string, unknown>) {
-  const res = await fetch(`${base}/mcp`, {
-    method: 'POST',
-    headers: mcpHeaders(key),
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
-  });
+  const res = await postToolCall(base, key, name, args);
   const text = await res.text();
   // biome-ignore lint/suspicious/noExplicitAny: the test reads into varied answers
   let body: any = null;

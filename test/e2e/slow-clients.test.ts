@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWith, newMember } from '../support/campaigns.ts';
-import { callTool } from '../support/factories.ts';
+import { callTool, postToolCall } from '../support/factories.ts';
 import { type OwnDatabase, ownDatabase } from '../support/own-database.ts';
 import { type Replica, startReplica } from '../support/replicas.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -124,24 +124,13 @@ describe('connections that never finish', () => {
     };
     const before = await finished();
     const leaving = new AbortController();
-    const call = fetch(`${server.url}/mcp`, {
-      method: 'POST',
-      signal: leaving.signal,
-      headers: {
-        authorization: `Bearer ${m.key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: {
-          name: 'events_watch',
-          arguments: { campaign_id: campaignId, cursor: start.body.cursor, wait_seconds: 50 },
-        },
-      }),
-    }).catch(() => null);
+    const call = postToolCall(
+      server.url,
+      m.key,
+      'events_watch',
+      { campaign_id: campaignId, cursor: start.body.cursor, wait_seconds: 50 },
+      leaving.signal,
+    ).catch(() => null);
     await sleep(1_000);
     leaving.abort();
     await call;

@@ -73,3 +73,23 @@ export async function mcpInitialize(baseUrl: string, bearer: string) {
   await res.body?.cancel();
   return { status: res.status, challenge: res.headers.get('www-authenticate') };
 }
+
+/** One tools/call as a plain HTTP POST to /mcp (no SDK, no session), for tests that need the raw answer. */
+export function postToolCall(
+  baseUrl: string,
+  bearer: string,
+  name: string,
+  args: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<Response> {
+  return fetch(`${baseUrl}/mcp`, {
+    method: 'POST',
+    ...(signal ? { signal } : {}),
+    headers: {
+      authorization: `Bearer ${bearer}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  });
+}

@@ -165,6 +165,14 @@ async function main(): Promise<void> {
       true,
     );
     step('lead', 'campaign_invite', `${workerId} is ${invited.membership}`);
+    // The worker is inert: only its owner activates it. On the console's Campaigns page the owner
+    // accepts the invitation, which activates it for campaign work; the demo makes the same call.
+    const accepted = await app.services.campaigns.decideInvitation(ownerId, campaignId, workerId, true);
+    step(
+      'owner',
+      'accept the invitation',
+      `${workerId} is ${accepted.membership}, activated for campaign work`,
+    );
     const published = await call(
       lead,
       'lead',

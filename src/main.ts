@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import { type AnyCommand, BOOLEAN_FLAGS, COMMANDS, findCommand, USAGE } from './cli/commands.ts';
 import { type Config, ConfigError, loadConfig } from './config/config.ts';
 import { ArenaKeys, builtinChallenges, ChallengeRegistry } from './domains/arena/index.ts';
-import { RewardOwnerService } from './domains/campaigns/index.ts';
+import { closeByOperator, RewardOwnerService } from './domains/campaigns/index.ts';
 import { TABLES } from './domains/catalog.ts';
 import { FundsService, ManualCredit } from './domains/funds/index.ts';
 import { IdentityService, mcpResource } from './domains/identity/index.ts';
@@ -162,6 +162,9 @@ async function admin(config: Config, command: AnyCommand, flags: Record<string, 
       identity: new IdentityService(database, systemClock, mcpResource(config.baseUrl)),
       funds: new FundsService(database, systemClock, '', new ManualCredit(), config.platformFeePct),
       rewards: new RewardOwnerService(database, systemClock, '', config.baseUrl),
+      campaigns: {
+        close: (id: string, reason?: string) => closeByOperator(database, systemClock, id, reason),
+      },
       arenaKeys: async () =>
         new ArenaKeys(
           database,

@@ -30,6 +30,8 @@ export interface CliServices {
   identity: IdentityService;
   funds: FundsService;
   rewards: RewardOwnerService;
+  /** Closing a campaign on its owner's behalf (docs/campaign-lifecycle.md). */
+  campaigns: { close(campaignId: string, reason?: string): Promise<object> };
   /** The score-signing keys; made on first use, since only they need the server secret. */
   arenaKeys(): Promise<ArenaKeys>;
 }
@@ -125,9 +127,22 @@ export const COMMANDS = {
     run: ({ identity }, _f, key) => identity.revokeProjectKey(key),
   }),
   'agent mode': define({
-    usage: 'cairn agent mode --agent AGT --mode READ|NONE [--json]',
-    flags: z.object({ agent: agentId, mode: z.enum(['READ', 'NONE']) }).strict(),
+    usage:
+      'cairn agent mode --agent AGT --mode READ|CAMPAIGN|NONE [--json]   (READ: public reading and campaigns; CAMPAIGN: campaign work only; NONE: inert everywhere, campaigns included)',
+    flags: z.object({ agent: agentId, mode: z.enum(['READ', 'CAMPAIGN', 'NONE']) }).strict(),
     run: ({ identity }, f) => identity.setMode(f.agent, f.mode),
+  }),
+  'agent suspend': define({
+    usage:
+      'cairn agent suspend --agent AGT --reason R [--json]   (nothing works for it but identity_whoami and capabilities_describe, which give the reason; its mode is kept)',
+    flags: z.object({ agent: agentId, reason: z.string().trim().min(1).max(500) }).strict(),
+    run: ({ identity }, f) => identity.suspendAgent(f.agent, f.reason),
+  }),
+  'agent unsuspend': define({
+    usage:
+      'cairn agent unsuspend --agent AGT [--json]   (lifts a suspension: the identity is back in its mode)',
+    flags: z.object({ agent: agentId }).strict(),
+    run: ({ identity }, f) => identity.unsuspendAgent(f.agent),
   }),
   'agent bootstrap': define({
     usage: `cairn agent bootstrap --agent AGT [--days D] [--json]   (a new bootstrap token, printed once; the old one stops working at once; D ${LIMITS.bootstrapDays.min}-${LIMITS.bootstrapDays.max}, default ${LIMITS.bootstrapDays.default})`,
@@ -181,6 +196,20 @@ export const COMMANDS = {
       const tasks = await rewards.check();
       return { ok: books.ok && tasks.ok, funds: books, rewards: tasks };
     },
+  }),
+  'campaign close': define({
+    usage:
+      'cairn campaign close --campaign ID [--reason R] [--json]   (closes it for its owner of record: unfinished tasks are cancelled and refunded, boards withdrawn; docs/campaign-lifecycle.md)',
+    flags: z
+      .object({
+        campaign: z
+          .string()
+          .trim()
+          .regex(/^cmp_[0-9A-Za-z]{1,64}$/, 'must be a campaign id (cmp_…)'),
+        reason: z.string().trim().min(1).max(500).optional(),
+      })
+      .strict(),
+    run: ({ campaigns }, f) => campaigns.close(f.campaign, f.reason),
   }),
   'agent revoke': define({
     usage: 'cairn agent revoke --agent AGT [--json]   (every credential of it stops working at once)',

@@ -57,6 +57,8 @@ export const TOOL_ORDER = [
   'finding_review', 'research_export_stix', 'reward_release', 'campaign_mail_address',
   'campaign_mail_request_access', 'campaign_mail_access_status', 'campaign_mail_list',
   'campaign_mail_get', 'campaign_mail_wait',
+  // Endings (issue 39): not in SPEC's table, after the Campaigns tools it lists.
+  'campaign_leave', 'campaign_member_remove',
   // Arena
   'arena_report', 'arena_reports', 'arena_appeal', 'arena_start', 'arena_publications',
   'arena_publication_review', 'superchallenge_create', 'artifact_submit', 'arena_skill_share',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWith, key, type Member, newMember, ok, refused } from '../support/campaigns.ts';
 import { callTool } from '../support/factories.ts';
-import { grantedMailbox } from '../support/mail.ts';
+import { closeCampaign, grantedMailbox } from '../support/mail.ts';
 import { ownerApi, ownerTokenOf } from '../support/owner-api.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -406,10 +406,9 @@ describe('campaign mailboxes', () => {
   });
 
   it('refuses delivery to a closed campaign', async () => {
-    const { campaignId, address } = await grantedMailbox(server);
-    await server.database.db.execute(
-      (await import('drizzle-orm')).sql`update campaigns set status = 'CLOSED' where id = ${campaignId}`,
-    );
+    const box = await grantedMailbox(server);
+    const { address } = box;
+    await closeCampaign(server, box);
     expect((await deliver(address, mime({ to: address })))[0]).toMatchObject({
       outcome: 'REFUSED',
       reason: 'CAMPAIGN_CLOSED',

@@ -32,6 +32,7 @@ const startServe = cli.serve;
 const email = uniqueEmail();
 let agentId = '';
 let projectKey = '';
+let campaignId = '';
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'cairn-cli-'));
@@ -106,7 +107,12 @@ describe('cairn admin commands', () => {
 
     const mode = await cairn(['agent', 'mode', '--agent', agentId, '--mode', 'READ', '--json']);
     expect(mode.code).toBe(0);
-    expect(onlyJson(mode.stdout)).toEqual({ agent_id: agentId, mode: 'READ', active: true });
+    expect(onlyJson(mode.stdout)).toEqual({
+      agent_id: agentId,
+      mode: 'READ',
+      status: 'ACTIVE',
+      active: true,
+    });
   });
 
   it('explains bad input and exits 2', async () => {
@@ -212,6 +218,15 @@ describe('cairn serve with the admin commands beside it', () => {
       const client = await connectClient(`http://127.0.0.1:${port}`, projectKey);
       const whoami = await callTool(client, 'identity_whoami');
       expect(whoami.body).toMatchObject({ agent_id: agentId, mode: 'READ', active: true });
+      const created = await callTool(client, 'campaign_create', {
+        title: 'Closed from the CLI',
+        objective: 'A campaign the operator closes.',
+        allow_agent_publish: false,
+        visibility: 'SHARED',
+        participation: 'OPEN',
+        idempotency_key: 'cli-campaign',
+      });
+      campaignId = String(created.body.campaign_id);
 
       const mode = await cairn(['agent', 'mode', '--agent', agentId, '--mode', 'NONE', '--json']);
       if (onPostgres) {
@@ -244,6 +259,43 @@ describe('cairn serve with the admin commands beside it', () => {
       await exited;
     }
     expect(existsSync(path.join(dataDir, 'cairn.lock'))).toBe(false);
+  });
+
+  it('campaign close closes for the owner of record; agent suspend and unsuspend keep the mode', async () => {
+    const closed = await cairn(['campaign', 'close', '--campaign', campaignId, '--reason', 'done', '--json']);
+    expect(closed.code).toBe(0);
+    expect(onlyJson(closed.stdout)).toMatchObject({
+      campaign_id: campaignId,
+      status: 'CLOSED',
+      close_reason: 'done',
+      already_closed: false,
+    });
+    const again = await cairn(['campaign', 'close', '--campaign', campaignId, '--json']);
+    expect(onlyJson(again.stdout)).toMatchObject({ status: 'CLOSED', already_closed: true });
+    const missing = await cairn(['campaign', 'close', '--campaign', 'cmp_NOPE', '--json']);
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stderr).error.code).toBe('NOT_FOUND');
+
+    const read = await cairn(['agent', 'mode', '--agent', agentId, '--mode', 'READ', '--json']);
+    expect(read.code).toBe(0);
+    const suspended = await cairn(['agent', 'suspend', '--agent', agentId, '--reason', 'audit', '--json']);
+    expect(onlyJson(suspended.stdout)).toEqual({
+      agent_id: agentId,
+      status: 'SUSPENDED',
+      reason: 'audit',
+      mode: 'READ',
+      active: false,
+    });
+    const lifted = await cairn(['agent', 'unsuspend', '--agent', agentId, '--json']);
+    expect(onlyJson(lifted.stdout)).toEqual({
+      agent_id: agentId,
+      status: 'ACTIVE',
+      mode: 'READ',
+      active: true,
+    });
+    const twice = await cairn(['agent', 'unsuspend', '--agent', agentId, '--json']);
+    expect(twice.code).toBe(1);
+    expect(JSON.parse(twice.stderr).error.code).toBe('CONFLICT');
   });
 });
 

@@ -199,7 +199,9 @@ describe('the cold-agent walk', () => {
       { campaign_id: campaignId, agent_id: worker.agentId, ...role },
       true,
     );
-    expect(invited.membership).toBe('INVITED');
+    // The worker is inert: a coordinator's invitation waits for its owner, who activates it.
+    expect(invited.membership).toBe('OWNER_PENDING');
+    await server.app.services.campaigns.decideInvitation(ownerId, campaignId, worker.agentId, true);
 
     await worker.wrong('task_list', { campaign_id: campaignId }, 'TOOL_NOT_AVAILABLE');
     await worker.next('capabilities_describe');

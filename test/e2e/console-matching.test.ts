@@ -1,4 +1,3 @@
-import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWith, type Member, newMember, ok, refused } from '../support/campaigns.ts';
 import { errorOf, type Page, Visitor } from '../support/console-visitor.ts';
@@ -210,9 +209,15 @@ describe('the call for applications on the campaign page', () => {
     expect(withdrawn.text).toContain('Call withdrawn.');
     expect(panel(withdrawn, 'matching-call')).toContain('id="matching-call-none"');
 
-    // A closed campaign has no call section, and a post is refused on the page.
-    await server.database.db.execute(sql`update campaigns set status = 'CLOSED' where id = ${campaignId}`);
-    const closed = await visitor.get(path);
+    // The owner closes the campaign on its page (the box must be ticked); then it has no call
+    // section, and a post is refused on the page.
+    const unconfirmed = await visitor.submit(path, `${path}/close`, { reason: 'done' });
+    expect(unconfirmed.status).toBe(422);
+    const shut = await visitor.submit(path, `${path}/close`, { reason: 'done', confirm: 'on' });
+    expect(shut.location).toBe(`${path}?done=closed`);
+    const closed = await visitor.get(`${path}?done=closed`);
+    expect(closed.text).toContain('Campaign closed.');
+    expect(panel(closed, 'close')).toContain('done');
     expect(closed.status).toBe(200);
     expect(panel(closed, 'matching-call')).toBe('');
     const late = await visitor.submit(path, `${path}/matching-call`, fields);

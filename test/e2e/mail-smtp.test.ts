@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import nodemailer from 'nodemailer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWith, key, newMember, ok } from '../support/campaigns.ts';
-import { campaignMailbox } from '../support/mail.ts';
+import { campaignMailbox, closeCampaign } from '../support/mail.ts';
 import { ownerApi, ownerTokenOf } from '../support/owner-api.ts';
 import { freePort, startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -113,9 +113,7 @@ describe('the built-in SMTP receiver', () => {
       text: 'The only mail that fits.',
     });
     expect(first.accepted).toEqual([full.address]);
-    await server.database.db.execute(
-      sql`update campaigns set status = 'CLOSED' where id = ${closed.campaignId}`,
-    );
+    await closeCampaign(server, closed);
 
     const sent = await client().sendMail({
       from: 'alice@example.org',

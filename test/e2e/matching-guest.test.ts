@@ -149,7 +149,7 @@ describe('cross-workspace guest pairing', () => {
     });
     expect(created.isError).toBe(true);
     const whoami = await callTool(guest.client, 'identity_whoami', {});
-    expect(whoami.body.mode).toBe('NONE');
+    expect(whoami.body.mode).toBe('CAMPAIGN');
     expect(whoami.body.guest).toEqual({ matching_request_id: id, campaign_id: campaignId });
     const consent = await ownerApi(
       server,

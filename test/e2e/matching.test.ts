@@ -449,6 +449,23 @@ describe('one bounded proposal', () => {
     expect(seen).toMatchObject({ state: 'STOPPED', stop_reason: 'AGENT_REVOKED' });
   });
 
+  it('the sweep stops the open requests of a campaign its owner closed', async () => {
+    const { coordinator, campaignId, call } = await campaignCalling(word());
+    const applicant = await matchingMember(server);
+    const made = await applyTo(applicant, call);
+    const token = await ownerTokenOf(server, coordinator);
+    expect((await ownerApi(server, token, 'POST', `/v1/campaigns/${campaignId}/close`, {})).status).toBe(200);
+    const swept = await sweepMatching(server.database, new Date());
+    expect(swept.closed_campaign_requests).toBeGreaterThanOrEqual(1);
+    const seen = await ok(
+      applicant,
+      'matching_get',
+      { matching_request_id: made.matching_request_id },
+      false,
+    );
+    expect(seen).toMatchObject({ state: 'STOPPED', stop_reason: 'CAMPAIGN_CLOSED' });
+  });
+
   it('keeps at most 20 requests of one requester open at once', async () => {
     const topic = word();
     const { coordinator, call } = await campaignCalling(topic);

@@ -394,7 +394,19 @@ describe('authentication on /mcp', () => {
     const client = await connectClient(server.url, agent.key);
     await identity().revokeAgent(agent.agentId);
     await expect(client.listTools()).rejects.toThrow();
-    await expect401(await rpc(initialize(), { authorization: `Bearer ${agent.key}` }));
+    // Its holder proved it has the key: it is told the identity is revoked and not to retry.
+    const res = await rpc(initialize(), { authorization: `Bearer ${agent.key}` });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+    expect(await res.json()).toMatchObject({
+      status: 'ERROR',
+      error: {
+        code: 'UNAUTHENTICATED',
+        retryable: false,
+        details: { inactive_reason: 'REVOKED' },
+        next_action: expect.stringContaining(agent.ownerEmail),
+      },
+    });
   });
 });
 

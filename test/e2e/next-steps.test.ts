@@ -40,29 +40,46 @@ async function inert(ownerEmail?: string): Promise<Member> {
 }
 
 describe('status that matches reality', () => {
-  it('names the invitation an inert identity can accept, and counts membership as active', async () => {
+  it('names the invitation an inert identity can accept once its owner did, and counts membership as active', async () => {
     const coordinator = await newMember(server);
     const campaignId = await campaignWith(coordinator, []);
     const agent = await inert(coordinator.ownerEmail);
-    await ok(coordinator, 'campaign_invite', {
+    const invited = await ok(coordinator, 'campaign_invite', {
       campaign_id: campaignId,
       agent_id: agent.agentId,
       role: 'PARTICIPANT',
     });
-
+    // Only an owner activates: a coordinator's invitation of an inert sibling waits for it.
+    expect(invited.membership).toBe('OWNER_PENDING');
     for (const tool of ['identity_whoami', 'capabilities_describe']) {
-      const invited = (await callTool(agent.client, tool)).body;
-      expect(invited, tool).toMatchObject({
+      const waiting = (await callTool(agent.client, tool)).body;
+      expect(waiting, tool).toMatchObject({
         active: false,
         active_through: [],
         inactive_reason: { code: 'NO_MODE_ACTIVATED' },
+        campaigns: [{ campaign_id: campaignId, status: 'OWNER_PENDING' }],
+      });
+      const named = (await steps(agent, waiting)).map((s) => s.tool).filter(Boolean);
+      expect(named).toEqual(['capabilities_describe']);
+      expect(waiting.next_steps[0].action).toContain(agent.ownerEmail);
+    }
+    const owner = await server.app.services.identity.requireOwner(agent.ownerEmail);
+    await server.app.services.campaigns.decideInvitation(owner.id, campaignId, agent.agentId, true);
+
+    for (const tool of ['identity_whoami', 'capabilities_describe']) {
+      const accepted = (await callTool(agent.client, tool)).body;
+      expect(accepted, tool).toMatchObject({
+        mode: 'CAMPAIGN',
+        active: true,
+        active_through: ['MODE'],
+        inactive_reason: null,
         campaigns: [
           { campaign_id: campaignId, status: 'INVITED', role: 'PARTICIPANT', title: 'Moorland survey' },
         ],
       });
-      const [first] = await steps(agent, invited);
+      const [first] = await steps(agent, accepted);
       expect(first).toMatchObject({ tool: 'campaign_join', arguments: { campaign_id: campaignId } });
-      expect(JSON.stringify(invited.next_steps)).not.toMatch(
+      expect(JSON.stringify(accepted.next_steps)).not.toMatch(
         /only identity_whoami and capabilities_describe/,
       );
     }

@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { campaignEvents, campaigns } from '../../src/domains/campaigns/tables.ts';
+import { campaignEvents } from '../../src/domains/campaigns/tables.ts';
 import { TLP_MARKING_IDS } from '../../src/domains/research/index.ts';
 import { campaignWith, type Member, newMember, ok, refused } from '../support/campaigns.ts';
 import { csrfOf, errorOf, Visitor } from '../support/console-visitor.ts';
@@ -290,7 +290,7 @@ describe('POST /v1/research/campaigns/{id}/settings', () => {
     expect(foreign.body.error.code).toBe('NOT_FOUND');
 
     const closed = await campaignWith(lead, []);
-    await server.database.db.update(campaigns).set({ status: 'CLOSED' }).where(eq(campaigns.id, closed));
+    expect((await ownerCall('POST', `/v1/campaigns/${closed}/close`, {})).body.status).toBe('CLOSED');
     const shut = await ownerCall('POST', `/v1/research/campaigns/${closed}/settings`, { tlp: 'TLP:RED' });
     expect(shut.status).toBe(409);
     expect(shut.body.error.code).toBe('CAMPAIGN_CLOSED');

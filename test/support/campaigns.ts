@@ -22,8 +22,9 @@ export async function newMember(server: TestServer, ownerEmail?: string): Promis
 }
 
 /**
- * An identity with no mode of its own (never activated by its owner), of the coordinator's
- * owner, invited to the campaign by the coordinator and joined: it acts only as a member.
+ * An identity without public reading, of the coordinator's owner: the coordinator invites it
+ * while it is inert, its owner accepts the invitation in the console (which activates it for
+ * campaign work, mode CAMPAIGN), and it joins. It acts only as a member.
  */
 export async function inertMember(
   server: TestServer,
@@ -32,11 +33,14 @@ export async function inertMember(
 ): Promise<Member> {
   const agent = await createAgent(server.app.services.identity, { ownerEmail: coordinator.ownerEmail });
   const member = { ...agent, client: await connectClient(server.url, agent.key) };
-  await ok(coordinator, 'campaign_invite', {
+  const invited = await ok(coordinator, 'campaign_invite', {
     campaign_id: campaignId,
     agent_id: agent.agentId,
     role: 'PARTICIPANT',
   });
+  expect(invited.membership).toBe('OWNER_PENDING');
+  const owner = await server.app.services.identity.requireOwner(agent.ownerEmail);
+  await server.app.services.campaigns.decideInvitation(owner.id, campaignId, agent.agentId, true);
   await ok(member, 'campaign_join', { campaign_id: campaignId });
   return member;
 }

@@ -29,6 +29,12 @@ export async function campaignMailbox(server: TestServer): Promise<CampaignMailb
   };
 }
 
+/** The owner of record closes the mailbox's campaign over the owner API, as a person does. */
+export async function closeCampaign(server: TestServer, box: CampaignMailbox): Promise<void> {
+  const closed = await ownerApi(server, box.token, 'POST', `/v1/campaigns/${box.campaignId}/close`, {});
+  if (closed.body.status !== 'CLOSED') throw new Error(`close failed: ${JSON.stringify(closed.body)}`);
+}
+
 /**
  * The coordinator asks for the mail (campaign_mail_request_access) and the owner approves over
  * the owner API; answers the request id.

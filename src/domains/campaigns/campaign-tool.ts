@@ -5,15 +5,22 @@ import {
   COORDINATOR_VISIBLE_WHEN,
   ENTRY_VISIBLE_WHEN,
   MEMBER_VISIBLE_WHEN,
+  RECORD_READER_VISIBLE_WHEN,
   whenCampaignEntry,
   whenCoordinator,
   whenMember,
+  whenRecordReader,
 } from './policy.ts';
 import { campaignIdArg } from './schemas.ts';
 import type { CampaignCtx, CampaignServices } from './services.ts';
 
 /** Active members of at least one campaign (most Campaigns tools). */
 export const MEMBERS: Audience = { visibleWhen: MEMBER_VISIBLE_WHEN, visibility: whenMember };
+/** Members of open or closed campaigns: the tools that only read (a closed campaign's records stay readable). */
+export const RECORD_READERS: Audience = {
+  visibleWhen: RECORD_READER_VISIBLE_WHEN,
+  visibility: whenRecordReader,
+};
 /** Coordinators of at least one campaign (inviting, decisions). */
 export const COORDINATORS: Audience = { visibleWhen: COORDINATOR_VISIBLE_WHEN, visibility: whenCoordinator };
 /** Reading identities, members and invitees: the way into campaigns. */
@@ -30,7 +37,7 @@ interface CampaignToolSpec<A extends z.ZodRawShape, O> {
   description: string;
   args: A;
   mutates: boolean;
-  /** Members unless said otherwise. */
+  /** Members unless said otherwise (tools that only read: members of closed campaigns too). */
   audience?: Audience;
   handler(ctx: CampaignCtx, input: Input<A>): Promise<O>;
 }
@@ -48,7 +55,7 @@ export function campaignTool<A extends z.ZodRawShape, O>(
     ...spec,
     group: 'Campaigns',
     args: { ...optionalCampaign, ...spec.args },
-    audience: spec.audience ?? MEMBERS,
+    audience: spec.audience ?? (spec.mutates ? MEMBERS : RECORD_READERS),
   });
 }
 
@@ -58,14 +65,17 @@ export function campaignTool<A extends z.ZodRawShape, O>(
  */
 export function memberTool<A extends z.ZodRawShape, O>(
   spec: Omit<CampaignToolSpec<A, O>, 'handler'> & {
+    /** Whether a closed campaign refuses it; by default, when it mutates. */
+    forChange?: boolean;
     handler(ctx: CampaignCtx, input: Input<A>, member: Membership): Promise<O>;
   },
 ) {
+  const { forChange = spec.mutates, ...rest } = spec;
   return campaignTool<A, O>({
-    ...spec,
+    ...rest,
     handler: async (ctx, input) => {
       const { campaignId } = input as { campaignId?: string };
-      const member = await requireMembership(ctx.ex, ctx.caller, campaignId, { forChange: spec.mutates });
+      const member = await requireMembership(ctx.ex, ctx.caller, campaignId, { forChange });
       return spec.handler(ctx, input, member);
     },
   });

@@ -14,7 +14,9 @@ import {
   campaignCreate,
   campaignInvite,
   campaignJoin,
+  campaignLeave,
   campaignList,
+  campaignMemberRemove,
   campaignStatus,
 } from './membership/campaign-tools.ts';
 import {
@@ -38,6 +40,7 @@ export { listEventsForOwner, type PresentedEvent } from './ledger/ledger-repo.ts
 export { type DeliveryOutcome, MAIL_CHANNEL, type RecipientVerdict } from './mail/deliver.ts';
 export { MailService } from './mail/owner-mail.ts';
 export { sweepMail } from './mail/retention.ts';
+export { closeByOperator } from './membership/campaign-close.ts';
 export {
   admitMatched,
   campaignForMatching,
@@ -68,7 +71,7 @@ export {
   type SkillsTask,
   taskForSkills,
 } from './skills-link.ts';
-export { sweepExpiredLeases } from './tasks/lease-sweeper.ts';
+export { sweepExpiredLeases, sweepStoppedHolders } from './tasks/lease-sweeper.ts';
 export { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
 export { type CompletionGate, noCompletionGate } from './types.ts';
 
@@ -108,6 +111,8 @@ export const campaignsArea = {
     campaignCreate,
     campaignInvite,
     campaignJoin,
+    campaignLeave,
+    campaignMemberRemove,
     campaignList,
     campaignStatus,
     messageAppend,
@@ -164,7 +169,7 @@ export const campaignsArea = {
     const leaseSweeper = new LeaseSweeper(database, clock, (result) => {
       if (result instanceof Error)
         logger[jobFailureLevel(result)]({ err: result }, 'lease sweep failed; it runs again soon');
-      else if (result.expired_leases > 0) logger.debug({ result }, 'expired leases ended');
+      else if (Object.values(result).some((n) => n > 0)) logger.debug({ result }, 'lease sweep done');
     });
     return {
       services: {

@@ -1,16 +1,18 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Clock } from '../../kernel/clock.ts';
 import type { Database, Executor } from '../../storage/database.ts';
-import { describeAgents, describeOwnerAgents } from '../identity/index.ts';
+import { describeAgents, describeOwnerAgents, findAgent } from '../identity/index.ts';
 import { ownerViewer } from './audience.ts';
 import { campaignClosed, campaignNotOwned } from './errors.ts';
 import { listEventsForOwner } from './ledger/ledger-repo.ts';
 import type { LedgerWaiter } from './ledger/ledger-waiter.ts';
 import { waitForOwnerEvents } from './ledger/owner-watch.ts';
+import { closeCampaign } from './membership/campaign-close.ts';
 import { createCampaignForOwner, type NewCampaign } from './membership/campaign-create.ts';
 import type { CampaignRow, MemberRole } from './membership/member.ts';
 import * as members from './membership/members-repo.ts';
 import { decideInvitation, inviteAgent } from './membership/membership-changes.ts';
+import { endMembership } from './membership/membership-ends.ts';
 import { findVisibleMessage } from './messages/message-repo.ts';
 import {
   listMessagesForOwner,
@@ -193,6 +195,46 @@ export class CampaignOwnerService {
       const row = await findVisibleMessage(tx, ownerViewer(campaign), posted.message_id);
       if (!row) throw new Error(`message ${posted.message_id} vanished in its own transaction`);
       return { ...presentMessage(row), seq: posted.seq };
+    });
+  }
+
+  /**
+   * Closes one of the owner's campaigns (docs/campaign-lifecycle.md): CLOSED at once, then what
+   * still runs is settled. Closing a closed campaign answers its state again (and settles what a
+   * failed earlier close left), so a retried request is harmless.
+   */
+  close(ownerId: string, campaignId: string, reason?: string) {
+    return closeCampaign(this.database, this.clock, (ex) => ownedCampaign(ex, ownerId, campaignId), reason);
+  }
+
+  /**
+   * Ends a membership from the owner side: the owner of record removes any member (REMOVED); the
+   * member's own owner withdraws it from someone else's campaign (WITHDRAWN). For anyone else the
+   * campaign is NOT_FOUND, as everywhere.
+   */
+  removeMember(ownerId: string, campaignId: string, agentId: string, reason?: string) {
+    return this.database.transaction(async (tx) => {
+      const campaign = await members.findCampaign(tx, campaignId);
+      const why = reason?.trim() ? reason.trim().slice(0, 500) : null;
+      if (campaign?.ownerId === ownerId) {
+        return endMembership(
+          tx,
+          campaign,
+          agentId,
+          { how: 'REMOVED', actor: { ownerId, role: 'OWNER' }, reason: why },
+          this.clock.now(),
+        );
+      }
+      const agent = campaign ? await findAgent(tx, agentId) : null;
+      if (!campaign || agent?.ownerId !== ownerId) throw campaignNotOwned(campaignId);
+      // Another owner's campaign: the ledger says the member's owner withdrew it, not who that is.
+      return endMembership(
+        tx,
+        campaign,
+        agentId,
+        { how: 'WITHDRAWN', actor: { role: 'SYSTEM' }, reason: why },
+        this.clock.now(),
+      );
     });
   }
 

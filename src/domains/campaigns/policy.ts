@@ -1,4 +1,4 @@
-import type { Caller } from '../identity/index.ts';
+import { type Caller, inactiveReason } from '../identity/index.ts';
 import type { Visibility } from '../operations/index.ts';
 
 /**
@@ -7,31 +7,23 @@ import type { Visibility } from '../operations/index.ts';
  * tools/list offers.
  */
 
+/** Why the identity is inert (suspended, revoked, or no mode), or null when it is active. */
 function standingProblem(caller: Caller): string | null {
-  const { status } = caller.agent;
-  if (status === 'SUSPENDED') return 'The owner or operator suspended this identity; only they can lift it.';
-  if (status === 'REVOKED') return 'This identity was revoked; a new pairing is needed.';
-  return null;
+  return inactiveReason(caller.agent)?.message ?? null;
 }
 
 const isMember = (caller: Caller) => caller.standing === 'MEMBER' || caller.standing === 'COORDINATOR';
 
 export const ENTRY_VISIBLE_WHEN =
-  'the identity is active: mode READ, a campaign member, or invited to a campaign';
+  'the identity is active: mode READ, or mode CAMPAIGN (the owner invited it to a campaign or accepted an invitation)';
 
 /** campaign_create, campaign_list, campaign_join: reading identities, members and invitees. */
 export function whenCampaignEntry(caller: Caller): Visibility {
   const problem = standingProblem(caller);
   if (problem) return { visible: false, why: problem };
-  if (caller.agent.mode === 'READ' || caller.standing !== 'NONE') {
-    return {
-      visible: true,
-      why: 'Available to active identities (mode READ, campaign members and invitees).',
-    };
-  }
   return {
-    visible: false,
-    why: 'Campaigns need an active identity: the owner activates public reading (mode READ) or invites it to a campaign.',
+    visible: true,
+    why: 'Available to active identities (mode READ or CAMPAIGN: the owner activated public reading, or campaign work by an invitation).',
   };
 }
 
@@ -48,8 +40,29 @@ export function whenMember(caller: Caller): Visibility {
     why:
       caller.standing === 'INVITED'
         ? 'An invitation waits: accept it with campaign_join to use campaign tools.'
-        : 'Campaign tools appear once the identity is an active member of a campaign (campaign_create or campaign_join).',
+        : caller.standing === 'FORMER'
+          ? 'Every campaign of this identity has closed: their records stay readable (task_get, events_watch, evidence_get), and changes need an open campaign (campaign_create or campaign_join).'
+          : 'Campaign tools appear once the identity is an active member of a campaign (campaign_create or campaign_join).',
   };
+}
+
+export const RECORD_READER_VISIBLE_WHEN =
+  'the identity is an active member of at least one campaign, open or closed (a closed campaign stays readable)';
+
+/**
+ * Campaign tools that only read (and reward_release RELEASE of finished work): members of open
+ * campaigns, and members whose campaigns have all closed, who keep reading their records.
+ */
+export function whenRecordReader(caller: Caller): Visibility {
+  const problem = standingProblem(caller);
+  if (problem) return { visible: false, why: problem };
+  if (caller.standing === 'FORMER') {
+    return {
+      visible: true,
+      why: 'Available because the identity was a member of a campaign that has closed: its records stay readable.',
+    };
+  }
+  return whenMember(caller);
 }
 
 export const COORDINATOR_VISIBLE_WHEN = 'the identity coordinates at least one campaign';

@@ -44,13 +44,16 @@ export const campaigns = pgTable(
     /** The TLP 2.0 marking of STIX exports (docs/research.md); TLP:AMBER by default. */
     tlp: text('tlp').notNull().default('TLP:AMBER'),
     createdAt: ts('created_at').notNull(),
+    /** When the owner of record closed it (docs/campaign-lifecycle.md), and the reason given. */
+    closedAt: ts('closed_at'),
+    closeReason: text('close_reason'),
   },
   (t) => [index('campaigns_owner_idx').on(t.ownerId, t.createdAt)],
 );
 
 /**
  * Membership. INVITED waits for the agent (same owner), OWNER_PENDING for the other owner's
- * acceptance, APPLIED for a coordinator's; only ACTIVE members act.
+ * acceptance, APPLIED for a coordinator's; only ACTIVE members act; LEFT ended (`endedHow`).
  */
 export const campaignMembers = pgTable(
   'campaign_members',
@@ -67,6 +70,13 @@ export const campaignMembers = pgTable(
     createdAt: ts('created_at').notNull(),
     joinedAt: ts('joined_at'),
     updatedAt: ts('updated_at').notNull(),
+    /**
+     * How a membership ended (status LEFT): LEFT (the agent left), REMOVED (a coordinator or the
+     * owner of record removed it) or WITHDRAWN (the agent's owner took it out); who, and why.
+     */
+    endedHow: text('ended_how', { enum: ['LEFT', 'REMOVED', 'WITHDRAWN'] }),
+    endedBy: text('ended_by'),
+    endReason: text('end_reason'),
   },
   (t) => [
     primaryKey({ columns: [t.campaignId, t.agentId] }),

@@ -21,7 +21,12 @@ export const DEMO_STEPS: DemoStep[] = [
     what: 'The lead learns what it may do and what comes next.',
   },
   { actor: 'lead', call: 'campaign_create', what: 'It starts a campaign.' },
-  { actor: 'lead', call: 'campaign_invite', what: 'It invites the worker.' },
+  { actor: 'lead', call: 'campaign_invite', what: 'It invites the worker, which waits for its owner.' },
+  {
+    actor: 'owner',
+    call: 'accept the invitation',
+    what: 'The owner accepts, which activates the worker for campaign work.',
+  },
   { actor: 'lead', call: 'task_publish', what: 'It publishes a task with every condition term.' },
   {
     actor: 'worker',

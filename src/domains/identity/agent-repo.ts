@@ -15,6 +15,7 @@ export const agentColumns = {
   kind: agents.kind,
   mode: agents.mode,
   status: agents.status,
+  suspendReason: agents.suspendReason,
   about: agents.about,
   matchingEnabled: agents.matchingEnabled,
   matchingPublic: agents.matchingPublic,
@@ -121,6 +122,24 @@ export async function updateAgentMode(ex: Executor, agentId: string, mode: Agent
 
 export async function updateAgentStatus(ex: Executor, agentId: string, status: Agent['status'], now: Date) {
   await ex.update(agents).set({ status, updatedAt: now }).where(eq(agents.id, agentId));
+}
+
+/** Suspends (with the reason) or lifts a suspension; the mode is left as it is. */
+export async function updateSuspension(
+  ex: Executor,
+  agentId: string,
+  to: { status: 'SUSPENDED' | 'ACTIVE'; reason: string | null },
+  now: Date,
+) {
+  await ex
+    .update(agents)
+    .set({
+      status: to.status,
+      suspendReason: to.reason,
+      suspendedAt: to.status === 'SUSPENDED' ? now : null,
+      updatedAt: now,
+    })
+    .where(and(eq(agents.id, agentId), sql`${agents.status} <> 'REVOKED'`));
 }
 
 /** The agent's claims, with its row locked until the transaction ends, so concurrent updates merge in turn. */

@@ -12,6 +12,8 @@ export type AuditAction =
   | 'agent.deactivate'
   | 'agent.rename'
   | 'agent.revoke'
+  | 'agent.suspend'
+  | 'agent.unsuspend'
   | 'key.create'
   | 'key.revoke'
   | 'bootstrap.reissue'

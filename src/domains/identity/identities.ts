@@ -11,10 +11,9 @@ import { revokeGrantsOfAgent } from './credentials/oauth-repo.ts';
 import { issueOwnerToken, OWNER_TOKEN_PREFIX, OwnerTokenService } from './credentials/owner-tokens.ts';
 import { issueProjectKey } from './credentials/project-keys.ts';
 import * as tokenRepo from './credentials/token-repo.ts';
-import { changeMode } from './management.ts';
+import { setModeOf, suspendAgent, unsuspendAgent } from './management.ts';
 import { wakeAgent } from './notifications.ts';
 import { type InboxMessage, takeOwnerMessages } from './owner-messages.ts';
-import { isActive } from './policy.ts';
 import { touchSession } from './session-repo.ts';
 import {
   type AboutYou,
@@ -181,17 +180,25 @@ export class IdentityService {
     );
   }
 
-  /** Sets an agent's mode (READ activates public reading; NONE makes it inert again). */
-  async setMode(
-    agentId: string,
-    mode: Agent['mode'],
-  ): Promise<{ agent_id: string; mode: string; active: boolean }> {
-    return this.database.transaction(async (tx) => {
-      const agent = await this.requireAgent(tx, agentId);
-      if (agent.status === 'REVOKED') throw new DomainError('CONFLICT', `Agent ${agentId} is revoked.`);
-      await changeMode(tx, agentId, mode, this.clock.now());
-      return { agent_id: agentId, mode, active: isActive({ ...agent, mode }) };
-    });
+  /** Sets an agent's mode (READ: public reading; CAMPAIGN: campaign work only; NONE: inert, everywhere). */
+  async setMode(agentId: string, mode: Agent['mode']) {
+    return this.database.transaction(async (tx) =>
+      setModeOf(tx, await this.requireAgent(tx, agentId), mode, this.clock.now()),
+    );
+  }
+
+  /** The operator's suspension of an identity (`cairn agent suspend`), with the reason it is told. */
+  async suspendAgent(agentId: string, reason: string) {
+    return this.database.transaction(async (tx) =>
+      suspendAgent(tx, await this.requireAgent(tx, agentId), reason, this.clock.now()),
+    );
+  }
+
+  /** Lifts a suspension (`cairn agent unsuspend`): the identity is back in the mode it had. */
+  async unsuspendAgent(agentId: string) {
+    return this.database.transaction(async (tx) =>
+      unsuspendAgent(tx, await this.requireAgent(tx, agentId), this.clock.now()),
+    );
   }
 
   /** Revokes one project key, named by its value; it fails from the very next request on. */
@@ -219,8 +226,9 @@ export class IdentityService {
 
   /**
    * Resolves a bearer credential to its caller and says whether `sessionId` (when given) is an
-   * open MCP session of that caller. Any credential failure (unknown, expired, revoked key,
-   * revoked identity) is the same UNAUTHENTICATED, so a probe learns nothing about which.
+   * open MCP session of that caller. Any credential failure (unknown, expired, revoked key) is
+   * the same UNAUTHENTICATED, so a probe learns nothing about which; only a live credential of a
+   * revoked identity is told so, not to retry.
    */
   async authenticate(bearer: string, sessionId: string | null = null): Promise<Authenticated> {
     const kind = bearer.startsWith('cd_prj_')
@@ -261,8 +269,21 @@ export class IdentityService {
         ? await agentRepo.lookupCredential(this.credentialLookup, hashed, sessionId)
         : await tokenRepo.lookupAccess(this.accessLookup, hashed, sessionId);
     const now = this.clock.now();
-    if (!found || found.revokedAt || found.expiresAt <= now || found.agent.status === 'REVOKED') {
+    if (!found || found.revokedAt || found.expiresAt <= now) {
       throw new DomainError('UNAUTHENTICATED', 'The credential is invalid, expired or revoked.');
+    }
+    // A live credential of a revoked identity: its holder proved it has the secret, so it may
+    // learn why, and that retrying or refreshing cannot help (SPEC States: owner help needed).
+    if (found.agent.status === 'REVOKED') {
+      throw new DomainError(
+        'UNAUTHENTICATED',
+        'This identity was revoked by its owner: none of its credentials works any more, and no new one can be issued for it.',
+        { inactive_reason: 'REVOKED' },
+        {
+          retryable: false,
+          next: `Do not retry or refresh. Ask your owner (${found.agent.ownerEmail}) to pair a new identity for this runtime.`,
+        },
+      );
     }
     if ('audience' in found && found.audience !== null && found.audience !== this.audience) {
       throw new DomainError(

@@ -67,8 +67,9 @@ export { type TokenAnswer, TokenService } from './credentials/tokens.ts';
 export { DomainVerifier } from './domain-verification.ts';
 export { Housekeeper, RETENTION, sweepIdentity } from './housekeeping.ts';
 export { type Authenticated, IdentityService } from './identities.ts';
-export { guestBound, ManagementService } from './management.ts';
+export { activateForCampaigns, guestBound, ManagementService } from './management.ts';
 export {
+  inactiveAgent,
   type MatchingConsent,
   matchingAgent,
   publicMatchingAgent,

@@ -56,18 +56,35 @@ export class ManagementService {
     };
   }
 
-  /** READ activates public reading; NONE deactivates. Open sessions hear about it at once. */
+  /**
+   * READ activates public reading, CAMPAIGN campaign work only; NONE deactivates: the identity
+   * stops everywhere, its campaigns included, and the leases it holds are released within a
+   * sweep (docs/campaign-lifecycle.md). Open sessions hear about it at once.
+   */
   async setMode(ownerId: string, agentId: string, mode: Agent['mode']) {
     return this.act(
       ownerId,
       agentId,
-      mode === 'READ' ? 'agent.activate' : 'agent.deactivate',
-      async (tx, agent) => {
-        if (agent.status === 'REVOKED') throw new DomainError('CONFLICT', 'This identity is revoked.');
-        if (agent.guestRequestId && mode !== 'NONE') throw guestBound(agentId);
-        await changeMode(tx, agentId, mode, this.clock.now());
-        return { agent_id: agentId, mode, active: isActive({ ...agent, mode }) };
-      },
+      mode === 'NONE' ? 'agent.deactivate' : 'agent.activate',
+      async (tx, agent) => setModeOf(tx, agent, mode, this.clock.now()),
+    );
+  }
+
+  /**
+   * Suspends an identity with a reason: nothing works for it (memberships included) but
+   * identity_whoami and capabilities_describe, which give the reason; its mode is kept, so
+   * lifting the suspension restores it. Its leases are released within a sweep.
+   */
+  async suspend(ownerId: string, agentId: string, reason: string) {
+    return this.act(ownerId, agentId, 'agent.suspend', async (tx, agent) =>
+      suspendAgent(tx, agent, reason, this.clock.now()),
+    );
+  }
+
+  /** Lifts a suspension: the identity is as it was before, in the mode it had. */
+  async unsuspend(ownerId: string, agentId: string) {
+    return this.act(ownerId, agentId, 'agent.unsuspend', async (tx, agent) =>
+      unsuspendAgent(tx, agent, this.clock.now()),
     );
   }
 
@@ -231,6 +248,55 @@ export class ManagementService {
   }
 }
 
+/** The owner's or operator's change of mode, checked. */
+export async function setModeOf(ex: Executor, agent: Agent, mode: Agent['mode'], now: Date) {
+  if (agent.status === 'REVOKED') throw new DomainError('CONFLICT', `Agent ${agent.id} is revoked.`);
+  if (agent.guestRequestId && mode === 'READ') throw guestBound(agent.id);
+  await changeMode(ex, agent.id, mode, now);
+  const after = { ...agent, mode };
+  return { agent_id: agent.id, mode, status: agent.status, active: isActive(after) };
+}
+
+/** A suspension's reason as given: trimmed, 1-500 characters. */
+function suspendReasonOf(reason: string): string {
+  const text = reason.trim();
+  if (text.length < 1 || text.length > 500) {
+    throw new DomainError(
+      'VALIDATION_FAILED',
+      'Give a reason of 1-500 characters; the identity is told it.',
+      {
+        detail: [{ loc: ['body', 'reason'], msg: 'length out of range', type: 'too_long' }],
+      },
+    );
+  }
+  return text;
+}
+
+export async function suspendAgent(ex: Executor, agent: Agent, reason: string, now: Date) {
+  const why = suspendReasonOf(reason);
+  if (agent.status === 'REVOKED') throw new DomainError('CONFLICT', `Agent ${agent.id} is revoked.`);
+  await agentRepo.updateSuspension(ex, agent.id, { status: 'SUSPENDED', reason: why }, now);
+  await enqueueToolsChanged(ex, agent.id, now);
+  return { agent_id: agent.id, status: 'SUSPENDED' as const, reason: why, mode: agent.mode, active: false };
+}
+
+export async function unsuspendAgent(ex: Executor, agent: Agent, now: Date) {
+  if (agent.status !== 'SUSPENDED') {
+    throw new DomainError('CONFLICT', `Agent ${agent.id} is not suspended (it is ${agent.status}).`, {
+      agent_id: agent.id,
+      status: agent.status,
+    });
+  }
+  await agentRepo.updateSuspension(ex, agent.id, { status: 'ACTIVE', reason: null }, now);
+  await enqueueToolsChanged(ex, agent.id, now);
+  return {
+    agent_id: agent.id,
+    status: 'ACTIVE' as const,
+    mode: agent.mode,
+    active: isActive({ status: 'ACTIVE', mode: agent.mode }),
+  };
+}
+
 /** A guest identity works in its one campaign only: no reading mode, no matching of its own. */
 export function guestBound(agentId: string): DomainError {
   return new DomainError(
@@ -238,6 +304,20 @@ export function guestBound(agentId: string): DomainError {
     'This is a guest identity, bound to the one campaign its matching request joined: it takes no reading mode, no matching and no other campaign. Pair an ordinary identity for other work.',
     { agent_id: agentId },
   );
+}
+
+/**
+ * The owner's activation of an inert identity for campaign work (SPEC States: "owner invites to
+ * campaign"): their invitation, their acceptance of another's, their approval of a matched join.
+ * A mode the identity has already is kept, and a suspended or revoked one is not touched.
+ */
+export async function activateForCampaigns(
+  ex: Executor,
+  agent: Pick<Agent, 'id' | 'mode' | 'status'>,
+  now: Date,
+) {
+  if (agent.mode !== 'NONE' || agent.status !== 'ACTIVE') return;
+  await changeMode(ex, agent.id, 'CAMPAIGN', now);
 }
 
 /** Sets the mode and tells the identity's open MCP sessions that their tool list changed. */

@@ -71,6 +71,11 @@ export function matchingAgent(column: SQL | SQL.Aliased | { getSQL(): SQL }): SQ
 }
 
 /** SQL: the identity in `column` was revoked (it never comes back). */
+/** SQL: the agent in `column` is not active (no mode, suspended or revoked): it works on nothing. */
+export function inactiveAgent(column: SQL | SQL.Aliased | { getSQL(): SQL }): SQL {
+  return sql`exists (select 1 from ${agents} where ${agents.id} = ${column} and (${agents.mode} = 'NONE' or ${agents.status} <> 'ACTIVE'))`;
+}
+
 export function revokedAgent(column: SQL | SQL.Aliased | { getSQL(): SQL }): SQL {
   return sql`exists (select 1 from ${agents} where ${agents.id} = ${column} and ${agents.status} = 'REVOKED')`;
 }

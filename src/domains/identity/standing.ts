@@ -4,23 +4,25 @@ import type { Agent, CampaignLink } from './types.ts';
 
 /**
  * Where an identity stands and what it can do next, as identity_whoami and
- * capabilities_describe both say it (issue 13 item 3). An identity with no mode of its own is
- * still active as a campaign member (SPEC Authentication 10: membership is a permission of its
- * own), and a pending invitation is its way in: the next steps name the tool and the campaign.
+ * capabilities_describe both say it (issue 13 item 3). Active means what `isActive` says: in
+ * good standing with a mode; `active_through` names how (MODE: its mode, READ or CAMPAIGN;
+ * CAMPAIGN_MEMBERSHIP: it is a member of an open campaign). An identity that is not active is
+ * inert everywhere, memberships included (SPEC States: owner deactivation means no longer reading).
  */
 export function presentStanding(agent: Agent, links: CampaignLink[]) {
   const reason = inactiveReason(agent);
   const memberships = links.filter((l) => l.status === 'ACTIVE');
-  const inert = reason?.code === 'NO_MODE_ACTIVATED';
-  const activeThrough = [
-    ...(reason === null ? (['MODE'] as const) : []),
-    ...(reason === null || inert ? (memberships.length > 0 ? (['CAMPAIGN_MEMBERSHIP'] as const) : []) : []),
-  ];
-  const active = activeThrough.length > 0;
+  const activeThrough =
+    reason === null
+      ? [
+          ...(agent.mode === 'READ' || memberships.length === 0 ? (['MODE'] as const) : []),
+          ...(memberships.length > 0 ? (['CAMPAIGN_MEMBERSHIP'] as const) : []),
+        ]
+      : [];
   return {
-    active,
+    active: reason === null,
     active_through: activeThrough,
-    inactive_reason: active ? null : reason,
+    inactive_reason: reason,
     campaigns: links,
     next_steps: nextSteps(agent, links),
   };
@@ -40,15 +42,17 @@ export function nextSteps(agent: Agent, links: CampaignLink[]): Alternative[] {
   const steps: Alternative[] = [];
   for (const link of links.slice(0, 5)) {
     const campaign = { campaign_id: link.campaign_id };
-    if (link.status === 'INVITED') {
+    if (link.status === 'OWNER_PENDING') {
+      steps.push({
+        action: `Your owner (${agent.ownerEmail}) must first accept the invitation to campaign ${named(link)} (${link.campaign_id}) on the console's Campaigns page; then accept it yourself with campaign_join.`,
+      });
+    } else if (reason) {
+      // Inert: its memberships and invitations wait for the owner like everything else.
+    } else if (link.status === 'INVITED') {
       steps.push({
         tool: 'campaign_join',
         action: `Accept the invitation to campaign ${named(link)} (${link.campaign_id}) as ${link.role.toLowerCase()}.`,
         arguments: campaign,
-      });
-    } else if (link.status === 'OWNER_PENDING') {
-      steps.push({
-        action: `Your owner (${agent.ownerEmail}) must first accept the invitation to campaign ${named(link)} (${link.campaign_id}) on the console's Campaigns page; then accept it yourself with campaign_join.`,
       });
     } else if (link.role === 'COORDINATOR') {
       steps.push(
@@ -72,12 +76,19 @@ export function nextSteps(agent: Agent, links: CampaignLink[]): Alternative[] {
     }
   }
   if (reason) {
-    const inCampaigns = links.some((l) => l.status !== 'OWNER_PENDING');
     steps.push({
-      action: inCampaigns
-        ? `To read outside campaigns, ask your owner (${agent.ownerEmail}) to activate public reading (mode READ) for ${agent.id}.`
-        : `Ask your owner (${agent.ownerEmail}) to activate public reading (mode READ) for ${agent.id}; until then only identity_whoami and capabilities_describe work.`,
+      action: `Ask your owner (${agent.ownerEmail}) to activate ${agent.id}: public reading (mode READ), or campaign work by inviting it to a campaign. Until then only identity_whoami and capabilities_describe work.`,
     });
+  } else if (agent.mode !== 'READ') {
+    steps.push({
+      action: `To read outside campaigns, ask your owner (${agent.ownerEmail}) to activate public reading (mode READ) for ${agent.id}.`,
+    });
+    if (links.length === 0) {
+      steps.push({
+        tool: 'campaign_create',
+        action: 'Start a campaign, or join one with campaign_join and the campaign id someone gives you.',
+      });
+    }
   } else {
     steps.push(
       { tool: 'fetch_text', action: 'Read a public URL as text with a citation and stored evidence.' },

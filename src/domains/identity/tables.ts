@@ -42,7 +42,7 @@ export const owners = pgTable(
   (t) => [uniqueIndex('owners_email_key').on(sql`lower(${t.email})`)],
 );
 
-/** Agent identities. `mode` NONE means inert; `status` REVOKED ends every credential. */
+/** Agent identities. `mode` NONE means inert; `status` SUSPENDED or REVOKED stops everything. */
 export const agents = pgTable(
   'agents',
   {
@@ -51,8 +51,16 @@ export const agents = pgTable(
     displayName: text('display_name').notNull(),
     runtime: text('runtime').notNull(),
     kind: text('kind', { enum: ['RUNTIME_BOUND', 'OWNER_CREATED'] }).notNull(),
-    mode: text('mode', { enum: ['NONE', 'READ'] }).notNull(),
+    /**
+     * NONE: inert (new, or deactivated by its owner: no tool works but identity_whoami and
+     * capabilities_describe); CAMPAIGN: the owner activated it for campaign work only (by
+     * inviting it, or accepting an invitation); READ: public reading as well.
+     */
+    mode: text('mode', { enum: ['NONE', 'CAMPAIGN', 'READ'] }).notNull(),
     status: text('status', { enum: ['ACTIVE', 'SUSPENDED', 'REVOKED'] }).notNull(),
+    /** Set with status SUSPENDED: the reason its owner (or the operator) gave, and when. */
+    suspendReason: text('suspend_reason'),
+    suspendedAt: ts('suspended_at'),
     about: jsonb('about').$type<Record<string, unknown>>().notNull(),
     /** The owner's consent to matching (SPEC Permissions 10); off until the owner turns it on. */
     matchingEnabled: boolean('matching_enabled').notNull().default(false),

@@ -8,8 +8,11 @@ export interface Agent {
   displayName: string;
   runtime: string;
   kind: 'RUNTIME_BOUND' | 'OWNER_CREATED';
-  mode: 'NONE' | 'READ';
+  /** NONE: inert (new or deactivated); CAMPAIGN: campaign work only; READ: public reading too. */
+  mode: 'NONE' | 'CAMPAIGN' | 'READ';
   status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED';
+  /** The reason given with a suspension (status SUSPENDED); null otherwise. */
+  suspendReason: string | null;
   about: AboutYou;
   /** The owner's consent to matching, and to listing its profile publicly. */
   matchingEnabled: boolean;
@@ -44,10 +47,11 @@ export interface Caller {
 }
 
 /**
- * COORDINATOR or MEMBER: active in at least one campaign (coordinating one); INVITED: an
- * invitation or accepted application waits for it to join; NONE: no campaign at all.
+ * COORDINATOR or MEMBER: active in at least one open campaign (coordinating one); INVITED: an
+ * invitation or accepted application waits for it to join; FORMER: a member only of closed
+ * campaigns (it still reads them); NONE: no campaign at all, or the identity is not active.
  */
-export type CampaignStanding = 'NONE' | 'INVITED' | 'MEMBER' | 'COORDINATOR';
+export type CampaignStanding = 'NONE' | 'FORMER' | 'INVITED' | 'MEMBER' | 'COORDINATOR';
 
 /**
  * The caller's campaign standing, as an SQL expression over the row "agents" of the lookup. The

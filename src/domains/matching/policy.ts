@@ -1,15 +1,12 @@
-import type { Agent, Caller } from '../identity/index.ts';
+import { type Agent, type Caller, inactiveReason } from '../identity/index.ts';
 import type { Audience } from '../operations/index.ts';
 
 /** Who is offered the matching tools: an active identity whose owner turned matching on. */
 
 /** Why the identity may not use matching now, or null when it may. */
 export function consentMissing(agent: Agent): string | null {
-  if (agent.status !== 'ACTIVE') {
-    return agent.status === 'SUSPENDED'
-      ? 'The owner or operator suspended this identity; only they can lift it.'
-      : 'This identity was revoked; a new pairing is needed.';
-  }
+  const reason = inactiveReason(agent);
+  if (reason) return reason.message;
   if (!agent.matchingEnabled) {
     return 'Matching needs the owner’s consent: the owner turns it on for this identity in the console (or POST /v1/agents/{agent_id}/matching).';
   }

@@ -11,9 +11,8 @@ export const READ_VISIBLE_WHEN =
  */
 export function whenReading(caller: Caller): Visibility {
   const reason = inactiveReason(caller.agent);
+  if (reason) return { visible: false, why: reason.message };
   const member = caller.standing === 'MEMBER' || caller.standing === 'COORDINATOR';
-  if (reason && !(member && reason.code === 'NO_MODE_ACTIVATED'))
-    return { visible: false, why: reason.message };
   if (member) {
     return {
       visible: true,

@@ -11,12 +11,11 @@ export const SKILLS_AUDIENCE: Audience = {
   visibleWhen:
     'the deployment has skills on (CAIRN_SKILLS) and the identity is active (a mode, or campaign membership)',
   visibility: (caller: Caller) => {
-    const member = caller.standing === 'MEMBER' || caller.standing === 'COORDINATOR';
     const reason = inactiveReason(caller.agent);
-    if (caller.agent.status === 'ACTIVE' && (member || !reason)) {
+    if (!reason) {
       return { visible: true, why: 'Available because skills are on here and the identity is active.' };
     }
-    return { visible: false, why: reason?.message ?? 'The identity is not active.' };
+    return { visible: false, why: reason.message };
   },
 };
 

@@ -56,6 +56,41 @@ export async function campaignApiRoutes(
   );
 
   r.post(
+    '/v1/campaigns/:campaign_id/close',
+    {
+      schema: {
+        tags,
+        summary:
+          'Close your campaign: no new work; unfinished tasks are cancelled (leases end, escrow refunded) and boards withdrawn; members keep reading its records (docs/campaign-lifecycle.md)',
+        params: z.object({ campaign_id: id }).strict(),
+        body: z
+          .object({ reason: z.string().max(500).optional().describe('Shown to members on the ledger.') })
+          .strict()
+          .optional(),
+      },
+    },
+    async (req) => ctx.campaigns.close(ownerOf(req), req.params.campaign_id, req.body?.reason),
+  );
+
+  r.post(
+    '/v1/campaigns/:campaign_id/members/:agent_id/remove',
+    {
+      schema: {
+        tags,
+        summary:
+          "End a membership: the owner of record removes any member; an agent's own owner withdraws it from another owner's campaign. Its leases there end and their tasks reopen; its records stay",
+        params: z.object({ campaign_id: id, agent_id: id }).strict(),
+        body: z
+          .object({ reason: z.string().max(500).optional().describe('Recorded on the ledger.') })
+          .strict()
+          .optional(),
+      },
+    },
+    async (req) =>
+      ctx.campaigns.removeMember(ownerOf(req), req.params.campaign_id, req.params.agent_id, req.body?.reason),
+  );
+
+  r.post(
     '/v1/campaigns/:campaign_id/invitations/:agent_id/decision',
     {
       schema: {

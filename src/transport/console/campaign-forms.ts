@@ -233,6 +233,16 @@ export const cancelTaskForm = z
   .strict()
   .transform((f) => ({ taskId: f.task_id, reason: f.reason }));
 
+/** Closing the campaign: the reason is optional and shown to members on the ledger. */
+export const closeCampaignForm = z
+  .object({
+    csrf,
+    reason: optional('the reason for closing', 500),
+    confirm: z.literal('on', 'Tick the box to confirm: a closed campaign cannot be reopened.'),
+  })
+  .strict()
+  .transform((f) => ({ reason: f.reason }));
+
 export const commentForm = z
   .object({
     csrf,

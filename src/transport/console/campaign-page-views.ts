@@ -37,6 +37,7 @@ export function campaignPage(v: CampaignPageView & { call?: CallView | undefined
       ${tasksPanel(v, path, draftOf('task'), draftOf('cancel'))}
       ${messagesPanel(v, path, draftOf('message'))}
       ${ledgerPanel(v, path)}
+      ${closePanel(v, path, draftOf('close'))}
       <script type="module" src="/console/live.js"></script>`,
   });
 }
@@ -48,6 +49,29 @@ export function campaignPage(v: CampaignPageView & { call?: CallView | undefined
  */
 function liveBadge(path: string, lastSeq: number): SafeHtml {
   return html`<span id="live-status" role="status" data-page="${path}" data-stream="${path}/live?after=${lastSeq}"></span>`;
+}
+
+/**
+ * Closing, at the foot of the page: what it does is said before the button, and a box must be
+ * ticked. A closed campaign says when and why instead.
+ */
+function closePanel(v: CampaignPageView, path: string, draft: Record<string, string> | undefined): SafeHtml {
+  const c = v.data.campaign;
+  if (c.status !== 'ACTIVE') {
+    return html`<section class="panel" id="close"><h2>Closed</h2>
+      <p>Closed ${c.closed_at ? time(c.closed_at) : ''}${c.close_reason ? html`: ${c.close_reason}` : ''}. Members still read its evidence, findings and ledger; nothing new is accepted.</p>
+    </section>`;
+  }
+  return html`<section class="panel" id="close">
+    <h2>Close the campaign</h2>
+    <p class="hint">No new tasks, claims, joins, messages, mail or board entries are accepted. Unfinished tasks are cancelled: open leases end, escrowed rewards and their fees come back to your balance. Verified work keeps its reward and release requests stay yours to decide. Members keep reading its evidence, findings and ledger. A closed campaign cannot be reopened.</p>
+    <form method="post" action="${path}/close">
+      ${csrfField(v.csrf)}
+      <label>Reason (optional, shown to members)<input name="reason" maxlength="500" value="${draft?.reason ?? ''}"></label>
+      <label><input type="checkbox" name="confirm" value="on"> I understand it cannot be reopened</label>
+      <button type="submit" class="danger" id="close-campaign">Close campaign</button>
+    </form>
+  </section>`;
 }
 
 function settingsPanel(d: CampaignPageData): SafeHtml {

@@ -7,6 +7,7 @@ import {
   AGENT_ID,
   CAMPAIGN_ID,
   cancelTaskForm,
+  closeCampaignForm,
   commentForm,
   decisionForm,
   formValues,
@@ -42,6 +43,9 @@ const DONE: Record<string, string> = {
   cancelled: 'Task cancelled. An open lease ended with it.',
   cancelled_refunded: 'Task cancelled. Its escrowed reward and its platform fee went back to your balance.',
   posted: 'Posted. Members read it labelled OWNER_COMMENT.',
+  closed: 'Campaign closed. Members keep reading its records; nothing new is accepted.',
+  closed_cancelled:
+    'Campaign closed. Its unfinished tasks were cancelled; escrowed rewards and their fees went back to your balance.',
   accepted: 'Accepted. Your agent can now join the campaign with campaign_join.',
   declined: 'Declined. The invitation is closed.',
   call_saved:
@@ -234,6 +238,10 @@ export function campaignRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
   change('tasks/cancel', 'cancel', cancelTaskForm, async (owner, _id, data) => {
     const cancelled = await ctx.ownerRewards.cancel(owner.id, data.taskId, data.reason);
     return cancelled.reward_status === 'REFUNDED' ? 'cancelled_refunded' : 'cancelled';
+  });
+  change('close', 'close', closeCampaignForm, async (owner, id, data) => {
+    const closed = await service.close(owner.id, id, data.reason);
+    return closed.settled.tasks_cancelled > 0 ? 'closed_cancelled' : 'closed';
   });
   change('messages', 'message', commentForm, async (owner, id, data) => {
     await service.postComment(owner.id, id, data);

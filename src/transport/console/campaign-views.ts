@@ -31,7 +31,7 @@ export type Member = CampaignPageData['members'][number];
 
 /** Which form a problem belongs to, with what was typed, so it can be filled in again. */
 export interface Draft {
-  form: 'invite' | 'task' | 'message' | 'cancel' | 'call';
+  form: 'invite' | 'task' | 'message' | 'cancel' | 'call' | 'close';
   values: Record<string, string>;
 }
 
@@ -123,7 +123,7 @@ function invitationsPanel(csrf: string, invitations: Overview['invitations']): S
   });
   return html`<section class="panel">
     <h2>Invitations waiting for you</h2>
-    <p class="hint">Other owners' campaigns invited these agents of yours. Accepting lets the agent join with campaign_join; declining ends the invitation. The titles are the other owner's words.</p>
+    <p class="hint">These agents of yours were invited to a campaign: by another owner's campaign, or, while the agent is inert, by a coordinator agent. Only you activate an agent: accepting lets it join with campaign_join (an inert one is activated for campaign work only); declining ends the invitation. Titles written by others are their words.</p>
     <table><thead><tr><th>Campaign</th><th>Your agent</th><th>Role</th><th>Sharing</th><th>Invited</th><th></th></tr></thead>
       <tbody>${rows}</tbody></table>
   </section>`;

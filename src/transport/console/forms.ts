@@ -41,7 +41,20 @@ export const signUpForm = z
 
 export const tokenOnlyForm = z.object({ csrf }).strict();
 
-export const modeForm = z.object({ csrf, mode: z.enum(['READ', 'NONE'], 'Choose READ or NONE.') }).strict();
+export const modeForm = z
+  .object({ csrf, mode: z.enum(['READ', 'CAMPAIGN', 'NONE'], 'Choose READ, CAMPAIGN or NONE.') })
+  .strict();
+
+export const suspendForm = z
+  .object({
+    csrf,
+    reason: z
+      .string()
+      .trim()
+      .min(1, 'Give a reason: the identity is told it.')
+      .max(500, 'At most 500 characters.'),
+  })
+  .strict();
 
 /** The Arena activation per identity: the box ticked or not. */
 export const arenaForm = z

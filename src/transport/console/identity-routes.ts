@@ -17,6 +17,7 @@ import {
   projectKeyForm,
   renameForm,
   revokeForm,
+  suspendForm,
   tokenOnlyForm,
 } from './forms.ts';
 import { guardPost, requireOwner } from './guards.ts';
@@ -32,7 +33,12 @@ const ASSIGNMENT_ID = /^asg_[0-9A-Z]{26}$/;
 const DONE: Record<string, string> = {
   welcome: 'Welcome! Your owner account is ready.',
   activated: 'Public reading is active. Connected sessions see the new tools at once.',
-  deactivated: 'Deactivated. The identity can still sign in but can only describe itself.',
+  deactivated:
+    'Deactivated everywhere, its campaigns included: it can only describe itself, and the leases it held are released within a minute.',
+  campaign_only: 'Campaign work only: it works in its campaigns, and reads only under task leases.',
+  suspended:
+    'Suspended. The identity is told why; nothing works for it until you lift it, and its leases are released within a minute.',
+  unsuspended: 'Suspension lifted. The identity is back in the mode it had.',
   renamed: 'Renamed.',
   messaged: 'Sent. It reaches the agent with its next tool call; open sessions are told now.',
   revoked: 'Revoked. Every credential of this identity stopped working.',
@@ -174,7 +180,15 @@ export function identityRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
 
   change('mode', modeForm, async (owner, id, data) => {
     await m.setMode(owner.id, id, data.mode);
-    return data.mode === 'READ' ? 'activated' : 'deactivated';
+    return data.mode === 'READ' ? 'activated' : data.mode === 'CAMPAIGN' ? 'campaign_only' : 'deactivated';
+  });
+  change('suspend', suspendForm, async (owner, id, data) => {
+    await m.suspend(owner.id, id, data.reason);
+    return 'suspended';
+  });
+  change('unsuspend', tokenOnlyForm, async (owner, id) => {
+    await m.unsuspend(owner.id, id);
+    return 'unsuspended';
   });
   change('rename', renameForm, async (owner, id, data) => {
     await m.rename(owner.id, id, data.display_name);

@@ -86,24 +86,48 @@ export interface DetailView extends Signed {
   arena?: ArenaWork | undefined;
 }
 
+const MODE_HELP: Record<string, string> = {
+  READ: 'READ: public web reading, and campaigns',
+  CAMPAIGN: 'CAMPAIGN: campaign work only (reads under task leases)',
+  NONE: 'NONE: inert everywhere, its campaigns included',
+};
+
+/** Suspend with a reason the identity is told, or lift a suspension (its mode comes back). */
+function suspendForm(csrf: string, path: string, a: Agent): SafeHtml {
+  if (a.status === 'SUSPENDED') {
+    return html`<form method="post" action="${path}/unsuspend" class="actions">
+      ${csrfField(csrf)}<button type="submit" id="unsuspend">Lift the suspension</button>
+    </form>`;
+  }
+  return html`<form method="post" action="${path}/suspend">
+    ${csrfField(csrf)}
+    <label for="suspend_reason">Suspend with a reason (the identity is told it)</label>
+    <input id="suspend_reason" name="reason" type="text" required maxlength="500">
+    <div class="actions"><button class="secondary" type="submit" id="suspend">Suspend</button></div>
+  </form>`;
+}
+
 export function detailPage(v: DetailView): SafeHtml {
   const a = v.agent;
   const path = `/console/identities/${a.id}`;
   const revoked = a.status === 'REVOKED';
-  const active = !revoked && a.mode !== 'NONE';
+  const active = a.status === 'ACTIVE' && a.mode !== 'NONE';
+  const modeButton = (mode: string, label: string, cls = '') =>
+    a.mode === mode
+      ? ''
+      : html`<form method="post" action="${path}/mode" class="actions">
+          ${csrfField(v.csrf)}<input type="hidden" name="mode" value="${mode}">
+          <button type="submit"${cls ? html` class="${cls}"` : ''}>${label}</button>
+        </form>`;
   const modeForm = revoked
     ? notice(
         'info',
         'This identity is revoked: none of its credentials work, and it cannot be activated again.',
       )
-    : html`<form method="post" action="${path}/mode" class="actions">
-        ${csrfField(v.csrf)}
-        ${
-          a.mode === 'NONE'
-            ? html`<input type="hidden" name="mode" value="READ"><button type="submit">Activate public reading</button>`
-            : html`<input type="hidden" name="mode" value="NONE"><button class="secondary" type="submit">Deactivate</button>`
-        }
-      </form>`;
+    : html`${a.guestRequestId ? '' : modeButton('READ', 'Activate public reading')}
+      ${modeButton('CAMPAIGN', a.mode === 'READ' ? 'Campaign work only (no public reading)' : 'Activate for campaign work')}
+      ${modeButton('NONE', 'Deactivate everywhere', 'secondary')}
+      ${suspendForm(v.csrf, path, a)}`;
   return page({
     ...v,
     title: a.displayName,
@@ -118,8 +142,8 @@ export function detailPage(v: DetailView): SafeHtml {
           <dl class="facts">
             <dt>Kind</dt><dd>${a.kind === 'RUNTIME_BOUND' ? 'RUNTIME_BOUND (paired from its runtime)' : 'OWNER_CREATED (bootstrap token)'}</dd>
             <dt>Runtime</dt><dd>${a.runtime}</dd>
-            <dt>Mode</dt><dd>${a.mode === 'READ' ? 'READ: public web reading' : 'NONE: inert'}</dd>
-            <dt>Status</dt><dd>${a.status}</dd>
+            <dt>Mode</dt><dd>${MODE_HELP[a.mode] ?? a.mode}</dd>
+            <dt>Status</dt><dd id="agent-status">${a.status}${a.status === 'SUSPENDED' && a.suspendReason ? html`: ${a.suspendReason}` : ''}</dd>
             <dt>Created</dt><dd>${time(a.createdAt)}</dd>
             <dt>Last seen</dt><dd>${time(a.lastSeenAt)}</dd>
           </dl>

@@ -10,6 +10,7 @@ import { arenaSuperchallengeApiRoutes } from './arena-superchallenge-api-routes.
 import { boardApiRoutes } from './board-api-routes.ts';
 import { campaignApiRoutes } from './campaign-api-routes.ts';
 import type { ConsoleContext } from './context.ts';
+import { identityApiRoutes } from './identity-api-routes.ts';
 import { mailApiRoutes } from './mail-api-routes.ts';
 import { matchingApiRoutes } from './matching-api-routes.ts';
 import { bearerOf, sendOwnerError } from './owner-errors.ts';
@@ -174,6 +175,7 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   );
 
   await ownerTokenApiRoutes(api, ctx, owner);
+  await identityApiRoutes(api, ctx, owner);
   await campaignApiRoutes(api, ctx, owner);
   await researchApiRoutes(api, ctx, owner);
   await researchFindingRoutes(api, ctx, owner);

@@ -116,6 +116,8 @@ async function openCampaign(ex: Executor, by: Opening, input: NewCampaign, now: 
     allowSameOwnerReview: false,
     tlp: 'TLP:AMBER',
     createdAt: now,
+    closedAt: null,
+    closeReason: null,
   };
   await repo.insertCampaign(ex, row);
   await repo.upsertMember(ex, {

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
+import { DomainError } from '../../../kernel/errors.ts';
 import { defineOperation } from '../../operations/index.ts';
-import { COORDINATORS, ENTRANTS, memberTool } from '../campaign-tool.ts';
+import { COORDINATORS, ENTRANTS, memberTool, RECORD_READERS } from '../campaign-tool.ts';
 import { afterCreate, afterInvite, afterJoin } from '../next-steps.ts';
 import { presentCampaign, presentMembership } from '../present.ts';
 import {
@@ -19,9 +20,10 @@ import {
 } from '../schemas.ts';
 import type { CampaignCtx } from '../services.ts';
 import { createCampaign } from './campaign-create.ts';
-import { requireCoordinator } from './member.ts';
+import { actorOf, requireCoordinator } from './member.ts';
 import * as repo from './members-repo.ts';
 import { inviteAgent, joinCampaign } from './membership-changes.ts';
+import { endMembership } from './membership-ends.ts';
 
 /** Creating, finding and joining campaigns. */
 
@@ -127,4 +129,89 @@ const campaignJoin = defineOperation({
   },
 });
 
-export { campaignCreate, campaignInvite, campaignJoin, campaignList, campaignStatus };
+const campaignLeave = memberTool({
+  name: 'campaign_leave',
+  description:
+    'Leave a campaign. Leases you hold in it end and their tasks reopen, reservations for you are cleared, your mail access to it ends and it is no longer your default; your messages, evidence and submissions stay as records. A closed campaign can be left too. To come back, join again (an APPLICATION campaign asks a coordinator).',
+  args: {},
+  mutates: true,
+  audience: RECORD_READERS,
+  // Leaving needs no open campaign: a member of a closed one may leave it as well.
+  forChange: false,
+  handler: async (ctx, _input, m) => {
+    const left = await endMembership(
+      ctx.ex,
+      m.campaign,
+      m.agentId,
+      { how: 'LEFT', actor: actorOf(m), reason: null },
+      ctx.clock.now(),
+    );
+    return {
+      ...left,
+      next_steps: [
+        {
+          tool: 'campaign_list',
+          action: 'See the campaigns you are still in, and pick a default with campaign_join.',
+        },
+      ],
+    };
+  },
+});
+
+const campaignMemberRemove = memberTool({
+  name: 'campaign_member_remove',
+  description:
+    'Remove a member from the campaign (coordinators only), with a reason the member and the ledger see. Its leases here end and their tasks reopen, reservations for it are cleared and its mail access ends; its records stay. To leave yourself, use campaign_leave.',
+  args: {
+    agent_id: agentIdArg,
+    reason: z.string().trim().min(1).max(500).describe('Why (1-500 characters); recorded on the ledger.'),
+  },
+  mutates: true,
+  audience: COORDINATORS,
+  handler: async (ctx, input, m) => {
+    requireCoordinator(m, 'remove members');
+    if (input.agentId === m.agentId) {
+      throw new DomainError(
+        'VALIDATION_FAILED',
+        'You cannot remove yourself; leave with campaign_leave.',
+        { detail: [{ loc: ['arguments', 'agent_id'], msg: 'is yourself', type: 'value_error' }] },
+        {
+          alternatives: [
+            {
+              tool: 'campaign_leave',
+              action: 'Leave the campaign yourself.',
+              arguments: { campaign_id: m.campaign.id },
+            },
+          ],
+        },
+      );
+    }
+    const removed = await endMembership(
+      ctx.ex,
+      m.campaign,
+      input.agentId,
+      { how: 'REMOVED', actor: actorOf(m), reason: input.reason },
+      ctx.clock.now(),
+    );
+    return {
+      ...removed,
+      next_steps: [
+        {
+          tool: 'task_list',
+          action: 'Reopened tasks are open again for other members.',
+          arguments: { campaign_id: m.campaign.id, status: 'OPEN' },
+        },
+      ],
+    };
+  },
+});
+
+export {
+  campaignCreate,
+  campaignInvite,
+  campaignJoin,
+  campaignLeave,
+  campaignList,
+  campaignMemberRemove,
+  campaignStatus,
+};

@@ -1,7 +1,7 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
-import { enqueueToolsChanged, findAgent } from '../../identity/index.ts';
+import { activateForCampaigns, enqueueToolsChanged, findAgent } from '../../identity/index.ts';
 import { campaignClosed } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { campaignMembers, campaigns } from '../tables.ts';
@@ -94,6 +94,8 @@ export async function admitMatched(
   }
   const existing = await repo.lockMember(ex, input.campaignId, input.agentId);
   if (existing?.status === 'ACTIVE') return { membership: 'ACTIVE', role: existing.role, changed: false };
+  // The owners' approval activates a guest identity (inert when paired) for this campaign's work.
+  await activateForCampaigns(ex, agent, now);
   await repo.upsertMember(ex, {
     campaignId: input.campaignId,
     agentId: input.agentId,

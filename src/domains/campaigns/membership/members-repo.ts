@@ -29,7 +29,12 @@ export async function lockMember(
   return row ?? null;
 }
 
-export async function upsertMember(ex: Executor, row: MemberRow) {
+/** How a membership ended; absent (null) while it has not. */
+type Ending = Pick<MemberRow, 'endedHow' | 'endedBy' | 'endReason'>;
+
+/** Writes a membership; a row without an ending clears an earlier one (a member who left rejoins). */
+export async function upsertMember(ex: Executor, input: Omit<MemberRow, keyof Ending> & Partial<Ending>) {
+  const row: MemberRow = { endedHow: null, endedBy: null, endReason: null, ...input };
   await ex
     .insert(campaignMembers)
     .values(row)
@@ -41,6 +46,9 @@ export async function upsertMember(ex: Executor, row: MemberRow) {
         invitedBy: row.invitedBy,
         joinedAt: row.joinedAt,
         updatedAt: row.updatedAt,
+        endedHow: row.endedHow,
+        endedBy: row.endedBy,
+        endReason: row.endReason,
       },
     });
 }

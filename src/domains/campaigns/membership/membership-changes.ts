@@ -1,6 +1,13 @@
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
-import { type Caller, enqueueToolsChanged, findAgent, guestBound } from '../../identity/index.ts';
+import {
+  activateForCampaigns,
+  type Caller,
+  enqueueToolsChanged,
+  findAgent,
+  guestBound,
+  inactiveReason,
+} from '../../identity/index.ts';
 import { campaignClosed } from '../errors.ts';
 import { type Actor, appendEvent } from '../ledger/ledger.ts';
 import { ownerActorId } from '../tasks/task-repo.ts';
@@ -14,9 +21,9 @@ export type Inviter = Membership | { campaign: CampaignRow; ownerId: string; rol
 
 /**
  * A coordinator, or the owner of record from the console, invites an agent. The same owner's
- * agents are INVITED and accept with campaign_join; another owner's wait for that owner's
- * acceptance in the console first. An applicant (APPLIED) is admitted at once: it asked, and its
- * owner activated it.
+ * active agents are INVITED and accept with campaign_join; another owner's, and inert ones, wait
+ * for their owner's acceptance in the console first. An applicant (APPLIED) is admitted at once:
+ * it asked, and its owner activated it.
  */
 export async function inviteAgent(
   ex: Executor,
@@ -69,12 +76,17 @@ export async function inviteAgent(
     await enqueueToolsChanged(ex, agent.id, now);
     return { agent_id: agent.id, role: target.role, membership: 'ACTIVE', changed: true };
   }
+  // Only an owner activates an identity (SPEC States): an agent's invitation of another owner's
+  // identity, or of an inert one (its own owner's included), waits for that identity's owner.
+  // The owner of record inviting its own inert identity is that activation (mode CAMPAIGN).
+  const byOwnOwner = inviter.role === 'OWNER' && agent.ownerId === inviter.ownerId;
   const status =
     existing?.status === 'APPLIED'
       ? 'ACTIVE'
-      : agent.ownerId === campaign.ownerId
-        ? 'INVITED'
-        : 'OWNER_PENDING';
+      : agent.ownerId !== campaign.ownerId || (agent.mode === 'NONE' && !byOwnOwner)
+        ? 'OWNER_PENDING'
+        : 'INVITED';
+  if (byOwnOwner) await activateForCampaigns(ex, agent, now);
   await repo.upsertMember(ex, {
     campaignId: campaign.id,
     agentId: agent.id,
@@ -104,7 +116,9 @@ export async function inviteAgent(
     changed: true,
     next:
       status === 'OWNER_PENDING'
-        ? 'The agent belongs to another owner: that owner accepts in the console, then the agent calls campaign_join.'
+        ? agent.ownerId !== campaign.ownerId
+          ? 'The agent belongs to another owner: that owner accepts in the console, then the agent calls campaign_join.'
+          : 'The agent is not active: its owner accepts the invitation in the console (which activates it for campaign work), then the agent calls campaign_join.'
         : status === 'INVITED'
           ? 'The agent accepts with campaign_join.'
           : 'The applicant is now an active member.',
@@ -130,6 +144,8 @@ export async function decideInvitation(
   }
   const status = accept ? 'INVITED' : 'DECLINED';
   await repo.upsertMember(ex, { ...member, status, updatedAt: now });
+  // Accepting is the owner's activation of an inert identity for campaign work.
+  if (accept && agent) await activateForCampaigns(ex, agent, now);
   if (accept) await enqueueToolsChanged(ex, agentId, now);
   const actor: Actor = { ownerId, role: 'OWNER' };
   await appendEvent(
@@ -176,19 +192,14 @@ export async function joinCampaign(ex: Executor, caller: Caller, campaignId: str
     );
   }
   const invited = member?.status === 'INVITED';
-  // Uninvited, only an active identity (mode READ, or a member elsewhere) joins or applies: an
-  // invitation is how an owner activates an inert one (SPEC States and transitions).
-  const active =
-    caller.agent.mode !== 'NONE' || caller.standing === 'MEMBER' || caller.standing === 'COORDINATOR';
-  if (!invited && !active) {
-    throw new DomainError(
-      'TOOL_NOT_AVAILABLE',
-      'This identity is not active: it may join a campaign only on an invitation, or once its owner activates public reading.',
-      {
-        campaign_id: campaignId,
-        next_step: 'Ask your owner to activate public reading, or a coordinator to invite you.',
-      },
-    );
+  // Only an active identity joins or applies (the tool is not offered to any other): its owner
+  // activated it, by a mode or by inviting it (SPEC States and transitions).
+  const reason = inactiveReason(caller.agent);
+  if (reason) {
+    throw new DomainError('TOOL_NOT_AVAILABLE', `This identity is not active: ${reason.message}`, {
+      campaign_id: campaignId,
+      next_step: 'Ask your owner to activate this identity (public reading, or an invitation to a campaign).',
+    });
   }
   if (!invited && campaign.participation === 'APPLICATION') {
     await repo.upsertMember(ex, {

@@ -11,15 +11,19 @@ import { campaignMembers, campaigns } from '../tables.ts';
 
 /**
  * The caller's campaign standing as one SQL expression over the lookup's "agents" row: identity
- * selects it with the credential, so every MCP request learns it without a second query.
+ * selects it with the credential, so every MCP request learns it without a second query. An
+ * identity that is not active (no mode, suspended, revoked) stands nowhere: it is inert in its
+ * campaigns too.
  */
 export const standingColumn: StandingColumn = sql<CampaignStanding>`(select case
-    when bool_or(${campaignMembers.status} = 'ACTIVE' and ${campaignMembers.role} = 'COORDINATOR') then 'COORDINATOR'
-    when bool_or(${campaignMembers.status} = 'ACTIVE') then 'MEMBER'
-    when bool_or(${campaignMembers.status} = 'INVITED') then 'INVITED'
+    when ${sql.raw('"agents"."mode"')} = 'NONE' or ${sql.raw('"agents"."status"')} <> 'ACTIVE' then 'NONE'
+    when bool_or(${campaignMembers.status} = 'ACTIVE' and ${campaignMembers.role} = 'COORDINATOR' and ${campaigns.status} = 'ACTIVE') then 'COORDINATOR'
+    when bool_or(${campaignMembers.status} = 'ACTIVE' and ${campaigns.status} = 'ACTIVE') then 'MEMBER'
+    when bool_or(${campaignMembers.status} = 'INVITED' and ${campaigns.status} = 'ACTIVE') then 'INVITED'
+    when bool_or(${campaignMembers.status} = 'ACTIVE') then 'FORMER'
     else 'NONE' end
   from ${campaignMembers} join ${campaigns} on ${campaigns.id} = ${campaignMembers.campaignId}
-  where ${campaignMembers.agentId} = ${sql.raw('"agents"."id"')} and ${campaigns.status} = 'ACTIVE')`;
+  where ${campaignMembers.agentId} = ${sql.raw('"agents"."id"')})`;
 
 /**
  * The open campaigns an identity is a member of or invited to, for identity_whoami and

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../../../kernel/errors.ts';
-import { campaignTool } from '../campaign-tool.ts';
+import { campaignTool, RECORD_READERS } from '../campaign-tool.ts';
 import { actorOf } from '../membership/member.ts';
 import { longText, taskIdArg } from '../schemas.ts';
 import { storedConditions } from '../tasks/conditions.ts';
@@ -25,10 +25,13 @@ export const rewardRelease = campaignTool({
       ),
   },
   mutates: true,
+  // RELEASE of finished work stays possible once the campaign closed (docs/campaign-lifecycle.md):
+  // the worker earned it. RETURN (rework) needs an open campaign.
+  audience: RECORD_READERS,
   handler: async (ctx, input) => {
     const now = ctx.clock.now();
     const { member, task: seen } = await taskForMember(ctx.ex, ctx.caller, input.taskId, {
-      forChange: true,
+      forChange: input.action === 'RETURN',
       campaignId: input.campaignId,
     });
     const task = await lockTask(ctx.ex, seen.id);

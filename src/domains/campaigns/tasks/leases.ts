@@ -2,7 +2,7 @@ import { and, asc, eq, gt, inArray, isNull, lte, type Placeholder, type SQL, sql
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { leaseNotFound, taskNotFound } from '../errors.ts';
-import { appendEvent } from '../ledger/ledger.ts';
+import { type Actor, appendEvent } from '../ledger/ledger.ts';
 import { taskLeases, tasks } from '../tables.ts';
 import { recordHistory } from './task-repo.ts';
 
@@ -17,7 +17,14 @@ export type LeaseRow = typeof taskLeases.$inferSelect;
 export type TaskRow = typeof tasks.$inferSelect;
 
 /** How a lease ended (task_leases.end_reason). */
-export type LeaseEndReason = 'RELEASED' | 'EXPIRED' | 'SUBMITTED' | 'DELEGATED' | 'CANCELLED';
+export type LeaseEndReason =
+  | 'RELEASED'
+  | 'EXPIRED'
+  | 'SUBMITTED'
+  | 'DELEGATED'
+  | 'CANCELLED'
+  | 'MEMBERSHIP_ENDED'
+  | 'HOLDER_INACTIVE';
 
 /** Why a lease is not current, as LEASE_NOT_CURRENT reports it in details.reason. */
 export type NotCurrentReason = LeaseEndReason | 'NOT_YOURS';
@@ -123,6 +130,8 @@ export function leaseNotCurrent(taskId: string, leaseId: string, reason: NotCurr
     SUBMITTED: 'it ended with a submitted result',
     DELEGATED: 'it was handed over with task_delegate',
     CANCELLED: "the campaign's owner cancelled the task",
+    MEMBERSHIP_ENDED: 'your membership of its campaign ended',
+    HOLDER_INACTIVE: 'your owner deactivated or suspended this identity',
     NOT_YOURS: 'another agent holds it',
   };
   return new DomainError(
@@ -155,29 +164,81 @@ export async function expireDueLeases(
   now: Date,
   opts: { taskId?: string; campaignId?: string; limit?: number } = {},
 ): Promise<LeaseRow[]> {
-  const due = and(isNull(taskLeases.endedAt), lte(taskLeases.executionDeadline, now));
+  return endLeasesWhere(ex, now, {
+    where: and(
+      lte(taskLeases.executionDeadline, now),
+      opts.taskId ? eq(taskLeases.taskId, opts.taskId) : undefined,
+      opts.campaignId ? eq(taskLeases.campaignId, opts.campaignId) : undefined,
+    ) as SQL,
+    endReason: 'EXPIRED',
+    historyKind: 'EXPIRE',
+    event: { kind: 'TASK_LEASE_EXPIRED', actor: { role: 'SYSTEM' } },
+    limit: opts.limit ?? 100,
+    wait: opts.taskId !== undefined,
+  });
+}
+
+/**
+ * Ends the open leases of their holders when the holder can no longer work on them: its
+ * membership ended (MEMBERSHIP_ENDED; `agentId` and `campaignId`, in the caller's transaction)
+ * or the identity was deactivated, suspended or revoked (HOLDER_INACTIVE; the sweeper, with
+ * `inactiveHolder`). Each task reopens as at an expiry, with a RELEASE history entry and a
+ * TASK_RELEASED event naming the reason. Returns the leases ended.
+ */
+export async function endLeasesOfHolders(
+  ex: Executor,
+  now: Date,
+  opts: {
+    where: SQL;
+    reason: 'MEMBERSHIP_ENDED' | 'HOLDER_INACTIVE';
+    actor: Actor;
+    wait: boolean;
+  },
+): Promise<LeaseRow[]> {
+  return endLeasesWhere(ex, now, {
+    where: opts.where,
+    endReason: opts.reason,
+    historyKind: 'RELEASE',
+    event: { kind: 'TASK_RELEASED', actor: opts.actor, reason: opts.reason },
+    limit: 200,
+    wait: opts.wait,
+  });
+}
+
+/**
+ * Ends the open leases `where` selects (at most `limit`) and reopens their CLAIMED tasks. Tasks
+ * are locked first in id order (`wait`: for the lock; else tasks another transaction holds are
+ * skipped, for a sweeper to come back to), then their leases, then the ledger, campaign by
+ * campaign in id order: the area's lock order, so two of these never wait on each other.
+ */
+async function endLeasesWhere(
+  ex: Executor,
+  now: Date,
+  opts: {
+    where: SQL;
+    endReason: LeaseEndReason;
+    historyKind: 'EXPIRE' | 'RELEASE';
+    event: { kind: string; actor: Actor; reason?: string };
+    limit: number;
+    wait: boolean;
+  },
+): Promise<LeaseRow[]> {
+  const open = and(isNull(taskLeases.endedAt), opts.where);
   const candidates = await ex
     .select({ taskId: taskLeases.taskId })
     .from(taskLeases)
-    .where(
-      and(
-        due,
-        opts.taskId ? eq(taskLeases.taskId, opts.taskId) : undefined,
-        opts.campaignId ? eq(taskLeases.campaignId, opts.campaignId) : undefined,
-      ),
-    )
+    .where(open)
     .orderBy(asc(taskLeases.executionDeadline))
-    .limit(Math.min(Math.max(opts.limit ?? 100, 1), 1_000));
+    .limit(Math.min(Math.max(opts.limit, 1), 1_000));
   if (candidates.length === 0) return [];
 
-  // Lock the tasks before touching their leases, in id order (the area's lock order).
   const ids = [...new Set(candidates.map((c) => c.taskId))].sort();
   const lockQuery = ex
     .select({ id: tasks.id })
     .from(tasks)
     .where(inArray(tasks.id, ids))
     .orderBy(asc(tasks.id));
-  const locked = opts.taskId
+  const locked = opts.wait
     ? await lockQuery.for('update')
     : await lockQuery.for('update', { skipLocked: true });
   if (locked.length === 0) return [];
@@ -185,10 +246,10 @@ export async function expireDueLeases(
   // Conditional: a lease another transaction ended meanwhile is not ended twice.
   const ended = await ex
     .update(taskLeases)
-    .set({ endedAt: now, endReason: 'EXPIRED' })
+    .set({ endedAt: now, endReason: opts.endReason })
     .where(
       and(
-        due,
+        open,
         inArray(
           taskLeases.taskId,
           locked.map((t) => t.id),
@@ -208,7 +269,7 @@ export async function expireDueLeases(
       .set({
         status: 'OPEN',
         version: sql`${tasks.version} + 1`,
-        // The expired worker's reservation ends with its lease; anyone else's stays.
+        // The worker's reservation ends with its lease; anyone else's stays.
         assigneeId: sql`case when ${tasks.assigneeId} = ${lease.agentId} then null else ${tasks.assigneeId} end`,
         updatedAt: now,
       })
@@ -218,13 +279,17 @@ export async function expireDueLeases(
     await recordHistory(ex, {
       taskId: lease.taskId,
       agentId: null,
-      kind: 'EXPIRE',
+      kind: opts.historyKind,
       before: {
         status: 'CLAIMED',
         assignee_id: prior?.assigneeId ?? null,
         execution_deadline: lease.executionDeadline.toISOString(),
       },
-      after: { status: 'OPEN', assignee_id: task.assigneeId },
+      after: {
+        status: 'OPEN',
+        assignee_id: task.assigneeId,
+        ...(opts.event.reason ? { reason: opts.event.reason } : {}),
+      },
       version: task.version,
       now,
     });
@@ -238,11 +303,16 @@ export async function expireDueLeases(
       ex,
       e.campaignId,
       {
-        kind: 'TASK_LEASE_EXPIRED',
-        actor: { role: 'SYSTEM' },
+        kind: opts.event.kind,
+        actor: opts.event.actor,
         taskId: e.taskId,
         // The worker is not named: under BLIND_EXPERIMENT other participants must not learn it.
-        payload: { task_id: e.taskId, status: 'OPEN', version: e.version },
+        payload: {
+          task_id: e.taskId,
+          status: 'OPEN',
+          version: e.version,
+          ...(opts.event.reason ? { reason: opts.event.reason } : {}),
+        },
       },
       now,
     );

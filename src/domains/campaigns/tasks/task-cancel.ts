@@ -6,7 +6,7 @@ import { taskNotFound } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { settleOnCancel } from '../rewards/escrow.ts';
 import { campaigns, taskLeases, tasks } from '../tables.ts';
-import { lockTask, ownerActorId, recordHistory } from './task-repo.ts';
+import { lockTask, ownerActorId, recordHistory, type TaskRow } from './task-repo.ts';
 
 /**
  * Cancelling a task, by the campaign's owner of record (console, `/v1`). One transaction: an
@@ -28,6 +28,15 @@ export async function cancelTask(ex: Executor, ownerId: string, taskId: string, 
       status: task.status,
     });
   }
+  return cancelLocked(ex, ownerId, task, reason, now);
+}
+
+/**
+ * The cancellation itself, of a task the caller locked and found not cancelled, by its
+ * campaign's owner of record: by hand (cancelTask) or as the campaign closes.
+ */
+export async function cancelLocked(ex: Executor, ownerId: string, task: TaskRow, reason: string, now: Date) {
+  const taskId = task.id;
   const actor = ownerActorId(ownerId);
   await ex
     .update(taskLeases)

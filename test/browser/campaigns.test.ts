@@ -64,6 +64,15 @@ describe.skipIf(!installed)('campaigns run from the console in Chromium', () => 
       expect(read.body.messages).toEqual([
         expect.objectContaining({ type: 'QUESTION', label: 'OWNER_COMMENT', content: comment }),
       ]);
+
+      // The owner closes it at the foot of the page, ticking the box that says it is final.
+      await page.getByLabel('Reason (optional, shown to members)').fill('survey finished');
+      await page.getByLabel('I understand it cannot be reopened').check();
+      await page.getByRole('button', { name: 'Close campaign' }).click();
+      await page.waitForURL((url) => url.searchParams.get('done') === 'closed');
+      await expect(page.locator('#close').innerText()).resolves.toContain('survey finished');
+      const status = await callTool(client, 'campaign_status', { campaign_id: campaignId });
+      expect(status.body).toMatchObject({ status: 'CLOSED', close_reason: 'survey finished' });
       await client.close();
 
       await page.getByRole('link', { name: 'Campaigns', exact: true }).click();

@@ -68,7 +68,7 @@ function closePanel(v: CampaignPageView, path: string, draft: Record<string, str
     <form method="post" action="${path}/close">
       ${csrfField(v.csrf)}
       <label>Reason (optional, shown to members)<input name="reason" maxlength="500" value="${draft?.reason ?? ''}"></label>
-      <label><input type="checkbox" name="confirm" value="on"> I understand it cannot be reopened</label>
+      <label><input type="checkbox" name="confirm" value="on" required> I understand it cannot be reopened</label>
       <button type="submit" class="danger" id="close-campaign">Close campaign</button>
     </form>
   </section>`;

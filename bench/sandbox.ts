@@ -137,7 +137,11 @@ async function cairnExecs(agent: Client, runId: string, n: number): Promise<numb
   const times: number[] = [];
   for (let i = 0; i < n; i++) {
     const started = performance.now();
-    const out = await call(agent, 'sandbox.exec', { run_id: runId, command: PROGRAM_PATH });
+    const out = await call(agent, 'sandbox.exec', {
+      run_id: runId,
+      command: PROGRAM_PATH,
+      idempotency_key: key(),
+    });
     times.push(performance.now() - started);
     checkAnswer('sandbox.exec', out.exit_code, out.stdout);
   }
@@ -182,7 +186,12 @@ export async function runSandboxBenchmark(): Promise<number> {
       const agent = await connect(baseUrl, who.key);
       try {
         const runId = await startRun(baseUrl, who, agent);
-        await call(agent, 'workspace.write', { run_id: runId, path: PROGRAM_PATH, content: PROGRAM });
+        await call(agent, 'workspace.write', {
+          run_id: runId,
+          path: PROGRAM_PATH,
+          content: PROGRAM,
+          idempotency_key: key(),
+        });
         files = await workspaceTree(agent, runId);
         await cairnExecs(agent, runId, WARMUP);
         cairn = await cairnExecs(agent, runId, CALLS);

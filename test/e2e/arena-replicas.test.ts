@@ -77,7 +77,9 @@ async function on(replica: Replica, m: ArenaMember): Promise<Client> {
 }
 
 async function mustAnswer(client: Client, tool: string, args: Record<string, unknown>): Promise<Json> {
-  const r = await callTool(client, tool, args);
+  // The workspace-changing tools take an idempotency_key like every mutating tool.
+  const keyed = ['workspace.write', 'workspace.delete', 'sandbox.exec'].includes(tool);
+  const r = await callTool(client, tool, keyed ? { ...args, idempotency_key: key() } : args);
   expect(r.isError, `${tool}: ${JSON.stringify(r.body)}`).toBe(false);
   return r.body;
 }

@@ -74,7 +74,7 @@ describe('the whole loop of each built-in challenge', () => {
         path: 'citation.json',
         content: JSON.stringify({ quote, source_id: 'fenmark-atlas' }),
       },
-      false,
+      true,
     );
     const handed = await ok(m, 'artifact_submit', {
       run_id: runId,
@@ -149,11 +149,11 @@ describe('the whole loop of each built-in challenge', () => {
     const m = await arenaMember(server);
     const { runId } = await startedRun(server, m, 'fix-failing-program');
     const calc = await ok(m, 'workspace.read', { run_id: runId, path: 'src/calc.js' }, false);
-    const failing = await ok(m, 'sandbox.exec', { run_id: runId, command: 'test/run.js' }, false);
+    const failing = await ok(m, 'sandbox.exec', { run_id: runId, command: 'test/run.js' }, true);
     expect(failing.exit_code).not.toBe(0);
     const fixed = calc.content.replace('(values.length - 1)', 'values.length');
-    await ok(m, 'workspace.write', { run_id: runId, path: 'src/calc.js', content: fixed }, false);
-    const passing = await ok(m, 'sandbox.exec', { run_id: runId, command: 'test/run.js' }, false);
+    await ok(m, 'workspace.write', { run_id: runId, path: 'src/calc.js', content: fixed }, true);
+    const passing = await ok(m, 'sandbox.exec', { run_id: runId, command: 'test/run.js' }, true);
     expect(passing).toMatchObject({ exit_code: 0 });
     expect(passing.stdout).toContain('all tests passed');
     const diff = await ok(m, 'workspace.diff', { run_id: runId }, false);
@@ -165,10 +165,38 @@ describe('the whole loop of each built-in challenge', () => {
     expect((await refused(m, 'workspace.list', { run_id: runId }, false)).code).toBe('ARENA_RUN_ENDED');
 
     const cheat = await startedRun(server, m, 'fix-failing-program');
-    await ok(m, 'workspace.delete', { run_id: cheat.runId, path: 'test/calc.test.js' }, false);
-    await ok(m, 'workspace.write', { run_id: cheat.runId, path: 'test/calc.test.js', content: '' }, false);
+    await ok(m, 'workspace.delete', { run_id: cheat.runId, path: 'test/calc.test.js' }, true);
+    await ok(m, 'workspace.write', { run_id: cheat.runId, path: 'test/calc.test.js', content: '' }, true);
     const cheated = await ok(m, 'result_verify', { run_id: cheat.runId });
     expect(cheated.score).toBeLessThan(cheated.max_score);
+  });
+
+  it('a retried sandbox.exec or workspace write with the same idempotency_key does its work once', async () => {
+    const m = await arenaMember(server);
+    const { runId } = await startedRun(server, m, 'fix-failing-program');
+    // A program that appends a line each time it runs: a second run would show two lines.
+    const program =
+      "const f = 'count.txt'; let t = ''; try { t = sandbox.readFile(f); } catch {} sandbox.writeFile(f, t + 'ran\\n');";
+    await ok(m, 'workspace.write', { run_id: runId, path: 'count.js', content: program }, true);
+    const once = { run_id: runId, command: 'count.js', idempotency_key: key() };
+    const first = await callTool(m.client, 'sandbox.exec', once);
+    expect(first.body.exit_code, JSON.stringify(first.body)).toBe(0);
+    const again = await callTool(m.client, 'sandbox.exec', once);
+    expect(again.body).toEqual(first.body);
+    const counted = await ok(m, 'workspace.read', { run_id: runId, path: 'count.txt' }, false);
+    expect(counted.content).toBe('ran\n');
+    const reused = await callTool(m.client, 'sandbox.exec', { ...once, args: ['other'] });
+    expect(reused.body.error.code).toBe('IDEMPOTENCY_KEY_REUSED');
+
+    const write = { run_id: runId, path: 'count.txt', content: 'reset\n', idempotency_key: key() };
+    expect((await callTool(m.client, 'workspace.write', write)).isError).toBe(false);
+    await ok(m, 'sandbox.exec', { run_id: runId, command: 'count.js' }, true);
+    // The repeat of the earlier write answers as before and does not overwrite the later run's line.
+    expect((await callTool(m.client, 'workspace.write', write)).isError).toBe(false);
+    const after = await ok(m, 'workspace.read', { run_id: runId, path: 'count.txt' }, false);
+    expect(after.content).toBe('reset\nran\n');
+    const missing = await callTool(m.client, 'workspace.delete', { run_id: runId, path: 'count.txt' });
+    expect(missing.body.error.code).toBe('VALIDATION_FAILED');
   });
 
   it('pdf-table-to-json: all five rows score fully; a misread number costs its share', async () => {
@@ -361,8 +389,8 @@ describe('assignments and runs', () => {
     // Past the run's 4 MiB (each file within the sandbox's own caps): nothing is written back.
     const program =
       "for (let i = 0; i < 5; i++) sandbox.writeFile('big' + i + '.txt', 'x'.repeat(900 * 1024));";
-    await ok(m, 'workspace.write', { run_id: runId, path: 'fill.js', content: program }, false);
-    const over = await refused(m, 'sandbox.exec', { run_id: runId, command: 'fill.js' }, false);
+    await ok(m, 'workspace.write', { run_id: runId, path: 'fill.js', content: program }, true);
+    const over = await refused(m, 'sandbox.exec', { run_id: runId, command: 'fill.js' }, true);
     expect(over).toMatchObject({ code: 'WORKSPACE_LIMIT', details: { cap: 4 * 1024 * 1024 } });
     const files = (await ok(m, 'workspace.list', { run_id: runId }, false)).files;
     expect(files.some((f: { path: string }) => f.path.startsWith('big'))).toBe(false);
@@ -371,7 +399,7 @@ describe('assignments and runs', () => {
   it('refuses tools the challenge does not allow, and another identity’s run like a missing one', async () => {
     const m = await arenaMember(server);
     const { runId } = await startedRun(server, m, 'cite-quotation');
-    const exec = await refused(m, 'sandbox.exec', { run_id: runId, command: 'README.md' }, false);
+    const exec = await refused(m, 'sandbox.exec', { run_id: runId, command: 'README.md' }, true);
     expect(exec.code).toBe('ARENA_TOOL_NOT_ALLOWED');
     expect(exec.details.allowed_tools).toContain('lab.search');
     const other = await arenaMember(server);

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ArenaMember, arenaMember, startedRun } from '../support/arena.ts';
-import { ok, refused } from '../support/campaigns.ts';
+import { key, ok, refused } from '../support/campaigns.ts';
 import { callTool } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -43,7 +43,7 @@ afterAll(async () => {
 });
 
 async function write(m: ArenaMember, runId: string, path: string, content: string) {
-  return ok(m, 'workspace.write', { run_id: runId, path, content }, false);
+  return ok(m, 'workspace.write', { run_id: runId, path, content }, true);
 }
 
 /** Writes `source` as a program of the run and runs it; answers sandbox.exec's result. */
@@ -56,7 +56,7 @@ async function runProgram(
 ) {
   const path = `attack/${name}.js`;
   await write(m, runId, path, source);
-  return ok(m, 'sandbox.exec', { run_id: runId, command: path, ...extra }, false);
+  return ok(m, 'sandbox.exec', { run_id: runId, command: path, ...extra }, true);
 }
 
 /** The run still answers: its workspace lists and a plain program runs to exit 0. */
@@ -64,7 +64,7 @@ async function stillAnswers(m: ArenaMember, runId: string): Promise<string[]> {
   const list = await ok(m, 'workspace.list', { run_id: runId }, false);
   const paths = (list.files as Array<{ path: string }>).map((f) => f.path);
   expect(paths).toContain('src/calc.js');
-  const alive = await ok(m, 'sandbox.exec', { run_id: runId, command: ALIVE }, false);
+  const alive = await ok(m, 'sandbox.exec', { run_id: runId, command: ALIVE }, true);
   expect(alive, JSON.stringify(alive)).toMatchObject({ exit_code: 0, stdout: 'alive\n' });
   expect(alive.limit).toBeUndefined();
   return paths;
@@ -312,8 +312,19 @@ describe('Arena sandbox: nothing escapes', () => {
     const shape = (error: Record<string, unknown>, runId: string) =>
       JSON.parse(JSON.stringify(error).replaceAll(runId, '<run>'));
     for (const [tool, args] of attempts) {
-      const other = await callTool(b.client, tool, { run_id: runA, ...args });
-      const madeUp = await callTool(b.client, tool, { run_id: MADE_UP_RUN, ...args });
+      // The changing tools take an idempotency_key; a fresh one each, so nothing is replayed.
+      const keyed =
+        tool === 'sandbox.exec' || tool.startsWith('workspace.w') || tool.startsWith('workspace.de');
+      const other = await callTool(b.client, tool, {
+        run_id: runA,
+        ...args,
+        ...(keyed ? { idempotency_key: key() } : {}),
+      });
+      const madeUp = await callTool(b.client, tool, {
+        run_id: MADE_UP_RUN,
+        ...args,
+        ...(keyed ? { idempotency_key: key() } : {}),
+      });
       expect(other.isError, `${tool}: ${JSON.stringify(other.body)}`).toBe(true);
       expect(other.body.error.code, tool).toBe('NOT_FOUND');
       expect(JSON.stringify(other.body), tool).not.toContain('the secret of A');
@@ -339,7 +350,7 @@ describe('Arena sandbox: nothing escapes', () => {
       '/',
       './../x',
     ]) {
-      const error = await refused(a, 'workspace.write', { run_id: runA, path, content: 'escaped' }, false);
+      const error = await refused(a, 'workspace.write', { run_id: runA, path, content: 'escaped' }, true);
       expect(error.code, path).toBe('VALIDATION_FAILED');
     }
     for (const path of ['../../etc/passwd', '/etc/passwd', 'a\\..\\..\\x']) {
@@ -401,7 +412,12 @@ describe('Arena sandbox: nothing escapes', () => {
     ] as const) {
       let code: string;
       try {
-        const res = await callTool(a.client, 'workspace.write', { run_id: runA, path, content });
+        const res = await callTool(a.client, 'workspace.write', {
+          run_id: runA,
+          path,
+          content,
+          idempotency_key: key(),
+        });
         expect(res.isError, JSON.stringify(res.body)).toBe(true);
         code = res.body.error.code;
       } catch (error) {
@@ -416,10 +432,9 @@ describe('Arena sandbox: nothing escapes', () => {
   it("the run's 4 MiB cap holds for workspace.write and for a program's write-back", async () => {
     const mb = 'm'.repeat(1_000_000);
     for (let i = 0; i < 4; i++) await write(b, runB, `cap/${i}.txt`, mb);
-    const over = await refused(b, 'workspace.write', { run_id: runB, path: 'cap/4.txt', content: mb }, false);
+    const over = await refused(b, 'workspace.write', { run_id: runB, path: 'cap/4.txt', content: mb }, true);
     expect(over.code).toBe('WORKSPACE_LIMIT');
-    for (let i = 0; i < 4; i++)
-      await ok(b, 'workspace.delete', { run_id: runB, path: `cap/${i}.txt` }, false);
+    for (let i = 0; i < 4; i++) await ok(b, 'workspace.delete', { run_id: runB, path: `cap/${i}.txt` }, true);
     // Within the sandbox's own caps (1 MiB a file, 8 MiB in all) but over the run's: nothing is written back.
     await write(
       b,
@@ -427,7 +442,7 @@ describe('Arena sandbox: nothing escapes', () => {
       'attack/fill.js',
       "for (let i = 0; i < 5; i++) sandbox.writeFile('fill/' + i + '.txt', 'f'.repeat(900000));",
     );
-    const fill = await refused(b, 'sandbox.exec', { run_id: runB, command: 'attack/fill.js' }, false);
+    const fill = await refused(b, 'sandbox.exec', { run_id: runB, command: 'attack/fill.js' }, true);
     expect(fill.code).toBe('WORKSPACE_LIMIT');
     const paths = await stillAnswers(b, runB);
     expect(paths.filter((p) => p.startsWith('cap/') || p.startsWith('fill/'))).toEqual([]);
@@ -470,7 +485,11 @@ describe('Arena sandbox: a storm of parallel runs', () => {
     try {
       outcomes = await Promise.all(
         members.map(async ({ m, runId }) => {
-          const res = await callTool(m.client, 'sandbox.exec', { run_id: runId, command: 'busy.js' });
+          const res = await callTool(m.client, 'sandbox.exec', {
+            run_id: runId,
+            command: 'busy.js',
+            idempotency_key: key(),
+          });
           return res.isError
             ? { ok: false as const, error: res.body.error }
             : { ok: true as const, body: res.body };
@@ -510,7 +529,7 @@ describe('Arena sandbox: a storm of parallel runs', () => {
     // After the storm every run answers, including one that was turned away.
     const first = degraded.length > 0 ? outcomes.findIndex((o) => !o.ok) : 0;
     const { m, runId } = members[first] as (typeof members)[number];
-    const after = await ok(m, 'sandbox.exec', { run_id: runId, command: 'busy.js' }, false);
+    const after = await ok(m, 'sandbox.exec', { run_id: runId, command: 'busy.js' }, true);
     expect(after).toMatchObject({ exit_code: 0, stdout: 'spun true\n' });
     await stillAnswers(a, runA);
   }, 90_000);

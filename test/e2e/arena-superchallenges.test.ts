@@ -232,7 +232,7 @@ describe('superchallenge_create', () => {
         path: 'part-1/src/calc.js',
         content: calc.content.replace('(values.length - 1)', 'values.length'),
       },
-      false,
+      true,
     );
     await ok(a, 'message_append', { run_id: runId, type: 'NOTE', to_role: 'B', content: 'Part 1 fixed.' });
     await ok(b, 'artifact_submit', {

@@ -170,6 +170,21 @@ async function replay(ex: Executor, k: RecordKey, argsHash: string): Promise<unk
 }
 
 /**
+ * The first call's answer when the key was used and finished before (a repeat is answered without
+ * doing the work again), null when it was not. Different arguments are IDEMPOTENCY_KEY_REUSED.
+ * For work done outside a transaction before its result is stored with `runOnce` (sandbox.exec).
+ */
+export async function earlierAnswer(
+  ex: Executor,
+  k: RecordKey,
+  argsHash: string,
+): Promise<{ result: unknown } | null> {
+  const first = await findRecord(ex, k);
+  if (!first || first.result === null) return null;
+  return { result: await replay(ex, k, argsHash) };
+}
+
+/**
  * Runs `fn` once per key, in the caller's transaction: the first call's result is stored with its
  * arguments' hash; a repeat with the same arguments returns that result without running `fn`,
  * with other arguments it is IDEMPOTENCY_KEY_REUSED. The runner does this for every mutating

@@ -14,7 +14,7 @@ export {
 } from './area.ts';
 export { CommitValue } from './commit-value.ts';
 export { isForm, joinForms, type ToolForm } from './forms.ts';
-export { runOnce } from './idempotency-repo.ts';
+export { earlierAnswer, runOnce } from './idempotency-repo.ts';
 export {
   defineOperation,
   type Operation,
@@ -24,7 +24,12 @@ export {
   type ToolGroup,
   type Visibility,
 } from './operation.ts';
-export { type OperationOutcome, OperationRunner, type RegisteredOperation } from './runner.ts';
+export {
+  idempotencyKey,
+  type OperationOutcome,
+  OperationRunner,
+  type RegisteredOperation,
+} from './runner.ts';
 
 /** The area's tables, added to the schema type of every database handle (storage/tables.ts). */
 type OwnTables = typeof tables;

@@ -40,7 +40,7 @@ export interface RegisteredOperation<S> {
   jsonSchema: Record<string, unknown>;
 }
 
-const idempotencyKey = z
+export const idempotencyKey = z
   .string()
   .min(LIMITS.idempotencyKey.minChars)
   .max(LIMITS.idempotencyKey.maxChars)

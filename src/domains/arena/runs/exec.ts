@@ -6,8 +6,9 @@
  */
 import { eq } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
-import type { Sandbox } from '../../../sandbox/index.ts';
-import type { Database } from '../../../storage/database.ts';
+import type { ExecResult, Sandbox } from '../../../sandbox/index.ts';
+import type { Database, Executor } from '../../../storage/database.ts';
+import { earlierAnswer, runOnce } from '../../operations/index.ts';
 import type { ChallengeRegistry } from '../challenges/registry.ts';
 import { arenaRuns } from '../tables.ts';
 import { allowedAlternatives, openRun } from './access.ts';
@@ -28,7 +29,11 @@ export async function execInRun(
   agentId: string,
   input: ExecInput,
   now: () => Date,
+  once: { key: { agentId: string; operation: string; key: string }; argsHash: string },
 ) {
+  // A repeat of a finished call is answered from its record: the program does not run again.
+  const earlier = await earlierAnswer(database.db, once.key, once.argsHash);
+  if (earlier) return earlier.result;
   const entry = workspacePath(input.command);
   const { run, challenge } = await openRun(
     database.db,
@@ -59,28 +64,47 @@ export async function execInRun(
     ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
   });
   const changed = result.changed.length > 0 || result.deleted.length > 0;
-  if (changed) {
-    await database.transaction(async (tx) => {
-      const { run: current } = await openRun(tx, registry, agentId, run.id, now(), 'sandbox.exec', true);
-      const [fresh] = await tx
-        .select({ revision: arenaRuns.workspaceRevision })
-        .from(arenaRuns)
-        .where(eq(arenaRuns.id, run.id));
-      if (fresh?.revision !== run.workspaceRevision) {
-        throw new DomainError(
-          'WORKSPACE_CHANGED',
-          'The workspace changed while the program ran; its changes were not written.',
-          {
-            run_id: run.id,
-            exit_code: result.exitCode,
-          },
-        );
-      }
-      await applyChanges(tx, current, { write: result.changed, remove: result.deleted }, now());
-    });
+  const answer = present(run.id, entry, result);
+  // The write-back and the answer's record commit together; a concurrent repeat that ran too is
+  // answered with the first record and writes nothing.
+  return database.transaction((tx) =>
+    runOnce(tx, once.key, once.argsHash, now(), async () => {
+      if (changed) await writeBack(tx, registry, agentId, run, result, now());
+      return answer;
+    }),
+  );
+}
+
+/** Writes the program's changes, if the workspace is still at the revision the program read. */
+async function writeBack(
+  tx: Executor,
+  registry: ChallengeRegistry,
+  agentId: string,
+  run: { id: string; workspaceRevision: number },
+  result: ExecResult,
+  now: Date,
+) {
+  const { run: current } = await openRun(tx, registry, agentId, run.id, now, 'sandbox.exec', true);
+  const [fresh] = await tx
+    .select({ revision: arenaRuns.workspaceRevision })
+    .from(arenaRuns)
+    .where(eq(arenaRuns.id, run.id));
+  if (fresh?.revision !== run.workspaceRevision) {
+    throw new DomainError(
+      'WORKSPACE_CHANGED',
+      'The workspace changed while the program ran; its changes were not written.',
+      {
+        run_id: run.id,
+        exit_code: result.exitCode,
+      },
+    );
   }
+  await applyChanges(tx, current, { write: result.changed, remove: result.deleted }, now);
+}
+
+function present(runId: string, entry: string, result: ExecResult) {
   return {
-    run_id: run.id,
+    run_id: runId,
     command: entry,
     exit_code: result.exitCode,
     stdout: result.stdout,

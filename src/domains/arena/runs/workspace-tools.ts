@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import { hashJson } from '../../../kernel/canonical-json.ts';
 import { SANDBOX_LIMITS } from '../../../sandbox/index.ts';
-import { defineTool, type OperationContext } from '../../operations/index.ts';
+import { defineTool, idempotencyKey, type OperationContext, runOnce } from '../../operations/index.ts';
 import { execInRun } from './exec.ts';
 import { labFetch, labSearch, labTable } from './lab.ts';
 import { RUN_LIMITS } from './limits.ts';
@@ -21,6 +22,13 @@ import {
 
 type Ctx = OperationContext<{ arenaRuns: ArenaRuns }>;
 const audience = ARENA_AUDIENCE;
+
+/**
+ * The tools that change the workspace take an idempotency_key like every mutating tool (SPEC):
+ * each keeps its own transaction (sandbox.exec holds none while the program runs), so each
+ * stores its first answer itself, and a repeat returns it without writing or running again.
+ */
+const keyOf = (ctx: Ctx, operation: string, key: string) => ({ agentId: id(ctx), operation, key });
 const group = 'Workspace tools' as const;
 const id = (ctx: Ctx) => ctx.caller.agent.id;
 
@@ -70,6 +78,7 @@ export const workspaceWrite = defineTool({
     run_id: runIdArg,
     path: workspacePathArg,
     content: z.string().max(RUN_LIMITS.fileBytes).describe('The whole new content of the file.'),
+    idempotency_key: idempotencyKey,
   },
   mutates: false,
   writes: true,
@@ -77,16 +86,20 @@ export const workspaceWrite = defineTool({
   handler: async (ctx: Ctx, input) => {
     const runs = ctx.services.arenaRuns;
     const path = workspacePath(input.path);
-    return runs.database.transaction(async (tx) => {
-      const { run } = await runs.open(tx, id(ctx), input.runId, 'workspace.write', true);
-      await applyChanges(tx, run, { write: [{ path, content: input.content }], remove: [] }, ctx.clock.now());
-      return {
-        run_id: run.id,
-        path,
-        bytes: Buffer.byteLength(input.content, 'utf8'),
-        next: 'Written. workspace.diff shows your changes against the start.',
-      };
-    });
+    const { idempotencyKey: key, ...args } = input;
+    const now = ctx.clock.now();
+    return runs.database.transaction((tx) =>
+      runOnce(tx, keyOf(ctx, 'workspace.write', key), hashJson(args), now, async () => {
+        const { run } = await runs.open(tx, id(ctx), input.runId, 'workspace.write', true);
+        await applyChanges(tx, run, { write: [{ path, content: input.content }], remove: [] }, now);
+        return {
+          run_id: run.id,
+          path,
+          bytes: Buffer.byteLength(input.content, 'utf8'),
+          next: 'Written. workspace.diff shows your changes against the start.',
+        };
+      }),
+    );
   },
 });
 
@@ -94,16 +107,20 @@ export const workspaceDelete = defineTool({
   name: 'workspace.delete',
   group,
   description: 'Delete a file of the workspace.',
-  args: { run_id: runIdArg, path: workspacePathArg },
+  args: { run_id: runIdArg, path: workspacePathArg, idempotency_key: idempotencyKey },
   mutates: false,
   writes: true,
   audience,
   handler: async (ctx: Ctx, input) => {
     const runs = ctx.services.arenaRuns;
-    return runs.database.transaction(async (tx) => {
-      const { run, challenge } = await runs.open(tx, id(ctx), input.runId, 'workspace.delete', true);
-      return deleteWorkspaceFile(tx, run, input.path, ctx.clock.now(), challenge.challenge.allowed_tools);
-    });
+    const { idempotencyKey: key, ...args } = input;
+    const now = ctx.clock.now();
+    return runs.database.transaction((tx) =>
+      runOnce(tx, keyOf(ctx, 'workspace.delete', key), hashJson(args), now, async () => {
+        const { run, challenge } = await runs.open(tx, id(ctx), input.runId, 'workspace.delete', true);
+        return deleteWorkspaceFile(tx, run, input.path, now, challenge.challenge.allowed_tools);
+      }),
+    );
   },
 });
 
@@ -167,13 +184,16 @@ export const sandboxExec = defineTool({
       .optional()
       .describe('Text the program reads as sandbox.stdin.'),
     timeout_ms: z.number().int().min(1).max(SANDBOX_LIMITS.maxTimeoutMs).optional(),
+    idempotency_key: idempotencyKey,
   },
   mutates: false,
   writes: true,
   audience,
   handler: async (ctx: Ctx, input) => {
     const runs = ctx.services.arenaRuns;
-    return execInRun(runs.database, runs.registry, runs.sandbox, id(ctx), input, () => ctx.clock.now());
+    const { idempotencyKey: key, ...args } = input;
+    const once = { key: keyOf(ctx, 'sandbox.exec', key), argsHash: hashJson(args) };
+    return execInRun(runs.database, runs.registry, runs.sandbox, id(ctx), args, () => ctx.clock.now(), once);
   },
 });
 

@@ -165,6 +165,39 @@ describe('Arena reports and appeals', () => {
     expect(other.body).toMatchObject({ status: 'RESOLVED', decision: { outcome: 'UPHELD' } });
   });
 
+  it('is never decided by a reviewer whose own identity filed it or whose run it is about', async () => {
+    // The filer's owner is a reviewer too: its decision would not be independent.
+    const owner = await arenaMember(server);
+    const { runId: ownRun } = await startedRun(server, owner, 'cite-quotation');
+    await server.app.services.identity.setArenaReviewer(owner.ownerEmail, true);
+    const token = (await server.app.services.identity.addOwnerToken(owner.ownerEmail, 'tests', 1)).token;
+    const filed = await ok(owner, 'arena_report', {
+      run_id: ownRun,
+      subject_type: 'RUN',
+      statement: 'Our own run misbehaved.',
+    });
+    const queue = await ownerApi(server, token, 'GET', '/v1/arena/cases?limit=100');
+    const listed = queue.body.cases.find((c: { case_id: string }) => c.case_id === filed.case_id);
+    expect(listed.you_may_decide).toBe(false);
+    const own = await ownerApi(server, token, 'POST', `/v1/arena/cases/${filed.case_id}/decision`, {
+      outcome: 'UPHELD',
+      reasons: 'Mine, so upheld.',
+    });
+    expect([own.status, own.body.error.code]).toEqual([403, 'ARENA_SAME_REVIEWER']);
+    expect(own.body.error.details.tie).toBe('one of your identities filed it');
+    const independent = await ownerApi(
+      server,
+      reviewerB,
+      'POST',
+      `/v1/arena/cases/${filed.case_id}/decision`,
+      {
+        outcome: 'DISMISSED',
+        reasons: 'Within limits.',
+      },
+    );
+    expect(independent.status).toBe(200);
+  });
+
   it('takes ten reports or appeals an hour, then names when the next is allowed (fake clock)', async () => {
     const m = await arenaMember(server);
     const run = await startedRun(server, m, 'reconcile-sources');

@@ -76,7 +76,7 @@ export const ARENA_ERRORS = declareErrors('arena', {
     httpStatus: 403,
     retryable: false,
     otherReaders: 'DO_NOT_BYPASS',
-    when: 'You decided the case this appeal is against; an appeal is decided by another reviewer.',
+    when: 'You are not independent of this case: you decided the case this appeal is against, or one of your identities filed it, is the subject of it or proposed its challenge.',
     next: 'Leave it to another reviewer (the queue marks it you_may_decide: false).',
   },
   ARENA_OWN_RUN: {

@@ -2,19 +2,58 @@
  * The reviewers' side of Arena cases: the queue of open cases and the decision. Only an owner
  * account the operator named a reviewer (`cairn owner reviewer --email E --on`) may read the
  * queue or decide; no agent token can decide anything (these are owner operations only). An
- * appeal is decided by another reviewer than the one who decided the case it appeals.
+ * appeal is decided by another reviewer than the one who decided the case it appeals, and no
+ * reviewer decides a case their own identities filed or are the subject of.
  */
 import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
-import { isArenaReviewer } from '../../identity/index.ts';
-import { arenaCases } from '../tables.ts';
+import { findAgent, isArenaReviewer } from '../../identity/index.ts';
+import { arenaCases, arenaRuns, arenaSuperchallenges } from '../tables.ts';
 import { NO_SANCTION_LIFTED, presentCase } from './cases.ts';
 
 async function requireReviewer(ex: Executor, ownerId: string): Promise<void> {
   if (await isArenaReviewer(ex, ownerId)) return;
   throw new DomainError('ARENA_NOT_REVIEWER', 'Only Arena reviewers decide reports and appeals.', {});
+}
+
+type CaseRow = typeof arenaCases.$inferSelect;
+
+/**
+ * Why this reviewer is not independent of a case, or null: one of their own identities filed it,
+ * or the case is about a run of theirs (every member of a run is its assigning owner's identity),
+ * or about a challenge version one of their identities proposed (SPEC: an independent human
+ * decision).
+ */
+async function reviewerTie(ex: Executor, ownerId: string, c: CaseRow): Promise<string | null> {
+  if ((await findAgent(ex, c.filerAgentId))?.ownerId === ownerId) return 'one of your identities filed it';
+  const [run] = await ex
+    .select({ ownerId: arenaRuns.ownerId })
+    .from(arenaRuns)
+    .where(eq(arenaRuns.id, c.runId));
+  if (run?.ownerId === ownerId) return 'it is about a run of your identities';
+  if (c.subjectType !== 'CHALLENGE_VERSION') return null;
+  const [proposed] = await ex
+    .select({ agentId: arenaSuperchallenges.proposerAgentId })
+    .from(arenaSuperchallenges)
+    .where(
+      and(
+        eq(arenaSuperchallenges.challengeId, c.challengeId),
+        eq(arenaSuperchallenges.version, c.challengeVersion),
+      ),
+    );
+  if (proposed && (await findAgent(ex, proposed.agentId))?.ownerId === ownerId) {
+    return 'it is about a challenge one of your identities proposed';
+  }
+  return null;
+}
+
+/** The cases of a page this reviewer is tied to (reviewerTie), in one pass per case. */
+async function tiedCases(ex: Executor, ownerId: string, rows: CaseRow[]): Promise<Set<string>> {
+  const tied = new Set<string>();
+  for (const r of rows) if (await reviewerTie(ex, ownerId, r)) tied.add(r.id);
+  return tied;
 }
 
 export class ArenaReviewService {
@@ -42,14 +81,14 @@ export class ArenaReviewService {
           .where(inArray(arenaCases.id, appealed))
       : [];
     const decidedBy = new Map(decided.map((d) => [d.id, d.by]));
+    const tied = await tiedCases(ex, ownerId, rows);
     return {
       cases: rows.map((r) => ({
         ...presentCase(r),
         filer_agent_id: r.filerAgentId,
-        // An appeal of your own decision is for another reviewer.
-        ...(r.appealOf
-          ? { you_may_decide: decidedBy.get(r.appealOf) !== ownerId }
-          : { you_may_decide: true }),
+        // An appeal of your own decision, and a case your own identities are part of, are for
+        // another reviewer.
+        you_may_decide: !tied.has(r.id) && !(r.appealOf && decidedBy.get(r.appealOf) === ownerId),
       })),
       next_after: rows.length === input.limit ? (rows.at(-1)?.id ?? null) : null,
     };
@@ -78,6 +117,15 @@ export class ArenaReviewService {
             { case_id: caseId, appeal_of: c.appealOf },
           );
         }
+      }
+      const tie = await reviewerTie(tx, ownerId, c);
+      if (tie) {
+        throw new DomainError(
+          'ARENA_SAME_REVIEWER',
+          `You cannot decide this case: ${tie}. A decision must be independent; another reviewer decides it.`,
+          { case_id: caseId, tie },
+          { next: 'Leave it in the queue (you_may_decide is false for you); another reviewer decides it.' },
+        );
       }
       const now = this.clock.now();
       const [row] = await tx

@@ -137,6 +137,21 @@ describe('READ_BEFORE_COMPLETION', () => {
     const fresh = await ownerApi(server, token, 'GET', `/v1/tasks/${taskId}/skill-usage?lease_id=${second}`);
     expect(fresh.body.skills[0].skill_md.fully_delivered).toBe(false);
     expect(fresh.body.skills[0].skill_md.first_missing_byte).toBe(0);
+    // The skill list honours lease_id too (SPEC): the earlier lease's delivery, the live one's, a
+    // lease of no such task refused, and an over-long id a validation failure.
+    const skillsOf = (query: string) => ownerApi(server, token, 'GET', `/v1/tasks/${taskId}/skills${query}`);
+    const underFirst = await skillsOf(`?lease_id=${lease}`);
+    expect(underFirst.body).toMatchObject({
+      lease_id: lease,
+      skills: [{ skill_md: { fully_delivered: true } }],
+    });
+    const underLive = await skillsOf('');
+    expect(underLive.body).toMatchObject({
+      lease_id: second,
+      skills: [{ skill_md: { fully_delivered: false } }],
+    });
+    expect((await skillsOf('?lease_id=lse_01JNOTTHELEASE000000000000')).status).toBe(404);
+    expect((await skillsOf(`?lease_id=${'x'.repeat(97)}`)).status).toBe(422);
 
     // Detaching takes effect at once: no more reads, no more hold on completion.
     const detached = await ok(coordinator, 'task_skill_detach', {

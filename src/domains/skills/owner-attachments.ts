@@ -35,18 +35,31 @@ export class SkillTaskOwnerService {
   }
 
   /** The task's live attachments, in reading order. */
-  async list(ownerId: string, taskId: string) {
+  /**
+   * The task's attached skills in reading order, each with where its SKILL.md delivery stands
+   * under `leaseId` (SPEC: lease_id optional; a lease of another task is refused), else under the
+   * task's live lease, else none.
+   */
+  async list(ownerId: string, taskId: string, leaseId?: string) {
     this.requireOn();
     const db = this.database.db;
-    const s = await taskStandingOf(db, this.actor(ownerId), taskId, this.clock.now());
+    const now = this.clock.now();
+    const s = await taskStandingOf(db, this.actor(ownerId), taskId, now);
     const rows = await liveBindings(db, s.task.id);
+    const usage = await taskUsage(db, ownerId, s.task.id, leaseId, now);
+    const delivery = new Map(usage.skills.map((k) => [k.binding_id, k.skill_md]));
     return {
       task_id: s.task.id,
       campaign_id: s.task.campaignId,
-      skills: rows.map(({ binding, version }) => ({
-        ...presentBinding(binding, version),
-        version: presentVersion(version),
-      })),
+      lease_id: usage.lease_id,
+      skills: rows.map(({ binding, version }) => {
+        const presented = presentBinding(binding, version);
+        return {
+          ...presented,
+          version: presentVersion(version),
+          skill_md: delivery.get(presented.binding_id) ?? null,
+        };
+      }),
     };
   }
 

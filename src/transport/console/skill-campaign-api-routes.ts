@@ -147,8 +147,16 @@ export async function skillCampaignApiRoutes(
 
   r.get(
     '/v1/tasks/:task_id/skills',
-    { schema: { tags, summary: 'The task’s attached skills, in reading order', params: taskParams } },
-    async (req) => tasks.list(ownerOf(req), req.params.task_id),
+    {
+      schema: {
+        tags,
+        summary:
+          'The task’s attached skills, in reading order, with where SKILL.md delivery stands under a lease (named, else the live one)',
+        params: taskParams,
+        querystring: leaseQuery,
+      },
+    },
+    async (req) => tasks.list(ownerOf(req), req.params.task_id, req.query.lease_id),
   );
 
   r.get(

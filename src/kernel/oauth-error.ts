@@ -39,3 +39,60 @@ export class OAuthError extends Error {
     return this.error === 'invalid_client' || this.error === 'invalid_token' ? 401 : 400;
   }
 }
+
+/**
+ * The OAuth error codes Cairn answers with, where and when: `/v1/public/errors` publishes them
+ * beside the envelope codes (SPEC Errors lists `invalid_client` at the token endpoint). Typed by
+ * code, so a code added to OAuthErrorCode without its entry here does not compile.
+ */
+export const OAUTH_ERROR_REFERENCE: Record<OAuthErrorCode, { where: string; when: string }> = {
+  invalid_request: {
+    where: '/oauth/token, /oauth/device_authorization, /oauth/authorize',
+    when: 'A required parameter is missing, repeated or malformed.',
+  },
+  invalid_client: {
+    where: '/oauth/token, /oauth/revoke (HTTP 401)',
+    when: 'Client authentication failed: an unknown client, a wrong secret, an expired bootstrap token, or the identity behind it was revoked.',
+  },
+  invalid_grant: {
+    where: '/oauth/token',
+    when: 'The code, device code or refresh token is unknown, used, expired, revoked, or does not match the request (redirect_uri, code_verifier).',
+  },
+  unsupported_grant_type: { where: '/oauth/token', when: 'The grant_type is not one Cairn supports.' },
+  invalid_scope: { where: '/oauth/token, /oauth/authorize', when: 'A scope other than mcp was asked for.' },
+  authorization_pending: {
+    where: '/oauth/token (device grant)',
+    when: 'The owner has not decided the pairing yet; poll again after the interval.',
+  },
+  slow_down: {
+    where: '/oauth/token (device grant)',
+    when: 'Polled faster than the interval; wait 5 s longer.',
+  },
+  access_denied: {
+    where: '/oauth/token (device grant), the authorization redirect',
+    when: 'The owner declined.',
+  },
+  expired_token: {
+    where: '/oauth/token (device grant)',
+    when: 'The device code expired; start pairing again.',
+  },
+  invalid_client_metadata: { where: '/oauth/register', when: 'A client metadata field is not acceptable.' },
+  invalid_redirect_uri: { where: '/oauth/register', when: 'A redirect URI is not acceptable.' },
+  unsupported_response_type: { where: '/oauth/authorize', when: 'response_type is not code.' },
+  invalid_target: {
+    where: '/oauth/token, /oauth/authorize',
+    when: 'The resource is not this server’s /mcp.',
+  },
+  unauthorized_client: {
+    where: '/oauth/token',
+    when: 'The client is not allowed this grant type (its registration did not ask for it).',
+  },
+  temporarily_unavailable: {
+    where: '/oauth/token (HTTP 429 with Retry-After)',
+    when: 'Too many failed attempts for this client or address; retry after the time given.',
+  },
+  invalid_token: {
+    where: '/mcp and other bearer endpoints (WWW-Authenticate, RFC 6750)',
+    when: 'The bearer token is expired, revoked or invalid.',
+  },
+};

@@ -95,6 +95,13 @@ describe('public documents', () => {
         retryable: false,
       }),
     );
+    // SPEC Errors: invalid_client at the token endpoint, with the OAuth codes beside it.
+    expect(body.oauth_errors).toContainEqual(
+      expect.objectContaining({ code: 'invalid_client', where: expect.stringContaining('/oauth/token') }),
+    );
+    expect(body.oauth_errors.map((e: { code: string }) => e.code)).toEqual(
+      expect.arrayContaining(['invalid_grant', 'authorization_pending', 'slow_down', 'expired_token']),
+    );
   });
 
   it('/v1/public/tools lists tools by group as text, and with schemas as JSON', async () => {

@@ -142,7 +142,11 @@ export class OperationRunner<S> {
               next: `Did you mean ${near.join(' or ')}? tools/list names every tool you can call now.`,
               alternatives: near.map((tool) => ({ tool, action: `Call ${tool}.` })),
             }
-          : {},
+          : {
+              alternatives: [
+                { tool: 'capabilities_describe', action: 'See every tool and whether you may call it now.' },
+              ],
+            },
       );
     }
     if (nestsDeeperThan(args, LIMITS.argumentsDepth)) {
@@ -165,10 +169,18 @@ export class OperationRunner<S> {
     }
     const secret = findCredential(withoutOwnChecks(args, entry.op.checksOwnCredentials));
     if (secret) {
+      // Retrying without the secret is the move, when the tool is this caller's to call at all.
+      const again = entry.op.visibility(caller).visible
+        ? { tool: name, action: `Call ${name} again without the credential at ${secret.path}.` }
+        : { tool: 'capabilities_describe', action: 'See which tools you may call now.' };
       return fail(
         'CREDENTIAL_IN_INPUT',
         `The arguments contain what looks like a credential (${secret.kind}) at ${secret.path}. It was not stored.`,
         { path: secret.path, kind: secret.kind, tool: name },
+        {
+          next: 'Remove the credential and call again: credentials go in the Authorization header, never in arguments.',
+          alternatives: [again],
+        },
       );
     }
     const visibility = entry.op.visibility(caller);

@@ -113,6 +113,12 @@ export class ImportService {
           'CREDENTIAL_IN_INPUT',
           `The file contains what looks like a credential (${secret.kind}). It was not stored.`,
           { path: 'data_base64', kind: secret.kind },
+          {
+            next: 'Remove the credential from the file and submit it again.',
+            alternatives: [
+              { tool: 'evidence_submit', action: 'Submit the file again without the credential.' },
+            ],
+          },
         );
       }
     }

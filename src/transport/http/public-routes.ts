@@ -11,6 +11,7 @@ import {
 import { DEFAULT_RUNTIME, type Discovery, RUNTIMES } from '../../domains/discovery/index.ts';
 import type { PublicIntents } from '../../domains/matching/index.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
+import { OAUTH_ERROR_REFERENCE } from '../../kernel/oauth-error.ts';
 import { RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
 import { allowAnyOrigin } from '../shared/cors.ts';
 import { registerRateLimit } from '../shared/rate-limit.ts';
@@ -104,6 +105,8 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
       '{status: "ERROR", error: {code, retryable, message, other_readers, details, next_action, allowed_alternatives?}}',
     validation_shape: '422 {detail: [{loc, msg, type}]}',
     errors: deps.discovery.errors,
+    // The OAuth endpoints answer {error, error_description} (RFC 6749 §5.2), not the envelope.
+    oauth_errors: Object.entries(OAUTH_ERROR_REFERENCE).map(([code, e]) => ({ code, ...e })),
   }));
 
   r.get(

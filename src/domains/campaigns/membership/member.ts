@@ -63,10 +63,22 @@ export function checkMembership(
   opts: { forChange?: boolean } = {},
 ): Membership {
   if (row?.status !== 'ACTIVE' || !row.role) {
-    throw new DomainError('NOT_A_MEMBER', `This identity is not an active member of campaign ${id}.`, {
-      campaign_id: id,
-      membership_status: row?.status ?? null,
-    });
+    throw new DomainError(
+      'NOT_A_MEMBER',
+      `This identity is not an active member of campaign ${id}.`,
+      { campaign_id: id, membership_status: row?.status ?? null },
+      {
+        next: 'campaign_list shows the campaigns you are in; pass one of them as campaign_id, or join this one with campaign_join.',
+        alternatives: [
+          { tool: 'campaign_list', action: 'See the campaigns you are in or invited to.' },
+          {
+            tool: 'campaign_join',
+            action: 'Join or apply to this campaign.',
+            arguments: { campaign_id: id },
+          },
+        ],
+      },
+    );
   }
   if (opts.forChange && row.campaign.status !== 'ACTIVE') {
     throw campaignClosed(id);
@@ -74,14 +86,30 @@ export function checkMembership(
   return { campaign: row.campaign, agentId: caller.agent.id, role: row.role };
 }
 
+/** The move after ROLE_REQUIRED: a coordinator does it; the member finds one and asks. */
+export function askACoordinator(campaignId: string) {
+  return {
+    next: 'Ask a coordinator of the campaign (agent_directory names them) with message_send or message_append.',
+    alternatives: [
+      { tool: 'agent_directory', action: 'Find the coordinators.', arguments: { campaign_id: campaignId } },
+      {
+        tool: 'message_append',
+        action: 'Ask the coordinators in the campaign thread (type QUESTION).',
+        arguments: { campaign_id: campaignId, type: 'QUESTION' },
+      },
+    ],
+  };
+}
+
 /** Refuses unless the member coordinates the campaign. */
 export function requireCoordinator(m: Membership, action: string): void {
   if (m.role !== 'COORDINATOR') {
-    throw new DomainError('ROLE_REQUIRED', `Only a coordinator of this campaign may ${action}.`, {
-      campaign_id: m.campaign.id,
-      required_role: 'COORDINATOR',
-      your_role: m.role,
-    });
+    throw new DomainError(
+      'ROLE_REQUIRED',
+      `Only a coordinator of this campaign may ${action}.`,
+      { campaign_id: m.campaign.id, required_role: 'COORDINATOR', your_role: m.role },
+      askACoordinator(m.campaign.id),
+    );
   }
 }
 

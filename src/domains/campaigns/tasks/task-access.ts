@@ -64,10 +64,21 @@ const taskWithMember = preparedStatement('cairn_task_with_member', (ex) =>
 export async function requireActiveAgent(ex: Executor, campaignId: string, agentId: string): Promise<void> {
   const [found] = await activeMembers(ex, campaignId, [agentId]);
   if (!found) {
-    throw new DomainError('NOT_A_MEMBER', `Agent ${agentId} is not an active member of this campaign.`, {
-      campaign_id: campaignId,
-      assignee_id: agentId,
-    });
+    throw new DomainError(
+      'NOT_A_MEMBER',
+      `Agent ${agentId} is not an active member of this campaign.`,
+      { campaign_id: campaignId, assignee_id: agentId },
+      {
+        next: 'Name an active member (agent_directory lists them), or invite the agent first.',
+        alternatives: [
+          {
+            tool: 'agent_directory',
+            action: 'List the active members.',
+            arguments: { campaign_id: campaignId },
+          },
+        ],
+      },
+    );
   }
 }
 
@@ -88,5 +99,16 @@ export function versionConflict(task: TaskRow, expected: number): DomainError {
     'VERSION_CONFLICT',
     `Task ${task.id} is at version ${task.version}, not ${expected}: it changed since you read it.`,
     { task_id: task.id, current_version: task.version, expected_version: expected },
+    {
+      next: `Read the task again (task_get), then repeat the change with expected_version ${task.version} if it still applies.`,
+      alternatives: [
+        { tool: 'task_get', action: 'Read the task as it is now.', arguments: { task_id: task.id } },
+        {
+          tool: 'task_history',
+          action: 'See what changed since your version.',
+          arguments: { task_id: task.id },
+        },
+      ],
+    },
   );
 }

@@ -4,7 +4,7 @@ import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import { appendEvent } from '../ledger/ledger.ts';
-import { actorOf } from '../membership/member.ts';
+import { actorOf, askACoordinator } from '../membership/member.ts';
 import { rewardOfTask } from '../rewards/escrow.ts';
 import { requireWithinCap } from '../rewards/reward-terms.ts';
 import { tasks } from '../tables.ts';
@@ -45,10 +45,21 @@ export async function editTask(ex: Executor, caller: Caller, input: EditInput, n
     campaignId: input.campaignId,
   });
   if (seen.createdBy !== member.agentId) {
-    throw new DomainError('ROLE_REQUIRED', 'Only the creator of a task may edit it.', {
-      task_id: seen.id,
-      required_role: 'CREATOR',
-    });
+    throw new DomainError(
+      'ROLE_REQUIRED',
+      'Only the creator of a task may edit it.',
+      { task_id: seen.id, required_role: 'CREATOR', created_by: seen.createdBy },
+      {
+        next: 'Ask its creator (created_by) to change it, with message_send or in the thread.',
+        alternatives: [
+          {
+            tool: 'message_append',
+            action: 'Ask for the change in the campaign thread, linked to the task.',
+            arguments: { campaign_id: seen.campaignId, type: 'QUESTION', task_id: seen.id },
+          },
+        ],
+      },
+    );
   }
   const given = { title: input.title, objective: input.objective, acceptance: input.acceptance };
   if (Object.values(given).every((v) => v === undefined) && input.conditions === undefined) {
@@ -156,11 +167,12 @@ export async function assignTask(
     campaignId: input.campaignId,
   });
   if (seen.createdBy !== member.agentId && member.role !== 'COORDINATOR') {
-    throw new DomainError('ROLE_REQUIRED', "Only the task's creator or a coordinator may assign it.", {
-      task_id: seen.id,
-      required_role: 'COORDINATOR',
-      your_role: member.role,
-    });
+    throw new DomainError(
+      'ROLE_REQUIRED',
+      "Only the task's creator or a coordinator may assign it.",
+      { task_id: seen.id, required_role: 'COORDINATOR', your_role: member.role },
+      askACoordinator(seen.campaignId),
+    );
   }
   // A result returned for rework (or given up after a failed check) leaves the task OPEN with a
   // submission: its reservation may still change, or a worker who never comes back would hold it.

@@ -289,12 +289,23 @@ function claimRefusal(viewer: Viewer, me: string, taskId: string, task: LostClai
 }
 
 function alreadyClaimed(taskId: string, status: string, holder: string | null) {
-  return new DomainError('TASK_ALREADY_CLAIMED', `Task ${taskId} is already claimed by another agent.`, {
-    task_id: taskId,
-    status,
-    // Never the holder's lease id; the holder only where the mode shows other workers.
-    ...(holder ? { agent_id: holder } : {}),
-  });
+  return new DomainError(
+    'TASK_ALREADY_CLAIMED',
+    `Task ${taskId} is already claimed by another agent.`,
+    {
+      task_id: taskId,
+      status,
+      // Never the holder's lease id; the holder only where the mode shows other workers.
+      ...(holder ? { agent_id: holder } : {}),
+    },
+    {
+      next: 'Pick another open task (task_list), or watch for this one to reopen (events_watch: TASK_RELEASED, TASK_LEASE_EXPIRED).',
+      alternatives: [
+        { tool: 'task_list', action: 'Find another open task to claim.', arguments: { status: 'OPEN' } },
+        { tool: 'events_watch', action: 'Wait for this task to reopen.' },
+      ],
+    },
+  );
 }
 
 function isUniqueViolation(err: unknown): boolean {

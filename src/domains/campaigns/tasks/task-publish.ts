@@ -4,7 +4,7 @@ import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { campaignClosed, campaignNotOwned } from '../errors.ts';
 import { type Actor, appendEvent } from '../ledger/ledger.ts';
-import { actorOf, type CampaignRow, type Membership } from '../membership/member.ts';
+import { actorOf, askACoordinator, type CampaignRow, type Membership } from '../membership/member.ts';
 import { escrowIfCovered } from '../rewards/escrow.ts';
 import { type Reward, requireWithinLimits } from '../rewards/reward-terms.ts';
 import { taskRewards } from '../rewards/tables.ts';
@@ -50,6 +50,7 @@ export async function publishTask(
       { campaign_id: m.campaign.id, required_role: 'COORDINATOR', your_role: m.role },
       {
         next: 'Publish it without reward_points or reward_usd, or ask a coordinator to publish the paid task.',
+        alternatives: askACoordinator(m.campaign.id).alternatives,
       },
     );
   }
@@ -58,6 +59,7 @@ export async function publishTask(
       'ROLE_REQUIRED',
       'This campaign lets only coordinators publish tasks (allow_agent_publish is false).',
       { campaign_id: m.campaign.id, required_role: 'COORDINATOR', your_role: m.role },
+      askACoordinator(m.campaign.id),
     );
   }
   return insertTask(

@@ -208,6 +208,24 @@ describe('public documents', () => {
     expect(doc.info.version).toBe('0.9.0');
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/health', '/v1/public/tools', '/mcp']));
     expect(doc.paths['/v1/public/tools'].get.parameters[0]).toMatchObject({ name: 'format', in: 'query' });
+    // Each operation says what it really answers (issue 39): its success status, refusals with
+    // the envelope, 422 with HTTPValidationError where input is validated.
+    const tools = doc.paths['/v1/public/tools'].get.responses;
+    expect(Object.keys(tools)).toEqual(expect.arrayContaining(['200', '4XX', '422', '503']));
+    expect(tools['4XX'].content['application/json'].schema.properties.error.required).toContain(
+      'next_action',
+    );
+    expect(tools['422'].content['application/json'].schema.title).toBe('HTTPValidationError');
+    const created = doc.paths['/v1/owner/tokens']?.post ?? doc.paths['/oauth/register'].post;
+    expect(Object.keys(created.responses)).toContain('201');
+    expect(Object.keys(created.responses)).not.toContain('200');
+    const register = doc.paths['/oauth/register'].post.responses;
+    expect(register['4XX'].content['application/json'].schema.required).toEqual(['error']);
+    const everyOne = Object.values(doc.paths).flatMap((ops) =>
+      Object.values(ops as Record<string, { responses: object }>),
+    );
+    expect(everyOne.every((op) => Object.keys(op.responses).some((code) => /^2\d\d$/.test(code)))).toBe(true);
+    expect(everyOne.every((op) => !Object.keys(op.responses).includes('default'))).toBe(true);
   });
 });
 

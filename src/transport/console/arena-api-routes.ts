@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { answers } from '../http/openapi.ts';
 import type { ConsoleContext } from './context.ts';
 import { idOf } from './id-params.ts';
 
@@ -96,6 +97,7 @@ export async function arenaApiRoutes(
   r.post(
     '/v1/arena/assignments',
     {
+      config: answers([201]),
       schema: {
         tags: ['arena'],
         summary:

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { BOARD_PURPOSES, MAX_BOARD_TASKS, slugArg } from '../../domains/campaigns/index.ts';
+import { answers } from '../http/openapi.ts';
 import type { ConsoleContext } from './context.ts';
 import { idOf } from './id-params.ts';
 
@@ -37,6 +38,7 @@ export async function boardApiRoutes(
   r.post(
     '/v1/boards',
     {
+      config: answers([201]),
       schema: {
         tags,
         summary: "Publish a board of a campaign's open-pickup tasks under a public slug",

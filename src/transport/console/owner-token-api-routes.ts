@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { answers } from '../http/openapi.ts';
 import type { ConsoleContext } from './context.ts';
 
 const tags = ['owner'];
@@ -23,6 +24,7 @@ export async function ownerTokenApiRoutes(
   r.post(
     '/v1/owner/tokens',
     {
+      config: answers([201]),
       schema: {
         tags,
         summary: 'Make an owner API token (console session only); the token is in this answer once',

@@ -9,6 +9,7 @@ import {
   sendsOneFile,
 } from '../../domains/reading/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { answers } from '../http/openapi.ts';
 import type { ConsoleContext } from './context.ts';
 import { idOf } from './id-params.ts';
 
@@ -44,6 +45,7 @@ export async function researchApiRoutes(
   r.post(
     '/v1/research/imports',
     {
+      config: answers([201]),
       bodyLimit: IMPORT_BODY_BYTES,
       schema: {
         tags,

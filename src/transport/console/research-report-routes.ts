@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MAX_STIX_SOURCES } from '../../domains/research/index.ts';
 import { plainLine, plainText } from '../../kernel/plain-text.ts';
+import { answers } from '../http/openapi.ts';
 import type { ConsoleContext } from './context.ts';
 import { idOf } from './id-params.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
@@ -23,6 +24,7 @@ export async function researchReportRoutes(
   r.post(
     '/v1/research/campaigns/:campaign_id/reports',
     {
+      config: answers([201]),
       schema: {
         tags,
         summary:

@@ -3,6 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CURRENCIES, type Currency, toMinor } from '../../domains/funds/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
+import { answers } from '../http/openapi.ts';
 import type { ConsoleContext } from './context.ts';
 import { idOf } from './id-params.ts';
 
@@ -134,6 +135,7 @@ export async function rewardsApiRoutes(
   r.post(
     '/v1/funds/credits',
     {
+      config: answers([200, 201]),
       schema: {
         tags,
         summary: "Credit an owner's balance (operators only; the same as cairn funds add)",

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { answers } from '../http/openapi.ts';
 import type { ConsoleContext } from './context.ts';
 import {
   context,
@@ -106,6 +107,7 @@ export async function skillApiRoutes(
   r.post(
     '/v1/skills/drafts',
     {
+      config: answers([201]),
       schema: {
         tags,
         summary: 'Start a draft (SKILL.md begins with name and description)',
@@ -233,6 +235,7 @@ export async function skillApiRoutes(
   r.post(
     '/v1/skills/drafts/:draft_id/publish',
     {
+      config: answers([201]),
       schema: {
         tags,
         summary: 'Publish the draft as an immutable private version',

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { answers } from '../http/openapi.ts';
 import type { ConsoleContext } from './context.ts';
 import { idOf } from './id-params.ts';
 import { context, fileReadQuery, P, pageQuery, sendFileBytes, tags } from './skill-api-schemas.ts';
@@ -38,6 +39,7 @@ export async function skillArenaApiRoutes(
   r.post(
     '/v1/arena/skill-packages',
     {
+      config: answers([200, 201]),
       schema: {
         tags,
         summary:

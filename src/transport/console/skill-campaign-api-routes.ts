@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LIMITS } from '../../kernel/limits.ts';
+import { answers } from '../http/openapi.ts';
 import type { ConsoleContext } from './context.ts';
 import { idOf } from './id-params.ts';
 import { pageQuery, tagsQuery } from './skill-api-schemas.ts';
@@ -95,6 +96,7 @@ export async function skillCampaignApiRoutes(
   r.post(
     '/v1/campaigns/:campaign_id/skills',
     {
+      config: answers([201]),
       schema: {
         tags,
         summary: 'Add a version of your account to the library (accepted at once: you decide)',
@@ -203,6 +205,7 @@ export async function skillCampaignApiRoutes(
   r.post(
     '/v1/tasks/:task_id/skills',
     {
+      config: answers([201]),
       schema: { tags, summary: 'Attach a skill version to the task', params: taskParams, body: B.AttachBody },
     },
     async (req, reply) =>

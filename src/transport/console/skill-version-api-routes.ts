@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { answers } from '../http/openapi.ts';
 import type { ConsoleContext } from './context.ts';
 import { idOf } from './id-params.ts';
 import {
@@ -87,6 +88,7 @@ export async function skillVersionApiRoutes(
   r.post(
     '/v1/skills/versions/:version_id/grants',
     {
+      config: answers([200, 201]),
       schema: {
         tags,
         summary: 'Let one identity read this version (context OWN) until you revoke it',

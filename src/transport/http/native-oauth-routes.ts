@@ -8,6 +8,7 @@ import { registerRateLimit } from '../shared/rate-limit.ts';
 import { consentCookies } from './consent-cookie.ts';
 import { clientCredentials, guarded, installOAuthErrors, noStore, sendOAuthError } from './oauth-reply.ts';
 import type { OAuthDeps } from './oauth-routes.ts';
+import { answers } from './openapi.ts';
 
 const authorizeQuery = z.object({
   response_type: z.string().max(100).optional(),
@@ -48,7 +49,10 @@ export async function nativeOAuthRoutes(app: FastifyInstance, deps: OAuthDeps): 
 
   app.post(
     '/oauth/register',
-    { schema: { tags: ['oauth'], summary: 'Dynamic client registration (RFC 7591)' } },
+    {
+      config: answers([201]),
+      schema: { tags: ['oauth'], summary: 'Dynamic client registration (RFC 7591)' },
+    },
     async (req, reply) => {
       const parsed = registrationSchema.safeParse(req.body ?? {});
       if (!parsed.success) {

@@ -3,7 +3,7 @@ import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config.ts';
@@ -28,6 +28,7 @@ import { mailCallbackRoutes } from './mail-callbacks.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
 import { nativeOAuthRoutes } from './native-oauth-routes.ts';
 import { type OAuthDeps, oauthRoutes } from './oauth-routes.ts';
+import { openApiTransform } from './openapi.ts';
 import { type PublicDeps, publicRoutes } from './public-routes.ts';
 import { countStatementsPerRequest } from './statement-header.ts';
 
@@ -134,7 +135,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
       servers: [{ url: config.baseUrl }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
-    transform: jsonSchemaTransform,
+    transform: openApiTransform,
   });
   installErrorHandling(app, config.baseUrl);
   refuseIllFormedInput(app);

@@ -412,3 +412,27 @@ describe('only owners activate', () => {
     expect(read.code).toBe('LEASE_REQUIRED');
   });
 });
+
+describe("SPEC's remaining kinds", () => {
+  it('a read refused under a lease is on the ledger with its receipt', async () => {
+    const coordinator = await newMember(server);
+    const worker = await newMember(server);
+    const campaignId = await campaignWith(coordinator, [worker]);
+    const { taskId } = await claimedTask(coordinator, worker, campaignId);
+    const refusal = await refused(
+      worker,
+      'fetch_text',
+      { url: 'http://10.1.2.3/internal', declared_purpose: 'check', task_id: taskId },
+      false,
+    );
+    expect(refusal.code).toBe('ADDRESS_NOT_PUBLIC');
+    const receipt = refusal.details.policy_receipt_id;
+    const events = await eventsOf(coordinator, campaignId);
+    const logged = events.find((e) => e.kind === 'READ_REFUSED');
+    expect(logged).toMatchObject({
+      task_id: taskId,
+      payload: { policy_receipt_id: receipt, reason_code: 'ADDRESS_NOT_PUBLIC', tool: 'fetch_text' },
+    });
+    expect(JSON.stringify(logged)).not.toContain('10.1.2.3');
+  });
+});

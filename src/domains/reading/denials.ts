@@ -6,7 +6,7 @@ import type { Database } from '../../storage/database.ts';
 import type { Caller } from '../identity/types.ts';
 import { alternativesFor, type ReadRefusal } from './refusals.ts';
 import * as repo from './repo.ts';
-import type { ReadCoverage } from './types.ts';
+import type { Coverage, ReadCoverage } from './types.ts';
 
 /**
  * Refusing a read: the DENY receipt that records it, and the moves offered instead, each one
@@ -25,8 +25,8 @@ export interface DenialDeps {
 export interface DenialOptions {
   /** The redirect hops walked before the refusal. */
   hops?: string[] | undefined;
-  /** The caller's read was already covered (the refusal came after the lease check). */
-  covered?: boolean;
+  /** The caller's read was already covered (the refusal came after the lease check): by this. */
+  coverage?: Coverage;
 }
 
 /** Stores the DENY receipt of a refusal and returns the error that carries it. */
@@ -40,24 +40,39 @@ export async function deny(
 ): Promise<DomainError> {
   const now = deps.clock.now();
   const receiptId = newId('pol', now);
-  await repo.insertReceipt(deps.database.db, {
+  const receipt = {
     id: receiptId,
     agentId: caller.agent.id,
     tool,
-    decision: 'DENY',
+    decision: 'DENY' as const,
     reasonCode: refusal.code,
     rule: refusal.rule,
     inputs: { ...inputs, ...(options.hops ? { hops: options.hops } : {}), refusal: refusal.details },
     evidenceId: null,
     createdAt: now,
-  });
+  };
+  const coverage = options.coverage;
+  if (coverage?.campaignId) {
+    // A read refused under a lease is on the campaign's ledger too, with its receipt.
+    await deps.database.transaction(async (tx) => {
+      await repo.insertReceipt(tx, receipt);
+      await deps.coverage.recordRefusal(
+        tx,
+        coverage,
+        { agentId: caller.agent.id, receiptId, code: refusal.code, tool },
+        now,
+      );
+    });
+  } else {
+    await repo.insertReceipt(deps.database.db, receipt);
+  }
   const retryable = refusal.retryable ?? retryableByDefault(refusal.code);
   const alternatives =
     refusal.alternatives ??
     (await alternativesNow(deps, caller, tool, refusal.code, {
       url: typeof inputs.url === 'string' ? inputs.url : null,
       retryable,
-      covered: options.covered ?? false,
+      covered: options.coverage !== undefined,
     }));
   return new DomainError(
     refusal.code,

@@ -118,7 +118,7 @@ export class ReadingService {
           req.tool,
           inputs(),
           upstreamStatusRefusal(fetched.status, fetched.url),
-          { hops: fetched.hops, covered: true },
+          { hops: fetched.hops, coverage },
         );
       }
       parsed = await this.parser.parse({
@@ -130,7 +130,7 @@ export class ReadingService {
       if (err instanceof DomainError) throw err;
       const refusal = refusalOf(err);
       if (!refusal) throw err;
-      throw await this.refuse(caller, req.tool, inputs(), refusal, { covered: true });
+      throw await this.refuse(caller, req.tool, inputs(), refusal, { coverage });
     }
     if (parsed.surface) {
       const refusal: ReadRefusal =
@@ -147,7 +147,7 @@ export class ReadingService {
               message: `${fetched.url.slice(0, 300)} is an application shell with no readable text.`,
               details: { final_url: fetched.url },
             };
-      throw await this.refuse(caller, req.tool, inputs(), refusal, { hops: fetched.hops, covered: true });
+      throw await this.refuse(caller, req.tool, inputs(), refusal, { hops: fetched.hops, coverage });
     }
     return this.record(caller, req, coverage, fetched, parsed, inputs());
   }

@@ -17,6 +17,16 @@ export interface ReadCoverage {
     evidence: { id: string; agentId: string | null },
     now: Date,
   ): Promise<void>;
+  /**
+   * Puts a refused read made under a lease on its campaign's ledger (SPEC: the ledger records
+   * refusals), in the transaction that stores its DENY receipt.
+   */
+  recordRefusal(
+    ex: Executor,
+    coverage: Coverage,
+    refusal: { agentId: string; receiptId: string; code: string; tool: string },
+    now: Date,
+  ): Promise<void>;
   /** Evidence (rows of `evidence`) other identities share with this agent; null when none can be. */
   sharedEvidence(agentId: string): SQL | null;
   /** Evidence in campaigns this owner owns (rows of `evidence`), beyond its own imports; null when none can be. */
@@ -82,6 +92,7 @@ export interface Coverage {
 export const noCampaigns: ReadCoverage = {
   coverRead: async (_ex, _caller, taskId) => ({ campaignId: null, taskId, leaseId: null }),
   recordRead: async () => {},
+  recordRefusal: async () => {},
   sharedEvidence: () => null,
   ownerEvidence: () => null,
   bindImport: async (_ex, _importer, campaignId, taskId) => {

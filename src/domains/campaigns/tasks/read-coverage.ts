@@ -166,8 +166,45 @@ async function recordRead(
   );
 }
 
+/**
+ * A read refused under a lease, on the ledger (SPEC: the ledger records refusals): the tool, the
+ * reason code and the DENY receipt (policy_explain explains it), never the URL, which may be what
+ * was refused (a credential in it).
+ */
+async function recordRefusal(
+  ex: Executor,
+  coverage: Coverage,
+  refusal: { agentId: string; receiptId: string; code: string; tool: string },
+  now: Date,
+): Promise<void> {
+  if (!coverage.campaignId) return;
+  const [member] = await ex
+    .select({ role: campaignMembers.role })
+    .from(campaignMembers)
+    .where(
+      and(eq(campaignMembers.campaignId, coverage.campaignId), eq(campaignMembers.agentId, refusal.agentId)),
+    );
+  await appendEvent(
+    ex,
+    coverage.campaignId,
+    {
+      kind: 'READ_REFUSED',
+      actor: { agentId: refusal.agentId, role: member?.role ?? 'PARTICIPANT' },
+      taskId: coverage.taskId,
+      payload: {
+        policy_receipt_id: refusal.receiptId,
+        reason_code: refusal.code,
+        tool: refusal.tool,
+        lease_id: coverage.leaseId,
+      },
+    },
+    now,
+  );
+}
+
 export const campaignCoverage: ReadCoverage = {
   coverRead,
+  recordRefusal,
   recordRead,
   bindImport,
   recordImport,

@@ -76,6 +76,28 @@ export class GuardedFetcher {
   }
 
   /**
+   * What readPage checks of a URL before any request, without contacting anything (policy_explain's
+   * simulation): the URL itself, sign-in surfaces, internal host names and literal addresses.
+   * Name resolution, robots.txt and redirects happen only when the page is read. Throws NetRefusal.
+   */
+  preflight(rawUrl: string): void {
+    const url = checkTargetUrl(rawUrl, this.policy.ports, this.policy.allow);
+    refuseSignIn(url);
+    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    if (this.policy.allow.has(host) || this.policy.allow.has(`${host}:${portOf(url)}`)) return;
+    if (isBlockedHostName(host))
+      throw new NetRefusal('HOST_BLOCKED', `${host} is an internal name.`, { host });
+    const literal = literalAddress(host);
+    const verdict = literal ? checkAddress(literal) : null;
+    if (verdict && !verdict.allowed) {
+      throw new NetRefusal('ADDRESS_NOT_PUBLIC', `${host} is a non-public address (${verdict.reason}).`, {
+        host,
+        range: verdict.reason,
+      });
+    }
+  }
+
+  /**
    * A GET of an operator-configured service (web search providers) at a URL Cairn built from
    * configuration and, say, an agent's search query. Only its scheme is checked: the operator
    * chose the endpoint, its port and its host (which counts as allowed, so a SearXNG on a

@@ -435,4 +435,33 @@ describe("SPEC's remaining kinds", () => {
     });
     expect(JSON.stringify(logged)).not.toContain('10.1.2.3');
   });
+
+  it('policy_explain on a URL not read stores a simulate receipt of what a read would be decided', async () => {
+    const reader = await newMember(server);
+    // Never resolved nor requested: a simulation contacts nothing.
+    const allowed = await ok(reader, 'policy_explain', { url: 'https://cairn-never.invalid/page' }, false);
+    expect(allowed).toMatchObject({
+      decision: 'SIMULATE',
+      would_decide: 'ALLOW_ONCE',
+      reason_code: 'PUBLIC_READ',
+      inputs: { not_checked: expect.stringContaining('robots.txt') },
+      next_steps: [{ tool: 'fetch_text', arguments: { url: 'https://cairn-never.invalid/page' } }],
+    });
+    const denied = await ok(reader, 'policy_explain', { url: 'http://10.9.8.7/admin' }, false);
+    expect(denied).toMatchObject({
+      decision: 'SIMULATE',
+      would_decide: 'DENY',
+      reason_code: 'ADDRESS_NOT_PUBLIC',
+    });
+    expect(Array.isArray(denied.allowed_alternatives)).toBe(true);
+    const again = await ok(reader, 'policy_explain', { receipt_id: denied.receipt_id }, false);
+    expect(again).toMatchObject({ decision: 'SIMULATE', reason_code: 'ADDRESS_NOT_PUBLIC' });
+    const both = await refused(
+      reader,
+      'policy_explain',
+      { receipt_id: denied.receipt_id, url: 'https://a.example/' },
+      false,
+    );
+    expect(both.code).toBe('VALIDATION_FAILED');
+  });
 });

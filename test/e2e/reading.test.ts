@@ -398,6 +398,9 @@ describe('stored evidence', () => {
       source: 'STORED_COPY',
       evidence_id: first.body.evidence_id,
       policy: first.body.policy,
+      // SPEC's SNAPSHOT provenance: a server read served again from the stored copy.
+      provenance: 'SNAPSHOT',
+      recorded_provenance: 'SERVER_FETCH',
     });
     const latest = await callTool(reader, 'fetch_snapshot', { url: `${site.origin}/plain.txt` });
     expect(latest.body.evidence_id).toBe(second.body.evidence_id);

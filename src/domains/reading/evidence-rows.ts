@@ -7,7 +7,7 @@ import type { Caller } from '../identity/types.ts';
 import type { ReceiptRow } from './repo.ts';
 import type { Coverage, EvidenceRecord, ReadRequest } from './types.ts';
 
-const PUBLIC_READ_RULE =
+export const PUBLIC_READ_RULE =
   'Anonymous GET of a public http(s) URL: every hop passed the address, URL, sign-in and robots.txt checks; no cookies, credentials or referrer were sent.';
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { defineTool } from '../operations/index.ts';
 import { presentRead, presentReceipt } from './present.ts';
@@ -118,7 +119,7 @@ const fetchSnapshot = defineTool({
   name: 'fetch_snapshot',
   group: 'Read',
   description:
-    'A stored copy: by evidence_id, or the latest visible copy of a url (read before earlier_than when given). Never contacts the site.',
+    'A stored copy: by evidence_id, or the latest visible copy of a url (read before earlier_than when given). Never contacts the site; a copy of a server read is served with provenance SNAPSHOT.',
   args: {
     evidence_id: evidenceIdArg.optional(),
     url: urlArg.optional(),
@@ -143,30 +144,71 @@ const fetchSnapshot = defineTool({
       maxChars: input.maxChars,
       find: input.find,
     });
-    return { ...presentRead(evidence, receipt, window), source: 'STORED_COPY' };
+    return {
+      ...presentRead(evidence, receipt, window),
+      source: 'STORED_COPY',
+      // SPEC's SNAPSHOT provenance: what Cairn read, served again from its stored copy (the record
+      // itself stays SERVER_FETCH: it is one read). Imports, submissions and mail keep theirs.
+      provenance: evidence.provenance === 'SERVER_FETCH' ? 'SNAPSHOT' : evidence.provenance,
+      recorded_provenance: evidence.provenance,
+    };
   },
 });
 
 const explainPolicy = defineTool({
   name: 'policy_explain',
   group: 'Read',
-  description: 'The rule and the inputs behind a policy receipt (allow or deny) of this identity.',
+  description:
+    'The rule and the inputs behind a policy receipt (allow, deny or simulate) of this identity; or, given a url instead, what a read of it would be decided now, without fetching it: a SIMULATE receipt with would_decide (ALLOW_ONCE or DENY) and, for a refusal, the moves that can succeed.',
   args: {
     receipt_id: z
       .string()
       .regex(/^pol_[0-9A-Za-z]{1,64}$/, 'a receipt id starts with pol_')
-      .describe('A policy receipt id (pol_…).'),
+      .describe('A policy receipt id (pol_…).')
+      .optional(),
+    url: urlArg.describe('A URL to check as a read of it would be checked, without reading it.').optional(),
+    task_id: taskIdArg.describe('With url: the task whose lease the read would be made under.').optional(),
   },
   mutates: false,
   audience: READERS,
   handler: async (ctx: ReadCtx, input) => {
-    const receipt = await ctx.services.reading.receipt(ctx.caller, input.receiptId);
+    const reading = ctx.services.reading;
+    if ((input.receiptId === undefined) === (input.url === undefined) || (input.taskId && !input.url)) {
+      throw new DomainError(
+        'VALIDATION_FAILED',
+        'Give receipt_id, or url (with task_id if you like): one of the two.',
+        {
+          detail: [{ loc: ['arguments'], msg: 'exactly one of receipt_id and url', type: 'value_error' }],
+        },
+      );
+    }
+    if (input.url !== undefined) {
+      const { receipt } = await reading.simulate(ctx.caller, {
+        url: input.url,
+        taskId: input.taskId ?? null,
+      });
+      const denied = receipt.inputs.would_decide === 'DENY';
+      return {
+        ...presentReceipt(receipt),
+        would_decide: receipt.inputs.would_decide,
+        ...(denied
+          ? { allowed_alternatives: await reading.alternativesTo(ctx.caller, receipt) }
+          : {
+              next_steps: [
+                {
+                  tool: 'fetch_text',
+                  action: 'Read it (the address, robots.txt and the page are checked then).',
+                  arguments: { url: input.url, ...(input.taskId ? { task_id: input.taskId } : {}) },
+                },
+              ],
+            }),
+      };
+    }
+    const receipt = await reading.receipt(ctx.caller, input.receiptId as string);
     return {
       ...presentReceipt(receipt),
       ...(receipt.decision === 'DENY'
-        ? {
-            allowed_alternatives: await ctx.services.reading.alternativesTo(ctx.caller, receipt),
-          }
+        ? { allowed_alternatives: await reading.alternativesTo(ctx.caller, receipt) }
         : {}),
     };
   },

@@ -9,7 +9,8 @@ export interface ReceiptRow {
   id: string;
   agentId: string;
   tool: string;
-  decision: 'ALLOW_ONCE' | 'DENY';
+  /** SIMULATE: policy_explain's verdict on a URL not read (inputs.would_decide says which). */
+  decision: 'ALLOW_ONCE' | 'DENY' | 'SIMULATE';
   reasonCode: string;
   rule: string;
   inputs: Record<string, unknown>;

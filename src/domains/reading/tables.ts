@@ -25,7 +25,7 @@ export const policyReceipts = pgTable(
       .notNull()
       .references(() => agents.id),
     tool: text('tool').notNull(),
-    decision: text('decision', { enum: ['ALLOW_ONCE', 'DENY'] }).notNull(),
+    decision: text('decision', { enum: ['ALLOW_ONCE', 'DENY', 'SIMULATE'] }).notNull(),
     reasonCode: text('reason_code').notNull(),
     rule: text('rule').notNull(),
     inputs: jsonb('inputs').$type<Record<string, unknown>>().notNull(),

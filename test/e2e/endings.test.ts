@@ -144,6 +144,25 @@ describe('closing a campaign', () => {
     }
     const late = await newMember(server);
     expect((await refused(late, 'campaign_join', { campaign_id: campaignId })).code).toBe('CAMPAIGN_CLOSED');
+    // The owner's doors refuse new work in it as well, each with CAMPAIGN_CLOSED.
+    for (const [path, body] of [
+      [`/v1/campaigns/${campaignId}/messages`, { type: 'NOTE', content: 'One more thing.' }],
+      [
+        '/v1/boards',
+        {
+          slug: `late-${Date.now()}`,
+          title: 'Late',
+          purpose: 'WORK',
+          campaign_id: campaignId,
+          task_ids: [openTask],
+        },
+      ],
+      ['/v1/research/imports', { campaign_id: campaignId, format: 'log', text: 'a line\n' }],
+      [`/v1/research/campaigns/${campaignId}/settings`, { tlp: 'TLP:RED' }],
+    ] as const) {
+      const res = await ownerApi(server, token, 'POST', path, body);
+      expect([res.status, res.body.error?.code], path).toEqual([409, 'CAMPAIGN_CLOSED']);
+    }
     const publish = await ownerApi(server, token, 'POST', `/v1/campaigns/${campaignId}/close`, {});
     expect(publish.body).toMatchObject({ status: 'CLOSED', already_closed: true });
   });

@@ -466,6 +466,21 @@ describe('one bounded proposal', () => {
     expect(seen).toMatchObject({ state: 'STOPPED', stop_reason: 'CAMPAIGN_CLOSED' });
   });
 
+  it("an owner's decision on a request of a campaign that closed stops it with CAMPAIGN_CLOSED", async () => {
+    const { coordinator, campaignId, call } = await campaignCalling(word());
+    const applicant = await matchingMember(server);
+    const id = (await applyTo(applicant, call, 'Hello.')).matching_request_id as string;
+    await ok(coordinator, 'matching_respond', { matching_request_id: id, decision: 'ACCEPT' });
+    expect(
+      (await ownerApi(server, coordinator.ownerToken, 'POST', `/v1/campaigns/${campaignId}/close`, {}))
+        .status,
+    ).toBe(200);
+    const late = await decide(coordinator, id, 'ACCEPT');
+    expect([late.status, late.body.error.code]).toEqual([409, 'CAMPAIGN_CLOSED']);
+    const got = await ownerApi(server, applicant.ownerToken, 'GET', `/v1/matching/requests/${id}`);
+    expect(got.body).toMatchObject({ state: 'STOPPED', stop_reason: 'CAMPAIGN_CLOSED' });
+  });
+
   it('keeps at most 20 requests of one requester open at once', async () => {
     const topic = word();
     const { coordinator, call } = await campaignCalling(topic);

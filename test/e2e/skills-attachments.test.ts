@@ -214,6 +214,33 @@ describe('READ_BEFORE_COMPLETION', () => {
     expect(foreign.status).toBe(404);
   });
 
+  it("a closed campaign's library and task skills no longer change (CAMPAIGN_CLOSED)", async () => {
+    const { coordinator, campaignId } = await crew();
+    const skill = await publishSkill(coordinator);
+    const taskId = await publishTask(coordinator, campaignId);
+    const token = await ownerTokenOf(server, coordinator);
+    expect((await ownerApi(server, token, 'POST', `/v1/campaigns/${campaignId}/close`, {})).status).toBe(200);
+    // The coordinator leads another, open campaign, so the tools stay offered to it.
+    await campaignWith(coordinator, []);
+    const proposed = await refused(coordinator, 'campaign_skill_propose', {
+      campaign_id: campaignId,
+      version_id: skill.versionId,
+    });
+    expect(proposed.code).toBe('CAMPAIGN_CLOSED');
+    const attached = await refused(coordinator, 'task_skill_attach', {
+      task_id: taskId,
+      version_id: skill.versionId,
+      purpose: 'Too late.',
+      order: 1,
+      delivery: 'RECOMMENDED',
+    });
+    expect(attached.code).toBe('CAMPAIGN_CLOSED');
+    const byOwner = await ownerApi(server, token, 'POST', `/v1/campaigns/${campaignId}/skills`, {
+      version_id: skill.versionId,
+    });
+    expect([byOwner.status, byOwner.body.error?.code]).toEqual([409, 'CAMPAIGN_CLOSED']);
+  });
+
   it('holds the cap of 20 attachments a task under concurrent attaches', async () => {
     const { coordinator, campaignId } = await crew();
     const taskId = await publishTask(coordinator, campaignId);

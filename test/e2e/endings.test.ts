@@ -258,9 +258,19 @@ describe('membership ends', () => {
     const workerOwner = await ownerTokenOf(server, worker);
     const path = (agent: string) => `/v1/campaigns/${campaignId}/members/${agent}/remove`;
 
-    // The worker's owner may withdraw only its own agent; it learns nothing of the others.
+    // The worker's owner may withdraw only its own agent; it learns nothing of the others, nor
+    // of a campaign its agent has nothing to do with.
     const notTheirs = await ownerApi(server, workerOwner, 'POST', path(other.agentId), {});
     expect([notTheirs.status, notTheirs.body.error.code]).toEqual([404, 'NOT_FOUND']);
+    const unrelated = await campaignWith(other, []);
+    const probe = await ownerApi(
+      server,
+      workerOwner,
+      'POST',
+      `/v1/campaigns/${unrelated}/members/${worker.agentId}/remove`,
+      {},
+    );
+    expect([probe.status, probe.body.error.code]).toEqual([404, 'NOT_FOUND']);
     const withdrawn = await ownerApi(server, workerOwner, 'POST', path(worker.agentId), {
       reason: 'needed elsewhere',
     });

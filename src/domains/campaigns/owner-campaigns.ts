@@ -226,7 +226,10 @@ export class CampaignOwnerService {
         );
       }
       const agent = campaign ? await findAgent(tx, agentId) : null;
-      if (!campaign || agent?.ownerId !== ownerId) throw campaignNotOwned(campaignId);
+      // Only a campaign the owner's agent is tied to is answered; any other is NOT_FOUND, so
+      // another owner's campaign ids cannot be probed through here.
+      const tied = agent?.ownerId === ownerId ? await members.lockMember(tx, campaignId, agentId) : null;
+      if (!campaign || !tied) throw campaignNotOwned(campaignId);
       // Another owner's campaign: the ledger says the member's owner withdrew it, not who that is.
       return endMembership(
         tx,

@@ -126,6 +126,15 @@ function readsOnOwnMode(caller: Caller): boolean {
   return caller.agent.mode === 'READ' && inactiveReason(caller.agent) === null;
 }
 
+/** The reader's role in the campaign its lease is in, as its ledger events name it. */
+async function roleIn(ex: Executor, campaignId: string, agentId: string) {
+  const [member] = await ex
+    .select({ role: campaignMembers.role })
+    .from(campaignMembers)
+    .where(and(eq(campaignMembers.campaignId, campaignId), eq(campaignMembers.agentId, agentId)));
+  return member?.role ?? 'PARTICIPANT';
+}
+
 /** A read under a lease joins its campaign's evidence and ledger, in the transaction storing it. */
 async function recordRead(
   ex: Executor,
@@ -134,19 +143,14 @@ async function recordRead(
   now: Date,
 ): Promise<void> {
   if (!coverage.campaignId) return;
-  const [member] = await ex
-    .select({ role: campaignMembers.role })
-    .from(campaignMembers)
-    .where(
-      and(eq(campaignMembers.campaignId, coverage.campaignId), eq(campaignMembers.agentId, evidence.agentId)),
-    );
+  const role = await roleIn(ex, coverage.campaignId, evidence.agentId);
   await ex
     .insert(campaignEvidence)
     .values({
       campaignId: coverage.campaignId,
       evidenceId: evidence.id,
       agentId: evidence.agentId,
-      authorRole: member?.role ?? 'PARTICIPANT',
+      authorRole: role,
       taskId: coverage.taskId,
       note: null,
       createdAt: now,
@@ -157,7 +161,7 @@ async function recordRead(
     coverage.campaignId,
     {
       kind: 'EVIDENCE_READ',
-      actor: { agentId: evidence.agentId, role: member?.role ?? 'PARTICIPANT' },
+      actor: { agentId: evidence.agentId, role },
       taskId: coverage.taskId,
       evidenceIds: [evidence.id],
       payload: { evidence_id: evidence.id, lease_id: coverage.leaseId, provenance: 'SERVER_FETCH' },
@@ -178,18 +182,13 @@ async function recordRefusal(
   now: Date,
 ): Promise<void> {
   if (!coverage.campaignId) return;
-  const [member] = await ex
-    .select({ role: campaignMembers.role })
-    .from(campaignMembers)
-    .where(
-      and(eq(campaignMembers.campaignId, coverage.campaignId), eq(campaignMembers.agentId, refusal.agentId)),
-    );
+  const role = await roleIn(ex, coverage.campaignId, refusal.agentId);
   await appendEvent(
     ex,
     coverage.campaignId,
     {
       kind: 'READ_REFUSED',
-      actor: { agentId: refusal.agentId, role: member?.role ?? 'PARTICIPANT' },
+      actor: { agentId: refusal.agentId, role },
       taskId: coverage.taskId,
       payload: {
         policy_receipt_id: refusal.receiptId,

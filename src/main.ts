@@ -5,7 +5,12 @@ import type { Logger } from 'pino';
 import { type AnyCommand, BOOLEAN_FLAGS, COMMANDS, findCommand, USAGE } from './cli/commands.ts';
 import { type Config, ConfigError, loadConfig } from './config/config.ts';
 import { ArenaKeys, builtinChallenges, ChallengeRegistry } from './domains/arena/index.ts';
-import { closeByOperator, RewardOwnerService } from './domains/campaigns/index.ts';
+import {
+  closeByOperator,
+  RewardOwnerService,
+  resumeByOperator,
+  stopByOperator,
+} from './domains/campaigns/index.ts';
 import { TABLES } from './domains/catalog.ts';
 import { FundsService, ManualCredit } from './domains/funds/index.ts';
 import { IdentityService, mcpResource } from './domains/identity/index.ts';
@@ -164,6 +169,8 @@ async function admin(config: Config, command: AnyCommand, flags: Record<string, 
       rewards: new RewardOwnerService(database, systemClock, '', config.baseUrl),
       campaigns: {
         close: (id: string, reason?: string) => closeByOperator(database, systemClock, id, reason),
+        stop: (id: string, reason?: string) => stopByOperator(database, systemClock, id, reason),
+        resume: (id: string) => resumeByOperator(database, systemClock, id),
       },
       arenaKeys: async () =>
         new ArenaKeys(

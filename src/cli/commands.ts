@@ -30,13 +30,22 @@ export interface CliServices {
   identity: IdentityService;
   funds: FundsService;
   rewards: RewardOwnerService;
-  /** Closing a campaign on its owner's behalf (docs/campaign-lifecycle.md). */
-  campaigns: { close(campaignId: string, reason?: string): Promise<object> };
+  /** Stopping, resuming and closing a campaign on its owner's behalf (docs/campaign-lifecycle.md). */
+  campaigns: {
+    close(campaignId: string, reason?: string): Promise<object>;
+    stop(campaignId: string, reason?: string): Promise<object>;
+    resume(campaignId: string): Promise<object>;
+  };
   /** The score-signing keys; made on first use, since only they need the server secret. */
   arenaKeys(): Promise<ArenaKeys>;
 }
 
 const define = <F extends z.ZodObject>(c: Command<F>) => c;
+
+const campaignIdFlag = z
+  .string()
+  .trim()
+  .regex(/^cmp_[0-9A-Za-z]{1,64}$/, 'must be a campaign id (cmp_…)');
 
 /** Flags that take no value (`--reviewer`); every other flag is a string its command's schema checks. */
 export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set(['reviewer']);
@@ -202,14 +211,24 @@ export const COMMANDS = {
       'cairn campaign close --campaign ID [--reason R] [--json]   (closes it for its owner of record: unfinished tasks are cancelled and refunded, boards withdrawn; docs/campaign-lifecycle.md)',
     flags: z
       .object({
-        campaign: z
-          .string()
-          .trim()
-          .regex(/^cmp_[0-9A-Za-z]{1,64}$/, 'must be a campaign id (cmp_…)'),
+        campaign: campaignIdFlag,
         reason: z.string().trim().min(1).max(500).optional(),
       })
       .strict(),
     run: ({ campaigns }, f) => campaigns.close(f.campaign, f.reason),
+  }),
+  'campaign stop': define({
+    usage:
+      'cairn campaign stop --campaign ID [--reason R] [--json]   (running leases finish; no new claims, tasks, members, mail or board entries; then resume or close it)',
+    flags: z
+      .object({ campaign: campaignIdFlag, reason: z.string().trim().min(1).max(500).optional() })
+      .strict(),
+    run: ({ campaigns }, f) => campaigns.stop(f.campaign, f.reason),
+  }),
+  'campaign resume': define({
+    usage: 'cairn campaign resume --campaign ID [--json]   (a stopped campaign takes new work again)',
+    flags: z.object({ campaign: campaignIdFlag }).strict(),
+    run: ({ campaigns }, f) => campaigns.resume(f.campaign),
   }),
   'agent revoke': define({
     usage: 'cairn agent revoke --agent AGT [--json]   (every credential of it stops working at once)',

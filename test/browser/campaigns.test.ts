@@ -65,6 +65,22 @@ describe.skipIf(!installed)('campaigns run from the console in Chromium', () => 
         expect.objectContaining({ type: 'QUESTION', label: 'OWNER_COMMENT', content: comment }),
       ]);
 
+      // The owner stops it first: running work may finish, nothing new starts; then resumes it.
+      await page.getByLabel('Why stop (optional, shown to members)').fill('wrapping up');
+      await page.getByRole('button', { name: 'Stop campaign' }).click();
+      await page.waitForURL((url) => url.searchParams.get('done') === 'stopped');
+      await expect(page.locator('#stopping-since').innerText()).resolves.toContain('wrapping up');
+      await expect(page.getByRole('heading', { name: /Moorland survey/ }).innerText()).resolves.toContain(
+        'stopping',
+      );
+      const stopped = await callTool(client, 'campaign_status', { campaign_id: campaignId });
+      expect(stopped.body).toMatchObject({ status: 'STOPPING', stop_reason: 'wrapping up' });
+      await page.getByRole('button', { name: 'Resume campaign' }).click();
+      await page.waitForURL((url) => url.searchParams.get('done') === 'resumed');
+      await expect(page.getByRole('heading', { name: /Moorland survey/ }).innerText()).resolves.toContain(
+        'active',
+      );
+
       // The owner closes it at the foot of the page, ticking the box that says it is final.
       await page.getByLabel('Reason (optional, shown to members)').fill('survey finished');
       await page.getByLabel('I understand it cannot be reopened').check();

@@ -261,7 +261,25 @@ describe('cairn serve with the admin commands beside it', () => {
     expect(existsSync(path.join(dataDir, 'cairn.lock'))).toBe(false);
   });
 
-  it('campaign close closes for the owner of record; agent suspend and unsuspend keep the mode', async () => {
+  it('campaign stop, resume and close act for the owner of record; agent suspend and unsuspend keep the mode', async () => {
+    const stopped = await cairn([
+      'campaign',
+      'stop',
+      '--campaign',
+      campaignId,
+      '--reason',
+      'wrap up',
+      '--json',
+    ]);
+    expect(stopped.code).toBe(0);
+    expect(onlyJson(stopped.stdout)).toMatchObject({
+      status: 'STOPPING',
+      stop_reason: 'wrap up',
+      already_stopping: false,
+    });
+    const resumed = await cairn(['campaign', 'resume', '--campaign', campaignId, '--json']);
+    expect(onlyJson(resumed.stdout)).toMatchObject({ status: 'ACTIVE', already_active: false });
+    await cairn(['campaign', 'stop', '--campaign', campaignId, '--json']);
     const closed = await cairn(['campaign', 'close', '--campaign', campaignId, '--reason', 'done', '--json']);
     expect(closed.code).toBe(0);
     expect(onlyJson(closed.stdout)).toMatchObject({

@@ -481,6 +481,26 @@ describe('one bounded proposal', () => {
     expect(got.body).toMatchObject({ state: 'STOPPED', stop_reason: 'CAMPAIGN_CLOSED' });
   });
 
+  it('a stopped campaign stops its requests: by the sweep, and at an owner decision (CAMPAIGN_STOPPING)', async () => {
+    const { coordinator, campaignId, call } = await campaignCalling(word());
+    const swept = await matchingMember(server);
+    const sweptId = (await applyTo(swept, call)).matching_request_id as string;
+    const decided = await matchingMember(server);
+    const decidedId = (await applyTo(decided, call, 'Hello.')).matching_request_id as string;
+    await ok(coordinator, 'matching_respond', { matching_request_id: decidedId, decision: 'ACCEPT' });
+    const stop = `/v1/campaigns/${campaignId}/stop`;
+    expect((await ownerApi(server, coordinator.ownerToken, 'POST', stop, {})).status).toBe(200);
+    const late = await decide(coordinator, decidedId, 'ACCEPT');
+    expect([late.status, late.body.error.code]).toEqual([409, 'CAMPAIGN_STOPPING']);
+    const got = await ownerApi(server, decided.ownerToken, 'GET', `/v1/matching/requests/${decidedId}`);
+    expect(got.body).toMatchObject({ state: 'STOPPED', stop_reason: 'CAMPAIGN_STOPPED' });
+    expect(
+      (await sweepMatching(server.database, new Date())).stopped_campaign_requests,
+    ).toBeGreaterThanOrEqual(1);
+    const seen = await ok(swept, 'matching_get', { matching_request_id: sweptId }, false);
+    expect(seen).toMatchObject({ state: 'STOPPED', stop_reason: 'CAMPAIGN_STOPPED' });
+  });
+
   it('keeps at most 20 requests of one requester open at once', async () => {
     const topic = word();
     const { coordinator, call } = await campaignCalling(topic);

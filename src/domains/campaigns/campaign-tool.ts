@@ -67,15 +67,17 @@ export function memberTool<A extends z.ZodRawShape, O>(
   spec: Omit<CampaignToolSpec<A, O>, 'handler'> & {
     /** Whether a closed campaign refuses it; by default, when it mutates. */
     forChange?: boolean;
+    /** Whether it starts new work, which a stopping campaign refuses too. */
+    forNew?: boolean;
     handler(ctx: CampaignCtx, input: Input<A>, member: Membership): Promise<O>;
   },
 ) {
-  const { forChange = spec.mutates, ...rest } = spec;
+  const { forChange = spec.mutates, forNew = false, ...rest } = spec;
   return campaignTool<A, O>({
     ...rest,
     handler: async (ctx, input) => {
       const { campaignId } = input as { campaignId?: string };
-      const member = await requireMembership(ctx.ex, ctx.caller, campaignId, { forChange });
+      const member = await requireMembership(ctx.ex, ctx.caller, campaignId, { forChange, forNew });
       return spec.handler(ctx, input, member);
     },
   });

@@ -30,6 +30,13 @@ export const CAMPAIGN_ERRORS = declareErrors('campaigns', {
     when: 'The campaign is closed; nothing more can be added to it.',
     next: 'Read its ledger and results; start new work in another campaign.',
   },
+  CAMPAIGN_STOPPING: {
+    httpStatus: 409,
+    retryable: false,
+    otherReaders: 'WAIT_FOR_OWNER',
+    when: 'The owner of record stopped the campaign: running leases finish, but no new claims, tasks, members, mail or board entries are accepted.',
+    next: 'Finish and submit work you hold (task_heartbeat, task_complete); read the campaign; the owner may resume it or close it.',
+  },
   OWNER_APPROVAL_PENDING: {
     httpStatus: 409,
     retryable: true,
@@ -249,3 +256,38 @@ export const campaignNotOwned = (campaignId: string) =>
 
 export const campaignClosed = (campaignId: string) =>
   new DomainError('CAMPAIGN_CLOSED', `Campaign ${campaignId} is closed.`, { campaign_id: campaignId });
+
+/**
+ * A stopped campaign refuses what would start new work. An agent is offered what it may still
+ * do (read the campaign, see its own tasks); an owner's door names the owner's moves instead.
+ */
+export const campaignStopping = (campaignId: string, caller: 'AGENT' | 'OWNER') =>
+  new DomainError(
+    'CAMPAIGN_STOPPING',
+    `Campaign ${campaignId} is stopping: running work finishes, nothing new starts.`,
+    { campaign_id: campaignId, status: 'STOPPING' },
+    caller === 'AGENT'
+      ? {
+          next: 'Finish and submit the tasks you hold (task_heartbeat, task_complete); campaign_status shows the campaign.',
+          alternatives: [
+            {
+              tool: 'campaign_status',
+              action: 'See the campaign and what still runs.',
+              arguments: { campaign_id: campaignId },
+            },
+            { tool: 'task_list', action: 'See your tasks in it.', arguments: { campaign_id: campaignId } },
+          ],
+        }
+      : {
+          next: `Resume the campaign (POST /v1/campaigns/${campaignId}/resume) to accept new work, or close it (POST /v1/campaigns/${campaignId}/close).`,
+        },
+  );
+
+/** Refuses what starts new work unless the campaign is ACTIVE: CLOSED and STOPPING say which. */
+export function requireTakingNew(
+  campaign: { id: string; status: 'ACTIVE' | 'STOPPING' | 'CLOSED' },
+  caller: 'AGENT' | 'OWNER',
+): void {
+  if (campaign.status === 'CLOSED') throw campaignClosed(campaign.id);
+  if (campaign.status === 'STOPPING') throw campaignStopping(campaign.id, caller);
+}

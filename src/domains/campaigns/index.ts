@@ -41,9 +41,11 @@ export { type DeliveryOutcome, MAIL_CHANNEL, type RecipientVerdict } from './mai
 export { MailService } from './mail/owner-mail.ts';
 export { sweepMail } from './mail/retention.ts';
 export { closeByOperator } from './membership/campaign-close.ts';
+export { resumeByOperator, stopByOperator } from './membership/campaign-stop.ts';
 export {
   admitMatched,
   campaignForMatching,
+  campaignInStatusSql,
   coordinatedCampaignIds,
   isActiveMember,
   type MatchingCampaign,

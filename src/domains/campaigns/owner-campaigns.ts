@@ -9,6 +9,7 @@ import type { LedgerWaiter } from './ledger/ledger-waiter.ts';
 import { waitForOwnerEvents } from './ledger/owner-watch.ts';
 import { closeCampaign } from './membership/campaign-close.ts';
 import { createCampaignForOwner, type NewCampaign } from './membership/campaign-create.ts';
+import { resumeCampaign, stopCampaign } from './membership/campaign-stop.ts';
 import type { CampaignRow, MemberRole } from './membership/member.ts';
 import * as members from './membership/members-repo.ts';
 import { decideInvitation, inviteAgent } from './membership/membership-changes.ts';
@@ -207,6 +208,16 @@ export class CampaignOwnerService {
     return closeCampaign(this.database, this.clock, (ex) => ownedCampaign(ex, ownerId, campaignId), reason);
   }
 
+  /** Stops one of the owner's campaigns: running leases finish, nothing new starts. */
+  stop(ownerId: string, campaignId: string, reason?: string) {
+    return stopCampaign(this.database, this.clock, (ex) => ownedCampaign(ex, ownerId, campaignId), reason);
+  }
+
+  /** Resumes a stopped campaign: it takes new work again. */
+  resume(ownerId: string, campaignId: string) {
+    return resumeCampaign(this.database, this.clock, (ex) => ownedCampaign(ex, ownerId, campaignId));
+  }
+
   /**
    * Ends a membership from the owner side: the owner of record removes any member (REMOVED); the
    * member's own owner withdraws it from someone else's campaign (WITHDRAWN). For anyone else the
@@ -263,7 +274,7 @@ async function ownedCampaign(ex: Executor, ownerId: string, campaignId: string):
 }
 
 function requireOpen(campaign: CampaignRow): CampaignRow {
-  if (campaign.status !== 'ACTIVE') {
+  if (campaign.status === 'CLOSED') {
     throw campaignClosed(campaign.id);
   }
   return campaign;

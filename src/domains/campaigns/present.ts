@@ -16,6 +16,8 @@ export function presentCampaign(c: CampaignRow) {
     participation: c.participation,
     status: c.status,
     created_at: c.createdAt.toISOString(),
+    stopped_at: c.stoppedAt?.toISOString() ?? null,
+    stop_reason: c.stopReason ?? null,
     closed_at: c.closedAt?.toISOString() ?? null,
     close_reason: c.closeReason ?? null,
   };

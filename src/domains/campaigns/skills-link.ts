@@ -28,7 +28,7 @@ export async function campaignForSkills(ex: Executor, campaignId: string): Promi
     })
     .from(campaigns)
     .where(eq(campaigns.id, campaignId));
-  return row ? { id: row.id, ownerId: row.ownerId, title: row.title, open: row.status === 'ACTIVE' } : null;
+  return row ? { id: row.id, ownerId: row.ownerId, title: row.title, open: row.status !== 'CLOSED' } : null;
 }
 
 /** The identity's active role in the campaign, or null when it is not an active member. */

@@ -36,7 +36,8 @@ export const campaigns = pgTable(
       enum: ['SHARED', 'TASK_SCOPED', 'BLIND_EXPERIMENT', 'OWNER_ONLY_RESULTS'],
     }).notNull(),
     participation: text('participation', { enum: ['OPEN', 'APPLICATION'] }).notNull(),
-    status: text('status', { enum: ['ACTIVE', 'CLOSED'] }).notNull(),
+    /** STOPPING: running work finishes, nothing new starts (docs/campaign-lifecycle.md). */
+    status: text('status', { enum: ['ACTIVE', 'STOPPING', 'CLOSED'] }).notNull(),
     /** The ledger's last sequence number: bumped under the row lock, so seq order is commit order. */
     lastSeq: bigint('last_seq', { mode: 'number' }).notNull().default(0),
     /** Whether a finding may be reviewed by an identity of its author's owner (the owner decides; off by default). */
@@ -47,6 +48,9 @@ export const campaigns = pgTable(
     /** When the owner of record closed it (docs/campaign-lifecycle.md), and the reason given. */
     closedAt: ts('closed_at'),
     closeReason: text('close_reason'),
+    /** When the owner of record stopped it (cleared when resumed), and the reason given. */
+    stoppedAt: ts('stopped_at'),
+    stopReason: text('stop_reason'),
   },
   (t) => [index('campaigns_owner_idx').on(t.ownerId, t.createdAt)],
 );

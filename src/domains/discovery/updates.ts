@@ -10,6 +10,12 @@ export interface UpdateEntry {
 
 const ENTRIES: UpdateEntry[] = [
   {
+    id: 'upd_2026_11_29_campaign_stop',
+    date: '2026-11-29',
+    title: 'Campaigns can stop before they close',
+    text: 'An owner stops a campaign (console, POST /v1/campaigns/{id}/stop, cairn campaign stop): running leases go on to their end (heartbeats, reads under the lease, task_complete, verification, messages), while claims, new tasks, invitations and joins, mail, board entries, public pickups and matched joins are refused with CAMPAIGN_STOPPING (mail: CAMPAIGN_STOPPED) and open matching requests stop. campaign_status says STOPPING with the reason; the ledger records CAMPAIGN_STOPPED and CAMPAIGN_RESUMED. The owner resumes it (POST /v1/campaigns/{id}/resume) or closes it.',
+  },
+  {
     id: 'upd_2026_11_29_endings',
     date: '2026-11-29',
     title: 'Endings: campaigns close, members leave, an owner’s stop stops everything',

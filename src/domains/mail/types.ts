@@ -37,6 +37,7 @@ export type MailRefusal =
   | 'REPLAYED'
   | 'UNKNOWN_MAILBOX'
   | 'CAMPAIGN_CLOSED'
+  | 'CAMPAIGN_STOPPED'
   | 'MAILBOX_DISABLED'
   | 'MAILBOX_FULL'
   | 'TOO_LARGE'

@@ -30,7 +30,11 @@ export const matchingGuestPairing: GuestPairing = {
       };
     }
     const campaign = await campaignForMatching(ex, row.campaignId);
-    if (!campaign?.open) return { refused: 'The campaign of this matching request is closed.' };
+    if (!campaign?.open) {
+      return {
+        refused: `The campaign of this matching request is ${campaign?.stopping ? 'stopping' : 'closed'}.`,
+      };
+    }
     return { campaignId: row.campaignId, campaignTitle: campaign.title, approverOwnerId: row.joinerOwnerId };
   },
 

@@ -163,8 +163,9 @@ export class MatchingOwnerService {
       }
       const campaign = await campaignForMatching(tx, row.campaignId);
       if (!campaign?.open) {
-        await stopBetween(tx, row, 'CAMPAIGN_CLOSED', now);
-        return { kind: 'closed' as const };
+        const stopping = campaign?.stopping === true;
+        await stopBetween(tx, row, stopping ? 'CAMPAIGN_STOPPED' : 'CAMPAIGN_CLOSED', now);
+        return { kind: 'closed' as const, stopping };
       }
       // A revoked agent never comes back: the request ends rather than waiting out its expiry.
       if ((await findAgent(tx, row.joinerAgentId))?.status === 'REVOKED') {
@@ -215,9 +216,13 @@ export class MatchingOwnerService {
       return { kind: 'done' as const };
     });
     if (outcome.kind === 'closed') {
-      throw new DomainError('CAMPAIGN_CLOSED', 'The campaign closed; the request was stopped.', {
-        matching_request_id: requestId,
-      });
+      throw outcome.stopping
+        ? new DomainError('CAMPAIGN_STOPPING', 'The campaign is stopping; the request was stopped.', {
+            matching_request_id: requestId,
+          })
+        : new DomainError('CAMPAIGN_CLOSED', 'The campaign closed; the request was stopped.', {
+            matching_request_id: requestId,
+          });
     }
     if (outcome.kind === 'revoked') {
       throw new DomainError(

@@ -12,4 +12,5 @@ export type StopReason =
   | 'CONSENT_WITHDRAWN'
   | 'INTENT_WITHDRAWN'
   | 'CAMPAIGN_CLOSED'
+  | 'CAMPAIGN_STOPPED'
   | 'AGENT_REVOKED';

@@ -1,6 +1,6 @@
 import { or, type SQL, sql } from 'drizzle-orm';
 import type { Database } from '../../storage/database.ts';
-import { openCampaignSql } from '../campaigns/index.ts';
+import { campaignInStatusSql, openCampaignSql } from '../campaigns/index.ts';
 import { revokedAgent } from '../identity/index.ts';
 import { beginMatchingWrite, expireRequests, stopOpenRequests } from './changes.ts';
 import { matchingRequests } from './tables.ts';
@@ -24,7 +24,13 @@ export async function sweepMatching(database: Database, now: Date): Promise<Reco
       'AGENT_REVOKED',
       now,
     );
-    // Closing a campaign is the campaigns area's and knows nothing of matching either.
+    // Stopping or closing a campaign is the campaigns area's and knows nothing of matching either.
+    const stopped = await stopOpenRequests(
+      tx,
+      campaignInStatusSql(matchingRequests.campaignId, 'STOPPING'),
+      'CAMPAIGN_STOPPED',
+      now,
+    );
     const closed = await stopOpenRequests(
       tx,
       sql`not ${openCampaignSql(matchingRequests.campaignId)}`,
@@ -34,6 +40,7 @@ export async function sweepMatching(database: Database, now: Date): Promise<Reco
     return {
       expired_requests: expired.length,
       revoked_requests: revoked.length,
+      stopped_campaign_requests: stopped.length,
       closed_campaign_requests: closed.length,
     };
   });

@@ -96,6 +96,7 @@ const NEXT_MOVE: Record<string, string> = {
     'Untick it, or change its conditions first: only tasks whose conditions say participation: OPEN and publish_contract: true, and that are not cancelled, may be listed. The list below says why each other task cannot be.',
   CONFLICT: 'Choose another slug: a board’s name is never used twice, withdrawn boards’ included.',
   CAMPAIGN_CLOSED: 'A closed campaign gets no new board.',
+  CAMPAIGN_STOPPING: 'A stopping campaign gets no new board; resume it on its page first.',
   NOT_FOUND: 'Untick it: a board lists tasks of its own campaign only. Reload the page for the current list.',
 };
 

@@ -73,6 +73,35 @@ export async function campaignApiRoutes(
   );
 
   r.post(
+    '/v1/campaigns/:campaign_id/stop',
+    {
+      schema: {
+        tags,
+        summary:
+          'Stop your campaign before closing it: running leases finish, but no new claims, tasks, members, mail or board entries are accepted (CAMPAIGN_STOPPING); resume or close it after',
+        params: z.object({ campaign_id: id }).strict(),
+        body: z
+          .object({ reason: z.string().max(500).optional().describe('Shown to members on the ledger.') })
+          .strict()
+          .optional(),
+      },
+    },
+    async (req) => ctx.campaigns.stop(ownerOf(req), req.params.campaign_id, req.body?.reason),
+  );
+
+  r.post(
+    '/v1/campaigns/:campaign_id/resume',
+    {
+      schema: {
+        tags,
+        summary: 'Resume your stopped campaign: it takes new work again',
+        params: z.object({ campaign_id: id }).strict(),
+      },
+    },
+    async (req) => ctx.campaigns.resume(ownerOf(req), req.params.campaign_id),
+  );
+
+  r.post(
     '/v1/campaigns/:campaign_id/members/:agent_id/remove',
     {
       schema: {

@@ -233,6 +233,12 @@ export const cancelTaskForm = z
   .strict()
   .transform((f) => ({ taskId: f.task_id, reason: f.reason }));
 
+/** Stopping the campaign: the reason is optional and shown to members on the ledger. */
+export const stopCampaignForm = z
+  .object({ csrf, reason: optional('the reason for stopping', 500) })
+  .strict()
+  .transform((f) => ({ reason: f.reason }));
+
 /** Closing the campaign: the reason is optional and shown to members on the ledger. */
 export const closeCampaignForm = z
   .object({

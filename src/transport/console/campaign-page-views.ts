@@ -7,6 +7,7 @@ import {
   lines,
   type Member,
   options,
+  statusBadge,
   VISIBILITY_HELP,
 } from './campaign-views.ts';
 import { ledgerPanel, messagesPanel, tasksPanel } from './campaign-work-views.ts';
@@ -28,8 +29,8 @@ export function campaignPage(v: CampaignPageView & { call?: CallView | undefined
     title: c.title,
     current: 'campaigns',
     body: html`<p class="hint"><a href="/console/campaigns">← All campaigns</a></p>
-      <h1>${c.title} ${c.status === 'ACTIVE' ? html`<span class="badge on">active</span>` : html`<span class="badge off">closed</span>`} ${liveBadge(path, v.data.last_seq)}</h1>
-      <p class="sub"><code>${c.campaign_id}</code> · you are its owner of record and see everything in it · <a href="${path}/findings">Findings</a> · <a href="${path}/mail" id="mailbox-link">Mailbox</a>${c.status === 'ACTIVE' ? html` · <a href="/console/research/import?campaign_id=${c.campaign_id}">Import a file</a> · <a href="${path}/boards/new" id="publish-board-link">Publish a board</a>` : ''}</p>
+      <h1>${c.title} ${statusBadge(c.status)} ${liveBadge(path, v.data.last_seq)}</h1>
+      <p class="sub"><code>${c.campaign_id}</code> · you are its owner of record and see everything in it · <a href="${path}/findings">Findings</a> · <a href="${path}/mail" id="mailbox-link">Mailbox</a>${c.status !== 'CLOSED' ? html` · <a href="/console/research/import?campaign_id=${c.campaign_id}">Import a file</a>` : ''}${c.status === 'ACTIVE' ? html` · <a href="${path}/boards/new" id="publish-board-link">Publish a board</a>` : ''}</p>
       ${v.flash ? notice('ok', v.flash) : ''}${v.error ? notice('error', v.error) : ''}
       ${settingsPanel(v.data)}
       ${membersPanel(v, path, draftOf('invite'))}
@@ -37,7 +38,7 @@ export function campaignPage(v: CampaignPageView & { call?: CallView | undefined
       ${tasksPanel(v, path, draftOf('task'), draftOf('cancel'))}
       ${messagesPanel(v, path, draftOf('message'))}
       ${ledgerPanel(v, path)}
-      ${closePanel(v, path, draftOf('close'))}
+      ${closePanel(v, path, draftOf('stop'), draftOf('close'))}
       <script type="module" src="/console/live.js"></script>`,
   });
 }
@@ -52,17 +53,39 @@ function liveBadge(path: string, lastSeq: number): SafeHtml {
 }
 
 /**
- * Closing, at the foot of the page: what it does is said before the button, and a box must be
- * ticked. A closed campaign says when and why instead.
+ * Stopping and closing, at the foot of the page: what each does is said before its button, and
+ * closing needs a ticked box. A stopping campaign offers resume and close; a closed one says
+ * when and why.
  */
-function closePanel(v: CampaignPageView, path: string, draft: Record<string, string> | undefined): SafeHtml {
+function closePanel(
+  v: CampaignPageView,
+  path: string,
+  stopDraft: Record<string, string> | undefined,
+  draft: Record<string, string> | undefined,
+): SafeHtml {
   const c = v.data.campaign;
-  if (c.status !== 'ACTIVE') {
+  if (c.status === 'CLOSED') {
     return html`<section class="panel" id="close"><h2>Closed</h2>
       <p>Closed ${c.closed_at ? time(c.closed_at) : ''}${c.close_reason ? html`: ${c.close_reason}` : ''}. Members still read its evidence, findings and ledger; nothing new is accepted.</p>
     </section>`;
   }
+  const stopPart =
+    c.status === 'STOPPING'
+      ? html`<h2>Stopping</h2>
+    <p id="stopping-since">Stopping since ${c.stopped_at ? time(c.stopped_at) : ''}${c.stop_reason ? html`: ${c.stop_reason}` : ''}. Running leases finish and their work can be submitted and verified; no new tasks, claims, members, mail or board entries are accepted.</p>
+    <form method="post" action="${path}/resume">
+      ${csrfField(v.csrf)}
+      <button type="submit" id="resume-campaign">Resume campaign</button>
+    </form>`
+      : html`<h2>Stop the campaign</h2>
+    <p class="hint">Stopping lets running work finish: members holding a lease can still report progress, submit and be verified. No new tasks, claims, members, mail or board entries are accepted, and matching requests stop. You can resume it, or close it once its leases have ended.</p>
+    <form method="post" action="${path}/stop">
+      ${csrfField(v.csrf)}
+      <label>Why stop (optional, shown to members)<input name="reason" maxlength="500" value="${stopDraft?.reason ?? ''}"></label>
+      <button type="submit" id="stop-campaign">Stop campaign</button>
+    </form>`;
   return html`<section class="panel" id="close">
+    ${stopPart}
     <h2>Close the campaign</h2>
     <p class="hint">No new tasks, claims, joins, messages, mail or board entries are accepted. Unfinished tasks are cancelled: open leases end, escrowed rewards and their fees come back to your balance. Verified work keeps its reward and release requests stay yours to decide. Members keep reading its evidence, findings and ledger. A closed campaign cannot be reopened.</p>
     <form method="post" action="${path}/close">

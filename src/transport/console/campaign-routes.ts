@@ -14,6 +14,7 @@ import {
   inviteForm,
   MESSAGE_ID,
   newCampaignForm,
+  stopCampaignForm,
   TASK_ID,
   taskForm,
 } from './campaign-forms.ts';
@@ -43,6 +44,9 @@ const DONE: Record<string, string> = {
   cancelled: 'Task cancelled. An open lease ended with it.',
   cancelled_refunded: 'Task cancelled. Its escrowed reward and its platform fee went back to your balance.',
   posted: 'Posted. Members read it labelled OWNER_COMMENT.',
+  stopped:
+    'Campaign stopped. Running leases finish and their work can still be submitted and verified; nothing new is accepted. Resume it or close it below.',
+  resumed: 'Campaign resumed. It takes new tasks, claims, members, mail and board entries again.',
   closed: 'Campaign closed. Members keep reading its records; nothing new is accepted.',
   closed_cancelled:
     'Campaign closed. Its unfinished tasks were cancelled; escrowed rewards and their fees went back to your balance.',
@@ -238,6 +242,14 @@ export function campaignRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
   change('tasks/cancel', 'cancel', cancelTaskForm, async (owner, _id, data) => {
     const cancelled = await ctx.ownerRewards.cancel(owner.id, data.taskId, data.reason);
     return cancelled.reward_status === 'REFUNDED' ? 'cancelled_refunded' : 'cancelled';
+  });
+  change('stop', 'stop', stopCampaignForm, async (owner, id, data) => {
+    await service.stop(owner.id, id, data.reason);
+    return 'stopped';
+  });
+  change('resume', 'stop', tokenOnlyForm, async (owner, id) => {
+    await service.resume(owner.id, id);
+    return 'resumed';
   });
   change('close', 'close', closeCampaignForm, async (owner, id, data) => {
     const closed = await service.close(owner.id, id, data.reason);

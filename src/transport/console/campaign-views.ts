@@ -31,7 +31,7 @@ export type Member = CampaignPageData['members'][number];
 
 /** Which form a problem belongs to, with what was typed, so it can be filled in again. */
 export interface Draft {
-  form: 'invite' | 'task' | 'message' | 'cancel' | 'call' | 'close';
+  form: 'invite' | 'task' | 'message' | 'cancel' | 'call' | 'stop' | 'close';
   values: Record<string, string>;
 }
 
@@ -80,7 +80,7 @@ export function campaignListPage(
       <td>${c.visibility}</td>
       <td>${c.participation}</td>
       <td>${c.active_members}</td>
-      <td>${c.status === 'ACTIVE' ? html`<span class="badge on">active</span>` : html`<span class="badge off">closed</span>`}</td>
+      <td>${statusBadge(c.status)}</td>
       <td>${time(c.created_at)}</td>
     </tr>`,
   );
@@ -209,4 +209,11 @@ function newCampaignForm(v: NewCampaignView, val: Record<string, string>): SafeH
     <p class="hint">One of your active agents. It coordinates the campaign: it invites agents and publishes tasks.</p>
     <div class="actions"><button type="submit">Create campaign</button></div>
   </form>`;
+}
+
+/** A campaign's state in a badge: active, stopping (running work finishes) or closed. */
+export function statusBadge(status: string): SafeHtml {
+  if (status === 'ACTIVE') return html`<span class="badge on">active</span>`;
+  if (status === 'STOPPING') return html`<span class="badge warn">stopping</span>`;
+  return html`<span class="badge off">closed</span>`;
 }

@@ -103,7 +103,7 @@ function finding(v: FindingsPageView, f: Finding): SafeHtml {
 
 function settingsPanel(v: FindingsPageView, path: string): SafeHtml {
   const s = v.answer.settings;
-  const open = v.campaign.status === 'ACTIVE';
+  const open = v.campaign.status !== 'CLOSED';
   return html`<section class="panel" id="settings">
     <h2>Research settings</h2>
     <form method="post" action="${path}/findings/settings">

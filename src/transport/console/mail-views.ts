@@ -39,6 +39,7 @@ export interface MailPageView extends Signed {
 const REFUSAL_TEXT: Record<string, string> = {
   UNKNOWN_MAILBOX: 'No mailbox has that address.',
   CAMPAIGN_CLOSED: 'The campaign is closed, so its mailbox takes no mail.',
+  CAMPAIGN_STOPPED: 'The campaign was stopping, so its mailbox took no mail.',
   MAILBOX_DISABLED: 'The mailbox is disabled.',
   MAILBOX_FULL: 'The mailbox was full. Nothing is deleted automatically: delete stored mail to make room.',
   TOO_LARGE: 'The message was over 2 MiB.',

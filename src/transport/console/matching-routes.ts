@@ -36,6 +36,7 @@ const NEXT_MOVE: Record<string, string> = {
   MATCHING_NOT_YOUR_TURN: 'Nothing was decided. The request shows whose turn it is.',
   MATCHING_REQUEST_ENDED: 'Nothing was decided: nothing more happens to an ended request.',
   CAMPAIGN_CLOSED: 'A closed campaign takes no one in.',
+  CAMPAIGN_STOPPING: 'A stopping campaign takes no one in; resume it on its page first.',
 };
 
 type Query = Record<string, unknown>;

@@ -60,6 +60,7 @@ const STOPPED: Record<string, string> = {
   CONSENT_WITHDRAWN: 'An owner turned matching off for one of its agents.',
   INTENT_WITHDRAWN: 'The intent it was made to was withdrawn.',
   CAMPAIGN_CLOSED: 'The campaign closed before the agent joined.',
+  CAMPAIGN_STOPPED: 'The campaign was stopped before the agent joined.',
 };
 
 const FILTERS: ReadonlyArray<readonly [RequestFilter | undefined, string]> = [

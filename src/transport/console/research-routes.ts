@@ -40,7 +40,7 @@ export function researchRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
     const chosen = typeof asked === 'string' && CAMPAIGN_ID.test(asked) ? asked : undefined;
     const { campaigns } = await ctx.campaigns.overview(owner.id);
     const open = campaigns
-      .filter((c) => c.status === 'ACTIVE')
+      .filter((c) => c.status !== 'CLOSED')
       .map((c) => ({ campaign_id: c.campaign_id, title: c.title }));
     let tasks: Array<{ task_id: string; title: string; status: string }> = [];
     let nextTasks: string | null = null;
@@ -48,7 +48,7 @@ export function researchRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
       // Another owner's campaign is NOT_FOUND here as everywhere; an older one of the owner's
       // (beyond the first page of the overview) is added to the choices.
       const campaign = await ctx.campaigns.campaign(owner.id, chosen);
-      if (campaign.status !== 'ACTIVE') {
+      if (campaign.status === 'CLOSED') {
         throw new DomainError(
           'CAMPAIGN_CLOSED',
           `Campaign ${chosen} is closed: files can no longer be imported into it.`,

@@ -70,6 +70,7 @@ code, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monosp
 }
 .badge.on { background: #dcf3e6; color: var(--ok); }
 .badge.off { background: #eef0f4; color: var(--muted); }
+.badge.warn { background: #fdf1d8; color: #8a5a00; }
 .badge.bad { background: #fde4e1; color: var(--danger); }
 .notice { padding: .75rem 1rem; border-radius: 8px; margin: 0 0 1.25rem; border: 1px solid; }
 .notice.error { background: #fdf0ee; border-color: #f1c0bb; color: #7a1a12; }

@@ -169,6 +169,7 @@ async function deliverAnswer(
 const REFUSALS: Partial<Record<MailRefusal, string>> = {
   UNKNOWN_MAILBOX: 'No mailbox here has that address.',
   CAMPAIGN_CLOSED: 'The campaign of that mailbox is closed; it takes no new mail.',
+  CAMPAIGN_STOPPED: 'The campaign of that mailbox is stopping; it takes no new mail.',
   MAILBOX_FULL: 'The mailbox is full; its owner has been told.',
   TOO_LARGE: 'A delivery payload is at most 2 MiB.',
   MALFORMED: 'The message could not be read.',

@@ -77,6 +77,8 @@ function replyTo(outcomes: DeliveryOutcome[]): { ok: true } | { ok: false; code:
       return { ok: false, code: 552, message: 'Message too large (2 MiB at most)' };
     case 'CAMPAIGN_CLOSED':
       return { ok: false, code: 550, message: 'Mailbox closed: its campaign takes no new mail' };
+    case 'CAMPAIGN_STOPPED':
+      return { ok: false, code: 550, message: 'Mailbox stopped: its campaign takes no new mail' };
     case 'MALFORMED':
       return { ok: false, code: 554, message: 'Message could not be read' };
     default:
@@ -99,6 +101,13 @@ function recipientReply(verdict: RecipientVerdict): RecipientReply {
         ok: false,
         code: 550,
         message: 'Mailbox closed: its campaign takes no new mail',
+        unknown: false,
+      };
+    case 'CAMPAIGN_STOPPED':
+      return {
+        ok: false,
+        code: 550,
+        message: 'Mailbox stopped: its campaign takes no new mail',
         unknown: false,
       };
     default:

@@ -4,7 +4,7 @@ import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { base32 } from '../../../kernel/ids.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
-import { campaignClosed, campaignNotOwned } from '../errors.ts';
+import { campaignNotOwned, requireTakingNew } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { campaigns, tasks } from '../tables.ts';
 import {
@@ -59,7 +59,7 @@ export class BoardService {
         .from(campaigns)
         .where(and(eq(campaigns.id, input.campaignId), eq(campaigns.ownerId, ownerId)));
       if (!campaign) throw campaignNotOwned(input.campaignId);
-      if (campaign.status !== 'ACTIVE') throw campaignClosed(campaign.id);
+      requireTakingNew(campaign, 'OWNER');
       await this.checkListable(tx, campaign.id, input.taskIds);
       const inserted = await tx
         .insert(boards)

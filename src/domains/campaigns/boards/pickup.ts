@@ -58,6 +58,16 @@ export async function takePublicTask(
     );
   }
   const campaign = await findCampaign(ex, listing.board.campaignId);
+  if (campaign?.status === 'STOPPING') {
+    throw new DomainError(
+      'CAMPAIGN_STOPPING',
+      'The campaign behind this board is stopping: its tasks cannot be taken now.',
+      { board: input.board },
+      {
+        next: `Check the board later at GET /v1/public/boards/${input.board}: its owner may resume the campaign.`,
+      },
+    );
+  }
   if (campaign?.status !== 'ACTIVE') {
     throw new DomainError(
       'CAMPAIGN_CLOSED',

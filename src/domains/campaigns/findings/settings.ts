@@ -48,7 +48,7 @@ export async function updateResearchSettings(
   }
   const [campaign] = await tx.select().from(campaigns).where(eq(campaigns.id, campaignId)).for('update');
   if (campaign?.ownerId !== ownerId) throw campaignNotOwned(campaignId);
-  if (campaign.status !== 'ACTIVE') throw campaignClosed(campaignId);
+  if (campaign.status === 'CLOSED') throw campaignClosed(campaignId);
   const before = settingsOf(campaign);
   const after: ResearchSettings = {
     tlp: (change.tlp as TlpLevel | undefined) ?? before.tlp,

@@ -149,8 +149,10 @@ async function store(
     .select({ status: campaigns.status })
     .from(campaigns)
     .where(eq(campaigns.id, box.campaignId));
-  if (!locked || campaign?.status !== 'ACTIVE')
-    return refuse(ex, mail, recipient, box.campaignId, 'CAMPAIGN_CLOSED', now);
+  if (!locked || campaign?.status !== 'ACTIVE') {
+    const why = campaign?.status === 'STOPPING' ? 'CAMPAIGN_STOPPED' : 'CAMPAIGN_CLOSED';
+    return refuse(ex, mail, recipient, box.campaignId, why, now);
+  }
   const [duplicate] = await ex
     .select({ id: mailMessages.id })
     .from(mailMessages)
@@ -298,7 +300,12 @@ async function attempt(
   });
 }
 
-export type RecipientVerdict = 'ACCEPT' | 'UNKNOWN_MAILBOX' | 'CAMPAIGN_CLOSED' | 'MAILBOX_FULL';
+export type RecipientVerdict =
+  | 'ACCEPT'
+  | 'UNKNOWN_MAILBOX'
+  | 'CAMPAIGN_CLOSED'
+  | 'CAMPAIGN_STOPPED'
+  | 'MAILBOX_FULL';
 
 /**
  * Whether the SMTP receiver takes a recipient at RCPT TO: a mailbox of an active campaign with
@@ -324,11 +331,13 @@ export async function checkRecipient(
     .where(eq(campaigns.id, box.campaignId));
   const usage = await usageOf(database.db, box.campaignId);
   const verdict: RecipientVerdict =
-    campaign?.status !== 'ACTIVE'
-      ? 'CAMPAIGN_CLOSED'
-      : usage.messages >= box.messageLimit || usage.bytes >= box.byteLimit
-        ? 'MAILBOX_FULL'
-        : 'ACCEPT';
+    campaign?.status === 'STOPPING'
+      ? 'CAMPAIGN_STOPPED'
+      : campaign?.status !== 'ACTIVE'
+        ? 'CAMPAIGN_CLOSED'
+        : usage.messages >= box.messageLimit || usage.bytes >= box.byteLimit
+          ? 'MAILBOX_FULL'
+          : 'ACCEPT';
   if (verdict === 'ACCEPT') return verdict;
   await database.transaction(async (tx) => {
     if (verdict === 'MAILBOX_FULL') await tellOwnerFull(tx, box, usage, now);

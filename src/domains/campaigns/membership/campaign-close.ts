@@ -34,7 +34,7 @@ export async function closeCampaign(
   load: (ex: Executor) => Promise<CampaignRow>,
   reason: string | undefined,
 ) {
-  const why = closeReason(reason);
+  const why = ownerReason(reason, 'closed by the owner of record', 'close');
   const marked = await database.transaction(async (tx) => {
     const campaign = await load(tx);
     return {
@@ -55,18 +55,18 @@ export async function closeCampaign(
 
 /** The operator's close (`cairn campaign close`), recorded as the owner of record's like every close. */
 export function closeByOperator(database: Database, clock: Clock, campaignId: string, reason?: string) {
-  return closeCampaign(
-    database,
-    clock,
-    async (ex) => {
-      const campaign = await findCampaign(ex, campaignId);
-      if (!campaign) {
-        throw new DomainError('NOT_FOUND', `No campaign ${campaignId} exists.`, { campaign_id: campaignId });
-      }
-      return campaign;
-    },
-    reason,
-  );
+  return closeCampaign(database, clock, anyCampaign(campaignId), reason);
+}
+
+/** The operator's lookup: any campaign of the deployment, NOT_FOUND when there is none. */
+export function anyCampaign(campaignId: string) {
+  return async (ex: Executor): Promise<CampaignRow> => {
+    const campaign = await findCampaign(ex, campaignId);
+    if (!campaign) {
+      throw new DomainError('NOT_FOUND', `No campaign ${campaignId} exists.`, { campaign_id: campaignId });
+    }
+    return campaign;
+  };
 }
 
 /** Step 1: CLOSED, with the reason and the ledger event. Answers null if it was closed already. */
@@ -80,7 +80,7 @@ export async function markClosed(
   const [row] = await ex
     .update(campaigns)
     .set({ status: 'CLOSED', closedAt: now, closeReason: reason })
-    .where(and(eq(campaigns.id, campaignId), eq(campaigns.status, 'ACTIVE')))
+    .where(and(eq(campaigns.id, campaignId), inArray(campaigns.status, ['ACTIVE', 'STOPPING'])))
     .returning({ id: campaigns.id });
   if (!row) return null;
   await appendEvent(
@@ -221,11 +221,11 @@ export async function closedUnsettled(ex: Executor, limit: number) {
 }
 
 /** The close reason as given: trimmed, 1-500 characters. */
-export function closeReason(reason: string | undefined): string {
+export function ownerReason(reason: string | undefined, fallback: string, what: 'close' | 'stop'): string {
   const text = (reason ?? '').trim();
-  if (text.length === 0) return 'closed by the owner of record';
+  if (text.length === 0) return fallback;
   if (text.length > 500) {
-    throw new DomainError('VALIDATION_FAILED', 'A close reason is at most 500 characters.', {
+    throw new DomainError('VALIDATION_FAILED', `A ${what} reason is at most 500 characters.`, {
       detail: [{ loc: ['body', 'reason'], msg: 'at most 500 characters', type: 'too_long' }],
     });
   }

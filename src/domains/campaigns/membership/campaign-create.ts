@@ -118,6 +118,8 @@ async function openCampaign(ex: Executor, by: Opening, input: NewCampaign, now: 
     createdAt: now,
     closedAt: null,
     closeReason: null,
+    stoppedAt: null,
+    stopReason: null,
   };
   await repo.insertCampaign(ex, row);
   await repo.upsertMember(ex, {

@@ -2,7 +2,7 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { activateForCampaigns, enqueueToolsChanged, findAgent } from '../../identity/index.ts';
-import { campaignClosed } from '../errors.ts';
+import { requireTakingNew } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { campaignMembers, campaigns } from '../tables.ts';
 import { ownerActorId } from '../tasks/task-repo.ts';
@@ -18,7 +18,9 @@ export interface MatchingCampaign {
   id: string;
   title: string;
   ownerId: string;
+  /** ACTIVE: it takes new members. A STOPPING one does not, nor does a CLOSED one. */
   open: boolean;
+  stopping: boolean;
 }
 
 const shape = (c: typeof campaigns.$inferSelect): MatchingCampaign => ({
@@ -26,6 +28,7 @@ const shape = (c: typeof campaigns.$inferSelect): MatchingCampaign => ({
   title: c.title,
   ownerId: c.ownerId,
   open: c.status === 'ACTIVE',
+  stopping: c.status === 'STOPPING',
 });
 
 export async function campaignForMatching(
@@ -42,7 +45,7 @@ export async function ownedOpenCampaign(ex: Executor, ownerId: string, campaignI
   if (!row || row.ownerId !== ownerId) {
     throw new DomainError('NOT_FOUND', `No campaign ${campaignId} of yours.`, { campaign_id: campaignId });
   }
-  if (row.status !== 'ACTIVE') throw campaignClosed(campaignId);
+  requireTakingNew(row, 'OWNER');
   return shape(row);
 }
 
@@ -82,7 +85,7 @@ export async function admitMatched(
 ): Promise<{ membership: 'ACTIVE'; role: 'COORDINATOR' | 'PARTICIPANT'; changed: boolean }> {
   const campaign = await repo.findCampaign(ex, input.campaignId);
   if (!campaign) throw new Error(`campaign ${input.campaignId} vanished during a matching join`);
-  if (campaign.status !== 'ACTIVE') throw campaignClosed(input.campaignId);
+  requireTakingNew(campaign, 'OWNER');
   // The owner may have suspended or revoked the agent since it asked: no one joins in that state.
   const agent = await findAgent(ex, input.agentId);
   if (agent?.status !== 'ACTIVE') {
@@ -128,5 +131,10 @@ export async function admitMatched(
 
 /** SQL: the campaign in `column` is open (matching lists a campaign's applications only while it is). */
 export function openCampaignSql(column: SQL | { getSQL(): SQL }): SQL {
-  return sql`exists (select 1 from ${campaigns} where ${campaigns.id} = ${column} and ${campaigns.status} = 'ACTIVE')`;
+  return campaignInStatusSql(column, 'ACTIVE');
+}
+
+/** SQL: the campaign in `column` has this status (matching stops requests of stopping ones). */
+export function campaignInStatusSql(column: SQL | { getSQL(): SQL }, status: 'ACTIVE' | 'STOPPING'): SQL {
+  return sql`exists (select 1 from ${campaigns} where ${campaigns.id} = ${column} and ${campaigns.status} = ${status})`;
 }

@@ -3,11 +3,16 @@ import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { preparedStatement } from '../../../storage/prepared.ts';
 import type { Caller } from '../../identity/index.ts';
-import { campaignClosed } from '../errors.ts';
+import { campaignClosed, requireTakingNew } from '../errors.ts';
 import type { Actor } from '../ledger/ledger.ts';
 import { campaignDefaults, campaignMembers, campaigns } from '../tables.ts';
 
 export type CampaignRow = typeof campaigns.$inferSelect;
+/** What a call is about to do in the campaign: change its records, or start new work in it. */
+export interface MembershipCheck {
+  forChange?: boolean;
+  forNew?: boolean;
+}
 export type MemberRole = 'COORDINATOR' | 'PARTICIPANT';
 export type VisibilityMode = CampaignRow['visibility'];
 
@@ -25,13 +30,14 @@ export function actorOf(m: Membership): Actor {
 /**
  * The campaign a campaign tool acts in, with the caller's role, rechecked on every call (SPEC
  * Campaign): the explicit campaign_id, else the identity's default, else its only campaign.
- * `forChange` also refuses closed campaigns.
+ * `forChange` also refuses closed campaigns; `forNew` (what starts new work: claims, tasks,
+ * invitations) refuses stopping ones too.
  */
 export async function requireMembership(
   ex: Executor,
   caller: Caller,
   campaignId: string | undefined,
-  opts: { forChange?: boolean } = {},
+  opts: MembershipCheck = {},
 ): Promise<Membership> {
   const id = campaignId ?? (await defaultCampaignOf(ex, caller.agent.id));
   const [row] = await campaignWithMember(ex, { campaignId: id, agentId: caller.agent.id });
@@ -60,7 +66,7 @@ export function checkMembership(
   caller: Caller,
   id: string,
   row: { campaign: CampaignRow; role: MemberRole | null; status: string | null } | undefined,
-  opts: { forChange?: boolean } = {},
+  opts: MembershipCheck = {},
 ): Membership {
   if (row?.status !== 'ACTIVE' || !row.role) {
     throw new DomainError(
@@ -80,9 +86,10 @@ export function checkMembership(
       },
     );
   }
-  if (opts.forChange && row.campaign.status !== 'ACTIVE') {
+  if ((opts.forChange || opts.forNew) && row.campaign.status === 'CLOSED') {
     throw campaignClosed(id);
   }
+  if (opts.forNew) requireTakingNew(row.campaign, 'AGENT');
   return { campaign: row.campaign, agentId: caller.agent.id, role: row.role };
 }
 

@@ -8,7 +8,7 @@ import {
   guestBound,
   inactiveReason,
 } from '../../identity/index.ts';
-import { campaignClosed } from '../errors.ts';
+import { requireTakingNew } from '../errors.ts';
 import { type Actor, appendEvent } from '../ledger/ledger.ts';
 import { ownerActorId } from '../tasks/task-repo.ts';
 import { actorOf, type CampaignRow, type MemberRole, type Membership, setDefaultCampaign } from './member.ts';
@@ -76,6 +76,8 @@ export async function inviteAgent(
     await enqueueToolsChanged(ex, agent.id, now);
     return { agent_id: agent.id, role: target.role, membership: 'ACTIVE', changed: true };
   }
+  // A role change goes on in a stopping campaign; a new member or invitation does not.
+  requireTakingNew(campaign, inviter.role === 'OWNER' ? 'OWNER' : 'AGENT');
   // Only an owner activates an identity (SPEC States): an agent's invitation of another owner's
   // identity, or of an inert one (its own owner's included), waits for that identity's owner.
   // The owner of record inviting its own inert identity is that activation (mode CAMPAIGN).
@@ -172,8 +174,9 @@ export async function joinCampaign(ex: Executor, caller: Caller, campaignId: str
   if (!campaign) {
     throw new DomainError('NOT_FOUND', `No campaign ${campaignId} exists.`, { campaign_id: campaignId });
   }
-  if (campaign.status !== 'ACTIVE') {
-    throw campaignClosed(campaignId);
+  // An active member's join only makes it the default, which a stopping campaign still allows.
+  if (campaign.status === 'CLOSED' || (campaign.status === 'STOPPING' && member?.status !== 'ACTIVE')) {
+    requireTakingNew(campaign, 'AGENT');
   }
   if (caller.agent.guestCampaignId && caller.agent.guestCampaignId !== campaignId) {
     throw guestBound(caller.agent.id);

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, sql } from 'drizzle-orm';
 import { preparedStatement } from '../../../storage/prepared.ts';
 import {
   type CampaignLink,
@@ -17,8 +17,8 @@ import { campaignMembers, campaigns } from '../tables.ts';
  */
 export const standingColumn: StandingColumn = sql<CampaignStanding>`(select case
     when ${sql.raw('"agents"."mode"')} = 'NONE' or ${sql.raw('"agents"."status"')} <> 'ACTIVE' then 'NONE'
-    when bool_or(${campaignMembers.status} = 'ACTIVE' and ${campaignMembers.role} = 'COORDINATOR' and ${campaigns.status} = 'ACTIVE') then 'COORDINATOR'
-    when bool_or(${campaignMembers.status} = 'ACTIVE' and ${campaigns.status} = 'ACTIVE') then 'MEMBER'
+    when bool_or(${campaignMembers.status} = 'ACTIVE' and ${campaignMembers.role} = 'COORDINATOR' and ${campaigns.status} <> 'CLOSED') then 'COORDINATOR'
+    when bool_or(${campaignMembers.status} = 'ACTIVE' and ${campaigns.status} <> 'CLOSED') then 'MEMBER'
     when bool_or(${campaignMembers.status} = 'INVITED' and ${campaigns.status} = 'ACTIVE') then 'INVITED'
     when bool_or(${campaignMembers.status} = 'ACTIVE') then 'FORMER'
     else 'NONE' end
@@ -46,7 +46,7 @@ const linksOf = preparedStatement('cairn_campaign_links', (ex) =>
     .where(
       and(
         eq(campaignMembers.agentId, sql.placeholder('agentId')),
-        eq(campaigns.status, 'ACTIVE'),
+        ne(campaigns.status, 'CLOSED'),
         inArray(campaignMembers.status, ['ACTIVE', 'INVITED', 'OWNER_PENDING']),
       ),
     )

@@ -207,7 +207,7 @@ export async function postOwnerComment(
       },
     );
   }
-  if (campaign.status !== 'ACTIVE') {
+  if (campaign.status === 'CLOSED') {
     throw campaignClosed(campaign.id);
   }
   if (!(OWNER_MESSAGE_TYPES as readonly string[]).includes(input.type)) {

@@ -27,7 +27,7 @@ export async function taskForMember(
   ex: Executor,
   caller: Caller,
   taskId: string,
-  opts: { forChange?: boolean; mustSee?: boolean; campaignId?: string | undefined } = {},
+  opts: { forChange?: boolean; forNew?: boolean; mustSee?: boolean; campaignId?: string | undefined } = {},
 ): Promise<TaskAccess> {
   const [row] = await taskWithMember(ex, { taskId, agentId: caller.agent.id });
   const task = row?.task;
@@ -38,7 +38,10 @@ export async function taskForMember(
     throw taskNotFound(taskId);
   let member: Membership;
   try {
-    member = checkMembership(caller, task.campaignId, row, { forChange: opts.forChange ?? false });
+    member = checkMembership(caller, task.campaignId, row, {
+      forChange: opts.forChange ?? false,
+      forNew: opts.forNew ?? false,
+    });
   } catch (err) {
     if (err instanceof DomainError && err.code === 'NOT_A_MEMBER') throw taskNotFound(taskId);
     throw err;

@@ -38,7 +38,7 @@ export async function claimTask(
   campaignId?: string,
 ): Promise<ClaimResult> {
   const { member, viewer } = await taskForMember(ex, caller, taskId, {
-    forChange: true,
+    forNew: true,
     mustSee: false,
     campaignId,
   });

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
-import { campaignClosed, campaignNotOwned } from '../errors.ts';
+import { campaignNotOwned, requireTakingNew } from '../errors.ts';
 import { type Actor, appendEvent } from '../ledger/ledger.ts';
 import { actorOf, askACoordinator, type CampaignRow, type Membership } from '../membership/member.ts';
 import { escrowIfCovered } from '../rewards/escrow.ts';
@@ -87,9 +87,6 @@ export async function publishTaskAsOwner(
   if (campaign?.ownerId !== ownerId) {
     throw campaignNotOwned(campaignId);
   }
-  if (campaign.status !== 'ACTIVE') {
-    throw campaignClosed(campaignId);
-  }
   const by = {
     createdBy: ownerActorId(ownerId),
     createdByOwner: ownerId,
@@ -105,6 +102,8 @@ async function insertTask(
   input: PublishInput,
   now: Date,
 ): Promise<Published> {
+  // Every way a task is published (an owner, a member, a delegation) meets this one check.
+  requireTakingNew(campaign, by.actor.role === 'OWNER' ? 'OWNER' : 'AGENT');
   const conditions = completeConditions(input.conditions);
   if (input.reward) await requireWithinLimits(ex, campaign, conditions, input.reward);
   if (input.assigneeId) await requireActiveAgent(ex, campaign.id, input.assigneeId);

@@ -40,7 +40,7 @@ const taskPublish = campaignTool({
   mutates: true,
   handler: async (ctx, input) => {
     const { baseUrl, feePct } = ctx.services.campaignDeps;
-    const m = await requireMembership(ctx.ex, ctx.caller, input.campaignId, { forChange: true });
+    const m = await requireMembership(ctx.ex, ctx.caller, input.campaignId, { forNew: true });
     const reward = rewardOf(input, feePct);
     const published = await publishTask(ctx.ex, m, { ...input, reward }, ctx.clock.now());
     const row = reward ? await rewardOfTask(ctx.ex, published.task_id) : null;

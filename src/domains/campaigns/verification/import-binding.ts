@@ -40,7 +40,7 @@ export async function bindImport(
   if (campaign?.ownerId !== importer.ownerId) {
     throw taskId ? taskNotFound(taskId) : campaignNotOwned(id);
   }
-  if (campaign.status !== 'ACTIVE') throw campaignClosed(id);
+  if (campaign.status === 'CLOSED') throw campaignClosed(id);
   return { campaignId: id, taskId: taskId ?? null, role: 'OWNER' };
 }
 

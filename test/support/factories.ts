@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { expect } from 'vitest';
 import type { IdentityService } from '../../src/domains/identity/index.ts';
 
 /** Fresh ids isolate tests that share one database. */
@@ -47,11 +48,45 @@ export async function connectClient(
 /** Calls a tool and returns its structured result (success or error envelope) and isError. */
 export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
   const result = await client.callTool({ name, arguments: args });
-  return {
-    isError: result.isError === true,
-    // biome-ignore lint/suspicious/noExplicitAny: tests read into arbitrary result shapes
-    body: result.structuredContent as Record<string, any>,
-  };
+  // biome-ignore lint/suspicious/noExplicitAny: tests read into arbitrary result shapes
+  const body = result.structuredContent as Record<string, any>;
+  if (result.isError === true && body?.error) await expectPermittedMoves(client, name, body.error);
+  return { isError: result.isError === true, body };
+}
+
+/**
+ * Every refusal any test meets is held to the rule that an agent reading only Cairn's answers
+ * finds a permitted next move (issue 39 item 5): a refusal whose next_action names a tool the
+ * caller may call carries allowed_alternatives, and every tool an alternative names is one the
+ * caller may call now (its tools/list). So the whole suite walks every code it produces.
+ */
+async function expectPermittedMoves(
+  client: Client,
+  tool: string,
+  error: { code: string; next_action?: string; allowed_alternatives?: Array<{ tool?: string }> },
+): Promise<void> {
+  let callable: Set<string>;
+  try {
+    callable = new Set((await client.listTools()).tools.map((t) => t.name));
+  } catch {
+    return; // A caller that can no longer list tools (revoked, session gone) is told so elsewhere.
+  }
+  const moves = error.allowed_alternatives ?? [];
+  for (const move of moves) {
+    if (move.tool) {
+      expect(
+        callable.has(move.tool),
+        `${tool} → ${error.code} offers ${move.tool}, which the caller cannot call`,
+      ).toBe(true);
+    }
+  }
+  const named = [...callable].filter((t) => new RegExp(`\\b${t}\\b`).test(error.next_action ?? ''));
+  if (named.length > 0) {
+    expect(
+      moves.length,
+      `${tool} → ${error.code}: next_action names ${named.join(', ')} but no allowed_alternatives`,
+    ).toBeGreaterThan(0);
+  }
 }
 
 /** A raw MCP initialize with a bearer: 200 when the credential works, 401 (and its challenge) when not. */

@@ -261,32 +261,39 @@ export const campaignClosed = (campaignId: string) =>
  * A stopped campaign refuses what would start new work. An agent is offered what it may still
  * do (read the campaign, see its own tasks); an owner's door names the owner's moves instead.
  */
-export const campaignStopping = (campaignId: string, caller: 'AGENT' | 'OWNER') =>
+export const campaignStopping = (campaignId: string, caller: StoppingAudience) =>
   new DomainError(
     'CAMPAIGN_STOPPING',
     `Campaign ${campaignId} is stopping: running work finishes, nothing new starts.`,
     { campaign_id: campaignId, status: 'STOPPING' },
-    caller === 'AGENT'
+    caller === 'JOINER'
       ? {
-          next: 'Finish and submit the tasks you hold (task_heartbeat, task_complete); campaign_status shows the campaign.',
-          alternatives: [
-            {
-              tool: 'campaign_status',
-              action: 'See the campaign and what still runs.',
-              arguments: { campaign_id: campaignId },
-            },
-            { tool: 'task_list', action: 'See your tasks in it.', arguments: { campaign_id: campaignId } },
-          ],
+          next: 'It takes no new members while it stops. Ask again after its owner resumes it; campaign_list shows the campaigns you are in.',
         }
-      : {
-          next: `Resume the campaign (POST /v1/campaigns/${campaignId}/resume) to accept new work, or close it (POST /v1/campaigns/${campaignId}/close).`,
-        },
+      : caller === 'AGENT'
+        ? {
+            next: 'Finish and submit the tasks you hold (task_heartbeat, task_complete); campaign_status shows the campaign.',
+            alternatives: [
+              {
+                tool: 'campaign_status',
+                action: 'See the campaign and what still runs.',
+                arguments: { campaign_id: campaignId },
+              },
+              { tool: 'task_list', action: 'See your tasks in it.', arguments: { campaign_id: campaignId } },
+            ],
+          }
+        : {
+            next: `Resume the campaign (POST /v1/campaigns/${campaignId}/resume) to accept new work, or close it (POST /v1/campaigns/${campaignId}/close).`,
+          },
   );
+
+/** Who meets a stopping campaign: a member, someone asking to join it, or an owner's door. */
+type StoppingAudience = 'AGENT' | 'JOINER' | 'OWNER';
 
 /** Refuses what starts new work unless the campaign is ACTIVE: CLOSED and STOPPING say which. */
 export function requireTakingNew(
   campaign: { id: string; status: 'ACTIVE' | 'STOPPING' | 'CLOSED' },
-  caller: 'AGENT' | 'OWNER',
+  caller: StoppingAudience,
 ): void {
   if (campaign.status === 'CLOSED') throw campaignClosed(campaign.id);
   if (campaign.status === 'STOPPING') throw campaignStopping(campaign.id, caller);

@@ -10,6 +10,12 @@ export interface UpdateEntry {
 
 const ENTRIES: UpdateEntry[] = [
   {
+    id: 'upd_2026_11_29_permitted_moves',
+    date: '2026-11-29',
+    title: 'Every refusal that names a tool offers it as a move',
+    text: 'A tool refusal whose next_action names tools you may call now carries them in allowed_alternatives ({tool, action}), and an alternative never names a tool you cannot call.',
+  },
+  {
     id: 'upd_2026_11_29_campaign_stop',
     date: '2026-11-29',
     title: 'Campaigns can stop before they close',

@@ -17,6 +17,7 @@ import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../../storage/unavai
 import type { Caller } from '../identity/types.ts';
 import { claimAtOpening, runOnceClosing } from './idempotency-repo.ts';
 import type { Operation, OperationContext, ToolAvailability } from './operation.ts';
+import { withPermittedMoves } from './permitted-moves.ts';
 
 export type OperationOutcome = { ok: true; result: unknown } | { ok: false; error: ErrorEnvelope };
 
@@ -109,6 +110,10 @@ export class OperationRunner<S> {
     } catch (err) {
       // execute() maps handler errors itself; this catches failures of the pipeline around them.
       outcome = this.failure(err, requestId, name);
+    }
+    if (!outcome.ok) {
+      const callable = new Set(this.visibleTo(caller).map(({ op }) => op.name));
+      outcome = { ok: false, error: withPermittedMoves(outcome.error, callable) };
     }
     const label = outcome.ok ? 'ok' : outcome.error.error.code;
     this.hooks.onFinished(

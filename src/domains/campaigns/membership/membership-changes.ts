@@ -176,7 +176,7 @@ export async function joinCampaign(ex: Executor, caller: Caller, campaignId: str
   }
   // An active member's join only makes it the default, which a stopping campaign still allows.
   if (campaign.status === 'CLOSED' || (campaign.status === 'STOPPING' && member?.status !== 'ACTIVE')) {
-    requireTakingNew(campaign, 'AGENT');
+    requireTakingNew(campaign, 'JOINER');
   }
   if (caller.agent.guestCampaignId && caller.agent.guestCampaignId !== campaignId) {
     throw guestBound(caller.agent.id);

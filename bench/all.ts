@@ -28,6 +28,7 @@ const ALL_BENCHMARKS = [
   'mail',
   'sandbox',
   'injection',
+  'parse',
 ] as const;
 
 type Op = '>=' | '<=' | '<';
@@ -180,6 +181,13 @@ export const FIGURES: Figure[] = [
     value: 'cairn_false_flag_rate',
     baseline: 'plain_false_flag_rate',
     target: { op: '<=', bound: 0.1, on: 'value' },
+  },
+  {
+    bench: 'parse',
+    label: 'parse ms of 10 KB of 2,000-deep nested HTML (vs an ordinary 10 KB article)',
+    value: 'hostile_html_ms',
+    baseline: 'article_ms',
+    target: { op: '<', bound: 100, on: 'value' },
   },
 ];
 

@@ -3,6 +3,7 @@ import { runCampaignBenchmark } from './campaign.ts';
 import { runInjectionBenchmark } from './injection.ts';
 import { runMailBenchmark } from './mail.ts';
 import { runMcpBenchmark } from './mcp.ts';
+import { runParseBenchmark } from './parse.ts';
 import { runReadBenchmark } from './read.ts';
 import { runRewardsBenchmark } from './rewards.ts';
 import { runSandboxBenchmark } from './sandbox.ts';
@@ -41,6 +42,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
     summary:
       'tools/call identity_whoami, task_get and message_append from concurrent MCP clients, Cairn vs a minimal SDK server',
     run: runMcpBenchmark,
+  },
+  parse: {
+    summary:
+      'parse time of ~10 KB hostile HTML (2,000-deep nesting, chains at the depth bound) and 1 MB nesting vs an ordinary 10 KB article',
+    run: runParseBenchmark,
   },
   read: {
     summary: 'fetch_text of a ~500 KB article, 16 concurrent, Cairn vs plain undici + linkedom + Readability',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseHtml } from './html.ts';
+import { MAX_READABILITY_DEPTH, nestingDepth, parseHtml, parseHtmlDocument } from './html.ts';
 
 const encode = (html: string): Uint8Array => new TextEncoder().encode(html);
 const parse = (html: string, charset: string | null = null) => parseHtml(encode(html), charset);
@@ -38,6 +38,19 @@ describe('parseHtml', () => {
     const doc = parse(ARTICLE);
     expect(doc.transformations).toContain('HTML_MAIN_CONTENT');
     expect(doc.text).not.toContain('Home');
+  });
+
+  it('reads a page nested past MAX_READABILITY_DEPTH from its body, and says why (issue 40)', () => {
+    // 2,000 unclosed <div>s (10 KB) held Readability for 30 s: its scoring is quadratic in depth.
+    const bomb = `<html><body>${'<div>'.repeat(2_000)}${paragraph('A deeply nested note')}</body></html>`;
+    const doc = parse(bomb);
+    expect(doc.transformations).toContain('HTML_TOO_DEEP_FOR_MAIN_CONTENT');
+    expect(doc.transformations).not.toContain('HTML_MAIN_CONTENT');
+    expect(doc.text).toContain('A deeply nested note is described here');
+    // The same article one level inside the bound still gets its main content.
+    const wrapped = ARTICLE.replace('<article>', `${'<div>'.repeat(MAX_READABILITY_DEPTH - 5)}<article>`);
+    expect(nestingDepth(parseHtmlDocument(wrapped).body)).toBeLessThanOrEqual(MAX_READABILITY_DEPTH);
+    expect(parse(wrapped).transformations).toContain('HTML_MAIN_CONTENT');
   });
 
   it('falls back to the body when there is no main content', () => {

@@ -6,6 +6,7 @@
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
 import { decodeText } from './content-type.ts';
+import { flattenDeepNesting } from './html-depth.ts';
 import { type HtmlDocument, sanitiseDocument } from './html-sanitise.ts';
 import { HEADING_LEVEL_ATTRIBUTE, renderText } from './html-text.ts';
 import { detectInstructions } from './instructions.ts';
@@ -19,6 +20,13 @@ const MAIN_CONTENT_MIN_CHARS = 200;
 const MAIN_CONTENT_MIN_SHARE = 0.25;
 const MAX_TITLE_CHARS = 500;
 const MAX_READABILITY_ELEMENTS = 50_000;
+/**
+ * Readability's scoring walks each candidate's ancestors, so its time grows with the square of
+ * the nesting: 400 unclosed `<div>`s (2 KB) took 0.6 s and 2,000 (10 KB) 30 s (issue 40). No
+ * article nests this deep (real pages stay under about 40 levels); past it the body is read,
+ * which is linear in its size and flattens past html-text.ts's own depth bound.
+ */
+export const MAX_READABILITY_DEPTH = 64;
 
 /** Puts `<body>` where a browser would imply it, at the first place a body could start. */
 function withBody(html: string): string {
@@ -47,6 +55,11 @@ function withHead(html: string): string {
  * `<head>` or `<body>` as browsers do (a bare fragment would have no body), so they are supplied first.
  */
 export function parseHtmlDocument(html: string): HtmlDocument {
+  return parseBoundedDocument(flattenDeepNesting(html).html);
+}
+
+/** parseHtmlDocument for markup already through flattenDeepNesting. */
+function parseBoundedDocument(html: string): HtmlDocument {
   return parseHTML(withBody(withHead(html))).document as unknown as HtmlDocument;
 }
 
@@ -105,12 +118,26 @@ function readMainContent(document: HtmlDocument, bodyChars: number): string | nu
 
 /** The document as a reader sees it: parsed, sanitised, headings marked. */
 function prepare(html: string) {
-  const document = parseHtmlDocument(html);
+  const document = parseBoundedDocument(html);
   const titles = readTitles(document);
   const signals = readSurfaceSignals(document);
   const sanitised = sanitiseDocument(document);
   markHeadingLevels(document);
   return { document, titles, signals, sanitised };
+}
+
+/** The deepest element nesting under `root`, counted without recursion (hostile trees are deep). */
+export function nestingDepth(root: Node): number {
+  let deepest = 0;
+  const stack: Array<{ node: Node; depth: number }> = [{ node: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (depth > deepest) deepest = depth;
+    for (let child = node.firstChild; child; child = child.nextSibling) {
+      if (child.nodeType === 1) stack.push({ node: child, depth: depth + 1 });
+    }
+  }
+  return deepest;
 }
 
 /** Visible characters of the body, whitespace runs counted once: cheap enough to take before Readability. */
@@ -124,18 +151,23 @@ function visibleChars(document: HtmlDocument): number {
  * when its main content is not preferred: one parse on the common path, two on the rare one.
  */
 export function parseHtml(bytes: Uint8Array, charset: string | null): ParsedDocument {
-  const html = decodeHtml(bytes, charset);
+  const bounded = flattenDeepNesting(decodeHtml(bytes, charset));
+  const html = bounded.html;
   const { document, titles, signals, sanitised } = prepare(html);
   const bodyChars = visibleChars(document);
   const firstHeading = (document.querySelector('h1')?.textContent ?? '').replace(/\s+/g, ' ').trim();
-  const mainText = readMainContent(document, bodyChars);
   const transformations = [...sanitised.transformations];
+  if (bounded.flattened) transformations.push('HTML_NESTING_FLATTENED');
+  const tooDeep = nestingDepth(document.body ?? document) > MAX_READABILITY_DEPTH;
+  if (tooDeep) transformations.push('HTML_TOO_DEEP_FOR_MAIN_CONTENT');
+  const mainText = tooDeep ? null : readMainContent(document, bodyChars);
   let text: string;
   if (mainText !== null) {
     text = /^# /m.test(mainText) || !firstHeading ? mainText : `# ${firstHeading}\n\n${mainText}`;
     transformations.push('HTML_MAIN_CONTENT');
   } else {
-    const fresh = prepare(html).document;
+    // Readability rewrote the tree it read; a tree it never read is still the page as parsed.
+    const fresh = tooDeep ? document : prepare(html).document;
     text = renderText(fresh.body ?? fresh);
   }
   const cleaned = stripInvisible(text);

@@ -218,13 +218,25 @@ describe('campaign_metrics and agent_directory', () => {
     await doTask(coordinator, p1, campaignId);
     await publishTask(coordinator, campaignId);
 
-    const metrics = await ok(p2, 'campaign_metrics', {}, false);
+    const metrics = await ok(coordinator, 'campaign_metrics', {}, false);
     expect(metrics).toMatchObject({
       campaign_id: campaignId,
       members_active: 3,
       tasks: { total: 2, by_status: { VERIFIED: 1, OPEN: 1 } },
       submissions: { total: 1, verified: 1 },
     });
+    // Participant 2 counts only what it may see (issue 40): the tasks, but neither participant 1
+    // nor its result.
+    const blindCounts = await ok(p2, 'campaign_metrics', {}, false);
+    expect(blindCounts).toMatchObject({
+      members_active: 2,
+      tasks: { total: 2, by_status: { VERIFIED: 1, OPEN: 1 } },
+      submissions: { total: 0, verified: 0 },
+      shared_evidence: 0,
+    });
+    const status = await ok(p2, 'campaign_status', {}, false);
+    expect(status.members).toEqual({ active: 2, coordinators: 1, waiting: null });
+    expect((await ok(coordinator, 'campaign_status', {}, false)).members).toMatchObject({ active: 3 });
 
     const full = await ok(coordinator, 'agent_directory', {}, false);
     expect(full.members.map((m: { agent_id: string }) => m.agent_id).sort()).toEqual(

@@ -609,14 +609,27 @@ describe('visibility matrix of messages and the ledger', () => {
     const onTask = await note(p1, campaignId, 'Progress on my task.', { task_id: taskId });
     let direct: string | null = null;
     if (mode === 'BLIND_EXPERIMENT') {
-      // Participant 2 could never read it, so it is refused rather than stored unread.
-      const err = await refused(p1, 'message_send', {
-        campaign_id: campaignId,
-        to: p2.agentId,
-        type: 'NOTE',
-        content: 'psst',
-      });
-      expect(err.code).toBe('RECIPIENT_CANNOT_SEE');
+      // Participant 1 does not learn that participant 2 takes part (issue 40): it is answered
+      // exactly as for an agent outside the campaign, word for word but for the id.
+      const send = (to: string) =>
+        refused(p1, 'message_send', { campaign_id: campaignId, to, type: 'NOTE', content: 'psst' });
+      const hidden = await send(p2.agentId);
+      const outsider = await newMember(server);
+      const stranger = await send(outsider.agentId);
+      expect(hidden.code).toBe('RECIPIENT_NOT_MEMBER');
+      expect(JSON.stringify(hidden).replaceAll(p2.agentId, 'AGENT')).toBe(
+        JSON.stringify(stranger).replaceAll(outsider.agentId, 'AGENT'),
+      );
+      // Handing the task over says no more: participant 2 is refused as the outsider is.
+      const lease = (await ok(p1, 'task_get', { task_id: taskId }, false)).lease?.lease_id as string;
+      const delegate = (to: string) =>
+        refused(p1, 'task_delegate', { task_id: taskId, lease_id: lease, assignee_id: to });
+      const toHidden = await delegate(p2.agentId);
+      const toOutsider = await delegate(outsider.agentId);
+      expect(toHidden.code).toBe('NOT_A_MEMBER');
+      expect(JSON.stringify(toHidden).replaceAll(p2.agentId, 'AGENT')).toBe(
+        JSON.stringify(toOutsider).replaceAll(outsider.agentId, 'AGENT'),
+      );
     } else {
       direct = (
         await ok(p1, 'message_send', {
@@ -626,6 +639,17 @@ describe('visibility matrix of messages and the ledger', () => {
           content: 'psst',
         })
       ).message_id;
+    }
+    if (mode === 'TASK_SCOPED') {
+      // Linked to a task participant 2 is not involved in, it could never be read there.
+      const linked = await refused(p1, 'message_send', {
+        campaign_id: campaignId,
+        to: p2.agentId,
+        task_id: taskId,
+        type: 'NOTE',
+        content: 'about my task',
+      });
+      expect(linked.code).toBe('RECIPIENT_CANNOT_SEE');
     }
     const members = [c, p1, p2];
     for (const [i, m] of members.entries()) {

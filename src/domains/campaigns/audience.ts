@@ -185,6 +185,21 @@ export function submissionsVisible(v: Viewer): SQL {
   return or(mine, sql`${taskSubmissions.taskId} in ${involvedTaskIds({ ...v, agentId: v.agentId })}`) as SQL;
 }
 
+/** Rows of campaign_evidence (what was shared into the campaign) the viewer may see. */
+export function sharedEvidenceVisible(v: Viewer): SQL {
+  const base = eq(campaignEvidence.campaignId, v.campaign.id);
+  if (v.role === 'OWNER' || v.agentId === null) return base;
+  return and(
+    base,
+    modeRule(v, v.agentId, {
+      actor: campaignEvidence.agentId,
+      taskId: campaignEvidence.taskId,
+      byParticipant: sql`${campaignEvidence.authorRole} = 'PARTICIPANT'`,
+      isResult: sql`false`,
+    }),
+  ) as SQL;
+}
+
 /** Whether the viewer may see who works on a task someone else holds. */
 export function seesOtherWorkers(v: Viewer): boolean {
   return !(participantRestricted(v) && v.campaign.visibility === 'BLIND_EXPERIMENT');

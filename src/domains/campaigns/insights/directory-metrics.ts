@@ -1,8 +1,23 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { Executor } from '../../../storage/database.ts';
 import { describeAgents, describeOwnerAgents } from '../../identity/index.ts';
+import {
+  messagesVisible,
+  seesOtherWorkers,
+  sharedEvidenceVisible,
+  submissionsVisible,
+  tasksVisible,
+  viewerOf,
+} from '../audience.ts';
 import type { Membership } from '../membership/member.ts';
-import { campaignMembers, campaigns, tasks } from '../tables.ts';
+import {
+  campaignEvidence,
+  campaignMembers,
+  campaignMessages,
+  taskLeases,
+  taskSubmissions,
+  tasks,
+} from '../tables.ts';
 
 /** agent_directory and campaign_metrics: who is in a campaign, and how its work stands. */
 
@@ -69,38 +84,57 @@ export async function ownAgentsDirectory(ex: Executor, ownerId: string, self: st
   }));
 }
 
-/** Counts of the campaign's work: nothing here shows content, so every member may see them. */
+/**
+ * Counts of the campaign's work, each of what the caller may see (issue 40): under
+ * BLIND_EXPERIMENT a participant's counts hold its own work and the coordinators', never how
+ * much other participants did or how many there are; TASK_SCOPED counts the tasks it may see.
+ */
 export async function campaignMetrics(ex: Executor, m: Membership, now: Date) {
   const id = m.campaign.id;
+  const v = viewerOf(m);
+  const visibleTasks = ex.select({ id: tasks.id }).from(tasks).where(tasksVisible(v));
   const byStatus = await ex
     .select({ status: tasks.status, n: sql<number>`count(*)::int` })
     .from(tasks)
-    .where(eq(tasks.campaignId, id))
+    .where(tasksVisible(v))
     .groupBy(tasks.status);
-  // Written with explicit aliases: inside one select list, drizzle names columns unqualified.
-  const [counts] = await ex
-    .select({
-      members: sql<number>`(select count(*) from campaign_members m where m.campaign_id = ${id} and m.status = 'ACTIVE')::int`,
-      activeLeases: sql<number>`(select count(*) from task_leases l where l.campaign_id = ${id} and l.ended_at is null and l.execution_deadline > ${now})::int`,
-      expiredLeases: sql<number>`(select count(*) from task_leases l where l.campaign_id = ${id} and l.end_reason = 'EXPIRED')::int`,
-      submissions: sql<number>`(select count(*) from task_submissions s join tasks t on t.id = s.task_id where t.campaign_id = ${id})::int`,
-      verifiedSubmissions: sql<number>`(select count(*) from task_submissions s join tasks t on t.id = s.task_id where t.campaign_id = ${id} and s.verified_status = 'VERIFIED')::int`,
-      messages: sql<number>`(select count(*) from campaign_messages g where g.campaign_id = ${id})::int`,
-      evidence: sql<number>`(select count(*) from campaign_evidence e where e.campaign_id = ${id})::int`,
-    })
-    .from(campaigns)
-    .where(eq(campaigns.id, id));
+  const count = sql<number>`count(*)::int`;
+  const one = async (query: Promise<Array<{ n: number }>>) => (await query)[0]?.n ?? 0;
+  const members = seesOtherWorkers(v)
+    ? and(eq(campaignMembers.campaignId, id), eq(campaignMembers.status, 'ACTIVE'))
+    : and(
+        eq(campaignMembers.campaignId, id),
+        eq(campaignMembers.status, 'ACTIVE'),
+        or(eq(campaignMembers.role, 'COORDINATOR'), eq(campaignMembers.agentId, m.agentId)),
+      );
+  const leasesOf = and(eq(taskLeases.campaignId, id), inArray(taskLeases.taskId, visibleTasks));
+  const submissionsOf = and(inArray(taskSubmissions.taskId, visibleTasks), submissionsVisible(v));
+  const c = {
+    members: await one(ex.select({ n: count }).from(campaignMembers).where(members)),
+    activeLeases: await one(
+      ex
+        .select({ n: count })
+        .from(taskLeases)
+        .where(and(leasesOf, isNull(taskLeases.endedAt), gt(taskLeases.executionDeadline, now))),
+    ),
+    expiredLeases: await one(
+      ex
+        .select({ n: count })
+        .from(taskLeases)
+        .where(and(leasesOf, eq(taskLeases.endReason, 'EXPIRED'))),
+    ),
+    submissions: await one(ex.select({ n: count }).from(taskSubmissions).where(submissionsOf)),
+    verifiedSubmissions: await one(
+      ex
+        .select({ n: count })
+        .from(taskSubmissions)
+        .where(and(submissionsOf, eq(taskSubmissions.verifiedStatus, 'VERIFIED'))),
+    ),
+    messages: await one(ex.select({ n: count }).from(campaignMessages).where(messagesVisible(v))),
+    evidence: await one(ex.select({ n: count }).from(campaignEvidence).where(sharedEvidenceVisible(v))),
+  };
   const tasksByStatus = Object.fromEntries(byStatus.map((r) => [r.status, r.n]));
   const total = byStatus.reduce((s, r) => s + r.n, 0);
-  const c = counts ?? {
-    members: 0,
-    activeLeases: 0,
-    expiredLeases: 0,
-    submissions: 0,
-    verifiedSubmissions: 0,
-    messages: 0,
-    evidence: 0,
-  };
   return {
     campaign_id: id,
     generated_at: now.toISOString(),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { defineOperation } from '../../operations/index.ts';
+import { seesOtherWorkers, viewerOf } from '../audience.ts';
 import { COORDINATORS, ENTRANTS, memberTool, RECORD_READERS } from '../campaign-tool.ts';
 import { afterCreate, afterInvite, afterJoin } from '../next-steps.ts';
 import { presentCampaign, presentMembership } from '../present.ts';
@@ -89,10 +90,15 @@ const campaignStatus = memberTool({
   mutates: false,
   handler: async (ctx, _input, m) => {
     const counts = await repo.memberCounts(ctx.ex, m.campaign.id);
+    // Under BLIND_EXPERIMENT a participant learns neither how many others take part nor how many
+    // wait to: it counts what agent_directory shows it, the coordinators and itself (issue 40).
+    const members = seesOtherWorkers(viewerOf(m))
+      ? { active: counts.active, coordinators: counts.coordinators, waiting: counts.waiting }
+      : { active: counts.coordinators + 1, coordinators: counts.coordinators, waiting: null };
     return {
       ...presentCampaign(m.campaign),
       your_role: m.role,
-      members: { active: counts.active, coordinators: counts.coordinators, waiting: counts.waiting },
+      members,
       ledger: { last_seq: m.campaign.lastSeq },
     };
   },

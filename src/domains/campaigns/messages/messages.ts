@@ -138,7 +138,7 @@ async function checkedMessage(
 ) {
   const campaign = author.campaign;
   const addressee =
-    draft.addressedTo && !draft.threadReply ? await requireAddressee(ex, campaign, draft.addressedTo) : null;
+    draft.addressedTo && !draft.threadReply ? await requireAddressee(ex, author, draft.addressedTo) : null;
   if (draft.replyTo && !(await repo.findVisibleMessage(ex, author, draft.replyTo))) {
     throw new DomainError(
       'NOT_FOUND',
@@ -255,8 +255,19 @@ function actorOfViewer(v: Viewer): Actor {
   return { ownerId: v.campaign.ownerId, role: 'OWNER' };
 }
 
-async function requireAddressee(ex: Executor, campaign: CampaignRow, agentId: string) {
-  const [member] = await activeMembers(ex, campaign.id, [agentId]);
+/**
+ * The addressee as an active member. Under BLIND_EXPERIMENT a participant does not learn who else
+ * participates (issue 40): another participant is answered exactly as a stranger is.
+ */
+async function requireAddressee(ex: Executor, author: Viewer, agentId: string) {
+  const campaign = author.campaign;
+  const [found] = await activeMembers(ex, campaign.id, [agentId]);
+  const hidden =
+    campaign.visibility === 'BLIND_EXPERIMENT' &&
+    author.role === 'PARTICIPANT' &&
+    found?.role === 'PARTICIPANT' &&
+    found.agentId !== author.agentId;
+  const member = hidden ? undefined : found;
   if (!member) {
     throw new DomainError(
       'RECIPIENT_NOT_MEMBER',

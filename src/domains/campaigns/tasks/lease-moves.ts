@@ -138,7 +138,7 @@ export async function delegateTask(
       detail: [{ loc: ['arguments', 'assignee_id'], msg: 'must be another member', type: 'value_error' }],
     });
   }
-  await requireActiveAgent(ex, task.campaignId, input.assigneeId);
+  await requireActiveAgent(ex, task.campaignId, input.assigneeId, member);
   await ex
     .update(taskLeases)
     .set({ endedAt: now, endReason: 'DELEGATED' })

@@ -3,7 +3,7 @@ import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { preparedStatement } from '../../../storage/prepared.ts';
 import type { Caller } from '../../identity/index.ts';
-import { seesAllTasks, type Viewer, viewerOf } from '../audience.ts';
+import { seesAllTasks, seesOtherWorkers, type Viewer, viewerOf } from '../audience.ts';
 import { taskNotFound } from '../errors.ts';
 import { activeMembers, checkMembership, type Membership, memberOn } from '../membership/member.ts';
 import { campaignMembers, campaigns, tasks } from '../tables.ts';
@@ -64,9 +64,21 @@ const taskWithMember = preparedStatement('cairn_task_with_member', (ex) =>
 );
 
 /** Refuses unless `agentId` is an active member of the campaign (assignees and delegates). */
-export async function requireActiveAgent(ex: Executor, campaignId: string, agentId: string): Promise<void> {
+export async function requireActiveAgent(
+  ex: Executor,
+  campaignId: string,
+  agentId: string,
+  asker?: Membership,
+): Promise<void> {
   const [found] = await activeMembers(ex, campaignId, [agentId]);
-  if (!found) {
+  // Under BLIND_EXPERIMENT a participant does not learn who else participates (issue 40): naming
+  // another participant is answered exactly as naming an agent outside the campaign.
+  const hidden =
+    asker !== undefined &&
+    !seesOtherWorkers(viewerOf(asker)) &&
+    found?.role === 'PARTICIPANT' &&
+    found.agentId !== asker.agentId;
+  if (!found || hidden) {
     throw new DomainError(
       'NOT_A_MEMBER',
       `Agent ${agentId} is not an active member of this campaign.`,

@@ -180,7 +180,7 @@ export async function assignTask(
     submittedMayChange: true,
   });
   const assigneeId = input.assigneeId ?? null;
-  if (assigneeId) await requireActiveAgent(ex, task.campaignId, assigneeId);
+  if (assigneeId) await requireActiveAgent(ex, task.campaignId, assigneeId, member);
   const [row] = await ex
     .update(tasks)
     .set({ assigneeId, status: 'OPEN', version: sql`${tasks.version} + 1`, updatedAt: now })

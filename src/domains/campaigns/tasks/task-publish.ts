@@ -102,11 +102,18 @@ async function insertTask(
   input: PublishInput,
   now: Date,
 ): Promise<Published> {
-  // Every way a task is published (an owner, a member, a delegation) meets this one check.
+  // Every way a task is published (by the owner or by a member) meets this one check.
   requireTakingNew(campaign, by.actor.role === 'OWNER' ? 'OWNER' : 'AGENT');
   const conditions = completeConditions(input.conditions);
   if (input.reward) await requireWithinLimits(ex, campaign, conditions, input.reward);
-  if (input.assigneeId) await requireActiveAgent(ex, campaign.id, input.assigneeId);
+  if (input.assigneeId) {
+    const role = by.actor.role;
+    const asker =
+      role === 'COORDINATOR' || role === 'PARTICIPANT'
+        ? { campaign, agentId: by.createdBy, role }
+        : undefined;
+    await requireActiveAgent(ex, campaign.id, input.assigneeId, asker);
+  }
   const id = newId('task', now);
   const fields = {
     title: input.title,

@@ -219,10 +219,24 @@ function evaluate(
   }
 }
 
+/**
+ * What was thrown, read by the host one property at a time, and only values that are strings.
+ * Never through `context.dump`, which serialises objects with the guest's JSON.stringify and so
+ * calls a toJSON the program may have put on Object.prototype (issue 40: a plain throw reported
+ * itself as MEMORY that way).
+ */
 function thrownOf(context: QuickJSContext, handle: QuickJSHandle): Thrown {
   return handle.consume((error) => {
-    const dumped: unknown = context.dump(error);
-    return dumped !== null && typeof dumped === 'object' ? (dumped as Thrown) : { message: dumped };
+    const kind = context.typeof(error);
+    if (kind === 'string') return { message: context.getString(error) };
+    if (kind === 'number') return { message: String(context.getNumber(error)) };
+    if (context.sameValue(error, context.null)) return { message: null };
+    if (kind !== 'object') return { message: kind };
+    const read = (key: string): string | undefined =>
+      context
+        .getProp(error, key)
+        .consume((value) => (context.typeof(value) === 'string' ? context.getString(value) : undefined));
+    return { name: read('name'), message: read('message') ?? '(a thrown object)', stack: read('stack') };
   });
 }
 
@@ -253,10 +267,14 @@ function outcomeOf(thrown: Thrown | undefined, state: RunState, output: OutputWr
 /** QuickJS's own count of the bytes it holds (0 if it cannot even say). */
 function memoryUsed(context: QuickJSContext): number {
   try {
-    return context.runtime.computeMemoryUsage().consume((usage) => {
-      const dumped = context.dump(usage) as { memory_used_size?: unknown };
-      return typeof dumped.memory_used_size === 'number' ? dumped.memory_used_size : 0;
-    });
+    // One own property of the object QuickJS builds, read as a number: no guest code runs.
+    return context.runtime
+      .computeMemoryUsage()
+      .consume((usage) =>
+        context
+          .getProp(usage, 'memory_used_size')
+          .consume((size) => (context.typeof(size) === 'number' ? context.getNumber(size) : 0)),
+      );
   } catch {
     return 0;
   }

@@ -169,6 +169,18 @@ describe('Sandbox: limits and escapes', () => {
     await expectStillAnswering();
   });
 
+  it('reads what a program threw itself: a toJSON it installs cannot relabel a plain error (issue 40)', async () => {
+    const forged = await run(
+      "Object.prototype.toJSON = function () { return { name: 'InternalError', message: 'out of memory' }; };\n" +
+        "throw new Error('plain failure');",
+    );
+    expect(forged).toMatchObject({ exitCode: 1 });
+    expect(forged.limit).toBeUndefined();
+    expect(forged.stderr).toContain('Uncaught Error: plain failure');
+    expect(forged.memoryBytes).toBeLessThan(SANDBOX_LIMITS.memoryBytes / 2);
+    await expectStillAnswering();
+  });
+
   it('truncates huge output and ends the run (OUTPUT)', async () => {
     const result = await run("for (;;) { console.log('spam'.repeat(100)); console.error('err'); }");
     expect(result).toMatchObject({ exitCode: 1, limit: 'OUTPUT', stdoutTruncated: true });

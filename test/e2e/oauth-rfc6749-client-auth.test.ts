@@ -96,7 +96,7 @@ describe(
       expect(after).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     });
 
-    it('throttles secret guessing per client id and per address, with a 429 that says when to retry', async () => {
+    it('throttles secret guessing per client id and address, and per address, with a 429 that says when to retry', async () => {
       // Addresses of this run only: throttles outlive a run on a shared PostgreSQL database, so
       // fixed addresses would start the next run already locked.
       const run = randomBytes(2).toString('hex');
@@ -104,10 +104,10 @@ describe(
       const as = await h.discover();
       const conf = (await h.register(as, { token_endpoint_auth_method: 'client_secret_basic' })).body;
       const refresh = { grant_type: 'refresh_token', refresh_token: 'cd_ref_whatever' };
-      // Ten wrong secrets for one client, from two addresses: the tenth locks the client id.
+      // Ten wrong secrets for one client from one address: the tenth locks that client there.
       for (let i = 0; i < 9; i++) {
         const wrong = await h.token(refresh, {
-          from: i % 2 ? addr(7) : addr(8),
+          from: addr(7),
           authorization: basic(conf.client_id!, `guess-${i}`),
         });
         expect(wrong.status, `guess ${i}`).toBe(401);
@@ -120,12 +120,24 @@ describe(
       expect(locking.body.error).toBe('temporarily_unavailable');
       expect(Number(locking.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(locking.headers.get('cache-control')).toBe('no-store');
-      // Locked even with the right secret, from anywhere, until the lock ends.
-      const right = await h.token(refresh, {
+      // Locked there even with the right secret, until the lock ends.
+      const there = await h.token(refresh, {
+        from: addr(7),
+        authorization: basic(conf.client_id!, conf.client_secret!),
+      });
+      expect(there.status).toBe(429);
+      // A stranger cannot lock the client out (issue 40): from another address the right secret
+      // authenticates (the made-up refresh token is then invalid_grant), and a wrong one is 401.
+      const elsewhere = await h.token(refresh, {
         from: addr(9),
         authorization: basic(conf.client_id!, conf.client_secret!),
       });
-      expect(right.status).toBe(429);
+      expect(elsewhere).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+      const wrongElsewhere = await h.token(refresh, {
+        from: addr(8),
+        authorization: basic(conf.client_id!, 'guess-10'),
+      });
+      expect(wrongElsewhere.status).toBe(401);
 
       // Thirty wrong bootstrap secrets from one address lock that address.
       for (let i = 0; i < 29; i++) {

@@ -8,8 +8,10 @@ const MINUTE = 60_000;
 
 /**
  * Failed client authentications (wrong client secrets, unknown bootstrap tokens, unknown
- * clients) before the client id or the address is locked out for a while (RFC 6749 §10.10,
- * RFC 9700 §4.15: guessing secrets must be made impractical).
+ * clients) before a client id is locked out for the address that guessed, or the address is
+ * locked out for every client, for a while (RFC 6749 §10.10, RFC 9700 §4.15: guessing secrets
+ * must be made impractical). A client's lock is per address (issue 40): a stranger's wrong
+ * guesses must not lock the client's own owner out, who holds the right secret elsewhere.
  */
 export const SECRET_THROTTLE = {
   client: { max: 10, windowMs: 10 * MINUTE, lockMs: 10 * MINUTE },
@@ -43,7 +45,10 @@ export class SecretGuard {
     const keys: Array<{ key: string; rule: ThrottleRule }> = [
       { key: `oauth-${addressKey(address)}`, rule: SECRET_THROTTLE.address },
     ];
-    if (clientId) keys.push({ key: `oauth-client:${clientId.slice(0, 200)}`, rule: SECRET_THROTTLE.client });
+    if (clientId) {
+      const key = `oauth-client:${clientId.slice(0, 200)}|${addressKey(address)}`;
+      keys.push({ key, rule: SECRET_THROTTLE.client });
+    }
     return keys;
   }
 
@@ -51,7 +56,7 @@ export class SecretGuard {
     const seconds = secondsUntil(until, this.clock.now());
     return new OAuthError(
       'temporarily_unavailable',
-      `Too many failed client authentications for this client or from this address; try again in ${seconds} s.`,
+      `Too many failed client authentications for this client from this address, or from this address; try again in ${seconds} s.`,
       seconds,
     );
   }

@@ -1,3 +1,4 @@
+import * as oauth from 'oauth4webapi';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callTool, connectClient } from '../support/factories.ts';
 import { DEVICE_GRANT, type OAuthHarness, startOAuthHarness } from '../support/oauth.ts';
@@ -163,6 +164,82 @@ describe(
       expect((await h.post('/oauth/token', {})).body.error).toBe('invalid_request');
       const missing = await h.post('/oauth/token', { grant_type: 'refresh_token' }, true);
       expect(missing).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
+    });
+  },
+);
+
+describe(
+  'the device flow of a registered client',
+  oauthCheck('oauth4webapi', 'device authorization grant of a registered public client (RFC 8628 §3)'),
+  () => {
+    const insecure = { [oauth.allowInsecureRequests]: true } as const;
+
+    /** A public client registered for the device grant alone: no redirect URIs (RFC 8628 §3). */
+    async function deviceClient(as: oauth.AuthorizationServer, name: string): Promise<oauth.Client> {
+      const res = await fetch(as.registration_endpoint!, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          client_name: name,
+          grant_types: [DEVICE_GRANT, 'refresh_token'],
+          token_endpoint_auth_method: 'none',
+        }),
+      });
+      const body = await res.json();
+      expect(res.status, JSON.stringify(body)).toBe(201);
+      expect(body).toMatchObject({ grant_types: [DEVICE_GRANT, 'refresh_token'], response_types: [] });
+      return { client_id: body.client_id, token_endpoint_auth_method: 'none' };
+    }
+
+    it('pairs with oauth4webapi: client_id binds the code, and the tokens are that client’s', async () => {
+      const as = await h.discover();
+      const client = await deviceClient(as, 'Moorland CLI');
+      const started = await oauth.processDeviceAuthorizationResponse(
+        as,
+        client,
+        await oauth.deviceAuthorizationRequest(as, client, oauth.None(), { scope: 'mcp' }, insecure),
+      );
+      // Named by its registration: no display_name or runtime needed.
+      const pending = await h.server.app.services.device.findForApproval(started.user_code);
+      expect(pending).toMatchObject({ display_name: 'Moorland CLI', runtime: 'oauth:Moorland CLI' });
+      const poll = (c: oauth.Client) =>
+        oauth.deviceCodeGrantRequest(as, c, oauth.None(), started.device_code, insecure);
+      await expect(oauth.processDeviceCodeResponse(as, client, await poll(client))).rejects.toMatchObject({
+        error: 'authorization_pending',
+      });
+
+      await h.server.app.services.device.decide(await h.newOwner(), started.user_code, {
+        approve: true,
+        activateRead: true,
+      });
+      h.clock.advance(6_000);
+      // Another client, or none, gets nothing for it.
+      const other = await deviceClient(as, 'Someone else');
+      expect(await (await poll(other)).json()).toMatchObject({ error: 'invalid_grant' });
+      expect((await h.poll(started.device_code)).body.error).toBe('invalid_request');
+
+      const tokens = await oauth.processDeviceCodeResponse(as, client, await poll(client));
+      expect((await h.mcpStatus(tokens.access_token)).status).toBe(200);
+      // The pairing is an OAuth connection of this client: it refreshes as the client, and only so.
+      const refreshed = await oauth.processRefreshTokenResponse(
+        as,
+        client,
+        await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure),
+      );
+      expect(refreshed.access_token).toEqual(expect.any(String));
+      const bare = await h.token({ grant_type: 'refresh_token', refresh_token: refreshed.refresh_token! });
+      expect(bare).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    });
+
+    it('refuses a client that did not register the device grant, and an unknown one', async () => {
+      const as = await h.discover();
+      const codeOnly = (await h.register(as)).body.client_id!;
+      const asked = await h.post('/oauth/device_authorization', { client_id: codeOnly }, true);
+      expect(asked).toMatchObject({ status: 400, body: { error: 'unauthorized_client' } });
+      const unknown = await h.post('/oauth/device_authorization', { client_id: 'cli_nobody' }, true);
+      expect(unknown).toMatchObject({ status: 401, body: { error: 'invalid_client' } });
+      const nameless = await h.post('/oauth/device_authorization', {}, true);
+      expect(nameless).toMatchObject({ status: 400, body: { error: 'invalid_request' } });
     });
   },
 );

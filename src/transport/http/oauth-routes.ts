@@ -42,6 +42,7 @@ const tokenRequest = z.discriminatedUnion('grant_type', [
     grant_type: z.literal(DEVICE_GRANT),
     device_code: secret,
     client_id: z.string().max(200).optional(),
+    client_secret: secret.optional(),
     scope: scopeParam,
     resource: resourceParam,
   }),
@@ -133,7 +134,15 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
           request.matching_request_id !== undefined
             ? await participantOf(deps, req.headers.authorization)
             : undefined;
-        return noStore(reply).send(await deps.device.authorize(request, participant));
+        // RFC 8628 §3.1: a registered client names itself (and authenticates, if confidential).
+        const asking =
+          participant === undefined
+            ? clientCredentials(req.headers.authorization, request.client_id, request.client_secret)
+            : { id: request.client_id, secret: request.client_secret, method: 'none' as const };
+        const client = asking.id
+          ? await guarded(deps.secrets, asking, req, () => deviceClient(deps, asking))
+          : undefined;
+        return noStore(reply).send(await deps.device.authorize(request, participant, client));
       } catch (err) {
         if (err instanceof OAuthError) return sendOAuthError(reply, err);
         throw err;
@@ -194,11 +203,25 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
 }
 
 type TokenRequest = z.infer<typeof tokenRequest>;
+
+/** The registered client of a device flow, authenticated, and registered for that grant. */
+async function deviceClient(deps: OAuthDeps, presented: Presented) {
+  const client = await deps.clients.authenticate(presented.id, presented.secret, presented.method);
+  if (!client.grantTypes.includes(DEVICE_GRANT)) {
+    throw new OAuthError('unauthorized_client', `This client did not register the ${DEVICE_GRANT} grant.`);
+  }
+  return client;
+}
 type Presented = ReturnType<typeof clientCredentials>;
 
 /** Issues what one token request asks for, or throws the OAuthError that refuses it. */
 async function grantTokens(deps: OAuthDeps, r: TokenRequest, presented: Presented): Promise<unknown> {
-  if (r.grant_type === DEVICE_GRANT) return deps.device.poll(r.device_code);
+  if (r.grant_type === DEVICE_GRANT) {
+    // A registered client authenticates as it registered; any other client_id is only a name,
+    // which a code issued to a client will not match.
+    const client = presented.id?.startsWith('cli_') ? await deviceClient(deps, presented) : undefined;
+    return deps.device.poll(r.device_code, client?.id ?? presented.id);
+  }
   if (r.grant_type === 'client_credentials') {
     // A registered client's own id and secret are never taken for a bootstrap token.
     if (presented.id?.startsWith('cli_')) {

@@ -14,6 +14,8 @@ import { addressKey } from '../owners.ts';
 import { FailureThrottle, secondsUntil } from '../throttle.ts';
 import type { AboutYou, Agent, GuestPairing } from '../types.ts';
 import * as drepo from './device-repo.ts';
+import { findGrant, insertGrant } from './oauth-repo.ts';
+import { mcpResource } from './oauth-request.ts';
 import type { TokenAnswer, TokenService } from './tokens.ts';
 
 /** RFC 8628 §6.1: consonants only, no vowels (no words) and nothing easily confused. */
@@ -41,8 +43,15 @@ function pairingThrottled(until: Date, now: Date): DomainError {
 /** What a runtime sends to start pairing (SPEC: POST /oauth/device_authorization). */
 export const deviceRequestSchema = z
   .object({
-    display_name: z.string().trim().min(1).max(LIMITS.displayName.maxChars),
-    runtime: z.string().trim().min(1).max(LIMITS.runtime.maxChars),
+    /**
+     * RFC 8628 §3.1: a registered client names itself (a confidential one authenticates too);
+     * SPEC's runtimes pair without one and name themselves with display_name and runtime, which
+     * default to the client's registered name when a client asks.
+     */
+    client_id: z.string().min(1).max(200).optional(),
+    client_secret: z.string().min(1).max(512).optional(),
+    display_name: z.string().trim().min(1).max(LIMITS.displayName.maxChars).optional(),
+    runtime: z.string().trim().min(1).max(LIMITS.runtime.maxChars).optional(),
     requested_mode: z.enum(['READ', 'NONE']).optional(),
     matching_request_id: z.string().min(1).max(96).optional(),
     // Self-description: checked softly (bad values are dropped and shown as ignored), like identity_update_about.
@@ -89,9 +98,19 @@ export class DeviceService {
    * bearer's agent (`participant`) must be the request's joining agent, and the request must wait
    * for a guest; the identity it makes is bound to that request's campaign alone.
    */
-  async authorize(input: DeviceRequest, participant?: Agent) {
+  async authorize(input: DeviceRequest, participant?: Agent, client?: { id: string; clientName: string }) {
     const now = this.clock.now();
-    const { display_name, runtime, requested_mode, matching_request_id, ...claims } = input;
+    const { client_id: _id, client_secret: _secret, requested_mode, matching_request_id, ...rest } = input;
+    const { display_name: named, runtime: ran, ...claims } = rest;
+    const display_name = (named ?? client?.clientName)?.slice(0, LIMITS.displayName.maxChars);
+    const runtime =
+      ran ?? (client ? `oauth:${client.clientName}`.slice(0, LIMITS.runtime.maxChars) : undefined);
+    if (!display_name || !runtime) {
+      throw new OAuthError(
+        'invalid_request',
+        'Without client_id, name the runtime: display_name and runtime are required (or register a client and send its client_id).',
+      );
+    }
     const about = mergeAbout({}, claims as AboutInput, now);
     let guest: { campaignTitle: string } | null = null;
     if (matching_request_id !== undefined) {
@@ -118,6 +137,7 @@ export class DeviceService {
         about: about as Record<string, unknown>,
         matchingRequestId: matching_request_id ?? null,
         requestedBy: guest && participant ? participant.id : null,
+        clientId: client?.id ?? null,
         status: 'PENDING',
         intervalSeconds: INTERVAL_SECONDS,
         createdAt: now,
@@ -241,10 +261,26 @@ export class DeviceService {
       if (activateRead) await changeMode(tx, agentId, 'READ', now);
       if (guest)
         await this.guests.admit(tx, { requestId: guest.requestId, guestAgentId: agentId, ownerId }, now);
+      // A registered client's pairing is an OAuth connection, as a consent makes one: its tokens
+      // belong to that client alone, last as a connection does, and the owner revokes it there.
+      const grantId = row.clientId ? newId('grt', now) : null;
+      if (row.clientId && grantId) {
+        await insertGrant(tx, {
+          id: grantId,
+          clientId: row.clientId,
+          ownerId,
+          agentId,
+          scope: 'mcp',
+          resource: mcpResource(this.baseUrl),
+          approvedAt: now,
+          expiresAt: new Date(now.getTime() + LIMITS.oauthConnectionDays * 86_400_000),
+        });
+      }
       await drepo.updateDevice(tx, row.id, {
         status: 'APPROVED',
         ownerId,
         agentId,
+        grantId,
         activateRead,
         decidedAt: now,
       });
@@ -286,12 +322,25 @@ export class DeviceService {
     return { requestId, campaignId: checked.campaignId };
   }
 
-  /** The device grant at the token endpoint (RFC 8628 §3.4-3.5). */
-  async poll(deviceCode: string): Promise<TokenAnswer> {
+  /**
+   * The device grant at the token endpoint (RFC 8628 §3.4-3.5). `clientId` is the client the
+   * poll authenticated as (or named, for a public one): a code a client asked for is that
+   * client's alone; a runtime's code (no client) takes any.
+   */
+  async poll(deviceCode: string, clientId?: string): Promise<TokenAnswer> {
     const outcome = await this.database.transaction(async (tx): Promise<TokenAnswer | OAuthError> => {
       const now = this.clock.now();
       const row = await drepo.lockByDeviceCode(tx, hashSecret(deviceCode));
       if (!row) return new OAuthError('invalid_grant', 'Unknown device code.');
+      if (row.clientId && clientId === undefined) {
+        return new OAuthError(
+          'invalid_request',
+          'client_id is required: this device code was issued to a client.',
+        );
+      }
+      if (row.clientId && row.clientId !== clientId) {
+        return new OAuthError('invalid_grant', 'This device code was issued to another client.');
+      }
       if (row.status === 'CONSUMED')
         return new OAuthError('invalid_grant', 'This device code was already exchanged.');
       if (row.status === 'DECLINED')
@@ -301,6 +350,10 @@ export class DeviceService {
         return new OAuthError('expired_token', 'The device code expired; start pairing again.');
       if (row.status === 'APPROVED') {
         await drepo.updateDevice(tx, row.id, { status: 'CONSUMED', lastPolledAt: now });
+        if (row.grantId) {
+          const grant = await findGrant(tx, row.grantId);
+          return this.tokens.issuePair(tx, row.agentId!, row.grantId, grant?.expiresAt);
+        }
         return this.tokens.issuePair(tx, row.agentId!, row.id);
       }
       const tooSoon =

@@ -7,7 +7,8 @@ import type { Database } from '../../../storage/database.ts';
 import * as oauthRepo from './oauth-repo.ts';
 
 /** Grants a registered client may use at the token endpoint. */
-const CLIENT_GRANTS = ['authorization_code', 'refresh_token'] as const;
+const DEVICE_CODE = 'urn:ietf:params:oauth:grant-type:device_code';
+const CLIENT_GRANTS = ['authorization_code', 'refresh_token', DEVICE_CODE] as const;
 const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 const MAX_REDIRECT_URIS = 10;
 const MAX_URI_CHARS = 2_000;
@@ -100,8 +101,18 @@ export class OAuthClientService {
   ) {}
 
   async register(input: Registration): Promise<RegisteredClient> {
+    const grants = input.grant_types ?? ['authorization_code'];
+    const unknownGrant = grants.find((g) => !(CLIENT_GRANTS as readonly string[]).includes(g));
+    const redirects = grants.includes('authorization_code');
+    if (unknownGrant || !(redirects || grants.includes(DEVICE_CODE))) {
+      throw new OAuthError(
+        'invalid_client_metadata',
+        `grant_types must include authorization_code or ${DEVICE_CODE} (RFC 8628), and may add refresh_token${unknownGrant ? `; ${unknownGrant.slice(0, 80)} is not offered to registered clients` : ''}.`,
+      );
+    }
     const redirectUris = input.redirect_uris ?? [];
-    if (redirectUris.length === 0) {
+    // A device-flow client has no redirection endpoint (RFC 8628 §3): redirect URIs go with codes.
+    if (redirects && redirectUris.length === 0) {
       throw new OAuthError('invalid_redirect_uri', 'redirect_uris must name at least one redirect URI.');
     }
     for (const uri of redirectUris) {
@@ -116,17 +127,21 @@ export class OAuthClientService {
         `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}.`,
       );
     }
-    const grants = input.grant_types ?? ['authorization_code'];
-    const unknownGrant = grants.find((g) => !(CLIENT_GRANTS as readonly string[]).includes(g));
-    if (unknownGrant || !grants.includes('authorization_code')) {
+    if (!redirects && redirectUris.length > 0) {
       throw new OAuthError(
-        'invalid_client_metadata',
-        `grant_types must include authorization_code and may add refresh_token${unknownGrant ? `; ${unknownGrant.slice(0, 80)} is not offered to registered clients` : ''}.`,
+        'invalid_redirect_uri',
+        'redirect_uris are for the authorization_code grant only.',
       );
     }
-    const responses = input.response_types ?? ['code'];
-    if (responses.length !== 1 || responses[0] !== 'code') {
-      throw new OAuthError('invalid_client_metadata', 'response_types must be ["code"].');
+    const responses = input.response_types ?? (redirects ? ['code'] : []);
+    const expected = redirects ? ['code'] : [];
+    if (responses.length !== expected.length || responses.some((r, i) => r !== expected[i])) {
+      throw new OAuthError(
+        'invalid_client_metadata',
+        redirects
+          ? 'response_types must be ["code"].'
+          : 'response_types must be [] without authorization_code.',
+      );
     }
     if (input.scope?.split(' ').some((s) => s && s !== 'mcp')) {
       throw new OAuthError('invalid_client_metadata', 'The only scope is "mcp".');
@@ -157,7 +172,7 @@ export class OAuthClientService {
       redirect_uris: redirectUris,
       token_endpoint_auth_method: method,
       grant_types: grants,
-      response_types: ['code'],
+      response_types: expected,
       scope: 'mcp',
       ...(input.client_uri ? { client_uri: input.client_uri } : {}),
       ...(input.software_id ? { software_id: input.software_id } : {}),

@@ -37,6 +37,12 @@ export const deviceAuthorizations = pgTable(
     matchingRequestId: text('matching_request_id'),
     /** Guest pairing: the participant whose bearer asked for the guest (the request's joining agent). */
     requestedBy: text('requested_by').references(() => agents.id),
+    /**
+     * The registered client that asked (RFC 8628 §3.1 client_id), when one did: only it may poll,
+     * and approval makes an OAuth connection (grant_id) its tokens belong to, as a consent does.
+     */
+    clientId: text('client_id'),
+    grantId: text('grant_id'),
     status: text('status', { enum: ['PENDING', 'APPROVED', 'DECLINED', 'CONSUMED'] }).notNull(),
     activateRead: boolean('activate_read').notNull().default(false),
     ownerId: text('owner_id').references(() => owners.id),

@@ -72,3 +72,20 @@ export function findCredential(value: unknown, path = ''): CredentialHit | null 
   }
   return null;
 }
+
+const CAIRN_SECRET = /(cd_(?:acc|ref|dev|boot|prj|own)_)([a-z2-7]{16,})/gi;
+
+/**
+ * Masks Cairn's own credentials in text that other readers will see (issue 40: a live project
+ * key mailed to a campaign became evidence that members without a mail grant read). Each secret
+ * keeps its prefix and length, its secret part turned to `*`, so offsets into the text (the
+ * instruction spans) stay true. Answers the text and how many were masked.
+ */
+export function maskCairnCredentials(text: string): { text: string; masked: number } {
+  let masked = 0;
+  const out = text.replace(CAIRN_SECRET, (_whole, prefix: string, secret: string) => {
+    masked++;
+    return prefix + '*'.repeat(secret.length);
+  });
+  return { text: masked > 0 ? out : text, masked };
+}

@@ -19,6 +19,7 @@ import {
   MailParser,
   type MessageText,
 } from 'mailparser';
+import { maskCairnCredentials } from '../kernel/credential-scan.ts';
 import { LIMITS } from '../kernel/limits.ts';
 import { parseHtml } from './html.ts';
 import { detectInstructions } from './instructions.ts';
@@ -174,17 +175,36 @@ function finishMail(fields: MailFields): ParsedMail {
     return { ...attachment, name: name.value, content_type: normaliseType(attachment.content_type) };
   });
   const instructionSpans = [...body.spans, ...fieldSpanList].slice(0, MAX_SPANS);
+  // Cairn's own credentials never reach a reader of the mail (issue 40); masked in place, so the
+  // spans found above still point at the same characters.
+  let masked = 0;
+  const mask = (value: string | null) => {
+    if (value === null) return null;
+    const done = maskCairnCredentials(value);
+    masked += done.masked;
+    return done.text;
+  };
+  const text = mask(body.text) ?? '';
+  const shownFrom = mask(from.value);
+  const shownTo = mask(to.value);
+  const shownSubject = mask(subject.value);
+  const shownAttachments = attachments.map((a) => ({ ...a, name: mask(a.name) }));
+  if (masked > 0) transformations.push('CREDENTIAL_REDACTED');
+  const flags = [
+    ...(instructionSpans.length > 0 ? ['INSTRUCTION_LIKE_CONTENT'] : []),
+    ...(masked > 0 ? ['CREDENTIAL_REDACTED'] : []),
+  ];
   return {
-    from: from.value,
-    to: to.value,
-    subject: subject.value,
+    from: shownFrom,
+    to: shownTo,
+    subject: shownSubject,
     date: fields.date,
     messageId: normaliseMessageId(fields.messageId),
-    text: body.text,
+    text,
     truncated: body.truncated,
-    attachments,
+    attachments: shownAttachments,
     transformations: [...new Set(transformations)],
-    flags: instructionSpans.length > 0 ? ['INSTRUCTION_LIKE_CONTENT'] : [],
+    flags,
     instructionSpans,
   };
 }

@@ -144,6 +144,34 @@ describe('evidence_submit with mail_id', () => {
     );
   });
 
+  it('masks a Cairn credential in mail before any reader sees it, as mail or as evidence (issue 40)', async () => {
+    const box = await grantedMailbox(server);
+    const reader = await newMember(server);
+    await ok(reader, 'campaign_join', { campaign_id: box.campaignId });
+    const leaked = `cd_prj_${'q7r2s3t4'.repeat(4)}`;
+    const mailId = await deliver(box.address, `${QUOTE}. The survey key is ${leaked} for now.`);
+    const shared = await ok(box.coordinator, 'evidence_submit', {
+      campaign_id: box.campaignId,
+      mail_id: mailId,
+    });
+    const seen = await ok(
+      reader,
+      'evidence_get',
+      { evidence_id: shared.evidence_id, include_text: true },
+      false,
+    );
+    expect(JSON.stringify(seen)).not.toContain(leaked);
+    expect(seen.observation.text).toContain(`cd_prj_${'*'.repeat(32)}`);
+    expect(seen.observation.text).toContain(QUOTE);
+    const read = await ok(
+      box.coordinator,
+      'campaign_mail_get',
+      { campaign_id: box.campaignId, mail_id: mailId },
+      false,
+    );
+    expect(JSON.stringify(read)).not.toContain(leaked);
+  });
+
   it('refuses a mail of another campaign, and mail_id with another form', async () => {
     const box = await grantedMailbox(server);
     const other = await grantedMailbox(server);

@@ -329,3 +329,21 @@ describe('POST /v1/research/campaigns/{id}/settings', () => {
     expect(page.text).toMatch(/name="allow_same_owner_review" type="checkbox" value="on" checked/);
   });
 });
+
+describe('POST /v1/research/imports and credentials (issue 40)', () => {
+  it('refuses a file holding a Cairn credential and stores nothing; another service’s secret is research', async () => {
+    const key = `cd_prj_${'m3n4p5q6'.repeat(4)}`;
+    const refusedImport = await ownerCall('POST', '/v1/research/imports', {
+      text: `2026-11-29 agent started with key ${key}\n`,
+      campaign_id: campaignId,
+    });
+    expect(refusedImport.status).toBe(400);
+    expect(refusedImport.body.error).toMatchObject({
+      code: 'CREDENTIAL_IN_INPUT',
+      details: { kind: 'CAIRN_TOKEN' },
+    });
+    expect(JSON.stringify(refusedImport.body)).not.toContain(key);
+    // A leaked AWS key id in a log is often the finding itself: it is kept.
+    await importInto(campaignId, '2026-11-29 leaked AKIAABCDEFGHIJKLMNOP in the build log\n');
+  });
+});

@@ -121,6 +121,20 @@ export class ImportService {
           },
         );
       }
+    } else {
+      // An owner's research file may quote others' leaked secrets (that is often the finding),
+      // but a Cairn credential is never evidence: members would read a key that works here.
+      const secret = findCredential(document.text);
+      if (secret?.kind === 'CAIRN_TOKEN') {
+        throw new DomainError(
+          'CREDENTIAL_IN_INPUT',
+          'The file contains a Cairn credential (an agent key or token). It was not stored.',
+          { path: 'file', kind: secret.kind },
+          {
+            next: 'Remove the credential from the file (and revoke it if it was real: anyone who saw the file has it), then import the file again.',
+          },
+        );
+      }
     }
     const now = this.clock.now();
     const unbound = buildImport(req, document, now);

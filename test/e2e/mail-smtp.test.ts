@@ -185,4 +185,20 @@ describe('the built-in SMTP receiver', () => {
     );
     expect(later.events.filter((e: { kind: string }) => e.kind === 'MAILBOX_FULL')).toHaveLength(2);
   });
+
+  it('records a message refused for its size as an attempt the owner sees (issue 40)', async () => {
+    const box = await campaignMailbox(server);
+    await expect(
+      client().sendMail({ from: 'a@example.org', to: box.address, text: 'x'.repeat(2 * 1024 * 1024 + 10) }),
+    ).rejects.toMatchObject({ responseCode: 552 });
+    const view = (await ownerApi(server, box.token, 'GET', `/v1/campaigns/${box.campaignId}/mail`)).body;
+    expect(view.attempts[0]).toMatchObject({
+      via: 'SMTP',
+      outcome: 'REFUSED',
+      reason: 'TOO_LARGE',
+      recipient: box.address,
+    });
+    expect(view.attempts[0].size).toBeGreaterThan(2 * 1024 * 1024);
+    expect(view.usage).toMatchObject({ messages: 0 });
+  });
 });

@@ -286,8 +286,13 @@ describe('the SMTP receiver', () => {
     expect(delivered.map((m) => m.raw?.equals(exact))).toEqual([true]);
   });
 
-  it('keeps the session usable after an oversized message', async () => {
-    const { receiver, delivered } = await start();
+  it('keeps the session usable after an oversized message, and reports it for the record', async () => {
+    const reported: Array<{ recipients: string[]; size: number; raw: null }> = [];
+    const { receiver, delivered } = await start({
+      oversized: async (mail) => {
+        reported.push({ recipients: mail.recipients, size: mail.size, raw: mail.raw });
+      },
+    });
     const c = await talk(receiver.port);
     await c.command('EHLO client.test');
     await c.command('MAIL FROM:<sender@outside.test>');
@@ -307,6 +312,8 @@ describe('the SMTP receiver', () => {
       envelopeFrom: null,
       raw: Buffer.from('Subject: small\r\n\r\nok\r\n'),
     });
+    expect(reported).toEqual([{ recipients: ['box-1@mail.test'], size: expect.any(Number), raw: null }]);
+    expect(reported[0]?.size).toBeGreaterThan(MAX_BYTES);
   });
 
   it('delivers nothing when the client goes away in the middle of a message', async () => {
@@ -505,6 +512,33 @@ describe('the SMTP receiver', () => {
       expect(await c.command(`RCPT TO:<box-${i}@mail.test>`)).toMatch(/^452 4\.2\.2 Mailbox full/);
     }
     expect(await c.command('QUIT')).toMatch(/^221 /);
+  });
+
+  it('ends a connection after too many refused recipients of any kind (issue 40)', async () => {
+    const { receiver } = await start({
+      limits: { maxRefusedRecipients: 2 },
+      checkRecipient: async () => ({ ok: false, code: 550, message: 'Mailbox closed', unknown: false }),
+    });
+    const c = await talk(receiver.port);
+    await c.command('EHLO client.test');
+    await c.command('MAIL FROM:<sender@outside.test>');
+    expect(await c.command('RCPT TO:<box-1@mail.test>')).toMatch(/^550 /);
+    expect(await c.command('RCPT TO:<box-2@mail.test>')).toMatch(/^550 /);
+    expect(await c.command('RCPT TO:<box-3@mail.test>')).toMatch(/^421 4\.4\.2 Too many refused recipients/);
+    await c.closed();
+  });
+
+  it('ends a message whose DATA trickles past the DATA time limit (issue 40)', async () => {
+    const { receiver, delivered } = await start({ limits: { dataMs: 300 } });
+    const c = await talk(receiver.port);
+    await c.command('EHLO client.test');
+    await c.command('MAIL FROM:<sender@outside.test>');
+    await c.command('RCPT TO:<box-1@mail.test>');
+    expect(await c.command('DATA')).toMatch(/^354 /);
+    c.write('Subject: slow\r\n');
+    expect(await c.reply()).toMatch(/^421 4\.4\.2 Message took too long to send/);
+    await c.closed();
+    expect(delivered).toEqual([]);
   });
 
   it('ends a connection at its session time limit', async () => {

@@ -48,6 +48,11 @@ export interface SmtpReceiverOptions {
   checkRecipient(address: string, remote: string | null): Promise<RecipientReply>;
   /** Hands over one received message (via 'SMTP', raw bytes, envelope recipients lowercased, remote address). */
   deliver(mail: SmtpInboundMail): Promise<{ ok: true } | { ok: false; code: number; message: string }>;
+  /**
+   * A message refused for its size in DATA, with its envelope and the bytes counted: recorded as
+   * a refused attempt the mailboxes' owners see (nothing of it was kept).
+   */
+  oversized?(mail: Omit<SmtpInboundMail, 'raw'> & { raw: null }): Promise<unknown>;
   logger: { warn(obj: object, msg: string): void; debug?(obj: object, msg: string): void };
   /** Overrides of the connection limits (tests); the defaults are SMTP_RECEIVER_LIMITS. */
   limits?: Partial<SmtpReceiverLimits> | undefined;
@@ -72,8 +77,19 @@ export interface SmtpReceiverLimits {
    * Guessing addresses one RCPT at a time is how mailbox addresses are harvested.
    */
   maxUnknownRecipients: number;
+  /**
+   * Refused recipients of any kind (no mailbox, full, closed), per connection: the next refusal
+   * ends the connection (421), so a sender cannot keep a slot by naming refused mailboxes.
+   */
+  maxRefusedRecipients: number;
   /** The longest a connection may last, however busy; then it is ended (421) between messages. */
   sessionMs: number;
+  /**
+   * The longest one message's DATA may take (issue 40): a sender trickling a few bytes within
+   * every socket timeout would otherwise hold its slot for the whole session. 2 MiB in two
+   * minutes is 17 KB/s, far below any real sender.
+   */
+  dataMs: number;
   /** Idle time allowed while the client owes us input. */
   socketTimeoutMs: number;
   /** How long a recipient lookup may take before the client is told to try later (451). */
@@ -87,7 +103,9 @@ export const SMTP_RECEIVER_LIMITS: SmtpReceiverLimits = {
   maxClients: 100,
   maxClientsPerAddress: 10,
   maxUnknownRecipients: 5,
+  maxRefusedRecipients: 20,
   sessionMs: 10 * 60_000,
+  dataMs: 2 * 60_000,
   socketTimeoutMs: 60_000,
   lookupTimeoutMs: 30_000,
   closeGraceMs: 10_000,
@@ -115,7 +133,10 @@ export async function startSmtpReceiver(opts: SmtpReceiverOptions): Promise<Smtp
   const delivering = new Map<string, Promise<unknown>>();
   let closing = false;
   /** Connections taken (onConnect said yes), by session id: their address and deadline timer. */
-  const sessions = new Map<string, { address: string; deadline: NodeJS.Timeout; unknown: number }>();
+  const sessions = new Map<
+    string,
+    { address: string; deadline: NodeJS.Timeout; unknown: number; refused: number }
+  >();
   const perAddress = new Map<string, number>();
 
   const disabledCommands = ['AUTH', 'XCLIENT', 'XFORWARD', 'WIZ', 'SHELL', 'KILL'];
@@ -155,7 +176,7 @@ export async function startSmtpReceiver(opts: SmtpReceiverOptions): Promise<Smtp
       perAddress.set(address, open + 1);
       const deadline = setTimeout(() => void endSession(session.id), limits.sessionMs);
       deadline.unref();
-      sessions.set(session.id, { address, deadline, unknown: 0 });
+      sessions.set(session.id, { address, deadline, unknown: 0, refused: 0 });
       callback();
     },
 
@@ -179,6 +200,9 @@ export async function startSmtpReceiver(opts: SmtpReceiverOptions): Promise<Smtp
           if (reply.unknown && taken && ++taken.unknown > limits.maxUnknownRecipients) {
             return callback(replyError(421, 'Too many unknown recipients, closing'));
           }
+          if (taken && ++taken.refused > limits.maxRefusedRecipients) {
+            return callback(replyError(421, 'Too many refused recipients, closing'));
+          }
           callback(replyError(reply.code, reply.message));
         },
         (err: unknown) => {
@@ -192,13 +216,36 @@ export async function startSmtpReceiver(opts: SmtpReceiverOptions): Promise<Smtp
     },
 
     onData(stream, session, callback) {
+      const slow = setTimeout(() => {
+        debug({ session: session.id }, 'smtp: DATA time limit reached');
+        for (const connection of server.connections) {
+          if (connection.session.id === session.id) {
+            endConnection(connection, 'Message took too long to send, closing');
+          }
+        }
+      }, limits.dataMs);
+      slow.unref();
       readBounded(stream, opts.maxBytes).then(
         (read) => {
+          clearTimeout(slow);
           if (read.aborted) return callback(replyError(451, 'Message not received in full'));
           if (read.oversized) {
             // rejectOversized answers 552 5.3.4 itself; this reply only stands if it did not.
             debug({ session: session.id, bytes: read.size }, 'smtp: message over the size limit refused');
-            return callback(replyError(552, `Message exceeds the fixed maximum size ${opts.maxBytes}`));
+            // Recorded before the reply, so the owner's view already holds it when the sender is told.
+            const { raw: _none, ...envelope } = inboundMail(session, Buffer.alloc(0));
+            const size = Math.max(read.size, opts.maxBytes + 1);
+            void Promise.resolve(opts.oversized?.({ ...envelope, raw: null, size }))
+              .catch((err: unknown) => {
+                opts.logger.warn(
+                  { session: session.id, err: loggableError(err) },
+                  'smtp: an oversized message could not be recorded',
+                );
+              })
+              .then(() =>
+                callback(replyError(552, `Message exceeds the fixed maximum size ${opts.maxBytes}`)),
+              );
+            return;
           }
           // deliverOne never rejects: whatever deliver does ends in a reply.
           const delivery = deliverOne(inboundMail(session, read.raw), session.id);
@@ -208,7 +255,10 @@ export async function startSmtpReceiver(opts: SmtpReceiverOptions): Promise<Smtp
             callback(reply.error, reply.message);
           });
         },
-        () => callback(replyError(451, 'Message not received in full')),
+        () => {
+          clearTimeout(slow);
+          callback(replyError(451, 'Message not received in full'));
+        },
       );
     },
   });

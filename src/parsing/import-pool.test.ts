@@ -94,7 +94,7 @@ describe('ParserPool.parseImport', () => {
       const outcome = await slow.parseImport({ bytes: new Uint8Array(png), contentType: 'image/png' });
       expect(outcome).toMatchObject({
         ok: false,
-        refusal: { code: 'PARSE_TIMEOUT', tooLarge: true, details: { timeout_ms: 50 } },
+        refusal: { code: 'PARSE_TIMEOUT', tooLarge: false, details: { timeout_ms: 50 } },
       });
       expect(slow.activeJobs).toBe(0);
     } finally {

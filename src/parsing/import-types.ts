@@ -92,7 +92,6 @@ const TOO_LARGE: ReadonlySet<ImportRefusalCode> = new Set([
   'TOO_MANY_LINES',
   'IMAGE_TOO_LARGE',
   'PAGE_TOO_LARGE',
-  'PARSE_TIMEOUT',
 ]);
 
 /** Thrown inside the parsing job and turned into `{ok: false}` at its edge. */

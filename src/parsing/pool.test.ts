@@ -5,6 +5,8 @@ import { type ParseInput, ParseRefusal, ParserBusy } from './types.ts';
 
 const fixture = (name: string): Uint8Array =>
   new Uint8Array(readFileSync(new URL(`../../test/fixtures/reading/${name}`, import.meta.url)));
+/** An ordinary article of about 3 MB: well over 150 ms to parse anywhere. */
+const bigArticle = `<html><body><article>${'<h2>Section</h2><p>Moss and lichen cover the older stones of the cairn, and the newer ones sit on top of them. </p>'.repeat(25_000)}</article></body></html>`;
 const input = (bytes: Uint8Array | string, contentType: string): ParseInput => ({
   bytes: typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes,
   contentType,
@@ -249,6 +251,39 @@ describe('ParserPool limits', () => {
       expect(slow.activeJobs).toBe(0);
     } finally {
       await slow.close();
+    }
+  });
+
+  it('gives markup a shorter time limit than OCR (issue 40)', async () => {
+    const split = new ParserPool({ timeoutMs: 60_000, markupTimeoutMs: 100 });
+    try {
+      const error = await failure(split.parse(input(bigArticle, 'text/html')));
+      expect(error).toMatchObject({ reason: 'PARSE_TIMEOUT', details: { timeout_ms: 100 } });
+      // OCR of an image (a fresh tesseract: hundreds of ms) is under the long limit.
+      expect((await split.parse(input(fixture('text.png'), 'image/png'))).kind).toBe('image');
+    } finally {
+      await split.close();
+    }
+  });
+
+  it('does not let jobs cut off at their limit keep newcomers out afterwards (issue 40)', async () => {
+    const pool = new ParserPool({ maxJobs: 1, maxWaiting: 4, maxWaitMs: 700, markupTimeoutMs: 1_500 });
+    try {
+      for (let i = 0; i < 2; i++) {
+        // Four times the article: seconds of parsing, cut off at 1.5 s.
+        expect(await failure(pool.parse(input(bigArticle, 'text/html')))).toMatchObject({
+          reason: 'PARSE_TIMEOUT',
+        });
+      }
+      // One job holds the thread and the next waits: it is let in, since no ordinary job has
+      // taken long. With the cut-off ones counted (1.5 s each, over the 0.7 s a wait may take)
+      // it was refused at the door.
+      const first = pool.parse(input('<p>one</p>', 'text/html'));
+      const second = pool.parse(input('<p>two</p>', 'text/html'));
+      expect((await first).text).toBe('one');
+      expect((await second).text).toBe('two');
+    } finally {
+      await pool.close();
     }
   });
 

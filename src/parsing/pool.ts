@@ -53,6 +53,13 @@ export interface ParserPoolOptions {
   maxWaitMs?: number;
   /** Wall-clock limit per job, including thread start-up; over it the job fails with PARSE_TIMEOUT. Default 30 000. */
   timeoutMs?: number;
+  /**
+   * The limit for markup and text (HTML, XHTML, plain text, JSON, and every job that is not a
+   * PDF, an image or an import, which may need OCR): their parse is linear once nesting is
+   * bounded, so a job running this long was built to be costly (issue 40). Default 10 000,
+   * never above timeoutMs.
+   */
+  markupTimeoutMs?: number;
   /** Heap limit of each parser thread (V8 old generation), in MB; at least 64, below which a thread cannot start. Default 512. */
   maxMemoryMb?: number;
 }
@@ -88,6 +95,7 @@ export class ParserPool implements Parser {
   private readonly pool: Piscina<ParserTask, TaskOutcome>;
   private readonly maxJobs: number;
   private readonly timeoutMs: number;
+  private readonly markupTimeoutMs: number;
   private readonly maxWaiting: number;
   private readonly maxWaitMs: number;
   private running = 0;
@@ -100,6 +108,7 @@ export class ParserPool implements Parser {
   constructor(options: ParserPoolOptions = {}) {
     this.maxJobs = Math.max(1, Math.floor(options.maxJobs ?? 2));
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.markupTimeoutMs = Math.min(this.timeoutMs, options.markupTimeoutMs ?? 10_000);
     this.maxWaiting = Math.max(0, Math.floor(options.maxWaiting ?? 0));
     this.maxWaitMs = Math.max(0, options.maxWaitMs ?? 5_000);
     this.pool = new Piscina<ParserTask, TaskOutcome>({
@@ -284,8 +293,9 @@ export class ParserPool implements Parser {
       throw closedError();
     }
     // The job's time limit starts once it holds a slot, not while it waits.
+    const limitMs = this.limitFor(task);
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), this.timeoutMs);
+    const timer = setTimeout(() => abort.abort(), limitMs);
     const started = performance.now();
     try {
       const outcome = await this.pool.run(task, { signal: abort.signal });
@@ -294,14 +304,29 @@ export class ParserPool implements Parser {
       if (outcome.cause) refusal.cause = outcome.cause;
       throw refusal;
     } catch (error) {
-      throw this.asRefusal(error, abort.signal.aborted);
+      throw this.asRefusal(error, abort.signal.aborted, limitMs);
     } finally {
       clearTimeout(timer);
-      const took = performance.now() - started;
-      this.typicalRunMs =
-        this.typicalRunMs === 0 ? took : (1 - RUN_TIME_WEIGHT) * this.typicalRunMs + RUN_TIME_WEIGHT * took;
+      // A job cut off at its limit says what one hostile body cost, not what a job takes: counted
+      // in, a few of them would keep newcomers out long after the pool is idle again (issue 40).
+      if (!abort.signal.aborted) {
+        const took = performance.now() - started;
+        this.typicalRunMs =
+          this.typicalRunMs === 0 ? took : (1 - RUN_TIME_WEIGHT) * this.typicalRunMs + RUN_TIME_WEIGHT * took;
+      }
       this.release();
     }
+  }
+
+  /** The time limit of a job: the long one wherever OCR or a PDF may be read. */
+  private limitFor(task: ParserTask): number {
+    if (task.op === 'import') return this.timeoutMs;
+    if (task.op === 'parse' || task.op === 'tables' || task.op === 'json') {
+      // A body without a type is sniffed, and may turn out a PDF or an image.
+      const type = task.input.contentType.toLowerCase();
+      return /html|xml|text\/|json/.test(type) ? this.markupTimeoutMs : this.timeoutMs;
+    }
+    return this.markupTimeoutMs;
   }
 
   /**
@@ -309,11 +334,11 @@ export class ParserPool implements Parser {
    * Anything unexpected (a thread that died, a result too deeply nested to send back between
    * threads) is UNREADABLE_CONTENT with the original as `cause`, never a raw error.
    */
-  private asRefusal(error: unknown, timedOut: boolean): Error {
+  private asRefusal(error: unknown, timedOut: boolean, limitMs: number): Error {
     if (error instanceof ParseRefusal) return error;
     if (timedOut) {
-      return new ParseRefusal('PARSE_TIMEOUT', `Parsing took longer than ${this.timeoutMs} ms.`, {
-        timeout_ms: this.timeoutMs,
+      return new ParseRefusal('PARSE_TIMEOUT', `Parsing took longer than ${limitMs} ms.`, {
+        timeout_ms: limitMs,
       });
     }
     if (this.closed && isShutdown(error)) {

@@ -65,6 +65,13 @@ export const READING_ERRORS = declareErrors('reading', {
     when: 'The response or document exceeds a published limit (response bytes, PDF pages, image pixels); see /v1/public/limits.',
     next: 'Read a smaller document, such as a single chapter or page.',
   },
+  DOCUMENT_TOO_COMPLEX: {
+    httpStatus: 422,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The document could not be parsed within its time limit (10 seconds for HTML, text and JSON; 30 for PDFs and images): it is built to be costly to read, or too complex.',
+    next: 'Read a simpler version of the content (a printable page, a plain-text or PDF copy) or another source.',
+  },
   TOO_MANY_REDIRECTS: {
     httpStatus: 502,
     retryable: false,

@@ -173,8 +173,8 @@ const PARSE_RULES: Record<ParseRefusalReason, NetMapping> = {
     rule: `Images are read up to ${LIMITS.researchImports.embeddedImagePixels} pixels.`,
   },
   PARSE_TIMEOUT: {
-    code: 'CONTENT_TOO_LARGE',
-    rule: 'Parsing one document must finish within its time limit.',
+    code: 'DOCUMENT_TOO_COMPLEX',
+    rule: 'Parsing one document must finish within its time limit (10 s for HTML, text and JSON; 30 s for PDFs and images).',
   },
 };
 

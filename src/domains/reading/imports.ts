@@ -165,7 +165,11 @@ export class ImportService {
       const r = outcome.refusal;
       // Too costly to parse is the document's nature, not its size nor a bad field (issue 40).
       throw new DomainError(
-        r.code === 'PARSE_TIMEOUT' ? 'DOCUMENT_TOO_COMPLEX' : r.tooLarge ? 'PAYLOAD_TOO_LARGE' : 'VALIDATION_FAILED',
+        r.code === 'PARSE_TIMEOUT'
+          ? 'DOCUMENT_TOO_COMPLEX'
+          : r.tooLarge
+            ? 'PAYLOAD_TOO_LARGE'
+            : 'VALIDATION_FAILED',
         r.message,
         { ...r.details, reason: r.code },
         { next: r.next },

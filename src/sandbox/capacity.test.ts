@@ -83,6 +83,49 @@ describe('Sandbox capacity', () => {
     expect(after).toMatchObject({ exitCode: 0, stdout: '2\n' });
   });
 
+  it("keeps one owner's flood to its share: another owner's program runs at once (issue 40)", async () => {
+    const shared = new Sandbox({ maxJobs: 2, maxWaiting: 8, niceness: 0 });
+    try {
+      // One owner, twelve runs, an endless loop each: one thread and half the line are theirs.
+      const flood = Array.from({ length: 12 }, (_, i) =>
+        shared.exec({ ...loop, timeoutMs: 1_500 }, { owner: 'own_flood', run: `run_${i}` }),
+      );
+      const settled = Promise.allSettled(flood);
+      await new Promise((r) => setTimeout(r, 100));
+      expect(shared.activeJobs).toBe(1);
+      // Another owner's program takes the thread kept free, and answers long before the loops end.
+      const started = performance.now();
+      const other = await shared.exec(
+        { files: [{ path: 'ok.js', content: "console.log('mine')" }], entry: 'ok.js' },
+        { owner: 'own_other', run: 'run_other' },
+      );
+      expect(other).toMatchObject({ exitCode: 0, stdout: 'mine\n' });
+      expect(performance.now() - started).toBeLessThan(1_000);
+      const outcomes = await settled;
+      const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+      // 1 running and 4 waiting (half the line of 8); the other 7 are told their share is in use.
+      expect(refused).toHaveLength(7);
+      for (const { reason } of refused) {
+        expect(reason).toMatchObject({ code: 'DEGRADED_MODE', details: { share: 'OWNER' } });
+      }
+    } finally {
+      await shared.close();
+    }
+  });
+
+  it('runs one program of a run at a time: the second call is a retryable CONFLICT (issue 40)', async () => {
+    const share = { owner: 'own_a', run: 'run_a' };
+    const first = sandbox.exec({ ...loop, timeoutMs: 300 }, share);
+    await expect(sandbox.exec({ ...loop, timeoutMs: 300 }, share)).rejects.toMatchObject({
+      code: 'CONFLICT',
+      retryable: true,
+      details: { run_id: 'run_a' },
+    });
+    expect(await first).toMatchObject({ exitCode: 124 });
+    // Once it has answered, the run may run a program again.
+    expect(await sandbox.exec({ ...loop, timeoutMs: 50 }, share)).toMatchObject({ exitCode: 124 });
+  });
+
   it('refuses runs after close', async () => {
     const closing = new Sandbox({ maxJobs: 1, maxWaiting: 0 });
     await closing.close();

@@ -48,6 +48,23 @@ interface Slot {
   worker: Promise<Worker> | undefined;
 }
 
+/**
+ * Whose run it is, for fair shares (issue 40): one owner's programs take at most all threads but
+ * one while anyone else could use it, wait in a line of their own, and one run has one program
+ * going at a time. Without it, a single agent's endless loops held every thread and the whole
+ * line, and everybody else got DEGRADED_MODE.
+ */
+export interface SandboxShare {
+  owner: string;
+  run: string;
+}
+
+interface Waiter {
+  share: SandboxShare | undefined;
+  start(slot: Slot): void;
+  fail(error: Error): void;
+}
+
 type Ending =
   | { kind: 'outcome'; outcome: RunOutcome }
   | { kind: 'killed' }
@@ -60,8 +77,15 @@ export class Sandbox {
   private readonly defaultTimeoutMs: number;
   private readonly maxTimeoutMs: number;
   private readonly free: Slot[] = [];
-  /** Runs waiting for a slot, first come first served; a finishing run hands its slot over. */
-  private readonly waiting: Array<{ start(slot: Slot): void; fail(error: Error): void }> = [];
+  /** Runs waiting for a slot, first come first served within each owner's share. */
+  private readonly waiting: Waiter[] = [];
+  /** Threads one owner may hold at once, and runs of one owner that may wait. */
+  private readonly ownerJobs: number;
+  private readonly ownerWaiting: number;
+  /** Running and waiting runs, by owner; and the runs with a program going or waiting. */
+  private readonly runningByOwner = new Map<string, number>();
+  private readonly waitingByOwner = new Map<string, number>();
+  private readonly busyRuns = new Set<string>();
   private readonly slots: Slot[] = [];
   private running = 0;
   private terminated = 0;
@@ -81,6 +105,8 @@ export class Sandbox {
       options.defaultTimeoutMs ?? SANDBOX_LIMITS.defaultTimeoutMs,
       this.maxTimeoutMs,
     );
+    this.ownerJobs = Math.max(1, maxJobs - 1);
+    this.ownerWaiting = Math.max(1, Math.floor(this.maxWaiting / 2));
     for (let i = 0; i < maxJobs; i++) this.slots.push({ worker: undefined });
     this.free.push(...this.slots);
   }
@@ -106,7 +132,7 @@ export class Sandbox {
    * @throws DomainError DEGRADED_MODE when `maxJobs` run and `maxWaiting` wait already;
    *   an Error once the sandbox is closed.
    */
-  async exec(request: ExecRequest): Promise<ExecResult> {
+  async exec(request: ExecRequest, share?: SandboxShare): Promise<ExecResult> {
     if (this.closed) throw new Error('The sandbox is closed.');
     let checked: ReturnType<typeof checkRequest>;
     try {
@@ -117,11 +143,24 @@ export class Sandbox {
     }
     const requested = request.timeoutMs ?? this.defaultTimeoutMs;
     const timeoutMs = Math.max(1, Math.min(Math.floor(requested), this.maxTimeoutMs));
-    const slot = await this.acquire();
+    if (share && this.busyRuns.has(share.run)) {
+      throw new DomainError(
+        'CONFLICT',
+        'A program of this run is already running: a run has one sandbox.exec at a time.',
+        { run_id: share.run },
+        { retryable: true, next: 'Wait for that call to answer, then call sandbox.exec again.' },
+      );
+    }
+    if (share) this.busyRuns.add(share.run);
     try {
-      return await this.runInSlot(slot, checked, timeoutMs);
+      const slot = await this.acquire(share);
+      try {
+        return await this.runInSlot(slot, checked, timeoutMs);
+      } finally {
+        this.release(slot, share);
+      }
     } finally {
-      this.release(slot);
+      if (share) this.busyRuns.delete(share.run);
     }
   }
 
@@ -237,34 +276,68 @@ export class Sandbox {
     return started;
   }
 
-  /** Resolves with a slot once one is free; the caller must release it. */
-  private async acquire(): Promise<Slot> {
+  /** Resolves with a slot once one is free within the owner's share; the caller must release it. */
+  private async acquire(share: SandboxShare | undefined): Promise<Slot> {
     // Taken synchronously, so a burst of calls can never put more than maxJobs in flight.
-    const slot = this.free.pop();
-    if (slot) {
-      this.running++;
+    if (this.underShare(share) && this.free.length > 0) {
+      const slot = this.free.pop() as Slot;
+      this.started(share);
       return slot;
+    }
+    const mine = share ? (this.waitingByOwner.get(share.owner) ?? 0) : 0;
+    if (share && mine >= this.ownerWaiting) {
+      throw new DomainError(
+        'DEGRADED_MODE',
+        `Your programs use your share of the sandbox (${this.ownerJobs} running, ${this.ownerWaiting} waiting); retry in ${RETRY_AFTER_SECONDS} seconds.`,
+        { retry_after_seconds: RETRY_AFTER_SECONDS, share: 'OWNER' },
+      );
     }
     if (this.waiting.length >= this.maxWaiting) {
       throw new DomainError(
         'DEGRADED_MODE',
         `The sandbox is at capacity; retry in ${RETRY_AFTER_SECONDS} seconds.`,
-        { retry_after_seconds: RETRY_AFTER_SECONDS },
+        { retry_after_seconds: RETRY_AFTER_SECONDS, share: 'INSTANCE' },
       );
     }
+    if (share) this.waitingByOwner.set(share.owner, mine + 1);
     return new Promise<Slot>((resolve, reject) => {
-      this.waiting.push({ start: resolve, fail: reject });
+      this.waiting.push({ share, start: resolve, fail: reject });
     });
   }
 
-  /** Hands the slot to the first waiting run, or frees it. */
-  private release(slot: Slot): void {
-    const next = this.waiting.shift();
-    if (next) {
-      next.start(slot);
-      return;
-    }
+  /** Whether this owner may take one more thread now. */
+  private underShare(share: SandboxShare | undefined): boolean {
+    return !share || (this.runningByOwner.get(share.owner) ?? 0) < this.ownerJobs;
+  }
+
+  private started(share: SandboxShare | undefined): void {
+    this.running++;
+    if (share) this.runningByOwner.set(share.owner, (this.runningByOwner.get(share.owner) ?? 0) + 1);
+  }
+
+  /** Frees the slot, then hands free slots to the first waiting runs within their owners' shares. */
+  private release(slot: Slot, share: SandboxShare | undefined): void {
     this.running--;
+    if (share) {
+      const left = (this.runningByOwner.get(share.owner) ?? 1) - 1;
+      if (left > 0) this.runningByOwner.set(share.owner, left);
+      else this.runningByOwner.delete(share.owner);
+    }
     this.free.push(slot);
+    for (let i = 0; i < this.waiting.length && this.free.length > 0; ) {
+      const next = this.waiting[i] as Waiter;
+      if (!this.underShare(next.share)) {
+        i++;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      if (next.share) {
+        const waiting = (this.waitingByOwner.get(next.share.owner) ?? 1) - 1;
+        if (waiting > 0) this.waitingByOwner.set(next.share.owner, waiting);
+        else this.waitingByOwner.delete(next.share.owner);
+      }
+      this.started(next.share);
+      next.start(this.free.pop() as Slot);
+    }
   }
 }

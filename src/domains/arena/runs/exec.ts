@@ -56,13 +56,17 @@ export async function execInRun(
       },
     );
   }
-  const result = await sandbox.exec({
-    files,
-    entry,
-    ...(input.args ? { args: input.args } : {}),
-    ...(input.stdin !== undefined ? { stdin: input.stdin } : {}),
-    ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
-  });
+  // Fair shares of the pool (issue 40): per owner, and one program at a time per run.
+  const result = await sandbox.exec(
+    {
+      files,
+      entry,
+      ...(input.args ? { args: input.args } : {}),
+      ...(input.stdin !== undefined ? { stdin: input.stdin } : {}),
+      ...(input.timeoutMs !== undefined ? { timeoutMs: input.timeoutMs } : {}),
+    },
+    { owner: run.ownerId, run: run.id },
+  );
   const changed = result.changed.length > 0 || result.deleted.length > 0;
   const answer = present(run.id, entry, result);
   // The write-back and the answer's record commit together; a concurrent repeat that ran too is

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { withTenant } from '../kernel/tenant.ts';
 import { ParserPool } from './pool.ts';
 import { type ParseInput, ParseRefusal, ParserBusy } from './types.ts';
 
@@ -284,6 +285,33 @@ describe('ParserPool limits', () => {
       expect((await second).text).toBe('two');
     } finally {
       await pool.close();
+    }
+  });
+
+  it("keeps one tenant's flood to its share: another tenant's read starts at once (issue 40)", async () => {
+    const shared = new ParserPool({ maxJobs: 2, maxWaiting: 4, maxWaitMs: 60_000, markupTimeoutMs: 3_000 });
+    try {
+      const flood = Array.from({ length: 6 }, () =>
+        withTenant('own_flood', () => failure(shared.parse(input(bigArticle.repeat(4), 'text/html')))),
+      );
+      await new Promise((r) => setTimeout(r, 50));
+      // One thread and half the line are the flood's; the rest of it is told its share is used.
+      expect(shared.activeJobs).toBe(1);
+      expect(shared.waitingJobs).toBe(2);
+      const outcomes = await Promise.race([
+        Promise.all(flood.slice(3)),
+        new Promise((r) => setTimeout(r, 50)),
+      ]);
+      expect(outcomes).toEqual([expect.any(ParserBusy), expect.any(ParserBusy), expect.any(ParserBusy)]);
+      expect((outcomes as ParserBusy[])[0]?.share).toBe('OWNER');
+      // Another tenant's job takes the thread kept free and answers long before the flood ends.
+      const started = performance.now();
+      const other = await withTenant('own_other', () => shared.parse(input('<p>mine</p>', 'text/html')));
+      expect(other.text).toBe('mine');
+      expect(performance.now() - started).toBeLessThan(2_500);
+      await Promise.all(flood);
+    } finally {
+      await shared.close();
     }
   });
 

@@ -11,6 +11,7 @@ import { Piscina } from 'piscina';
 // libraries would otherwise be unloaded when the first thread that used them exits.
 import 'sharp';
 import { LIMITS } from '../kernel/limits.ts';
+import { currentTenant } from '../kernel/tenant.ts';
 import { type ImportInput, type ImportOutcome, importRefusalOf } from './import-types.ts';
 import {
   type MailParseOutcome,
@@ -85,6 +86,8 @@ const closedError = (): Error => new Error('The parser pool is closed.');
 
 /** A job waiting in line for a thread. */
 interface Waiter {
+  /** Whose job it is (kernel/tenant.ts); undefined for work of nobody in particular. */
+  tenant: string | undefined;
   /** Hands the waiter the slot of a job that just finished. */
   start(): void;
   /** Refuses the waiter without a slot (the pool closed). */
@@ -99,6 +102,15 @@ export class ParserPool implements Parser {
   private readonly maxWaiting: number;
   private readonly maxWaitMs: number;
   private running = 0;
+  /**
+   * Fair shares (issue 40): one tenant (an owner, or one mail sender's address) runs at most all
+   * threads but one and waits in at most half the line, so another tenant's read always finds
+   * a thread soon; past its own share a tenant is told ParserBusy('OWNER') while others go on.
+   */
+  private readonly tenantJobs: number;
+  private readonly tenantWaiting: number;
+  private readonly runningBy = new Map<string, number>();
+  private readonly waitingBy = new Map<string, number>();
   /** How long a job has taken lately, in ms (smoothed; 0 before the first one ends). */
   private typicalRunMs = 0;
   /** Jobs waiting for a thread, first come first served; each is started by the job it follows. */
@@ -111,6 +123,8 @@ export class ParserPool implements Parser {
     this.markupTimeoutMs = Math.min(this.timeoutMs, options.markupTimeoutMs ?? 10_000);
     this.maxWaiting = Math.max(0, Math.floor(options.maxWaiting ?? 0));
     this.maxWaitMs = Math.max(0, options.maxWaitMs ?? 5_000);
+    this.tenantJobs = Math.max(1, this.maxJobs - 1);
+    this.tenantWaiting = Math.max(1, Math.floor(this.maxWaiting / 2));
     this.pool = new Piscina<ParserTask, TaskOutcome>({
       filename: WORKER_ENTRY,
       minThreads: 1,
@@ -245,13 +259,15 @@ export class ParserPool implements Parser {
   }
 
   /** Resolves once the job holds a slot; the caller must then release it. */
-  private async acquire(): Promise<void> {
+  private async acquire(tenant: string | undefined): Promise<void> {
     if (this.closed) throw closedError();
     // Counted synchronously, so a burst of calls can never put more than maxJobs in flight.
-    if (this.running < this.maxJobs) {
-      this.running++;
+    if (this.running < this.maxJobs && this.underShare(tenant)) {
+      this.started(tenant);
       return;
     }
+    const mine = tenant === undefined ? 0 : (this.waitingBy.get(tenant) ?? 0);
+    if (tenant !== undefined && mine >= this.tenantWaiting) throw new ParserBusy('OWNER');
     if (this.waiting.length >= this.maxWaiting) throw new ParserBusy();
     // Refused at the door rather than after waiting: a caller told to retry only after it has
     // waited maxWaitMs has lost that time and its place. The newcomer starts once the jobs ahead
@@ -259,8 +275,10 @@ export class ParserPool implements Parser {
     const expectedWaitMs = (Math.floor(this.waiting.length / this.maxJobs) + 1) * this.typicalRunMs;
     if (expectedWaitMs > this.maxWaitMs) throw new ParserBusy();
     // The finishing job hands its slot over directly, so `running` never dips below the line.
+    if (tenant !== undefined) this.waitingBy.set(tenant, mine + 1);
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
+        tenant,
         start: () => {
           clearTimeout(timer);
           resolve();
@@ -272,24 +290,59 @@ export class ParserPool implements Parser {
       };
       const timer = setTimeout(() => {
         const index = this.waiting.indexOf(waiter);
-        if (index >= 0) this.waiting.splice(index, 1);
+        if (index >= 0) {
+          this.waiting.splice(index, 1);
+          this.unwait(tenant);
+        }
         reject(new ParserBusy());
       }, 2 * this.maxWaitMs);
       this.waiting.push(waiter);
     });
   }
 
-  /** Hands the slot to the first waiting job, or frees it. */
-  private release(): void {
-    const next = this.waiting.shift();
-    if (next) next.start();
-    else this.running--;
+  /** Whether this tenant may take one more thread now. */
+  private underShare(tenant: string | undefined): boolean {
+    return tenant === undefined || (this.runningBy.get(tenant) ?? 0) < this.tenantJobs;
+  }
+
+  private started(tenant: string | undefined): void {
+    this.running++;
+    if (tenant !== undefined) this.runningBy.set(tenant, (this.runningBy.get(tenant) ?? 0) + 1);
+  }
+
+  private unwait(tenant: string | undefined): void {
+    if (tenant === undefined) return;
+    const left = (this.waitingBy.get(tenant) ?? 1) - 1;
+    if (left > 0) this.waitingBy.set(tenant, left);
+    else this.waitingBy.delete(tenant);
+  }
+
+  /** Frees the slot, then starts the first waiting jobs whose tenants are within their shares. */
+  private release(tenant: string | undefined): void {
+    this.running--;
+    if (tenant !== undefined) {
+      const left = (this.runningBy.get(tenant) ?? 1) - 1;
+      if (left > 0) this.runningBy.set(tenant, left);
+      else this.runningBy.delete(tenant);
+    }
+    for (let i = 0; i < this.waiting.length && this.running < this.maxJobs; ) {
+      const next = this.waiting[i] as Waiter;
+      if (!this.underShare(next.tenant)) {
+        i++;
+        continue;
+      }
+      this.waiting.splice(i, 1);
+      this.unwait(next.tenant);
+      this.started(next.tenant);
+      next.start();
+    }
   }
 
   private async run(task: ParserTask): Promise<TaskValue> {
-    await this.acquire();
+    const tenant = currentTenant();
+    await this.acquire(tenant);
     if (this.closed) {
-      this.release();
+      this.release(tenant);
       throw closedError();
     }
     // The job's time limit starts once it holds a slot, not while it waits.
@@ -314,7 +367,7 @@ export class ParserPool implements Parser {
         this.typicalRunMs =
           this.typicalRunMs === 0 ? took : (1 - RUN_TIME_WEIGHT) * this.typicalRunMs + RUN_TIME_WEIGHT * took;
       }
-      this.release();
+      this.release(tenant);
     }
   }
 

@@ -167,8 +167,13 @@ export class ParseRefusal extends Error {
 /** The pool is at capacity: the caller should retry after `retryAfterSeconds`. */
 export class ParserBusy extends Error {
   readonly retryAfterSeconds = 5;
-  constructor() {
-    super('The parser pool is at capacity.');
+  /** OWNER: the caller's own fair share is in use (others still get theirs); INSTANCE: the pool is full. */
+  constructor(readonly share: 'OWNER' | 'INSTANCE' = 'INSTANCE') {
+    super(
+      share === 'OWNER'
+        ? "The caller's share of the parser pool is in use."
+        : 'The parser pool is at capacity.',
+    );
     this.name = 'ParserBusy';
   }
 }

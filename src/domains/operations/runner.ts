@@ -11,6 +11,7 @@ import {
   toErrorEnvelope,
 } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { withTenant } from '../../kernel/tenant.ts';
 import { illFormedStrings, toValidationDetail } from '../../kernel/validation.ts';
 import type { Database, TransactionEnd } from '../../storage/database.ts';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
@@ -106,7 +107,10 @@ export class OperationRunner<S> {
     const started = performance.now();
     let outcome: OperationOutcome;
     try {
-      outcome = await this.execute(name, args ?? {}, caller, requestId, signal);
+      // The shared pools below (the parser) give each owner its fair share (issue 40).
+      outcome = await withTenant(caller.agent.ownerId, () =>
+        this.execute(name, args ?? {}, caller, requestId, signal),
+      );
     } catch (err) {
       // execute() maps handler errors itself; this catches failures of the pipeline around them.
       outcome = this.failure(err, requestId, name);

@@ -4,6 +4,7 @@ import { findCredential } from '../../kernel/credential-scan.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { withTenant } from '../../kernel/tenant.ts';
 import type { ImportedDocument, ImportFormat, ImportInput, ImportOutcome } from '../../parsing/index.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import { busyAsDegraded } from './pool-busy.ts';
@@ -80,6 +81,18 @@ export class ImportService {
    * storing run in it, so the import commits or rolls back with the call's idempotency record.
    */
   async importFile(
+    req: ImportRequest,
+    ex?: Executor,
+  ): Promise<{ evidence: EvidenceRecord; document: ImportedDocument }> {
+    // An owner's own import is its share of the parser; an agent's already runs in its owner's.
+    if ('ownerId' in req.importer) {
+      const ownerId = req.importer.ownerId;
+      return withTenant(ownerId, () => this.importChecked(req, ex));
+    }
+    return this.importChecked(req, ex);
+  }
+
+  private async importChecked(
     req: ImportRequest,
     ex?: Executor,
   ): Promise<{ evidence: EvidenceRecord; document: ImportedDocument }> {

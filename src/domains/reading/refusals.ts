@@ -184,8 +184,11 @@ export function refusalOf(err: unknown): ReadRefusal | null {
     return {
       code: 'DEGRADED_MODE',
       rule: 'At most CAIRN_PARSER_JOBS parser or OCR jobs (default two) run per process, and a short line may wait for one, but only a job expected to start within five seconds is let in; past that the work is refused, not queued.',
-      message: `The parser and OCR capacity is busy; retry in ${err.retryAfterSeconds} seconds.`,
-      details: { retry_after_seconds: err.retryAfterSeconds },
+      message:
+        err.share === 'OWNER'
+          ? `Your share of the parser and OCR capacity is in use by your own reads and imports; retry in ${err.retryAfterSeconds} seconds.`
+          : `The parser and OCR capacity is busy; retry in ${err.retryAfterSeconds} seconds.`,
+      details: { retry_after_seconds: err.retryAfterSeconds, share: err.share },
     };
   }
   const mapped =

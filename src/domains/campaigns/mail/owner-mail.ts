@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
+import { withTenant } from '../../../kernel/tenant.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
 import { describeAgents } from '../../identity/index.ts';
 import type { InboundMail, MailRefusal } from '../../mail/types.ts';
@@ -40,7 +41,11 @@ export class MailService {
 
   /** One inbound mail, however it came: stored per recipient mailbox, or refused with a reason. */
   deliver(mail: InboundMail): Promise<DeliveryOutcome[]> {
-    return deliverMail(this.database, this.parser, mail, () => this.clock.now(), this.domain);
+    // Anonymous senders share the parser by source address (issue 40): one sender's mail bombs
+    // wait behind its own share, not everybody's reads.
+    return withTenant(`mail:${mail.remote ?? 'unknown'}`, () =>
+      deliverMail(this.database, this.parser, mail, () => this.clock.now(), this.domain),
+    );
   }
 
   /**

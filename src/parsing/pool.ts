@@ -273,7 +273,9 @@ export class ParserPool implements Parser {
     // waited maxWaitMs has lost that time and its place. The newcomer starts once the jobs ahead
     // of it and one running job have ended, about one typical run per maxJobs of them.
     const expectedWaitMs = (Math.floor(this.waiting.length / this.maxJobs) + 1) * this.typicalRunMs;
-    if (expectedWaitMs > this.maxWaitMs) throw new ParserBusy();
+    // A tenant held back by its own running jobs waits on its own share, not on the instance.
+    const share = tenant !== undefined && !this.underShare(tenant) ? 'OWNER' : 'INSTANCE';
+    if (expectedWaitMs > this.maxWaitMs) throw new ParserBusy(share);
     // The finishing job hands its slot over directly, so `running` never dips below the line.
     if (tenant !== undefined) this.waitingBy.set(tenant, mine + 1);
     await new Promise<void>((resolve, reject) => {
@@ -294,7 +296,7 @@ export class ParserPool implements Parser {
           this.waiting.splice(index, 1);
           this.unwait(tenant);
         }
-        reject(new ParserBusy());
+        reject(new ParserBusy(share));
       }, 2 * this.maxWaitMs);
       this.waiting.push(waiter);
     });

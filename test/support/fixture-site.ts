@@ -72,6 +72,7 @@ export async function startFixtureSite(): Promise<FixtureSite> {
   const requests: FixtureSite['requests'] = [];
   let changing = 0;
   let unique = 0;
+  let heavy: string | undefined;
   const runToken = randomUUID();
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://fixture');
@@ -132,6 +133,17 @@ export async function startFixtureSite(): Promise<FixtureSite> {
         return send(res, 'text/html', APP_SHELL);
       case '/private/report':
         return send(res, 'text/html', articleHtml());
+      case '/heavy':
+        // An ordinary page of about 3 MB: a second or more of parsing, within every limit (issue 40 floods).
+        heavy ??= `<html><body><article>${'<h2>Section</h2><p>Moss and lichen cover the older stones of the cairn, and the newer ones sit on top of them. </p>'.repeat(25_000)}</article></body></html>`;
+        return send(res, 'text/html; charset=utf-8', heavy);
+      case '/nest':
+        // 2,000 unclosed <div>s (10 KB): 30 s of Readability before issue 40's depth bound.
+        return send(
+          res,
+          'text/html',
+          `<html><body>${'<div>'.repeat(2_000)}<p>Nested note.</p></body></html>`,
+        );
       case '/bomb':
         res.writeHead(200, { 'content-type': 'text/html', 'content-encoding': 'gzip' });
         return res.end(zlib.gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20)));

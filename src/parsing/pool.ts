@@ -10,6 +10,7 @@ import { Piscina } from 'piscina';
 // sharp must be loaded by the main thread before worker threads start: on glibc Linux its shared
 // libraries would otherwise be unloaded when the first thread that used them exits.
 import 'sharp';
+import { FairShares } from '../kernel/fair-shares.ts';
 import { LIMITS } from '../kernel/limits.ts';
 import { currentTenant } from '../kernel/tenant.ts';
 import { type ImportInput, type ImportOutcome, importRefusalOf } from './import-types.ts';
@@ -102,15 +103,8 @@ export class ParserPool implements Parser {
   private readonly maxWaiting: number;
   private readonly maxWaitMs: number;
   private running = 0;
-  /**
-   * Fair shares (issue 40): one tenant (an owner, or one mail sender's address) runs at most all
-   * threads but one and waits in at most half the line, so another tenant's read always finds
-   * a thread soon; past its own share a tenant is told ParserBusy('OWNER') while others go on.
-   */
-  private readonly tenantJobs: number;
-  private readonly tenantWaiting: number;
-  private readonly runningBy = new Map<string, number>();
-  private readonly waitingBy = new Map<string, number>();
+  /** Fair shares (issue 40): past its own, a tenant is told ParserBusy('OWNER') while others go on. */
+  private readonly shares: FairShares;
   /** How long a job has taken lately, in ms (smoothed; 0 before the first one ends). */
   private typicalRunMs = 0;
   /** Jobs waiting for a thread, first come first served; each is started by the job it follows. */
@@ -123,8 +117,7 @@ export class ParserPool implements Parser {
     this.markupTimeoutMs = Math.min(this.timeoutMs, options.markupTimeoutMs ?? 10_000);
     this.maxWaiting = Math.max(0, Math.floor(options.maxWaiting ?? 0));
     this.maxWaitMs = Math.max(0, options.maxWaitMs ?? 5_000);
-    this.tenantJobs = Math.max(1, this.maxJobs - 1);
-    this.tenantWaiting = Math.max(1, Math.floor(this.maxWaiting / 2));
+    this.shares = new FairShares(this.maxJobs, this.maxWaiting);
     this.pool = new Piscina<ParserTask, TaskOutcome>({
       filename: WORKER_ENTRY,
       minThreads: 1,
@@ -262,22 +255,21 @@ export class ParserPool implements Parser {
   private async acquire(tenant: string | undefined): Promise<void> {
     if (this.closed) throw closedError();
     // Counted synchronously, so a burst of calls can never put more than maxJobs in flight.
-    if (this.running < this.maxJobs && this.underShare(tenant)) {
+    if (this.running < this.maxJobs && this.shares.mayStart(tenant)) {
       this.started(tenant);
       return;
     }
-    const mine = tenant === undefined ? 0 : (this.waitingBy.get(tenant) ?? 0);
-    if (tenant !== undefined && mine >= this.tenantWaiting) throw new ParserBusy('OWNER');
+    if (this.shares.lineFull(tenant)) throw new ParserBusy('OWNER');
     if (this.waiting.length >= this.maxWaiting) throw new ParserBusy();
     // Refused at the door rather than after waiting: a caller told to retry only after it has
     // waited maxWaitMs has lost that time and its place. The newcomer starts once the jobs ahead
     // of it and one running job have ended, about one typical run per maxJobs of them.
     const expectedWaitMs = (Math.floor(this.waiting.length / this.maxJobs) + 1) * this.typicalRunMs;
     // A tenant held back by its own running jobs waits on its own share, not on the instance.
-    const share = tenant !== undefined && !this.underShare(tenant) ? 'OWNER' : 'INSTANCE';
+    const share = this.shares.mayStart(tenant) ? 'INSTANCE' : 'OWNER';
     if (expectedWaitMs > this.maxWaitMs) throw new ParserBusy(share);
     // The finishing job hands its slot over directly, so `running` never dips below the line.
-    if (tenant !== undefined) this.waitingBy.set(tenant, mine + 1);
+    this.shares.queued(tenant);
     await new Promise<void>((resolve, reject) => {
       const waiter: Waiter = {
         tenant,
@@ -294,7 +286,7 @@ export class ParserPool implements Parser {
         const index = this.waiting.indexOf(waiter);
         if (index >= 0) {
           this.waiting.splice(index, 1);
-          this.unwait(tenant);
+          this.shares.dequeued(tenant);
         }
         reject(new ParserBusy(share));
       }, 2 * this.maxWaitMs);
@@ -302,39 +294,18 @@ export class ParserPool implements Parser {
     });
   }
 
-  /** Whether this tenant may take one more thread now. */
-  private underShare(tenant: string | undefined): boolean {
-    return tenant === undefined || (this.runningBy.get(tenant) ?? 0) < this.tenantJobs;
-  }
-
   private started(tenant: string | undefined): void {
     this.running++;
-    if (tenant !== undefined) this.runningBy.set(tenant, (this.runningBy.get(tenant) ?? 0) + 1);
-  }
-
-  private unwait(tenant: string | undefined): void {
-    if (tenant === undefined) return;
-    const left = (this.waitingBy.get(tenant) ?? 1) - 1;
-    if (left > 0) this.waitingBy.set(tenant, left);
-    else this.waitingBy.delete(tenant);
+    this.shares.started(tenant);
   }
 
   /** Frees the slot, then starts the first waiting jobs whose tenants are within their shares. */
   private release(tenant: string | undefined): void {
     this.running--;
-    if (tenant !== undefined) {
-      const left = (this.runningBy.get(tenant) ?? 1) - 1;
-      if (left > 0) this.runningBy.set(tenant, left);
-      else this.runningBy.delete(tenant);
-    }
-    for (let i = 0; i < this.waiting.length && this.running < this.maxJobs; ) {
-      const next = this.waiting[i] as Waiter;
-      if (!this.underShare(next.tenant)) {
-        i++;
-        continue;
-      }
-      this.waiting.splice(i, 1);
-      this.unwait(next.tenant);
+    this.shares.finished(tenant);
+    while (this.running < this.maxJobs) {
+      const next = this.shares.takeNext(this.waiting);
+      if (!next) break;
       this.started(next.tenant);
       next.start();
     }

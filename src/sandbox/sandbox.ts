@@ -9,6 +9,7 @@
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { DomainError } from '../kernel/errors.ts';
+import { FairShares } from '../kernel/fair-shares.ts';
 import { allocateOutput, OutputWriter, readOutput } from './output.ts';
 import { checkRequest, RequestRefused, refusedResult, runLimits } from './request.ts';
 import {
@@ -60,7 +61,7 @@ export interface SandboxShare {
 }
 
 interface Waiter {
-  share: SandboxShare | undefined;
+  tenant: string | undefined;
   start(slot: Slot): void;
   fail(error: Error): void;
 }
@@ -79,12 +80,8 @@ export class Sandbox {
   private readonly free: Slot[] = [];
   /** Runs waiting for a slot, first come first served within each owner's share. */
   private readonly waiting: Waiter[] = [];
-  /** Threads one owner may hold at once, and runs of one owner that may wait. */
-  private readonly ownerJobs: number;
-  private readonly ownerWaiting: number;
-  /** Running and waiting runs, by owner; and the runs with a program going or waiting. */
-  private readonly runningByOwner = new Map<string, number>();
-  private readonly waitingByOwner = new Map<string, number>();
+  /** Fair shares per owner (issue 40), and the runs with a program going or waiting. */
+  private readonly shares: FairShares;
   private readonly busyRuns = new Set<string>();
   private readonly slots: Slot[] = [];
   private running = 0;
@@ -105,8 +102,7 @@ export class Sandbox {
       options.defaultTimeoutMs ?? SANDBOX_LIMITS.defaultTimeoutMs,
       this.maxTimeoutMs,
     );
-    this.ownerJobs = Math.max(1, maxJobs - 1);
-    this.ownerWaiting = Math.max(1, Math.floor(this.maxWaiting / 2));
+    this.shares = new FairShares(maxJobs, this.maxWaiting);
     for (let i = 0; i < maxJobs; i++) this.slots.push({ worker: undefined });
     this.free.push(...this.slots);
   }
@@ -153,11 +149,11 @@ export class Sandbox {
     }
     if (share) this.busyRuns.add(share.run);
     try {
-      const slot = await this.acquire(share);
+      const slot = await this.acquire(share?.owner);
       try {
         return await this.runInSlot(slot, checked, timeoutMs);
       } finally {
-        this.release(slot, share);
+        this.release(slot, share?.owner);
       }
     } finally {
       if (share) this.busyRuns.delete(share.run);
@@ -277,18 +273,17 @@ export class Sandbox {
   }
 
   /** Resolves with a slot once one is free within the owner's share; the caller must release it. */
-  private async acquire(share: SandboxShare | undefined): Promise<Slot> {
+  private async acquire(tenant: string | undefined): Promise<Slot> {
     // Taken synchronously, so a burst of calls can never put more than maxJobs in flight.
-    if (this.underShare(share) && this.free.length > 0) {
+    if (this.shares.mayStart(tenant) && this.free.length > 0) {
       const slot = this.free.pop() as Slot;
-      this.started(share);
+      this.started(tenant);
       return slot;
     }
-    const mine = share ? (this.waitingByOwner.get(share.owner) ?? 0) : 0;
-    if (share && mine >= this.ownerWaiting) {
+    if (this.shares.lineFull(tenant)) {
       throw new DomainError(
         'DEGRADED_MODE',
-        `Your programs use your share of the sandbox (${this.ownerJobs} running, ${this.ownerWaiting} waiting); retry in ${RETRY_AFTER_SECONDS} seconds.`,
+        `Your programs use your share of the sandbox (${this.shares.runningCap} running, ${this.shares.waitingCap} waiting); retry in ${RETRY_AFTER_SECONDS} seconds.`,
         { retry_after_seconds: RETRY_AFTER_SECONDS, share: 'OWNER' },
       );
     }
@@ -299,44 +294,26 @@ export class Sandbox {
         { retry_after_seconds: RETRY_AFTER_SECONDS, share: 'INSTANCE' },
       );
     }
-    if (share) this.waitingByOwner.set(share.owner, mine + 1);
+    this.shares.queued(tenant);
     return new Promise<Slot>((resolve, reject) => {
-      this.waiting.push({ share, start: resolve, fail: reject });
+      this.waiting.push({ tenant, start: resolve, fail: reject });
     });
   }
 
-  /** Whether this owner may take one more thread now. */
-  private underShare(share: SandboxShare | undefined): boolean {
-    return !share || (this.runningByOwner.get(share.owner) ?? 0) < this.ownerJobs;
-  }
-
-  private started(share: SandboxShare | undefined): void {
+  private started(tenant: string | undefined): void {
     this.running++;
-    if (share) this.runningByOwner.set(share.owner, (this.runningByOwner.get(share.owner) ?? 0) + 1);
+    this.shares.started(tenant);
   }
 
   /** Frees the slot, then hands free slots to the first waiting runs within their owners' shares. */
-  private release(slot: Slot, share: SandboxShare | undefined): void {
+  private release(slot: Slot, tenant: string | undefined): void {
     this.running--;
-    if (share) {
-      const left = (this.runningByOwner.get(share.owner) ?? 1) - 1;
-      if (left > 0) this.runningByOwner.set(share.owner, left);
-      else this.runningByOwner.delete(share.owner);
-    }
+    this.shares.finished(tenant);
     this.free.push(slot);
-    for (let i = 0; i < this.waiting.length && this.free.length > 0; ) {
-      const next = this.waiting[i] as Waiter;
-      if (!this.underShare(next.share)) {
-        i++;
-        continue;
-      }
-      this.waiting.splice(i, 1);
-      if (next.share) {
-        const waiting = (this.waitingByOwner.get(next.share.owner) ?? 1) - 1;
-        if (waiting > 0) this.waitingByOwner.set(next.share.owner, waiting);
-        else this.waitingByOwner.delete(next.share.owner);
-      }
-      this.started(next.share);
+    while (this.free.length > 0) {
+      const next = this.shares.takeNext(this.waiting);
+      if (!next) break;
+      this.started(next.tenant);
       next.start(this.free.pop() as Slot);
     }
   }

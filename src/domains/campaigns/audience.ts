@@ -1,4 +1,4 @@
-import { and, eq, or, type SQL, sql } from 'drizzle-orm';
+import { type AnyColumn, and, eq, or, type SQL, sql } from 'drizzle-orm';
 import { publicEntries } from './boards/tables.ts';
 import { findingReviews, findings } from './findings/tables.ts';
 import type { CampaignRow, Membership } from './membership/member.ts';
@@ -108,17 +108,12 @@ export function messagesVisible(v: Viewer): SQL {
  * addressed to one member). The same rule decides who sees the finding's evidence row.
  */
 export function findingsVisible(v: Viewer): SQL {
-  const base = eq(findings.campaignId, v.campaign.id);
-  if (v.role === 'OWNER' || v.agentId === null) return base;
-  return and(
-    base,
-    modeRule(v, v.agentId, {
-      actor: findings.authorAgentId,
-      taskId: findings.taskId,
-      byParticipant: sql`${findings.authorRole} = 'PARTICIPANT'`,
-      isResult: sql`false`,
-    }),
-  ) as SQL;
+  return byModeRule(v, findings.campaignId, {
+    actor: findings.authorAgentId,
+    taskId: findings.taskId,
+    byParticipant: sql`${findings.authorRole} = 'PARTICIPANT'`,
+    isResult: sql`false`,
+  });
 }
 
 /**
@@ -126,17 +121,12 @@ export function findingsVisible(v: Viewer): SQL {
  * participant's review is a participant's work under BLIND_EXPERIMENT), with the finding's task.
  */
 export function reviewsVisible(v: Viewer): SQL {
-  const base = eq(findingReviews.campaignId, v.campaign.id);
-  if (v.role === 'OWNER' || v.agentId === null) return base;
-  return and(
-    base,
-    modeRule(v, v.agentId, {
-      actor: findingReviews.reviewerAgentId,
-      taskId: findings.taskId,
-      byParticipant: sql`${findingReviews.reviewerRole} = 'PARTICIPANT'`,
-      isResult: sql`false`,
-    }),
-  ) as SQL;
+  return byModeRule(v, findingReviews.campaignId, {
+    actor: findingReviews.reviewerAgentId,
+    taskId: findings.taskId,
+    byParticipant: sql`${findingReviews.reviewerRole} = 'PARTICIPANT'`,
+    isResult: sql`false`,
+  });
 }
 
 /** Tasks the viewer may see. Under BLIND_EXPERIMENT other participants' workers are hidden by present. */
@@ -187,17 +177,12 @@ export function submissionsVisible(v: Viewer): SQL {
 
 /** Rows of campaign_evidence (what was shared into the campaign) the viewer may see. */
 export function sharedEvidenceVisible(v: Viewer): SQL {
-  const base = eq(campaignEvidence.campaignId, v.campaign.id);
-  if (v.role === 'OWNER' || v.agentId === null) return base;
-  return and(
-    base,
-    modeRule(v, v.agentId, {
-      actor: campaignEvidence.agentId,
-      taskId: campaignEvidence.taskId,
-      byParticipant: sql`${campaignEvidence.authorRole} = 'PARTICIPANT'`,
-      isResult: sql`false`,
-    }),
-  ) as SQL;
+  return byModeRule(v, campaignEvidence.campaignId, {
+    actor: campaignEvidence.agentId,
+    taskId: campaignEvidence.taskId,
+    byParticipant: sql`${campaignEvidence.authorRole} = 'PARTICIPANT'`,
+    isResult: sql`false`,
+  });
 }
 
 /** Whether the viewer may see who works on a task someone else holds. */
@@ -222,6 +207,13 @@ interface Columns {
   isResult: SQL;
   /** The agent a result is about (the submitter), for ledger events. */
   subject?: typeof campaignEvents.subjectAgentId;
+}
+
+/** A table's rows of the viewer's campaign that the mode's rule lets it see (all, for the owner). */
+function byModeRule(v: Viewer, campaignColumn: AnyColumn, columns: Columns): SQL {
+  const base = eq(campaignColumn, v.campaign.id);
+  if (v.role === 'OWNER' || v.agentId === null) return base;
+  return and(base, modeRule(v, v.agentId, columns)) as SQL;
 }
 
 /** The mode's rule for one table's columns; the viewer is an agent (not the owner). */

@@ -22,7 +22,7 @@ function movesNamedIn(next: string, callable: ReadonlySet<string>): Alternative[
   const sentences = next.split(/(?<=[.?!])\s+/);
   const found: Array<{ at: number; tool: string }> = [];
   for (const tool of callable) {
-    const at = next.search(new RegExp(`(?<![\\w.])${asPattern(tool)}(?![\\w])`));
+    const at = next.search(patternOf(tool));
     if (at >= 0) found.push({ at, tool });
   }
   return found
@@ -33,6 +33,13 @@ function movesNamedIn(next: string, callable: ReadonlySet<string>): Alternative[
     }));
 }
 
-function asPattern(name: string): string {
-  return name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A tool's name as a whole word, compiled once per name: refusals run this for every tool. */
+const patterns = new Map<string, RegExp>();
+function patternOf(tool: string): RegExp {
+  let pattern = patterns.get(tool);
+  if (!pattern) {
+    pattern = new RegExp(`(?<![\\w.])${tool.replace(/\./g, '\\.')}(?![\\w])`);
+    patterns.set(tool, pattern);
+  }
+  return pattern;
 }

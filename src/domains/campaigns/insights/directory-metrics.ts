@@ -1,4 +1,5 @@
-import { and, eq, gt, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, gt, inArray, isNull, or, type SQL, sql } from 'drizzle-orm';
+import type { AnyPgTable } from 'drizzle-orm/pg-core';
 import type { Executor } from '../../../storage/database.ts';
 import { describeAgents, describeOwnerAgents } from '../../identity/index.ts';
 import {
@@ -14,6 +15,7 @@ import {
   campaignEvidence,
   campaignMembers,
   campaignMessages,
+  campaigns,
   taskLeases,
   taskSubmissions,
   tasks,
@@ -98,8 +100,6 @@ export async function campaignMetrics(ex: Executor, m: Membership, now: Date) {
     .from(tasks)
     .where(tasksVisible(v))
     .groupBy(tasks.status);
-  const count = sql<number>`count(*)::int`;
-  const one = async (query: Promise<Array<{ n: number }>>) => (await query)[0]?.n ?? 0;
   const members = seesOtherWorkers(v)
     ? and(eq(campaignMembers.campaignId, id), eq(campaignMembers.status, 'ACTIVE'))
     : and(
@@ -109,30 +109,28 @@ export async function campaignMetrics(ex: Executor, m: Membership, now: Date) {
       );
   const leasesOf = and(eq(taskLeases.campaignId, id), inArray(taskLeases.taskId, visibleTasks));
   const submissionsOf = and(inArray(taskSubmissions.taskId, visibleTasks), submissionsVisible(v));
-  const c = {
-    members: await one(ex.select({ n: count }).from(campaignMembers).where(members)),
-    activeLeases: await one(
-      ex
-        .select({ n: count })
-        .from(taskLeases)
-        .where(and(leasesOf, isNull(taskLeases.endedAt), gt(taskLeases.executionDeadline, now))),
-    ),
-    expiredLeases: await one(
-      ex
-        .select({ n: count })
-        .from(taskLeases)
-        .where(and(leasesOf, eq(taskLeases.endReason, 'EXPIRED'))),
-    ),
-    submissions: await one(ex.select({ n: count }).from(taskSubmissions).where(submissionsOf)),
-    verifiedSubmissions: await one(
-      ex
-        .select({ n: count })
-        .from(taskSubmissions)
-        .where(and(submissionsOf, eq(taskSubmissions.verifiedStatus, 'VERIFIED'))),
-    ),
-    messages: await one(ex.select({ n: count }).from(campaignMessages).where(messagesVisible(v))),
-    evidence: await one(ex.select({ n: count }).from(campaignEvidence).where(sharedEvidenceVisible(v))),
-  };
+  // Every count in one statement: each a scalar subquery filtered as the caller may see.
+  const count = (from: AnyPgTable, where: SQL | undefined) =>
+    sql<number>`(${ex.select({ n: sql`count(*)::int` }).from(from).where(where)})`.mapWith(Number);
+  const [c] = await ex
+    .select({
+      members: count(campaignMembers, members),
+      activeLeases: count(
+        taskLeases,
+        and(leasesOf, isNull(taskLeases.endedAt), gt(taskLeases.executionDeadline, now)),
+      ),
+      expiredLeases: count(taskLeases, and(leasesOf, eq(taskLeases.endReason, 'EXPIRED'))),
+      submissions: count(taskSubmissions, submissionsOf),
+      verifiedSubmissions: count(
+        taskSubmissions,
+        and(submissionsOf, eq(taskSubmissions.verifiedStatus, 'VERIFIED')),
+      ),
+      messages: count(campaignMessages, messagesVisible(v)),
+      evidence: count(campaignEvidence, sharedEvidenceVisible(v)),
+    })
+    .from(campaigns)
+    .where(eq(campaigns.id, id));
+  if (!c) throw new Error(`campaign ${id} vanished while its metrics were counted`);
   const tasksByStatus = Object.fromEntries(byStatus.map((r) => [r.status, r.n]));
   const total = byStatus.reduce((s, r) => s + r.n, 0);
   return {

@@ -22,65 +22,69 @@ type Load = (ex: Executor) => Promise<CampaignRow>;
 export async function stopCampaign(database: Database, clock: Clock, load: Load, reason: string | undefined) {
   const why = ownerReason(reason, 'stopped by the owner of record', 'stop');
   return database.transaction(async (tx) => {
-    const campaign = await load(tx);
-    if (campaign.status === 'CLOSED') throw campaignClosed(campaign.id);
     const now = clock.now();
-    const changed = await tx
-      .update(campaigns)
-      .set({ status: 'STOPPING', stoppedAt: now, stopReason: why })
-      .where(and(eq(campaigns.id, campaign.id), eq(campaigns.status, 'ACTIVE')))
-      .returning({ id: campaigns.id });
-    if (changed.length > 0) {
-      await appendEvent(
-        tx,
-        campaign.id,
-        {
-          kind: 'CAMPAIGN_STOPPED',
-          actor: { ownerId: campaign.ownerId, role: 'OWNER' },
-          payload: { reason: why },
-        },
-        now,
-      );
-      await tellInvitees(tx, campaign.id, now);
-    }
+    const { campaign, changed } = await move(tx, now, load, {
+      from: 'ACTIVE',
+      to: { status: 'STOPPING', stoppedAt: now, stopReason: why },
+      event: { kind: 'CAMPAIGN_STOPPED', payload: { reason: why } },
+    });
     const running = await openLeases(tx, campaign.id);
+    const close = `POST /v1/campaigns/${campaign.id}/close`;
+    const resume = `POST /v1/campaigns/${campaign.id}/resume`;
     return {
-      ...presentCampaign(await load(tx)),
-      already_stopping: changed.length === 0,
+      ...presentCampaign(campaign),
+      already_stopping: !changed,
       running_leases: running,
       next:
         running > 0
-          ? `${running} running lease(s) may finish. Close the campaign when they have (POST /v1/campaigns/${campaign.id}/close), or resume it (POST /v1/campaigns/${campaign.id}/resume).`
-          : `Nothing is running. Close the campaign (POST /v1/campaigns/${campaign.id}/close), or resume it (POST /v1/campaigns/${campaign.id}/resume).`,
+          ? `${running} running lease(s) may finish. Close the campaign when they have (${close}), or resume it (${resume}).`
+          : `Nothing is running. Close the campaign (${close}), or resume it (${resume}).`,
     };
   });
 }
 
 export async function resumeCampaign(database: Database, clock: Clock, load: Load) {
   return database.transaction(async (tx) => {
-    const campaign = await load(tx);
-    if (campaign.status === 'CLOSED') throw campaignClosed(campaign.id);
-    const now = clock.now();
-    const changed = await tx
-      .update(campaigns)
-      .set({ status: 'ACTIVE', stoppedAt: null, stopReason: null })
-      .where(and(eq(campaigns.id, campaign.id), eq(campaigns.status, 'STOPPING')))
-      .returning({ id: campaigns.id });
-    if (changed.length > 0) {
-      await appendEvent(
-        tx,
-        campaign.id,
-        { kind: 'CAMPAIGN_RESUMED', actor: { ownerId: campaign.ownerId, role: 'OWNER' }, payload: {} },
-        now,
-      );
-      await tellInvitees(tx, campaign.id, now);
-    }
+    const { campaign, changed } = await move(tx, clock.now(), load, {
+      from: 'STOPPING',
+      to: { status: 'ACTIVE', stoppedAt: null, stopReason: null },
+      event: { kind: 'CAMPAIGN_RESUMED', payload: {} },
+    });
     return {
-      ...presentCampaign(await load(tx)),
-      already_active: changed.length === 0,
+      ...presentCampaign(campaign),
+      already_active: !changed,
       next: 'The campaign takes new work again: claims, tasks, members, mail and board entries.',
     };
   });
+}
+
+/**
+ * One move between ACTIVE and STOPPING, taking only the campaign row: the owner's event on the
+ * ledger and the invitees told, when it moved; a closed campaign is refused. Answers the row as
+ * it is now and whether this call moved it (a repeat is harmless).
+ */
+async function move(
+  tx: Executor,
+  now: Date,
+  load: Load,
+  m: {
+    from: 'ACTIVE' | 'STOPPING';
+    to: Pick<CampaignRow, 'status' | 'stoppedAt' | 'stopReason'>;
+    event: { kind: string; payload: Record<string, unknown> };
+  },
+) {
+  const found = await load(tx);
+  if (found.status === 'CLOSED') throw campaignClosed(found.id);
+  const [moved] = await tx
+    .update(campaigns)
+    .set(m.to)
+    .where(and(eq(campaigns.id, found.id), eq(campaigns.status, m.from)))
+    .returning();
+  if (moved) {
+    await appendEvent(tx, found.id, { ...m.event, actor: { ownerId: found.ownerId, role: 'OWNER' } }, now);
+    await tellInvitees(tx, found.id, now);
+  }
+  return { campaign: moved ?? found, changed: moved !== undefined };
 }
 
 /** Invitees' tool lists change (campaign_join is offered only while the campaign takes members). */

@@ -109,6 +109,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     discovery,
     metrics,
     redis,
+    bodies: core.parser,
   });
   // The built-in SMTP receiver (CAIRN_SMTP_PORT), beside the HTTP server; closed with it.
   const smtp = await startMailboxReceiver(config, services.mail, logger);

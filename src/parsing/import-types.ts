@@ -47,6 +47,11 @@ export interface ImportedDocument
   pagesWithoutText?: number[];
   /** SBOMs: the specification version and how many components became evidence lines. */
   sbom?: { specVersion: string; components: number };
+  /**
+   * The kind of the first credential-shaped string in the text (kernel/credential-scan.ts; a
+   * Cairn token comes first when there is one), or null. Set by the import job.
+   */
+  credential?: string | null;
 }
 
 export type ImportRefusalCode =

@@ -4,6 +4,7 @@
  * whole file, never a cut copy: evidence that silently lost its 41st page or 5,001st line would
  * misquote the original. Runs inside the parser pool (job `import`).
  */
+import { findCredential } from '../kernel/credential-scan.ts';
 import { LIMITS } from '../kernel/limits.ts';
 import { parseMediaType } from './content-type.ts';
 import { parseHtml } from './html.ts';
@@ -153,7 +154,9 @@ export async function parseImport(input: ImportInput): Promise<ImportedDocument>
 /** parseImport as a value: refusals come back as `{ok: false}`; anything else still throws. */
 export async function runImport(input: ImportInput): Promise<ImportOutcome> {
   try {
-    return { ok: true, document: await parseImport(input) };
+    const document = await parseImport(input);
+    // Scanned here, beside the parse: a text of megabytes would hold the event loop (issue 40).
+    return { ok: true, document: { ...document, credential: findCredential(document.text)?.kind ?? null } };
   } catch (error) {
     if (error instanceof ImportRefused) return { ok: false, refusal: error.refusal };
     throw error;

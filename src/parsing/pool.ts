@@ -12,8 +12,10 @@ import { Piscina } from 'piscina';
 import 'sharp';
 import { FairShares } from '../kernel/fair-shares.ts';
 import { LIMITS } from '../kernel/limits.ts';
+import type { PayloadFields } from '../kernel/payload.ts';
 import { currentTenant } from '../kernel/tenant.ts';
 import { type ImportInput, type ImportOutcome, importRefusalOf } from './import-types.ts';
+import { BodyFieldRefused, type BodyOutcome, bodyParseError, PrototypeKeyRefused } from './json-body.ts';
 import {
   type MailParseOutcome,
   MailRefused,
@@ -67,6 +69,8 @@ export interface ParserPoolOptions {
 }
 
 const WORKER_ENTRY = fileURLToPath(new URL('./worker-entry.cjs', import.meta.url));
+/** Modules runModule may load: Cairn's own sources, nothing from elsewhere. */
+const SOURCE_ROOT = new URL('../', import.meta.url).href;
 const MIN_MEMORY_MB = 64;
 /** Threads beyond the first stay warm this long after their last job. */
 const IDLE_TIMEOUT_MS = 60_000;
@@ -222,6 +226,36 @@ export class ParserPool implements Parser {
    */
   parseProcessedMail(mail: ProcessedMailInput): Promise<ParsedMail> {
     return this.runMailJob({ op: 'processedMail', input: mail });
+  }
+
+  /**
+   * Reads a large JSON body in a thread (see decodeJsonBody in json-body.ts), so the event loop
+   * never parses megabytes (issue 40 item 3). Its payload fields arrive as bytes in shared
+   * memory, as the body best does (SharedArrayBuffer): neither crosses between threads by copy.
+   * @throws Fastify's body errors and PrototypeKeyRefused, as the main thread's parser does;
+   *   BodyFieldRefused for a payload field that fails its check; ParserBusy at capacity;
+   *   ParseRefusal when the job fails (PARSE_TIMEOUT, UNREADABLE_CONTENT).
+   */
+  async decodeJsonBody(bytes: Uint8Array, fields: PayloadFields): Promise<unknown> {
+    const outcome = (await this.run({ op: 'body', input: { bytes, fields } })) as BodyOutcome;
+    if (outcome.ok) return outcome.value;
+    if (outcome.kind === 'syntax') throw bodyParseError(outcome.code);
+    if (outcome.kind === 'prototype') throw new PrototypeKeyRefused(outcome.key, outcome.rpcId);
+    throw new BodyFieldRefused(outcome.detail);
+  }
+
+  /**
+   * Runs an area's pure function in a thread, with the pool's limits and the caller's fair share:
+   * work that would hold the event loop (reading a zip of megabytes) but that the parsing layer
+   * knows nothing of. `module` is the function's module (a file: URL inside src/), `name` its
+   * export; input and result are plain data (structured clone).
+   * @throws ParserBusy at capacity; ParseRefusal PARSE_TIMEOUT or UNREADABLE_CONTENT (the
+   *   function threw: `cause` says what).
+   */
+  async runModule<T>(module: URL, name: string, input: unknown): Promise<T> {
+    if (!module.href.startsWith(SOURCE_ROOT))
+      throw new Error(`runModule loads only Cairn's sources, not ${module.href}`);
+    return (await this.run({ op: 'module', input: { module: module.href, name, input } })) as T;
   }
 
   /** Stops the threads once running jobs end; waiting and later calls are refused. */

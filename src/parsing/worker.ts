@@ -6,6 +6,7 @@
 import { extractBodyJson, extractBodyTables, parseBody } from './dispatch.ts';
 import { runImport } from './import.ts';
 import type { ImportInput, ImportOutcome } from './import-types.ts';
+import { type BodyInput, type BodyOutcome, decodeJsonBody } from './json-body.ts';
 import type { MailParseOutcome, ProcessedMailInput } from './mail-types.ts';
 import { type NearMiss, nearestMiss } from './near-miss.ts';
 import { locateQuote } from './quote-locate.ts';
@@ -34,7 +35,18 @@ export type ParserTask =
   | { op: 'diff'; input: DiffInput }
   | { op: 'import'; input: ImportInput }
   | { op: 'mail'; input: Uint8Array }
-  | { op: 'processedMail'; input: ProcessedMailInput };
+  | { op: 'processedMail'; input: ProcessedMailInput }
+  | { op: 'body'; input: BodyInput }
+  | { op: 'module'; input: ModuleJob };
+
+/** A pure function of an area's, run in a parser thread (see ParserPool.runModule). */
+export interface ModuleJob {
+  /** A file: URL of a module inside src/. */
+  module: string;
+  /** The exported function; it takes `input` and returns plain data. */
+  name: string;
+  input: unknown;
+}
 
 export type TaskValue =
   | ParsedDocument
@@ -46,7 +58,8 @@ export type TaskValue =
   | Array<QuoteMatch | null>
   | TextDiff
   | ImportOutcome
-  | MailParseOutcome;
+  | MailParseOutcome
+  | BodyOutcome;
 
 export type TaskOutcome =
   | { ok: true; value: TaskValue }
@@ -84,7 +97,9 @@ async function runTask(task: ParserTask): Promise<TaskValue> {
       return diffTexts(oldName, newName, oldText, newText);
     }
     case 'import':
-      return runImport(task.input);
+      // Shared bytes (a large upload) are copied here, off the main thread: the parsers take
+      // plain memory, and the sender of the bytes may still read them.
+      return runImport({ ...task.input, bytes: unshared(task.input.bytes) });
     case 'mail': {
       // Loaded on first use, as pdf.js is: a thread that never reads mail never loads mailparser.
       const { runMail } = await import('./mail.ts');
@@ -94,7 +109,20 @@ async function runTask(task: ParserTask): Promise<TaskValue> {
       const { runProcessedMail } = await import('./mail.ts');
       return runProcessedMail(task.input);
     }
+    case 'body':
+      return decodeJsonBody(task.input);
+    case 'module': {
+      const mod = (await import(task.input.module)) as Record<string, unknown>;
+      const fn = mod[task.input.name];
+      if (typeof fn !== 'function') throw new Error(`${task.input.name} is not a function of its module`);
+      // Plain data by the job's contract; the pool's caller states its type.
+      return (await fn(task.input.input)) as TaskValue;
+    }
   }
+}
+
+function unshared(bytes: Uint8Array): Uint8Array {
+  return bytes.buffer instanceof SharedArrayBuffer ? new Uint8Array(bytes) : bytes;
 }
 
 /** Runs one task; never throws, so every failure reaches the pool with its reason intact. */

@@ -1,5 +1,12 @@
 import { z } from 'zod';
 import { LIMITS } from '../../kernel/limits.ts';
+import {
+  BASE64_MESSAGE,
+  BASE64_PATTERN,
+  base64Chars,
+  type Payload,
+  payloadBytes,
+} from '../../kernel/payload.ts';
 import { plainLine } from '../../kernel/plain-text.ts';
 import { IMPORT_FORMATS } from '../../parsing/index.ts';
 import type { ImportRequest } from './imports.ts';
@@ -30,8 +37,8 @@ export const importFileArgs = {
     .describe('Where the file came from (http or https); kept as its source, never fetched.'),
   data_base64: z
     .string()
-    .max(Math.ceil(L.fileBytes / 3) * 4)
-    .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'standard base64 without line breaks')
+    .max(base64Chars(L.fileBytes))
+    .regex(BASE64_PATTERN, BASE64_MESSAGE)
     .optional()
     .describe('The file, base64 (standard alphabet, no line breaks); or send text instead.'),
   text: z
@@ -46,7 +53,7 @@ export const importFileArgs = {
 export const ONE_FILE_MESSAGE = 'send exactly one of data_base64 (any file) and text (a text file)';
 
 /** Whether exactly one of the two ways to send a file was used. */
-export function sendsOneFile(b: { data_base64?: string | undefined; text?: string | undefined }): boolean {
+export function sendsOneFile(b: { data_base64?: Payload | undefined; text?: Payload | undefined }): boolean {
   return (b.data_base64 === undefined) !== (b.text === undefined);
 }
 
@@ -57,8 +64,10 @@ export interface ImportFileInput {
   sourceDate?: string | undefined;
   authorized?: boolean | undefined;
   sourceUrl?: string | undefined;
-  dataBase64?: string | undefined;
-  text?: string | undefined;
+  /** base64, or the bytes a large body's worker decoded it to (kernel/payload.ts). */
+  dataBase64?: Payload | undefined;
+  /** The text, or its UTF-8 bytes from a large body's worker. */
+  text?: Payload | undefined;
   ocr?: boolean | undefined;
 }
 
@@ -70,7 +79,7 @@ export function importFileRequest(
   'bytes' | 'contentType' | 'format' | 'ocr' | 'title' | 'sourceDate' | 'authorized' | 'sourceUrl'
 > {
   return {
-    bytes: a.text !== undefined ? Buffer.from(a.text, 'utf8') : Buffer.from(a.dataBase64 ?? '', 'base64'),
+    bytes: a.text !== undefined ? payloadBytes(a.text, 'utf8') : payloadBytes(a.dataBase64 ?? '', 'base64'),
     contentType: '',
     format: a.format,
     ocr: a.ocr,

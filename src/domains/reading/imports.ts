@@ -117,15 +117,18 @@ export class ImportService {
       { forChange: ex !== undefined },
     );
     const document = await this.parse(req);
+    // Scanned in the parser thread beside the parse (a text of megabytes would hold the event
+    // loop); a parser that did not scan it is made up for here.
+    const credential =
+      document.credential === undefined ? (findCredential(document.text)?.kind ?? null) : document.credential;
     // An agent's file meets the rule every tool argument meets: the runner scans `text`, and the
     // same text sent as base64 must not get past it.
     if ('caller' in req.importer) {
-      const secret = findCredential(document.text);
-      if (secret) {
+      if (credential) {
         throw new DomainError(
           'CREDENTIAL_IN_INPUT',
-          `The file contains what looks like a credential (${secret.kind}). It was not stored.`,
-          { path: 'data_base64', kind: secret.kind },
+          `The file contains what looks like a credential (${credential}). It was not stored.`,
+          { path: 'data_base64', kind: credential },
           {
             next: 'Remove the credential from the file and submit it again.',
             alternatives: [
@@ -134,20 +137,17 @@ export class ImportService {
           },
         );
       }
-    } else {
+    } else if (credential === 'CAIRN_TOKEN') {
       // An owner's research file may quote others' leaked secrets (that is often the finding),
       // but a Cairn credential is never evidence: members would read a key that works here.
-      const secret = findCredential(document.text);
-      if (secret?.kind === 'CAIRN_TOKEN') {
-        throw new DomainError(
-          'CREDENTIAL_IN_INPUT',
-          'The file contains a Cairn credential (an agent key or token). It was not stored.',
-          { path: 'file', kind: secret.kind },
-          {
-            next: 'Remove the credential from the file (and revoke it if it was real: anyone who saw the file has it), then import the file again.',
-          },
-        );
-      }
+      throw new DomainError(
+        'CREDENTIAL_IN_INPUT',
+        'The file contains a Cairn credential (an agent key or token). It was not stored.',
+        { path: 'file', kind: credential },
+        {
+          next: 'Remove the credential from the file (and revoke it if it was real: anyone who saw the file has it), then import the file again.',
+        },
+      );
     }
     const now = this.clock.now();
     const unbound = buildImport(req, document, now);
@@ -156,7 +156,9 @@ export class ImportService {
         checked ??
         (await this.coverage.bindImport(tx, req.importer, req.campaignId, req.taskId, { forChange: true }));
       const record = { ...unbound, campaignId: binding.campaignId, taskId: binding.taskId };
-      await repo.storeBlob(tx, record.bodyHash, Buffer.from(req.bytes), now);
+      // A view on the bytes, not a copy: they may run to 12 MiB.
+      const bytes = Buffer.from(req.bytes.buffer, req.bytes.byteOffset, req.bytes.byteLength);
+      await repo.storeBlob(tx, record.bodyHash, bytes, now, this.database.kind);
       await repo.insertEvidence(tx, record, now);
       await this.coverage.recordImport(tx, binding, req.importer, importLabel(record), now);
       return record;

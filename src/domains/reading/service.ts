@@ -191,7 +191,7 @@ export class ReadingService {
     const now = this.clock.now();
     const { evidence, receipt } = buildRead({ caller, req, coverage, fetched, parsed, inputs, now });
     await this.database.transaction(async (tx) => {
-      await repo.storeBlob(tx, evidence.bodyHash, fetched.raw, now);
+      await repo.storeBlob(tx, evidence.bodyHash, fetched.raw, now, this.database.kind);
       await repo.insertReceipt(tx, receipt);
       await repo.insertEvidence(tx, evidence, now);
       await this.coverage.recordRead(tx, coverage, evidence, now);

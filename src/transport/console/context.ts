@@ -33,6 +33,7 @@ import type {
   SkillTaskOwnerService,
 } from '../../domains/skills/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
+import type { BodyDecoder } from '../shared/large-body.ts';
 import { Csrf, PRE_SESSION_MAX_MS } from './csrf.ts';
 import type { SafeHtml } from './html.ts';
 
@@ -94,6 +95,8 @@ export interface ConsoleDeps {
   };
   /** Research imports, and evidence as its owner reads it. */
   imports: ImportService;
+  /** Reads large request bodies off the main thread (the parser pool). */
+  bodies: BodyDecoder;
   ownerEvidence: OwnerEvidence;
   /** An agent's MCP bearer (cd_acc_, cd_prj_) resolved to its identity; throws when not valid. */
   agentOf(bearer: string): Promise<{ agentId: string; ownerId: string }>;

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
 import { consentCookieName } from '../http/consent-cookie.ts';
 import { codeForStatus, sendValidationFailure } from '../shared/error-handler.ts';
+import { installLargeBodies } from '../shared/large-body.ts';
 import { arenaApiRoutes } from './arena-api-routes.ts';
 import { arenaReviewerApiRoutes } from './arena-reviewer-api-routes.ts';
 import { arenaSuperchallengeApiRoutes } from './arena-superchallenge-api-routes.ts';
@@ -104,6 +105,9 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
       );
     }
   });
+
+  // A file of megabytes is read in a parser thread, a few at a time per owner (issue 40 item 3).
+  installLargeBodies(api, ctx.bodies, (req) => req.owner?.id ?? req.agentCaller?.ownerId ?? null);
 
   api.setErrorHandler((err: FastifyError, req, reply) => {
     const invalid = sendValidationFailure(err, reply);

@@ -9,6 +9,7 @@ import {
   sendsOneFile,
 } from '../../domains/reading/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { base64Chars, base64Field, textField } from '../../kernel/payload.ts';
 import { answers } from '../http/openapi.ts';
 import type { ConsoleContext } from './context.ts';
 import { idOf } from './id-params.ts';
@@ -18,11 +19,21 @@ const L = LIMITS.researchImports;
 const evidenceId = idOf('evd', 'evidence');
 
 /** base64 of the largest file, plus room for the other fields. */
-const IMPORT_BODY_BYTES = Math.ceil(L.fileBytes / 3) * 4 + 64 * 1024;
+const IMPORT_BODY_BYTES = base64Chars(L.fileBytes) + 64 * 1024;
 
+/**
+ * The tool's file arguments, with the file itself as payload fields: a body over 1 MiB is
+ * decoded in a parser thread, which hands the route the file's bytes (issue 40 item 3).
+ */
 const importBody = z
   .object({
     ...importFileArgs,
+    data_base64: base64Field(L.fileBytes)
+      .optional()
+      .describe('The file, base64 (standard alphabet, no line breaks); or send text instead.'),
+    text: textField(L.fileBytes)
+      .optional()
+      .describe('The file as text (a text file, log, HTML or JSON SBOM); or send data_base64 instead.'),
     task_id: idOf('task', 'task').optional(),
     campaign_id: idOf('cmp', 'campaign').optional(),
   })
@@ -45,7 +56,7 @@ export async function researchApiRoutes(
   r.post(
     '/v1/research/imports',
     {
-      config: answers([201]),
+      config: { ...answers([201]), payload: { base64: ['data_base64'], text: ['text'] } },
       bodyLimit: IMPORT_BODY_BYTES,
       schema: {
         tags,

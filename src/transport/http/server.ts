@@ -20,6 +20,7 @@ import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
 import { installErrorHandling, sendError } from '../shared/error-handler.ts';
 import { refuseIllFormedInput } from '../shared/ill-formed.ts';
 import { installJsonBodyParser } from '../shared/json-body.ts';
+import type { BodyDecoder } from '../shared/large-body.ts';
 import { arenaPublicRoutes } from './arena-public-routes.ts';
 import { answerClientError } from './client-errors.ts';
 import { Connections } from './connections.ts';
@@ -45,6 +46,8 @@ export interface HttpDeps {
   metrics: Metrics;
   /** Shared rate-limit counters; null counts per process. */
   redis: Redis | null;
+  /** Reads large request bodies off the main thread (the parser pool). */
+  bodies: BodyDecoder;
 }
 
 /** An incoming x-request-id is kept when it is a plain token, so traces join up across proxies. */
@@ -175,6 +178,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     oauth,
     campaigns,
     imports,
+    bodies: deps.bodies,
     ownerEvidence,
     ownerFindings,
     researchReports: services.researchReports,

@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgent } from '../support/factories.ts';
+import { ownerApi } from '../support/owner-api.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 /**
@@ -152,5 +154,69 @@ describe('a large body refused for what is wrong with it, as a small one is', ()
     const body = (await res.json()) as { error: { code: string } };
     expect([413, 422]).toContain(res.status);
     expect(['PAYLOAD_TOO_LARGE', 'VALIDATION_FAILED']).toContain(body.error.code);
+  });
+});
+
+describe('large skill bodies', () => {
+  const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+
+  it('a zip of megabytes is read off the event loop and stored file for file; a 1 MiB file put likewise', async () => {
+    const name = `big-${Date.now()}`;
+    const created = await ownerApi(server, attacker, 'POST', '/v1/skills/drafts', {
+      name,
+      description: 'Big.',
+    });
+    expect(created.status).toBe(201);
+    const draftId = created.body.draft_id as string;
+    // Random bytes do not compress: a zip of ~3.6 MB, a body of ~4.8 MB.
+    const assets = [0, 1, 2, 3].map(() => randomBytes(900_000));
+    const zip = zipSync({
+      'SKILL.md': Buffer.from(`---\nname: ${name}\ndescription: Big assets.\n---\n# Use\n`),
+      ...Object.fromEntries(assets.map((a, i) => [`assets/part-${i}.bin`, a])),
+    });
+    const imported = await ownerApi(server, attacker, 'POST', `/v1/skills/drafts/${draftId}/imports`, {
+      revision: created.body.revision,
+      data_base64: Buffer.from(zip).toString('base64'),
+    });
+    expect(imported.status, JSON.stringify(imported.body).slice(0, 500)).toBe(200);
+    const files = imported.body.files as Array<{ path: string; size: number; sha256: string }>;
+    for (const [i, a] of assets.entries()) {
+      expect(files.find((f) => f.path === `assets/part-${i}.bin`)).toMatchObject({
+        size: a.length,
+        sha256: sha(a),
+      });
+    }
+
+    const file = randomBytes(1_000_000);
+    const put = await ownerApi(server, attacker, 'PUT', `/v1/skills/drafts/${draftId}/files`, {
+      revision: imported.body.revision,
+      path: 'assets/put.bin',
+      content_base64: file.toString('base64'),
+    });
+    expect(put.status, JSON.stringify(put.body).slice(0, 500)).toBe(200);
+    const putFiles = put.body.files as Array<{ path: string; size: number; sha256: string }>;
+    expect(putFiles.find((f) => f.path === 'assets/put.bin')).toMatchObject({
+      size: file.length,
+      sha256: sha(file),
+    });
+  });
+
+  it('a large zip that is not one is refused whole, naming the archive', async () => {
+    const created = await ownerApi(server, attacker, 'POST', '/v1/skills/drafts', {
+      name: `notzip-${Date.now()}`,
+      description: 'No.',
+    });
+    const refused = await ownerApi(
+      server,
+      attacker,
+      'POST',
+      `/v1/skills/drafts/${created.body.draft_id}/imports`,
+      {
+        revision: created.body.revision,
+        data_base64: randomBytes(2_000_000).toString('base64'),
+      },
+    );
+    expect(refused.status).toBe(422);
+    expect(refused.body.error.details.problems.length).toBeGreaterThan(0);
   });
 });

@@ -1,12 +1,50 @@
 import { eq } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
+import { ParseRefusal, ParserBusy } from '../../parsing/types.ts';
 import type { Executor } from '../../storage/database.ts';
 import type { Actor } from './access.ts';
 import { bumpRevision, draftForEdit } from './drafts.ts';
 import { recordSkillEvent } from './events.ts';
-import { PACKAGE_LIMITS, readZip } from './package/index.ts';
+import { PACKAGE_LIMITS, type PackageFile, type Problem } from './package/index.ts';
 import { descriptionOf } from './skill-md.ts';
 import { skillDraftFiles } from './tables.ts';
+
+/** What a zip reads as (package/zip-read.ts readZip). */
+export interface ReadZip {
+  files: PackageFile[];
+  problems: Problem[];
+}
+
+/** Reads a zip off the event loop: the parser pool runs the skills area's own readZipJob. */
+export interface ZipReader {
+  runModule<T>(module: URL, name: string, input: unknown): Promise<T>;
+}
+
+const ZIP_JOB = new URL('./package/zip-read.ts', import.meta.url);
+
+/**
+ * Reads an imported zip in a parser thread, before any transaction opens (an 8 MB archive took
+ * the event loop 1.2 s, issue 40). An archive over the import limit is not sent at all.
+ */
+export async function readImportedZip(reader: ZipReader, zip: Uint8Array): Promise<ReadZip> {
+  if (zip.length > PACKAGE_LIMITS.importBytes) return { files: [], problems: [] };
+  try {
+    return await reader.runModule<ReadZip>(ZIP_JOB, 'readZipJob', zip);
+  } catch (err) {
+    // The pool's refusals: busy (retry), or the archive took longer than a job may.
+    if (err instanceof ParserBusy) {
+      throw new DomainError(
+        'DEGRADED_MODE',
+        `The server is busy reading other files; retry in ${err.retryAfterSeconds} seconds.`,
+        { retry_after_seconds: err.retryAfterSeconds, share: err.share },
+      );
+    }
+    if (err instanceof ParseRefusal && err.reason === 'PARSE_TIMEOUT') {
+      throw refused([{ path: '', rule: 'ZIP_TOO_COMPLEX', message: 'The archive took too long to read.' }]);
+    }
+    throw err;
+  }
+}
 
 /**
  * A zip imported into a draft (POST /v1/skills/drafts/{id}/imports): it replaces the draft's
@@ -17,7 +55,7 @@ import { skillDraftFiles } from './tables.ts';
 export async function importZip(
   ex: Executor,
   actor: Actor,
-  input: { draftId: string; revision: number; zip: Buffer },
+  input: { draftId: string; revision: number; zip: Uint8Array; read: ReadZip },
   now: Date,
 ): Promise<{ revision: number; files: number }> {
   const draft = await draftForEdit(ex, actor, input.draftId, input.revision);
@@ -30,7 +68,7 @@ export async function importZip(
       },
     ]);
   }
-  const { files, problems } = readZip(new Uint8Array(input.zip));
+  const { files, problems } = input.read;
   if (problems.length > 0) throw refused(problems);
   if (files.length === 0)
     throw refused([{ path: '', rule: 'ZIP_EMPTY', message: 'The zip holds no files.' }]);

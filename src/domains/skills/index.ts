@@ -50,8 +50,8 @@ export const skillsArea = {
   ],
   switchedOff: (config) => (config.skills ? null : SKILLS_OFF),
   extensions: { completionGate: skillsCompletionGate },
-  start({ database, clock, secret, config }) {
-    const skills = new SkillOwnerService(database, clock, secret, config.skills);
+  start({ database, clock, secret, config, parser }) {
+    const skills = new SkillOwnerService(database, clock, secret, config.skills, parser);
     const requireOn = () => skills.requireOn();
     return {
       services: {

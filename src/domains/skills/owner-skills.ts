@@ -1,5 +1,6 @@
 import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
+import { withTenant } from '../../kernel/tenant.ts';
 import type { Database } from '../../storage/database.ts';
 import { findAgent } from '../identity/index.ts';
 import { type Actor, reachVersion } from './access.ts';
@@ -9,7 +10,7 @@ import { openTicket } from './download-ticket.ts';
 import { type DraftPage, listDrafts } from './draft-list.ts';
 import { draftWindow, presentDraft } from './draft-view.ts';
 import { createDraft, draftOf, putFile, removeFile, updateDraft, validateDraft } from './drafts.ts';
-import { importZip } from './imports.ts';
+import { importZip, readImportedZip, type ZipReader } from './imports.ts';
 import { type ListFilters, listVersions } from './listing.ts';
 import { flaggedText, presentVersion, UNTRUSTED_NOTE } from './present.ts';
 import { publishVersion } from './publish.ts';
@@ -26,6 +27,7 @@ export class SkillOwnerService {
     private readonly clock: Clock,
     private readonly secret: string,
     readonly enabled: boolean,
+    private readonly zips: ZipReader,
   ) {}
 
   /** Refuses every skills operation of a deployment with skills off. */
@@ -113,16 +115,19 @@ export class SkillOwnerService {
         }
       | { kind: 'put'; revision: number; path: string; bytes: Buffer }
       | { kind: 'remove'; revision: number; path: string }
-      | { kind: 'import'; revision: number; zip: Buffer },
+      | { kind: 'import'; revision: number; zip: Uint8Array },
   ) {
     this.requireOn();
     const actor = this.actor(ownerId);
+    // A zip is read before the transaction opens, in a parser thread as the owner's work.
+    const read =
+      edit.kind === 'import' ? await withTenant(ownerId, () => readImportedZip(this.zips, edit.zip)) : null;
     const now = this.clock.now();
     await this.database.transaction(async (tx) => {
       if (edit.kind === 'update') await updateDraft(tx, actor, { draftId, ...edit }, now);
       else if (edit.kind === 'put') await putFile(tx, actor, { draftId, ...edit }, now);
       else if (edit.kind === 'remove') await removeFile(tx, actor, { draftId, ...edit }, now);
-      else await importZip(tx, actor, { draftId, ...edit }, now);
+      else if (read) await importZip(tx, actor, { draftId, ...edit, read }, now);
     });
     return this.getDraft(ownerId, draftId);
   }

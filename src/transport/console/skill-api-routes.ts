@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { payloadBytes } from '../../kernel/payload.ts';
 import { answers } from '../http/openapi.ts';
 import type { ConsoleContext } from './context.ts';
 import {
@@ -172,6 +173,7 @@ export async function skillApiRoutes(
     {
       // A file up to the 1 MiB cap, as base64, is more than the default request body limit.
       bodyLimit: FILE_PUT_BODY_BYTES,
+      config: { payload: { base64: ['content_base64'], text: ['content'] } },
       schema: {
         tags,
         summary: 'Add or replace one file',
@@ -183,8 +185,8 @@ export async function skillApiRoutes(
       const b = req.body;
       const bytes =
         b.content !== undefined
-          ? Buffer.from(b.content, 'utf8')
-          : Buffer.from(b.content_base64 ?? '', 'base64');
+          ? payloadBytes(b.content, 'utf8')
+          : payloadBytes(b.content_base64 ?? '', 'base64');
       return s.editDraft(ownerOf(req), req.params.draft_id, {
         kind: 'put',
         revision: b.revision,
@@ -204,6 +206,7 @@ export async function skillApiRoutes(
     '/v1/skills/drafts/:draft_id/imports',
     {
       bodyLimit: IMPORT_BODY_BYTES + 1024,
+      config: { payload: { base64: ['data_base64'] } },
       schema: {
         tags,
         summary: 'Replace the draft’s files with a zip (base64); refused whole if any entry is unsafe',
@@ -215,7 +218,7 @@ export async function skillApiRoutes(
       s.editDraft(ownerOf(req), req.params.draft_id, {
         kind: 'import',
         revision: req.body.revision,
-        zip: Buffer.from(req.body.data_base64, 'base64'),
+        zip: payloadBytes(req.body.data_base64, 'base64'),
       }),
   );
 

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { LIMITS } from '../../kernel/limits.ts';
+import { base64Chars, base64Field, textField } from '../../kernel/payload.ts';
 import { idOf } from './id-params.ts';
 
 /** Argument and body schemas of the skills owner routes (skill-*-api-routes.ts). */
@@ -34,9 +35,9 @@ const description = z.string().trim().min(1).max(P.descriptionChars);
 const tagList = z.array(z.string().trim().min(1).max(P.tagChars)).max(P.tags);
 export const pathArg = z.string().min(1).max(L.pathChars);
 /** base64 of the largest file put, with room for the rest of the JSON body. */
-export const FILE_PUT_BODY_BYTES = Math.ceil(P.fileBytes / 3) * 4 + 64 * 1024;
+export const FILE_PUT_BODY_BYTES = base64Chars(P.fileBytes) + 64 * 1024;
 /** base64 of the largest import, with room for padding. */
-export const IMPORT_BODY_BYTES = Math.ceil(P.importBytes / 3) * 4 + 64 * 1024;
+export const IMPORT_BODY_BYTES = base64Chars(P.importBytes) + 64 * 1024;
 
 /** The named body schemas of SPEC's skills routes (their field lists are ours: docs/skills.md). */
 export const SKILL_BODIES = {
@@ -51,12 +52,8 @@ export const SKILL_BODIES = {
     .object({
       revision,
       path: pathArg,
-      content: z.string().max(P.fileBytes).optional(),
-      content_base64: z
-        .string()
-        .max(Math.ceil(P.fileBytes / 3) * 4)
-        .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'standard base64')
-        .optional(),
+      content: textField(P.fileBytes).optional(),
+      content_base64: base64Field(P.fileBytes).optional(),
     })
     .strict()
     .refine((b) => (b.content === undefined) !== (b.content_base64 === undefined), {
@@ -67,11 +64,8 @@ export const SKILL_BODIES = {
   ImportBody: z
     .object({
       revision,
-      data_base64: z
-        .string()
-        .min(4)
-        .max(IMPORT_BODY_BYTES)
-        .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'standard base64'),
+      // A little over the import limit, so an archive just over it is named ZIP_TOO_LARGE.
+      data_base64: base64Field(P.importBytes + 48 * 1024, { nonEmpty: true }),
     })
     .strict(),
   DraftRevisionBody: z.object({ revision: revision.optional() }).strict(),

@@ -1,4 +1,5 @@
 import { runAllBenchmarks } from './all.ts';
+import { runBodiesBenchmark } from './bodies.ts';
 import { runCampaignBenchmark } from './campaign.ts';
 import { runInjectionBenchmark } from './injection.ts';
 import { runMailBenchmark } from './mail.ts';
@@ -22,6 +23,11 @@ const BENCHMARKS: Record<string, Benchmark> = {
     summary:
       'every benchmark below in sequence, then bench/results.md: each figure, its baseline, ratio, target (all <names> runs only those)',
     run: () => runAllBenchmarks(process.argv.slice(3)),
+  },
+  bodies: {
+    summary:
+      'GET /health p99 while one owner sends four 11.9 MB import bodies at once vs the same /health idle (issue 40)',
+    run: runBodiesBenchmark,
   },
   campaign: {
     summary:

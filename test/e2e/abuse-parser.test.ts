@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Member, newMember } from '../support/campaigns.ts';
 import { callTool } from '../support/factories.ts';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.ts';
+import { ownerTokenOf } from '../support/owner-api.ts';
+import { ownerImport } from '../support/research.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
 /**
@@ -30,6 +32,9 @@ describe('a flood of costly reads by one tenant', () => {
   it("leaves another owner's read its thread: it succeeds while the flood is told its own share is used", async () => {
     const attacker = await newMember(server);
     const victim = await newMember(server);
+    // The attacking owner's own evidence, to look into from the console while its agent floods.
+    const attackerToken = await ownerTokenOf(server, attacker);
+    const own = await ownerImport(server, attacker, { format: 'text', text: 'Cairns mark the trail.' });
     // Six heavy pages and six depth bombs at once, all from one owner's agent.
     const flood = Promise.all([
       ...Array.from({ length: 6 }, (_, i) => read(attacker, `/heavy?n=${i}`)),
@@ -40,6 +45,16 @@ describe('a flood of costly reads by one tenant', () => {
     await new Promise((r) => setTimeout(r, 300));
     const mine = await read(victim, '/article');
     expect(mine.isError, JSON.stringify(mine.body)).toBe(false);
+    // The console's work is its owner's too: the flooding owner's own quote search waits on its
+    // own share (it used to run untenanted, beside the flood).
+    const locate = await fetch(`${server.url}/v1/research/evidence/${own}/locate`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${attackerToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ quote: 'mark the trail' }),
+    });
+    const located = (await locate.json()) as { error?: { code: string; details: { share: string } } };
+    expect(locate.status, JSON.stringify(located)).toBe(503);
+    expect(located.error).toMatchObject({ code: 'DEGRADED_MODE', details: { share: 'OWNER' } });
     expect(mine.body.observation.text).toContain('Cairns have marked mountain trails');
     const outcomes = await flood;
     const refused = outcomes.filter((o) => o.isError).map((o) => o.body.error);

@@ -45,6 +45,7 @@ describe('npm run bench', () => {
       'mail',
       'sandbox',
       'injection',
+      'bodies',
     ]) {
       expect(stderr).toMatch(new RegExp(`^  ${name} `, 'm'));
     }

@@ -1,6 +1,7 @@
 import { eq, or, type SQL } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { withTenant } from '../../kernel/tenant.ts';
 import type { LocateInput, NearMissMatch, QuoteMatch } from '../../parsing/types.ts';
 import type { Database } from '../../storage/database.ts';
 import { busyAsDegraded } from './pool-busy.ts';
@@ -95,9 +96,11 @@ export class OwnerEvidence {
       pages: e.pages,
       ...(page !== undefined && e.pages.length > 0 ? { page } : {}),
     };
-    const found = await busyAsDegraded(() => this.parser.locate(input));
+    // The owner's own share of the parser, like its imports and its agents' calls (issue 40).
+    const asOwner = <T>(job: () => Promise<T>) => withTenant(ownerId, () => busyAsDegraded(job));
+    const found = await asOwner(() => this.parser.locate(input));
     if (!found) {
-      const near = await busyAsDegraded(() => this.parser.nearMiss(input));
+      const near = await asOwner(() => this.parser.nearMiss(input));
       return { evidence_id: e.id, found: false, match: null, near_miss: presentNearMiss(e.text, near) };
     }
     return {

@@ -12,8 +12,10 @@ export async function busyAsDegraded<T>(job: () => Promise<T>): Promise<T> {
     if (err instanceof ParserBusy) {
       throw new DomainError(
         'DEGRADED_MODE',
-        `The parser and OCR capacity is busy; retry in ${err.retryAfterSeconds} seconds.`,
-        { retry_after_seconds: err.retryAfterSeconds },
+        err.share === 'OWNER'
+          ? `Your share of the parser and OCR capacity is in use by your own work; retry in ${err.retryAfterSeconds} seconds.`
+          : `The parser and OCR capacity is busy; retry in ${err.retryAfterSeconds} seconds.`,
+        { retry_after_seconds: err.retryAfterSeconds, share: err.share },
       );
     }
     throw err;

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { key, type Member, newMember, ok } from '../support/campaigns.ts';
+import { callTool } from '../support/factories.ts';
+import { type FixtureSite, startFixtureSite } from '../support/fixture-site.ts';
+import { type CampaignMailbox, grantedMailbox, smtpSender } from '../support/mail.ts';
+import { ownerTokenOf } from '../support/owner-api.ts';
+import { freePort, startTestServer, type TestServer } from '../support/test-server.ts';
+
+/**
+ * Issue 40, standing abuse suite: the depth bomb through the doors that are not fetch_text. An
+ * anonymous sender mails 10 KB of 2,000 unclosed `<div>`s to a campaign address from two
+ * connections at once (before the depth bound each held a parser thread 30 s, and another
+ * owner's reads were DEGRADED_MODE for minutes), and an owner imports the same page twice at
+ * once, while another owner's agent reads. That read succeeds; every bomb is taken and read in
+ * full, not cut off.
+ */
+
+const bomb = `<html><body>${'<div>'.repeat(2_000)}<p>Nested note.</p></body></html>`;
+
+let site: FixtureSite;
+let server: TestServer;
+let port: number;
+let box: CampaignMailbox;
+let victim: Member;
+beforeAll(async () => {
+  site = await startFixtureSite();
+  port = await freePort();
+  server = await startTestServer({
+    env: {
+      ...site.env,
+      CAIRN_MAIL_DOMAIN: 'mail.cairn.test',
+      CAIRN_SMTP_PORT: String(port),
+      CAIRN_PARSER_JOBS: '2',
+      CAIRN_PARSER_QUEUE: '4',
+    },
+  });
+  box = await grantedMailbox(server);
+  victim = await newMember(server);
+});
+afterAll(async () => {
+  await server?.close();
+  await site?.close();
+});
+
+describe('depth bombs by mail and by import', () => {
+  it("are read in full, quickly, while another owner's read succeeds", async () => {
+    const mail = (sender: number, n: number) =>
+      smtpSender(port).sendMail({
+        from: `Sender ${sender} <s${sender}@example.org>`,
+        to: box.address,
+        subject: `Bomb ${sender}.${n}`,
+        html: bomb,
+        messageId: `<${key()}@example.org>`,
+      });
+    // Two connections, three messages each, one after another on each.
+    const mailed = Promise.all(
+      [1, 2].map(async (sender) => {
+        const sent = [];
+        for (let n = 0; n < 3; n++) sent.push(await mail(sender, n));
+        return sent;
+      }),
+    );
+    mailed.catch(() => {});
+    const token = await ownerTokenOf(server, box.coordinator);
+    const imports = Promise.all(
+      [0, 1].map(() =>
+        fetch(`${server.url}/v1/research/imports`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ format: 'html', text: bomb }),
+        }).then(async (res) => ({ status: res.status, body: (await res.json()) as Record<string, unknown> })),
+      ),
+    );
+    imports.catch(() => {});
+
+    const read = await callTool(victim.client, 'fetch_text', {
+      url: `${site.origin}/article`,
+      declared_purpose: 'Abuse test.',
+    });
+    expect(read.isError, JSON.stringify(read.body)).toBe(false);
+
+    // Every message was taken (250), none deferred with a 451.
+    for (const sent of (await mailed).flat()) expect(sent.accepted).toEqual([box.address]);
+    const listed = await ok(box.coordinator, 'campaign_mail_list', { campaign_id: box.campaignId }, false);
+    const bombs = (listed.mails as Array<{ mail_id: string; subject: string }>).filter((m) =>
+      m.subject.startsWith('Bomb'),
+    );
+    expect(bombs).toHaveLength(6);
+    const one = await ok(
+      box.coordinator,
+      'campaign_mail_get',
+      { campaign_id: box.campaignId, mail_id: bombs[0]!.mail_id },
+      false,
+    );
+    expect(one.window.text).toContain('Nested note.');
+
+    // Both imports are stored with their text (or the second told its owner's share is in use).
+    for (const { status, body } of await imports) {
+      if (status === 503) {
+        expect(body.error).toMatchObject({ code: 'DEGRADED_MODE', details: { share: 'OWNER' } });
+        continue;
+      }
+      expect(status, JSON.stringify(body)).toBe(201);
+      expect(body.transformations).toContain('HTML_NESTING_FLATTENED');
+      expect(body.total_chars).toBeGreaterThan(0);
+    }
+  });
+});

@@ -33,6 +33,7 @@ export type IdPrefix =
   | 'apr'
   | 'mail'
   | 'mat'
+  | 'mdf'
   | 'mar'
   | 'pen'
   | 'mint'

@@ -3,7 +3,7 @@ import { key, type Member, newMember, ok } from '../support/campaigns.ts';
 import { callTool } from '../support/factories.ts';
 import { type FixtureSite, startFixtureSite } from '../support/fixture-site.ts';
 import { type CampaignMailbox, grantedMailbox, smtpSender } from '../support/mail.ts';
-import { ownerTokenOf } from '../support/owner-api.ts';
+import { ownerApi, ownerTokenOf } from '../support/owner-api.ts';
 import { freePort, startTestServer, type TestServer } from '../support/test-server.ts';
 
 /**
@@ -105,4 +105,97 @@ describe('depth bombs by mail and by import', () => {
       expect(body.total_chars).toBeGreaterThan(0);
     }
   });
+});
+
+describe('mail the parser cannot read now', () => {
+  let busy: TestServer;
+  let busyPort: number;
+  beforeAll(async () => {
+    busyPort = await freePort();
+    // One parser thread and no line: while another owner's read holds the thread, a mail's parse
+    // finds the parser full.
+    busy = await startTestServer({
+      env: {
+        ...site.env,
+        CAIRN_MAIL_DOMAIN: 'mail.cairn.test',
+        CAIRN_SMTP_PORT: String(busyPort),
+        CAIRN_PARSER_JOBS: '1',
+        CAIRN_PARSER_QUEUE: '0',
+      },
+    });
+  });
+  afterAll(async () => {
+    await busy?.close();
+  });
+
+  it('is taken (250, not 451), read once the parser is free, and its attempt tells the owner each step', async () => {
+    const mailbox = await grantedMailbox(busy);
+    const reader = await newMember(busy);
+    const idle = await ok(
+      mailbox.coordinator,
+      'campaign_mail_wait',
+      { campaign_id: mailbox.campaignId, timeout_seconds: 1 },
+      false,
+    );
+    // Another owner's costly read takes the only thread for seconds.
+    const heavy = callTool(reader.client, 'fetch_text', {
+      url: `${site.origin}/heavy?n=deferred`,
+      declared_purpose: 'Abuse test.',
+    });
+    heavy.catch(() => {});
+    await new Promise((r) => setTimeout(r, 400));
+    const sent = await smtpSender(busyPort).sendMail({
+      from: 'Walker <walker@example.org>',
+      to: mailbox.address,
+      subject: 'Read me later',
+      text: 'The cairn on the east ridge has fallen.',
+      messageId: `<${key()}@example.org>`,
+    });
+    expect(sent.accepted).toEqual([mailbox.address]);
+    const attemptsOf = async () =>
+      (await ownerApi(busy, mailbox.token, 'GET', `/v1/campaigns/${mailbox.campaignId}/mail`)).body
+        .attempts as Array<{ attempt_id: string; outcome: string; mail_id: string | null }>;
+    const [deferred] = await attemptsOf();
+    expect(deferred).toMatchObject({ outcome: 'DEFERRED', mail_id: null });
+    // Nothing to read yet: agents see mail once it has been read.
+    const none = await ok(
+      mailbox.coordinator,
+      'campaign_mail_list',
+      { campaign_id: mailbox.campaignId },
+      false,
+    );
+    expect(none.mails).toEqual([]);
+
+    await heavy;
+    // Woken once it is read: the next try comes 5 s after it arrived (30 s later should the
+    // thread still be busy then), so wait up to two waits' worth.
+    let cursor = idle.cursor;
+    let woken: { mails: Array<{ subject: string; mail_id: string }>; cursor: string } = { mails: [], cursor };
+    for (let i = 0; i < 2 && woken.mails.length === 0; i++) {
+      woken = (await ok(
+        mailbox.coordinator,
+        'campaign_mail_wait',
+        { campaign_id: mailbox.campaignId, after_cursor: cursor, timeout_seconds: 25 },
+        false,
+      )) as typeof woken;
+      cursor = woken.cursor;
+    }
+    expect(woken.mails.map((m) => m.subject)).toEqual(['Read me later']);
+    const mailId = woken.mails[0]!.mail_id;
+    const got = await ok(
+      mailbox.coordinator,
+      'campaign_mail_get',
+      { campaign_id: mailbox.campaignId, mail_id: mailId },
+      false,
+    );
+    expect(got.window.text).toContain('The cairn on the east ridge has fallen.');
+    // The same attempt, now with its outcome: one attempt for one delivery.
+    const after = await attemptsOf();
+    expect(after).toHaveLength(1);
+    expect(after[0]).toMatchObject({
+      attempt_id: deferred!.attempt_id,
+      outcome: 'ACCEPTED',
+      mail_id: mailId,
+    });
+  }, 90_000);
 });

@@ -88,6 +88,7 @@ import { ResearchReports } from './findings/reports.ts';
 import * as findingTables from './findings/tables.ts';
 import { LedgerFeed } from './ledger/ledger-feed.ts';
 import { LedgerWaiter } from './ledger/ledger-waiter.ts';
+import { DeferredMailReader } from './mail/deferred.ts';
 import { MAIL_CHANNEL } from './mail/deliver.ts';
 import { MailService } from './mail/owner-mail.ts';
 import * as mailTables from './mail/tables.ts';
@@ -200,6 +201,7 @@ export const campaignsArea = {
       workers: [
         leaseSweeper,
         mailSweeper,
+        new DeferredMailReader(database, parser, clock, logger),
         {
           start: () => {},
           drain: async () => {

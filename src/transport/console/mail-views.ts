@@ -52,6 +52,8 @@ const REFUSAL_TEXT: Record<string, string> = {
 const OUTCOME_TEXT: Record<string, string> = {
   ACCEPTED: 'Stored.',
   DUPLICATE: 'The same message again (same Message-ID and content): stored once.',
+  DEFERRED:
+    'Taken, and waiting to be read: the parser was busy or the message slow to read. Cairn reads it again shortly; it shows here as stored, or as refused should it stay unreadable.',
 };
 
 /** A byte count for people: "512 B", "3.4 KiB", "20 MiB". */

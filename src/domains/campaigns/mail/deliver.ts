@@ -1,40 +1,31 @@
-import { createHash } from 'node:crypto';
-import { and, eq, isNull, sql } from 'drizzle-orm';
-import { newId } from '../../../kernel/ids.ts';
+import { eq } from 'drizzle-orm';
 import { MailRefused, type ParsedMail } from '../../../parsing/index.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
 import type { InboundMail, MailRefusal, ProcessedMail } from '../../mail/types.ts';
-import { appendEvent } from '../ledger/ledger.ts';
 import { campaigns } from '../tables.ts';
+import { deferMail, isDeferrable } from './deferred.ts';
+import { bodyHashOf, type DeliveryOutcome, refuse, store, tellOwnerFull } from './mail-store.ts';
 import { MAIL_LIMITS, type MailboxRow, mailboxAt, usageOf } from './mailbox.ts';
-import { mailboxes, mailDeliveryAttempts, mailMessages, mailProviderDeliveries } from './tables.ts';
+import { mailProviderDeliveries } from './tables.ts';
+
+export { type DeliveryOutcome, MAIL_CHANNEL } from './mail-store.ts';
 
 /**
  * deliverMail: the one use case every way in ends in (the built-in SMTP receiver, the Mailgun and
  * Postal callbacks). Per recipient mailbox, in one transaction: refuse what may not be stored
  * (closed campaign, full mailbox, a replayed provider delivery), store a duplicate once, store the
  * sanitised text and attachment metadata, mark delivery VERIFIED, log the attempt, and wake the
- * mailbox's waiters on every replica. Refusals store nothing but the attempt.
+ * mailbox's waiters on every replica. Refusals store nothing but the attempt. Mail the parser
+ * cannot read now (full, or out of time) is taken and read later (deferred.ts).
  */
 
 /** Recipients of one message, at most (the SMTP receiver's limit too). */
 const MAX_RECIPIENTS = 20;
 
-/** The NOTIFY channel of campaign_mail_wait; the payload is the campaign id. */
-export const MAIL_CHANNEL = 'cairn_mail';
-
 /** What deliverMail needs of the parser pool (ParserPool is one). */
 export interface MailParser {
   parseMail(raw: Buffer): Promise<ParsedMail>;
   parseProcessedMail(p: ProcessedMail): Promise<ParsedMail>;
-}
-
-export interface DeliveryOutcome {
-  recipient: string;
-  outcome: 'ACCEPTED' | 'DUPLICATE' | 'REFUSED';
-  reason?: MailRefusal;
-  campaign_id?: string;
-  mail_id?: string;
 }
 
 export async function deliverMail(
@@ -88,9 +79,15 @@ export async function deliverMail(
     else if (mail.processed) parsed = await parser.parseProcessedMail(mail.processed);
     else throw new Error('no message');
   } catch (err) {
-    // A busy or closed pool is not the mail's fault: it propagates, and the sender retries.
-    // A parse that ran out of time may have met a loaded machine: the sender retries that too.
-    if (!(err instanceof MailRefused) || err.code === 'PARSE_TIMEOUT') throw err;
+    // A full parser or a parse out of time is not the mail's fault, nor the sender's to retry:
+    // the mail is taken and read later (deferred.ts, issue 40). A closed pool propagates (451).
+    if (isDeferrable(err)) {
+      const deferred = await Promise.all(
+        known.map((t) => deferMail(database, mail, t.recipient, (t.box as MailboxRow).campaignId, now())),
+      );
+      return [...unknown, ...deferred];
+    }
+    if (!(err instanceof MailRefused)) throw err;
     const reason: MailRefusal = err.code === 'TOO_LARGE' ? 'TOO_LARGE' : 'MALFORMED';
     return [
       ...unknown,
@@ -99,19 +96,7 @@ export async function deliverMail(
       )),
     ];
   }
-  // What the message says, the same way for every way in: relays add Received and DKIM headers,
-  // so the raw bytes of one message differ by path; its content and attachments do not.
-  const bodyHash = createHash('sha256')
-    .update(
-      JSON.stringify([
-        parsed.from,
-        parsed.subject,
-        parsed.date,
-        parsed.text,
-        parsed.attachments.map((a) => [a.name, a.size, a.sha256]),
-      ]),
-    )
-    .digest('hex');
+  const bodyHash = bodyHashOf(parsed);
 
   const stored: DeliveryOutcome[] = [];
   for (const t of known) {
@@ -130,117 +115,6 @@ export async function deliverMail(
   return [...unknown, ...stored];
 }
 
-async function store(
-  ex: Executor,
-  box: MailboxRow,
-  recipient: string,
-  mail: InboundMail,
-  parsed: ParsedMail,
-  bodyHash: string,
-  now: Date,
-): Promise<DeliveryOutcome> {
-  // One delivery at a time per mailbox: the limits below stay true until this commits.
-  const [locked] = await ex
-    .select()
-    .from(mailboxes)
-    .where(eq(mailboxes.campaignId, box.campaignId))
-    .for('update');
-  const [campaign] = await ex
-    .select({ status: campaigns.status })
-    .from(campaigns)
-    .where(eq(campaigns.id, box.campaignId));
-  if (!locked || campaign?.status !== 'ACTIVE') {
-    const why = campaign?.status === 'STOPPING' ? 'CAMPAIGN_STOPPED' : 'CAMPAIGN_CLOSED';
-    return refuse(ex, mail, recipient, box.campaignId, why, now);
-  }
-  const [duplicate] = await ex
-    .select({ id: mailMessages.id })
-    .from(mailMessages)
-    .where(
-      and(
-        eq(mailMessages.campaignId, box.campaignId),
-        sql`coalesce(${mailMessages.messageIdHeader}, '') = ${parsed.messageId ?? ''}`,
-        eq(mailMessages.bodyHash, bodyHash),
-      ),
-    );
-  if (duplicate) {
-    await attempt(ex, mail, recipient, box.campaignId, 'DUPLICATE', null, duplicate.id, now);
-    return { recipient, outcome: 'DUPLICATE', campaign_id: box.campaignId, mail_id: duplicate.id };
-  }
-  const usage = await usageOf(ex, box.campaignId);
-  if (usage.messages + 1 > locked.messageLimit || usage.bytes + mail.size > locked.byteLimit) {
-    await tellOwnerFull(ex, locked, usage, now);
-    return refuse(ex, mail, recipient, box.campaignId, 'MAILBOX_FULL', now);
-  }
-  const mailId = newId('mail', now);
-  await ex.insert(mailMessages).values({
-    id: mailId,
-    campaignId: box.campaignId,
-    via: mail.via,
-    messageIdHeader: parsed.messageId,
-    bodyHash,
-    fromAddress: parsed.from,
-    toAddress: parsed.to,
-    subject: parsed.subject,
-    sentAt: parsed.date ? new Date(parsed.date) : null,
-    text: parsed.text.slice(0, MAIL_LIMITS.textChars),
-    size: mail.size,
-    attachments: parsed.attachments,
-    flags: parsed.truncated ? [...parsed.flags, 'TRUNCATED'] : parsed.flags,
-    instructionSpans: parsed.instructionSpans,
-    receivedAt: now,
-  });
-  if (locked.deliveryState !== 'VERIFIED' || locked.fullNoticeAt) {
-    // Mail fitted again: the next refusal for lack of room is a new filling, told anew.
-    await ex
-      .update(mailboxes)
-      .set({
-        deliveryState: 'VERIFIED',
-        deliveryVerifiedAt: locked.deliveryVerifiedAt ?? now,
-        fullNoticeAt: null,
-      })
-      .where(eq(mailboxes.campaignId, box.campaignId));
-  }
-  await attempt(ex, mail, recipient, box.campaignId, 'ACCEPTED', null, mailId, now);
-  // Transactional: waiters on every replica wake once this commits.
-  await ex.execute(sql`select pg_notify(${MAIL_CHANNEL}, ${box.campaignId})`);
-  return { recipient, outcome: 'ACCEPTED', campaign_id: box.campaignId, mail_id: mailId };
-}
-
-/**
- * Tells the owner the mailbox refuses mail for lack of room: `full_notice_at` and a MAILBOX_FULL
- * ledger event, once per filling (the conditional update makes it once across replicas; an
- * accepted mail clears it).
- */
-async function tellOwnerFull(
-  ex: Executor,
-  box: MailboxRow,
-  usage: { messages: number; bytes: number },
-  now: Date,
-): Promise<void> {
-  const first = await ex
-    .update(mailboxes)
-    .set({ fullNoticeAt: now })
-    .where(and(eq(mailboxes.campaignId, box.campaignId), isNull(mailboxes.fullNoticeAt)))
-    .returning({ campaignId: mailboxes.campaignId });
-  if (first.length === 0) return;
-  await appendEvent(
-    ex,
-    box.campaignId,
-    {
-      kind: 'MAILBOX_FULL',
-      actor: { role: 'SYSTEM' },
-      payload: {
-        messages: usage.messages,
-        bytes: usage.bytes,
-        max_messages: box.messageLimit,
-        max_bytes: box.byteLimit,
-      },
-    },
-    now,
-  );
-}
-
 /** Claims a provider delivery id; false when it was seen before. */
 async function firstSighting(ex: Executor, via: string, deliveryId: string, now: Date): Promise<boolean> {
   const rows = await ex
@@ -257,47 +131,6 @@ function isDataError(err: unknown): boolean {
     if (typeof code === 'string' && code.startsWith('22')) return true;
   }
   return false;
-}
-
-/** What an attempt records of the delivery: how and whence it came, and its size when known. */
-type AttemptSource = Pick<InboundMail, 'via' | 'remote' | 'providerDeliveryId'> & { size: number | null };
-
-async function refuse(
-  ex: Executor,
-  mail: AttemptSource,
-  recipient: string,
-  campaignId: string | null,
-  reason: MailRefusal,
-  now: Date,
-): Promise<DeliveryOutcome> {
-  await attempt(ex, mail, recipient, campaignId, 'REFUSED', reason, null, now);
-  return { recipient, outcome: 'REFUSED', reason, ...(campaignId ? { campaign_id: campaignId } : {}) };
-}
-
-/** Every attempt is kept, accepted or not: the owner sees failures and retries in the console. */
-async function attempt(
-  ex: Executor,
-  mail: AttemptSource,
-  recipient: string,
-  campaignId: string | null,
-  outcome: 'ACCEPTED' | 'DUPLICATE' | 'REFUSED',
-  reason: MailRefusal | null,
-  mailId: string | null,
-  now: Date,
-): Promise<void> {
-  await ex.insert(mailDeliveryAttempts).values({
-    id: newId('mat', now),
-    campaignId,
-    via: mail.via,
-    recipient,
-    remote: mail.remote,
-    size: mail.size,
-    outcome,
-    reason,
-    mailId,
-    providerDeliveryId: mail.providerDeliveryId,
-    createdAt: now,
-  });
 }
 
 export type RecipientVerdict =

@@ -10,7 +10,8 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { ts } from '../../../storage/columns.ts';
+import type { ProcessedMailInput } from '../../../parsing/mail-types.ts';
+import { bytea, ts } from '../../../storage/columns.ts';
 import { agentRef } from '../../identity/tables.ts';
 import { campaigns } from '../tables.ts';
 
@@ -108,6 +109,37 @@ export const mailDeliveryAttempts = pgTable(
       .on(t.via, t.providerDeliveryId, t.campaignId)
       .where(sql`${t.providerDeliveryId} is not null and ${t.outcome} <> 'REFUSED'`),
   ],
+);
+
+/**
+ * Mail taken but not yet read (issue 40): its parse ran out of time or found the parser full, so
+ * it waits here, as received, to be read again later (deferred.ts) rather than the sender being
+ * told to retry. One row per mailbox it was for, with the delivery attempt (DEFERRED) that
+ * becomes the final one. Nobody reads these rows but that sweep: agents see the mail once read.
+ */
+export const mailDeferred = pgTable(
+  'mail_deferred',
+  {
+    id: text('id').primaryKey(),
+    campaignId: text('campaign_id')
+      .notNull()
+      .references(() => campaigns.id),
+    recipient: text('recipient').notNull(),
+    /** The DEFERRED attempt, made ACCEPTED, DUPLICATE or REFUSED when the mail is read. */
+    attemptId: text('attempt_id').notNull(),
+    via: text('via').notNull(),
+    remote: text('remote'),
+    providerDeliveryId: text('provider_delivery_id'),
+    size: integer('size').notNull(),
+    /** The message as received (SMTP, raw MIME), or else the provider's processed message. */
+    raw: bytea('raw'),
+    processed: jsonb('processed').$type<ProcessedMailInput>(),
+    /** Reads tried so far; past the last one the mail is refused as unreadable. */
+    tries: integer('tries').notNull(),
+    nextTryAt: ts('next_try_at').notNull(),
+    receivedAt: ts('received_at').notNull(),
+  },
+  (t) => [index('mail_deferred_due_idx').on(t.nextTryAt)],
 );
 
 /** An agent's access to a campaign's mail: requested by the agent, decided by the agent's owner. */

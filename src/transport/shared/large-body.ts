@@ -9,6 +9,10 @@ import { IllFormedInput } from './ill-formed.ts';
 import { parseJsonBody } from './json-body.ts';
 
 declare module 'fastify' {
+  interface FastifyRequest {
+    /** Why this large body is refused (the gate was full); answered once the body has been read. */
+    largeBodyRefused?: DomainError;
+  }
   interface FastifyContextConfig {
     /**
      * The route takes a large JSON body (a file as base64 or text): over LARGE_BODY_BYTES it is
@@ -90,22 +94,26 @@ export function installLargeBodies(
     const verdict = gate.enter(principal);
     if (verdict !== 'OK') {
       reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-      throw verdict === 'PRINCIPAL'
-        ? new DomainError(
-            'RATE_LIMITED',
-            `You have ${LARGE_BODIES_PER_PRINCIPAL} large uploads in progress already; send this one once one of them is answered.`,
-            {
-              reason: 'LARGE_BODIES_IN_FLIGHT',
-              max_in_flight: LARGE_BODIES_PER_PRINCIPAL,
-              retry_after_seconds: RETRY_AFTER_SECONDS,
-            },
-            { next: 'Wait for an answer to one of your uploads in progress, then send this one again.' },
-          )
-        : new DomainError(
-            'DEGRADED_MODE',
-            'The server is receiving as many large uploads as it takes at once; retry shortly.',
-            { share: 'INSTANCE', retry_after_seconds: RETRY_AFTER_SECONDS },
-          );
+      // Answered after the body is read and dropped, not at once: a client still sending would
+      // meet a closed connection (EPIPE) and never see the refusal and when to retry.
+      req.largeBodyRefused =
+        verdict === 'PRINCIPAL'
+          ? new DomainError(
+              'RATE_LIMITED',
+              `You have ${LARGE_BODIES_PER_PRINCIPAL} large uploads in progress already; send this one once one of them is answered.`,
+              {
+                reason: 'LARGE_BODIES_IN_FLIGHT',
+                max_in_flight: LARGE_BODIES_PER_PRINCIPAL,
+                retry_after_seconds: RETRY_AFTER_SECONDS,
+              },
+              { next: 'Wait for an answer to one of your uploads in progress, then send this one again.' },
+            )
+          : new DomainError(
+              'DEGRADED_MODE',
+              'The server is receiving as many large uploads as it takes at once; retry shortly.',
+              { share: 'INSTANCE', retry_after_seconds: RETRY_AFTER_SECONDS },
+            );
+      return payload;
     }
     // The place is given back however the exchange ends: answered, refused or cut off.
     reply.raw.once('close', () => gate.leave(principal));
@@ -115,6 +123,10 @@ export function installLargeBodies(
   scope.removeContentTypeParser('application/json');
   scope.addContentTypeParser('application/json', async (req: FastifyRequest, payload: Readable) => {
     const fields = req.routeOptions.config.payload;
+    if (req.largeBodyRefused) {
+      await drain(req, payload, req.routeOptions.bodyLimit);
+      throw req.largeBodyRefused;
+    }
     const body = await readBody(req, payload, req.routeOptions.bodyLimit, fields !== undefined);
     if (!fields || body.length <= LARGE_BODY_BYTES) return parseJsonBody(body.toString('utf8'));
     try {
@@ -136,6 +148,20 @@ const wrongLength = () =>
     code: 'FST_ERR_CTP_INVALID_CONTENT_LENGTH',
     statusCode: 400,
   });
+
+/** Reads a refused body to its end and drops it, within the route's limit as any body. */
+async function drain(req: FastifyRequest, payload: Readable, limit: number): Promise<void> {
+  const stated = req.headers['content-length'] === undefined ? null : Number(req.headers['content-length']);
+  if (stated !== null && stated > limit) throw tooLarge();
+  let received = 0;
+  for await (const chunk of payload as AsyncIterable<Buffer>) {
+    received += chunk.length;
+    if (received > limit) {
+      payload.destroy();
+      throw tooLarge();
+    }
+  }
+}
 
 /**
  * Reads a body under its route's limit. A large one of stated length (what clients send) goes

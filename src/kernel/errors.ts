@@ -129,8 +129,8 @@ export const GENERAL_ERRORS = {
     httpStatus: 429,
     retryable: true,
     otherReaders: 'ALLOWED',
-    when: 'Too many requests from this client in the current window.',
-    next: 'Wait details.retry_after_seconds (also the Retry-After header) and retry.',
+    when: 'Too many requests from this client in the current window, or as many large uploads of this owner in flight as it may have (details.reason LARGE_BODIES_IN_FLIGHT).',
+    next: 'Wait details.retry_after_seconds (also the Retry-After header) and retry; for an upload, once one of your uploads in flight is answered.',
   },
   CONFLICT: {
     httpStatus: 409,

@@ -95,6 +95,8 @@ export const LIMITS = {
   ownerTokenDays: { default: 30, min: 1, max: 365 },
   ownerTokenName: { maxChars: 100 },
   requestBodyBytes: 1024 * 1024,
+  /** Uploads over requestBodyBytes (files as JSON) in flight at once: per owner, per process (issue 40). */
+  largeBodies: { perPrincipal: 2, perProcess: 8 },
   argumentsDepth: 32,
   idempotencyKey: { minChars: 8, maxChars: 200 },
   aboutYou: { shortTextChars: 200, purposeChars: 1_000, contacts: 5, contactChars: 300 },
@@ -327,8 +329,12 @@ export function describeLimits(
     },
     {
       area: 'Request body',
-      limit: 'JSON bodies up to 1 MiB',
-      values: { max_bytes: L.requestBodyBytes },
+      limit: `JSON bodies up to 1 MiB; file uploads (research imports, skill files and zips) up to their own limits, read off the event loop, at most ${L.largeBodies.perPrincipal} at once per owner and ${L.largeBodies.perProcess} per server process`,
+      values: {
+        max_bytes: L.requestBodyBytes,
+        large_uploads_per_owner: L.largeBodies.perPrincipal,
+        large_uploads_per_process: L.largeBodies.perProcess,
+      },
     },
     {
       area: 'Tool arguments',

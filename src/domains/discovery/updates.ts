@@ -10,6 +10,12 @@ export interface UpdateEntry {
 
 const ENTRIES: UpdateEntry[] = [
   {
+    id: 'upd_2026_12_01_fair_shares',
+    date: '2026-12-01',
+    title: 'Fair under attack: shares of the parser and sandbox, large uploads, mail read later',
+    text: "Each owner (and each anonymous mail sender) gets a fair share of the parser and of the Arena sandbox: past its own share a caller is told DEGRADED_MODE with details.share OWNER while others go on; INSTANCE means the whole pool is full. An Arena run has one sandbox.exec at a time (a retryable CONFLICT). A document too costly to parse in its time (10 s for HTML, text and JSON; 30 s for PDFs and images) is DOCUMENT_TOO_COMPLEX (422). Hostile HTML nesting is flattened past 512 levels (HTML_NESTING_FLATTENED). Owner uploads over 1 MiB (research imports, skill files and zips) are read off the server's event loop, two at a time per owner: a third is 429 RATE_LIMITED with details.reason LARGE_BODIES_IN_FLIGHT and Retry-After. Mail the parser cannot read at once is taken (SMTP 250, callbacks outcome DEFERRED), read again shortly and shown to agents once read; its delivery attempt says DEFERRED until then. Under BLIND_EXPERIMENT a hidden participant is answered exactly as a non-member, and campaign_metrics counts only what the caller may see. /oauth/device_authorization takes RFC 8628's client_id.",
+  },
+  {
     id: 'upd_2026_11_29_permitted_moves',
     date: '2026-11-29',
     title: 'Every refusal that names a tool offers it as a move',

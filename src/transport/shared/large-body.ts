@@ -34,9 +34,9 @@ declare module 'fastify' {
 /** Bodies above this are large: the ordinary request limit, which only payload routes exceed. */
 export const LARGE_BODY_BYTES = LIMITS.requestBodyBytes;
 /** Large bodies in flight at once, per principal (an owner; else the address). */
-export const LARGE_BODIES_PER_PRINCIPAL = 2;
+export const LARGE_BODIES_PER_PRINCIPAL = LIMITS.largeBodies.perPrincipal;
 /** Large bodies in flight at once in this process. */
-export const LARGE_BODIES_PER_INSTANCE = 8;
+export const LARGE_BODIES_PER_INSTANCE = LIMITS.largeBodies.perProcess;
 const RETRY_AFTER_SECONDS = 5;
 
 /** What decodes a large body off the main thread (the parser pool is one). */

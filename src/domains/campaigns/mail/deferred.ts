@@ -5,8 +5,9 @@ import { newId } from '../../../kernel/ids.ts';
 import { withTenant } from '../../../kernel/tenant.ts';
 import { MailRefused, type ParsedMail, ParserBusy } from '../../../parsing/index.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
+import { jobFailureLevel } from '../../../storage/unavailable.ts';
 import type { InboundMail, MailRefusal, MailVia, ProcessedMail } from '../../mail/types.ts';
-import { attempt, bodyHashOf, type DeliveryOutcome, refuse, store } from './mail-store.ts';
+import { attempt, bodyHashOf, type DeliveryOutcome, isDataError, refuse, store } from './mail-store.ts';
 import { mailDeferred } from './tables.ts';
 
 /**
@@ -144,18 +145,26 @@ async function readOne(
     return 'refused';
   }
   const bodyHash = bodyHashOf(parsed);
-  await settle(database, row, async (tx) => {
-    await store(
-      tx,
-      { campaignId: row.campaignId },
-      row.recipient,
-      source,
-      parsed,
-      bodyHash,
-      now,
-      row.attemptId,
-    );
-  });
+  try {
+    await settle(database, row, async (tx) => {
+      await store(
+        tx,
+        { campaignId: row.campaignId },
+        row.recipient,
+        source,
+        parsed,
+        bodyHash,
+        now,
+        row.attemptId,
+      );
+    });
+  } catch (err) {
+    if (!isDataError(err)) throw err;
+    await settle(database, row, async (tx) => {
+      await refuse(tx, source, row.recipient, row.campaignId, 'MALFORMED', now, row.attemptId);
+    });
+    return 'refused';
+  }
   return 'read';
 }
 
@@ -195,7 +204,12 @@ export class DeferredMailReader {
             if (result.read + result.again_later + result.refused > 0)
               this.logger.info({ result }, 'deferred mail read');
           },
-          (err: Error) => this.logger.warn({ err }, 'reading deferred mail failed; it is tried again soon'),
+          // An unreachable database is an outage (warn); anything else is a bug (error).
+          (err: Error) =>
+            this.logger[jobFailureLevel(err)](
+              { err },
+              'reading deferred mail failed; it is tried again soon',
+            ),
         )
         .finally(() => {
           this.running = null;

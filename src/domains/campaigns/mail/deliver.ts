@@ -4,7 +4,7 @@ import type { Database, Executor } from '../../../storage/database.ts';
 import type { InboundMail, MailRefusal, ProcessedMail } from '../../mail/types.ts';
 import { campaigns } from '../tables.ts';
 import { deferMail, isDeferrable } from './deferred.ts';
-import { bodyHashOf, type DeliveryOutcome, refuse, store, tellOwnerFull } from './mail-store.ts';
+import { bodyHashOf, type DeliveryOutcome, isDataError, refuse, store, tellOwnerFull } from './mail-store.ts';
 import { MAIL_LIMITS, type MailboxRow, mailboxAt, usageOf } from './mailbox.ts';
 import { mailProviderDeliveries } from './tables.ts';
 
@@ -123,14 +123,6 @@ async function firstSighting(ex: Executor, via: string, deliveryId: string, now:
     .onConflictDoNothing()
     .returning({ id: mailProviderDeliveries.deliveryId });
   return rows.length === 1;
-}
-
-function isDataError(err: unknown): boolean {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && code.startsWith('22')) return true;
-  }
-  return false;
 }
 
 export type RecipientVerdict =

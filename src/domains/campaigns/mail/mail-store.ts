@@ -216,3 +216,12 @@ export async function attempt(
   });
   return id;
 }
+
+/** A value the database will not hold (SQLSTATE class 22): the mail's own fault, refused, never retried. */
+export function isDataError(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && code.startsWith('22')) return true;
+  }
+  return false;
+}

@@ -31,7 +31,8 @@ export async function readImportedZip(reader: ZipReader, zip: Uint8Array): Promi
   try {
     return await reader.runModule<ReadZip>(ZIP_JOB, 'readZipJob', zip);
   } catch (err) {
-    // The pool's refusals: busy (retry), or the archive took longer than a job may.
+    // The pool's refusals: busy (retry), or the archive took longer than a job may, or its
+    // thread failed on it (readZip itself answers problems, it does not throw).
     if (err instanceof ParserBusy) {
       throw new DomainError(
         'DEGRADED_MODE',
@@ -39,8 +40,12 @@ export async function readImportedZip(reader: ZipReader, zip: Uint8Array): Promi
         { retry_after_seconds: err.retryAfterSeconds, share: err.share },
       );
     }
-    if (err instanceof ParseRefusal && err.reason === 'PARSE_TIMEOUT') {
-      throw refused([{ path: '', rule: 'ZIP_TOO_COMPLEX', message: 'The archive took too long to read.' }]);
+    if (err instanceof ParseRefusal) {
+      throw refused([
+        err.reason === 'PARSE_TIMEOUT'
+          ? { path: '', rule: 'ZIP_TOO_COMPLEX', message: 'The archive took too long to read.' }
+          : { path: '', rule: 'ZIP_UNREADABLE', message: 'The archive could not be read.' },
+      ]);
     }
     throw err;
   }

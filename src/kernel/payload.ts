@@ -1,4 +1,7 @@
 import { z } from 'zod';
+import { BASE64_MESSAGE, BASE64_PATTERN } from './base64.ts';
+
+export { BASE64_MESSAGE, BASE64_PATTERN } from './base64.ts';
 
 /**
  * Payload fields: the file a JSON body carries as base64 (`data_base64`) or as text (`text`).
@@ -8,23 +11,13 @@ import { z } from 'zod';
  * field's schema accepts both forms and states one wire form (a string) in JSON Schema.
  */
 
-/** Standard base64 without line breaks: the one alphabet Cairn's base64 fields take. */
-export const BASE64_PATTERN = /^[A-Za-z0-9+/]*={0,2}$/;
-
 /** Characters of the base64 form of `bytes` bytes. */
 export const base64Chars = (bytes: number): number => Math.ceil(bytes / 3) * 4;
 
 /** A payload field's value: the JSON's string, or the bytes a large body's worker made of it. */
 export type Payload = string | Uint8Array;
 
-/** How a large body's worker is to read its payload fields: top-level keys by encoding. */
-export interface PayloadFields {
-  base64?: readonly string[];
-  text?: readonly string[];
-}
-
-/** The wording of a base64 field's format check, wherever it is made (zod here, or the body worker). */
-export const BASE64_MESSAGE = 'standard base64 without line breaks';
+export type { PayloadFields } from './base64.ts';
 
 /** A base64 field of at most `maxBytes` decoded bytes (with `nonEmpty`, at least one byte). */
 export function base64Field(maxBytes: number, opts: { nonEmpty?: boolean } = {}) {

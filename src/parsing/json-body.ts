@@ -1,4 +1,4 @@
-import { BASE64_MESSAGE, BASE64_PATTERN, type PayloadFields } from '../kernel/payload.ts';
+import { BASE64_MESSAGE, BASE64_PATTERN, type PayloadFields } from '../kernel/base64.ts';
 import { illFormedStrings, type ValidationDetail } from '../kernel/validation.ts';
 
 /**

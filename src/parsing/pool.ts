@@ -10,9 +10,9 @@ import { Piscina } from 'piscina';
 // sharp must be loaded by the main thread before worker threads start: on glibc Linux its shared
 // libraries would otherwise be unloaded when the first thread that used them exits.
 import 'sharp';
+import type { PayloadFields } from '../kernel/base64.ts';
 import { FairShares } from '../kernel/fair-shares.ts';
 import { LIMITS } from '../kernel/limits.ts';
-import type { PayloadFields } from '../kernel/payload.ts';
 import { currentTenant } from '../kernel/tenant.ts';
 import { type ImportInput, type ImportOutcome, importRefusalOf } from './import-types.ts';
 import { BodyFieldRefused, type BodyOutcome, bodyParseError, PrototypeKeyRefused } from './json-body.ts';

@@ -143,7 +143,8 @@ describe('mail the parser cannot read now', () => {
       declared_purpose: 'Abuse test.',
     });
     heavy.catch(() => {});
-    await new Promise((r) => setTimeout(r, 400));
+    // Time for the read to fetch its page and start parsing it (the parse itself takes seconds).
+    await new Promise((r) => setTimeout(r, 1_000));
     const sent = await smtpSender(busyPort).sendMail({
       from: 'Walker <walker@example.org>',
       to: mailbox.address,

@@ -116,7 +116,9 @@ async function runTask(task: ParserTask): Promise<TaskValue> {
       const fn = mod[task.input.name];
       if (typeof fn !== 'function') throw new Error(`${task.input.name} is not a function of its module`);
       // Plain data by the job's contract; the pool's caller states its type.
-      return (await fn(task.input.input)) as TaskValue;
+      // Shared bytes (a large upload) as plain ones, as for imports: the function need not know.
+      const input = task.input.input instanceof Uint8Array ? unshared(task.input.input) : task.input.input;
+      return (await fn(input)) as TaskValue;
     }
   }
 }

@@ -5,9 +5,9 @@ import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { withTenant } from '../../kernel/tenant.ts';
+import { busyAsDegraded } from '../../parsing/busy.ts';
 import type { ImportedDocument, ImportFormat, ImportInput, ImportOutcome } from '../../parsing/index.ts';
 import type { Database, Executor } from '../../storage/database.ts';
-import { busyAsDegraded } from './pool-busy.ts';
 import * as repo from './repo.ts';
 import type { EvidenceRecord, ImportBinding, Importer, ReadCoverage } from './types.ts';
 

@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
+import { degradedOf } from '../../parsing/busy.ts';
 import { ParseRefusal, ParserBusy } from '../../parsing/types.ts';
 import type { Executor } from '../../storage/database.ts';
 import type { Actor } from './access.ts';
@@ -15,7 +16,7 @@ export interface ReadZip {
   problems: Problem[];
 }
 
-/** Reads a zip off the event loop: the parser pool runs the skills area's own readZipJob. */
+/** Reads a zip off the event loop: the parser pool runs the skills area's own readZip. */
 export interface ZipReader {
   runModule<T>(module: URL, name: string, input: unknown): Promise<T>;
 }
@@ -29,17 +30,11 @@ const ZIP_JOB = new URL('./package/zip-read.ts', import.meta.url);
 export async function readImportedZip(reader: ZipReader, zip: Uint8Array): Promise<ReadZip> {
   if (zip.length > PACKAGE_LIMITS.importBytes) return { files: [], problems: [] };
   try {
-    return await reader.runModule<ReadZip>(ZIP_JOB, 'readZipJob', zip);
+    return await reader.runModule<ReadZip>(ZIP_JOB, 'readZip', zip);
   } catch (err) {
     // The pool's refusals: busy (retry), or the archive took longer than a job may, or its
     // thread failed on it (readZip itself answers problems, it does not throw).
-    if (err instanceof ParserBusy) {
-      throw new DomainError(
-        'DEGRADED_MODE',
-        `The server is busy reading other files; retry in ${err.retryAfterSeconds} seconds.`,
-        { retry_after_seconds: err.retryAfterSeconds, share: err.share },
-      );
-    }
+    if (err instanceof ParserBusy) throw degradedOf(err);
     if (err instanceof ParseRefusal) {
       throw refused([
         err.reason === 'PARSE_TIMEOUT'

@@ -4,6 +4,7 @@ import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { PayloadFields } from '../../kernel/payload.ts';
 import { withTenant } from '../../kernel/tenant.ts';
+import { degradedOf } from '../../parsing/busy.ts';
 import { BodyFieldRefused, ParseRefusal, ParserBusy } from '../../parsing/index.ts';
 import { IllFormedInput } from './ill-formed.ts';
 import { parseJsonBody } from './json-body.ts';
@@ -199,13 +200,7 @@ async function readBody(
 /** A large body's failure in the words of the scope's error handler. */
 function asBodyError(err: unknown): unknown {
   if (err instanceof BodyFieldRefused) return new IllFormedInput(err.detail);
-  if (err instanceof ParserBusy) {
-    return new DomainError(
-      'DEGRADED_MODE',
-      `The parser capacity is busy; retry in ${err.retryAfterSeconds} seconds.`,
-      { share: err.share, retry_after_seconds: err.retryAfterSeconds },
-    );
-  }
+  if (err instanceof ParserBusy) return degradedOf(err);
   if (err instanceof ParseRefusal) {
     return err.reason === 'PARSE_TIMEOUT'
       ? new DomainError('DOCUMENT_TOO_COMPLEX', 'The body took too long to read.', { reason: err.reason })

@@ -238,12 +238,3 @@ export function readZip(zip: Uint8Array): { files: PackageFile[]; problems: Prob
     throw error;
   }
 }
-
-/**
- * readZip as a parser-pool job (ParserPool.runModule, issue 40): inflating megabytes would hold
- * the event loop. The bytes may be in shared memory (a large upload); they are copied here,
- * in the job's thread.
- */
-export function readZipJob(zip: Uint8Array): { files: PackageFile[]; problems: Problem[] } {
-  return readZip(zip.buffer instanceof SharedArrayBuffer ? new Uint8Array(zip) : zip);
-}

@@ -2,18 +2,9 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config/config.ts';
-import { noCompletionGate } from './domains/campaigns/index.ts';
 import { type AppServices, AREAS, areasOn, describeErrors, operationsFor } from './domains/catalog.ts';
 import { buildDiscovery, SERVER_VERSION, type ToolDoc } from './domains/discovery/index.ts';
-import { noCampaignLinks, noGuestPairing, noStanding } from './domains/identity/index.ts';
-import {
-  type Area,
-  type Core,
-  gatherExtensions,
-  OperationRunner,
-  startAreas,
-} from './domains/operations/index.ts';
-import { noCampaigns } from './domains/reading/index.ts';
+import { type Area, type Core, gatherExtensions, OperationRunner, startAreas } from './framework/index.ts';
 import { type Clock, systemClock } from './kernel/clock.ts';
 import { describeLimits } from './kernel/limits.ts';
 import { createLogger, loggableError } from './logging.ts';
@@ -59,13 +50,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
       ...describeLimits(config.publicRateLimitPerMinute, config.mcpRateLimitPerMinute),
       ...AREAS.flatMap((area) => (area as Area).limits ?? []),
     ],
-    extensions: gatherExtensions(areasOn(config), {
-      callerStanding: noStanding,
-      campaignLinks: noCampaignLinks,
-      readCoverage: noCampaigns,
-      guestPairing: noGuestPairing,
-      completionGate: noCompletionGate,
-    }),
+    extensions: gatherExtensions(AREAS, areasOn(config)),
   };
   const { services, workers } = await startAreas<AppServices>(AREAS, core);
 

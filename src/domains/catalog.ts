@@ -1,17 +1,18 @@
-import { is } from 'drizzle-orm';
-import { PgTable } from 'drizzle-orm/pg-core';
 import type { Config } from '../config/config.ts';
-import { describeErrorCatalog } from '../kernel/errors.ts';
-import type { Schema } from '../storage/database.ts';
-import * as serverTables from '../storage/tables.ts';
+import {
+  areasOn as areasOnOf,
+  errorsOf,
+  operationsFor as operationsOf,
+  orderOperations as orderOf,
+  tablesOf,
+} from '../framework/catalogue.ts';
+import type { Area, Operation, ServicesOf } from '../framework/index.ts';
 import { arenaArea } from './arena/index.ts';
 import { campaignsArea } from './campaigns/index.ts';
 import { capabilitiesArea } from './capabilities/index.ts';
 import { fundsArea } from './funds/index.ts';
 import { identityArea } from './identity/index.ts';
 import { matchingArea } from './matching/index.ts';
-import { type Area, isForm, joinForms, type Operation, type ServicesOf } from './operations/index.ts';
-import * as operationTables from './operations/tables.ts';
 import { readingArea } from './reading/index.ts';
 import { skillsArea } from './skills/index.ts';
 
@@ -82,62 +83,22 @@ export const TOOL_ORDER = [
   'workspace.thread', 'sandbox.exec',
 ] as const;
 
-/**
- * The areas' operations in TOOL_ORDER; a tool missing from it, or offered twice, stops the start.
- * An operation marked as a form of another area's tool (`formKey`) is joined with it (forms.ts).
- */
+/** The areas' operations in TOOL_ORDER; a tool missing from it, or offered twice, stops the start. */
 export function orderOperations(areas: typeof AREAS): Array<Operation<AppServices>> {
-  const all = areas.flatMap((area) => area.operations as ReadonlyArray<Operation<AppServices>>);
-  const forms = all.filter(isForm);
-  const ops = all
-    .filter((op) => !isForm(op))
-    .map((op) => {
-      const form = forms.find((f) => f.name === op.name);
-      return form ? (joinForms(op, form) as Operation<AppServices>) : op;
-    });
-  const rank = new Map<string, number>(TOOL_ORDER.map((name, i) => [name, i]));
-  const seen = new Set<string>();
-  for (const form of forms) {
-    if (!ops.some((op) => op.name === form.name))
-      throw new Error(`Tool form ${form.name} has no tool to join.`);
-  }
-  for (const op of ops) {
-    if (!rank.has(op.name)) throw new Error(`Tool ${op.name} is not in the catalogue's TOOL_ORDER.`);
-    if (seen.has(op.name)) throw new Error(`Tool ${op.name} is offered by two operations.`);
-    seen.add(op.name);
-  }
-  return ops.sort((a, b) => (rank.get(a.name) ?? 0) - (rank.get(b.name) ?? 0));
+  return orderOf<AppServices>(areas, TOOL_ORDER);
 }
 
 export const OPERATIONS = orderOperations(AREAS);
 
 /** The areas this deployment has on: one switched off plugs nothing into the others (extensions). */
-export function areasOn(config: Config): ReadonlyArray<Area> {
-  return (AREAS as ReadonlyArray<Area>).filter((area) => !area.switchedOff?.(config));
-}
+export const areasOn = (config: Config): ReadonlyArray<Area> => areasOnOf(AREAS, config);
 
-/**
- * The operations as this deployment offers them: those of an area it switched off (CAIRN_SKILLS)
- * stay listed, so capabilities_describe can say why, but no caller sees or calls them.
- */
-export function operationsFor(config: Config): Array<Operation<AppServices>> {
-  const off = new Map<string, string>();
-  for (const area of AREAS as ReadonlyArray<Area>) {
-    const why = area.switchedOff?.(config);
-    if (why) for (const op of area.operations) off.set(op.name, why);
-  }
-  return OPERATIONS.map((op) => {
-    const why = off.get(op.name);
-    return why ? { ...op, visibility: () => ({ visible: false, why }) } : op;
-  });
-}
+/** The operations as this deployment offers them (an area switched off: listed, hidden from all). */
+export const operationsFor = (config: Config): Array<Operation<AppServices>> =>
+  operationsOf(AREAS, OPERATIONS, config);
 
 /** Every table: the drizzle schema the database handle is opened with. */
-export const TABLES = Object.fromEntries(
-  [serverTables, operationTables, ...AREAS.map((a) => a.tables)]
-    .flatMap((tables) => Object.entries(tables))
-    .filter(([, value]) => is(value, PgTable)),
-) as Schema;
+export const TABLES = tablesOf(AREAS);
 
 /** The reference at `/v1/public/errors`: the general codes, then each area's, in AREAS order. */
-export const describeErrors = () => describeErrorCatalog(AREAS.map((a) => a.name));
+export const describeErrors = () => errorsOf(AREAS);

@@ -1,6 +1,6 @@
+import type { Area } from '../../framework/index.ts';
 import { Sandbox } from '../../sandbox/index.ts';
 import { jobFailureLevel } from '../../storage/unavailable.ts';
-import type { Area } from '../operations/index.ts';
 import { arenaAppeal, arenaReport, arenaReports } from './cases/case-tools.ts';
 import { ArenaReviewService } from './cases/review.ts';
 import { builtinChallenges } from './challenges/index.ts';

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { type Audience, defineTool, type Operation, type ToolSpec } from '../operations/index.ts';
+import { type Audience, defineTool, type Operation, type ToolSpec } from '../../framework/index.ts';
 import { type Membership, requireMembership } from './membership/member.ts';
 import {
   COORDINATOR_VISIBLE_WHEN,

@@ -1,4 +1,4 @@
-import type { Area } from '../operations/index.ts';
+import type { Area } from '../../framework/index.ts';
 import { CAMPAIGN_ERRORS } from './errors.ts';
 import {
   findingCreate,
@@ -29,6 +29,7 @@ import {
 import { rewardRelease } from './rewards/reward-tools.ts';
 import { taskClaim, taskDelegate, taskHeartbeat, taskRelease } from './tasks/lease-tools.ts';
 import { taskAssign, taskEdit, taskGet, taskHistory, taskList, taskPublish } from './tasks/task-tools.ts';
+import { type CompletionGate, noCompletionGate } from './types.ts';
 import { evidenceSubmit, resultVerify, taskComplete } from './verification/completion-tools.ts';
 
 export { BOARD_PURPOSES, type BoardPurpose, MAX_BOARD_TASKS, slugArg } from './boards/board-rules.ts';
@@ -110,6 +111,7 @@ export const campaignsArea = {
   name: 'campaigns',
   tables,
   errors: CAMPAIGN_ERRORS,
+  extensionDefaults: { completionGate: noCompletionGate },
   operations: [
     campaignCreate,
     campaignInvite,
@@ -218,4 +220,12 @@ export const campaignsArea = {
 type OwnTables = typeof tables;
 declare module '../../storage/tables.ts' {
   interface Tables extends OwnTables {}
+}
+
+/** What campaigns ask of other areas (docs/architecture.md, Extensions). */
+declare module '../../framework/area.ts' {
+  interface Extensions {
+    /** A check before a submission is taken (skills: attached skills read first). */
+    completionGate: CompletionGate;
+  }
 }

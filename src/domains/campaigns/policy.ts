@@ -1,5 +1,5 @@
+import type { Visibility } from '../../framework/index.ts';
 import { type Caller, inactiveReason } from '../identity/index.ts';
-import type { Visibility } from '../operations/index.ts';
 
 /**
  * Which Campaigns tools an identity sees (SPEC: "visible to active members by role"). The

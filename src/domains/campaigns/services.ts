@@ -1,8 +1,8 @@
+import type { OperationContext } from '../../framework/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { ParserPool } from '../../parsing/index.ts';
 import type { Database } from '../../storage/database.ts';
 import type { NotifyWaiter } from '../../storage/notify-waiter.ts';
-import type { OperationContext } from '../operations/index.ts';
 import type { ImportService, ReadingService } from '../reading/index.ts';
 import type { LedgerFeed } from './ledger/ledger-feed.ts';
 import type { LedgerWaiter } from './ledger/ledger-waiter.ts';

@@ -1,4 +1,4 @@
-import type { Area } from '../operations/index.ts';
+import type { Area } from '../../framework/index.ts';
 import { capabilityOperations } from './operations.ts';
 
 /** capabilities_describe: what an identity can do now and why. */

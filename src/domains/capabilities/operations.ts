@@ -1,13 +1,13 @@
 import { z } from 'zod';
-import type { PublishedLimit } from '../../kernel/limits.ts';
-import type { ArenaRuns } from '../arena/index.ts';
-import { ALWAYS, type IdentityService, presentStanding } from '../identity/index.ts';
 import {
   defineOperation,
   type OperationContext,
   TOOL_GROUPS,
   type ToolAvailability,
-} from '../operations/index.ts';
+} from '../../framework/index.ts';
+import type { PublishedLimit } from '../../kernel/limits.ts';
+import type { ArenaRuns } from '../arena/index.ts';
+import { ALWAYS, type IdentityService, presentStanding } from '../identity/index.ts';
 
 type S = { limits: PublishedLimit[]; identity: IdentityService; arenaRuns: ArenaRuns };
 

@@ -1,4 +1,4 @@
-import { TOOL_GROUPS } from '../operations/index.ts';
+import { TOOL_GROUPS } from '../../framework/index.ts';
 import { type ConnectMethods, SERVER_NAME, SERVER_VERSION } from './connect-methods.ts';
 import type { ToolDoc } from './tool-docs.ts';
 

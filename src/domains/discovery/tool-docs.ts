@@ -1,6 +1,6 @@
+import type { ToolGroup } from '../../framework/index.ts';
+import { TOOL_GROUPS } from '../../framework/index.ts';
 import { hashJson } from '../../kernel/canonical-json.ts';
-import type { ToolGroup } from '../operations/index.ts';
-import { TOOL_GROUPS } from '../operations/index.ts';
 
 /** A tool as the public reference describes it. */
 export interface ToolDoc {

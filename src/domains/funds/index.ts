@@ -1,4 +1,4 @@
-import type { Area } from '../operations/index.ts';
+import type { Area } from '../../framework/index.ts';
 import { FUNDS_ERRORS } from './errors.ts';
 import { ManualCredit } from './funding.ts';
 import { FundsService } from './funds-service.ts';

@@ -1,5 +1,5 @@
+import type { Area } from '../../framework/index.ts';
 import { jobFailureLevel } from '../../storage/unavailable.ts';
-import type { Area } from '../operations/index.ts';
 import { DeviceService } from './credentials/device.ts';
 import { OAuthClientService } from './credentials/oauth-clients.ts';
 import { OAuthConsentService } from './credentials/oauth-consent.ts';
@@ -17,6 +17,14 @@ import { identityOperations } from './operations.ts';
 import { OwnerService } from './owners.ts';
 import { SessionService } from './sessions.ts';
 import * as identityTables from './tables.ts';
+import {
+  type CampaignLinks,
+  type GuestPairing,
+  noCampaignLinks,
+  noGuestPairing,
+  noStanding,
+  type StandingColumn,
+} from './types.ts';
 
 /** The identity area's public surface: owners, agents, credentials, pairing, MCP sessions. */
 
@@ -110,6 +118,11 @@ export const identityArea = {
   tables: { ...identityTables, ...credentialTables },
   errors: IDENTITY_ERRORS,
   operations: identityOperations,
+  extensionDefaults: {
+    callerStanding: noStanding,
+    campaignLinks: noCampaignLinks,
+    guestPairing: noGuestPairing,
+  },
   start({ database, clock, secret, config, outbound, logger, extensions }) {
     const resource = mcpResource(config.baseUrl);
     const tokens = new TokenService(database, clock, secret, resource);
@@ -153,4 +166,16 @@ export const identityArea = {
 type OwnTables = typeof identityTables & typeof credentialTables;
 declare module '../../storage/tables.ts' {
   interface Tables extends OwnTables {}
+}
+
+/** What identity asks of other areas (docs/architecture.md, Extensions). */
+declare module '../../framework/area.ts' {
+  interface Extensions {
+    /** The caller's campaign standing, read in the same query as the credential. */
+    callerStanding: StandingColumn;
+    /** The campaigns an identity is tied to, for its status answers (identity, capabilities). */
+    campaignLinks: CampaignLinks;
+    /** Whether a matching request takes a guest identity, and the guest's join (pairing). */
+    guestPairing: GuestPairing;
+  }
 }

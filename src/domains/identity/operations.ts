@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { defineOperation, type OperationContext, type Visibility } from '../../framework/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
-import { defineOperation, type OperationContext, type Visibility } from '../operations/index.ts';
 import { ABOUT_FIELDS } from './about.ts';
 import type { DomainVerifier } from './domain-verification.ts';
 import type { IdentityService } from './identities.ts';

@@ -1,7 +1,7 @@
+import type { Area } from '../../framework/index.ts';
 import { NotifyWaiter } from '../../storage/notify-waiter.ts';
 import { jobFailureLevel } from '../../storage/unavailable.ts';
 import { Housekeeper } from '../identity/index.ts';
-import type { Area } from '../operations/index.ts';
 import { MATCHING_CHANNEL } from './changes.ts';
 import { MATCHING_ERRORS } from './errors.ts';
 import { matchingGuestPairing } from './guest-pairing.ts';

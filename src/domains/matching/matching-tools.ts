@@ -1,9 +1,9 @@
 import { z } from 'zod';
+import { defineTool, type OperationContext } from '../../framework/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { NotifyWaiter } from '../../storage/notify-waiter.ts';
 import { findAgent } from '../identity/index.ts';
-import { defineTool, type OperationContext } from '../operations/index.ts';
 import { beginMatchingWrite } from './changes.ts';
 import { intentFieldArgs, listIntents, presentIntent, publishProfile, withdrawProfile } from './intents.ts';
 import { consentMissing, MATCHING_AUDIENCE } from './policy.ts';

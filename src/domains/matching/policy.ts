@@ -1,5 +1,5 @@
+import type { Audience } from '../../framework/index.ts';
 import { type Agent, type Caller, inactiveReason } from '../identity/index.ts';
-import type { Audience } from '../operations/index.ts';
 
 /** Who is offered the matching tools: an active identity whose owner turned matching on. */
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { defineTool } from '../../framework/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { defineTool } from '../operations/index.ts';
 import { presentCitation, presentEvidence, presentNearMiss, presentObservation } from './present.ts';
 import { evidenceIdArg, findArg, maxCharsArg, offsetArg, plainText } from './schemas.ts';
 import type { ReadCtx } from './tool-context.ts';

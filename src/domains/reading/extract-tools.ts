@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { defineTool } from '../../framework/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { defineTool } from '../operations/index.ts';
 import { resolvePointer } from './json-pointer.ts';
 import { presentCitation, presentPolicy } from './present.ts';
 import {

@@ -1,6 +1,6 @@
+import type { Area } from '../../framework/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { decodeBody } from '../../net/body.ts';
-import type { Area } from '../operations/index.ts';
 import { READING_ERRORS } from './errors.ts';
 import { ImportService } from './imports.ts';
 import { readingOperations } from './operations.ts';
@@ -9,6 +9,7 @@ import { searchProviderFor } from './search.ts';
 import { EvidenceSearch } from './search-index.ts';
 import { ReadingService } from './service.ts';
 import * as tables from './tables.ts';
+import { noCampaigns, type ReadCoverage } from './types.ts';
 
 /** The reading area's public surface: guarded reads, evidence, citations and policy receipts. */
 
@@ -50,6 +51,7 @@ export const readingArea = {
   tables,
   errors: READING_ERRORS,
   operations: readingOperations,
+  extensionDefaults: { readCoverage: noCampaigns },
   start({ database, clock, outbound, parser, config, logger, extensions, secret }) {
     const search = searchProviderFor(config.search, outbound.fetcher);
     const reading = new ReadingService(
@@ -73,4 +75,12 @@ export const readingArea = {
 type OwnTables = typeof tables;
 declare module '../../storage/tables.ts' {
   interface Tables extends OwnTables {}
+}
+
+/** What reading asks of other areas (docs/architecture.md, Extensions). */
+declare module '../../framework/area.ts' {
+  interface Extensions {
+    /** Whether a fresh read must be covered by a lease, and who may see stored evidence. */
+    readCoverage: ReadCoverage;
+  }
 }

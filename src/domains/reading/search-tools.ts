@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { defineTool, type OperationContext } from '../../framework/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { defineTool, type OperationContext } from '../operations/index.ts';
 import { plainLine } from './schemas.ts';
 import { type EvidenceSearch, SEARCH_KINDS, SEARCH_QUERY_CHARS } from './search-index.ts';
 import { READERS } from './visibility.ts';

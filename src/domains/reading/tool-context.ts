@@ -1,4 +1,4 @@
-import type { OperationContext } from '../operations/index.ts';
+import type { OperationContext } from '../../framework/index.ts';
 import type { SearchProvider } from './search.ts';
 import type { ReadingService } from './service.ts';
 

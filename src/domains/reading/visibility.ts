@@ -1,5 +1,5 @@
+import type { Audience, Visibility } from '../../framework/index.ts';
 import { type Caller, inactiveReason } from '../identity/index.ts';
-import type { Audience, Visibility } from '../operations/index.ts';
 
 /** Public wording of the Read tools' visibility rule. */
 export const READ_VISIBLE_WHEN =

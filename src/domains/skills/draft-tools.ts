@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { defineTool, type OperationContext } from '../../framework/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { defineTool, type OperationContext } from '../operations/index.ts';
 import { maxCharsArg, offsetArg } from '../reading/index.ts';
 import { draftWindow, presentDraft } from './draft-view.ts';
 import { createDraft, draftOf, putFile, removeFile, updateDraft, validateDraft } from './drafts.ts';

@@ -1,4 +1,4 @@
-import type { Area } from '../operations/index.ts';
+import type { Area } from '../../framework/index.ts';
 import { arenaSkillShare } from './arena-package-tools.ts';
 import { attachmentTools } from './attachment-tools.ts';
 import { skillsCompletionGate } from './completion-gate.ts';

@@ -1,6 +1,6 @@
+import type { Audience } from '../../framework/index.ts';
 import type { Caller } from '../identity/index.ts';
 import { inactiveReason } from '../identity/index.ts';
-import type { Audience } from '../operations/index.ts';
 import type { Actor } from './access.ts';
 
 /**

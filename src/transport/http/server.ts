@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config/config.ts';
 import type { AppServices } from '../../domains/catalog.ts';
 import { type Discovery, publicStats, SERVER_VERSION, serverStatus } from '../../domains/discovery/index.ts';
-import type { OperationRunner } from '../../domains/operations/index.ts';
+import type { OperationRunner } from '../../framework/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 import { LIMITS } from '../../kernel/limits.ts';

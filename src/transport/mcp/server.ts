@@ -14,7 +14,7 @@ import type { AppServices } from '../../domains/catalog.ts';
 import type { Discovery } from '../../domains/discovery/index.ts';
 import { SERVER_NAME, SERVER_VERSION } from '../../domains/discovery/index.ts';
 import type { Caller, InboxMessage } from '../../domains/identity/index.ts';
-import type { OperationRunner } from '../../domains/operations/index.ts';
+import type { OperationRunner } from '../../framework/index.ts';
 import { errorEnvelope } from '../../kernel/errors.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { defineTool, type OperationContext, runOnce } from '../../../framework/index.ts';
 import { hashJson } from '../../../kernel/canonical-json.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
-import { defineTool, type OperationContext, runOnce } from '../../operations/index.ts';
 import { ARENA_AUDIENCE } from '../runs/policy.ts';
 import type { ArenaRuns } from '../runs/run-service.ts';
 import { maxCharsArg, offsetArg, runIdArg } from '../runs/schemas.ts';

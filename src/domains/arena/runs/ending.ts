@@ -5,9 +5,9 @@
  * applied where an owner assigns again, so a stale run never blocks a new assignment.
  */
 import { and, eq, inArray, isNotNull, lte, or, sql } from 'drizzle-orm';
+import type { Worker } from '../../../framework/index.ts';
 import type { Clock } from '../../../kernel/clock.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
-import type { Worker } from '../../operations/index.ts';
 import { arenaRunMembers, arenaRuns } from '../tables.ts';
 import { destroyWorld } from './workspace-files.ts';
 

@@ -5,10 +5,10 @@
  * still at the revision the program read; otherwise nothing is written and the caller retries.
  */
 import { eq } from 'drizzle-orm';
+import { earlierAnswer, runOnce } from '../../../framework/index.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { ExecResult, Sandbox } from '../../../sandbox/index.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
-import { earlierAnswer, runOnce } from '../../operations/index.ts';
 import type { ChallengeRegistry } from '../challenges/registry.ts';
 import { arenaRuns } from '../tables.ts';
 import { allowedAlternatives, openRun } from './access.ts';

@@ -1,5 +1,5 @@
+import type { Audience } from '../../../framework/index.ts';
 import type { Caller } from '../../identity/index.ts';
-import type { Audience } from '../../operations/index.ts';
 import type { ARENA_TOOL_NAMES } from '../challenges/index.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type OperationContext, type ToolForm } from '../../operations/index.ts';
+import { defineTool, type OperationContext, type ToolForm } from '../../../framework/index.ts';
 import { submitArtifact } from './artifacts.ts';
 import { RUN_LIMITS } from './limits.ts';
 import { ARENA_AUDIENCE } from './policy.ts';

@@ -7,11 +7,11 @@
  * challenges only: a team needs its owner to choose its members.
  */
 import { and, eq, gte } from 'drizzle-orm';
+import type { Worker } from '../../../framework/index.ts';
 import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Database } from '../../../storage/database.ts';
 import { arenaParticipants } from '../../identity/index.ts';
-import type { Worker } from '../../operations/index.ts';
 import type { ChallengeRegistry } from '../challenges/registry.ts';
 import { arenaRunMembers, arenaRuns } from '../tables.ts';
 import { assignChallenge } from './assignments.ts';

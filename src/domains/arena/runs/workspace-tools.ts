@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { defineTool, idempotencyKey, type OperationContext, runOnce } from '../../../framework/index.ts';
 import { hashJson } from '../../../kernel/canonical-json.ts';
 import { SANDBOX_LIMITS } from '../../../sandbox/index.ts';
-import { defineTool, idempotencyKey, type OperationContext, runOnce } from '../../operations/index.ts';
 import { execInRun } from './exec.ts';
 import { labFetch, labSearch, labTable } from './lab.ts';
 import { RUN_LIMITS } from './limits.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { defineTool, type OperationContext } from '../../../framework/index.ts';
 import { DomainError } from '../../../kernel/errors.ts';
-import { defineTool, type OperationContext } from '../../operations/index.ts';
 import { CHALLENGE_LIMITS } from '../challenges/index.ts';
 import { ARENA_AUDIENCE } from '../runs/policy.ts';
 import type { ArenaRuns } from '../runs/run-service.ts';

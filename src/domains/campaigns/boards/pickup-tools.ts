@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { type Audience, defineTool } from '../../../framework/index.ts';
 import { whenActive } from '../../identity/index.ts';
-import { type Audience, defineTool } from '../../operations/index.ts';
 import type { CampaignCtx } from '../services.ts';
 import { slugArg } from './board-rules.ts';
 import { ENTRY_ACTIONS, takePublicTask } from './pickup.ts';

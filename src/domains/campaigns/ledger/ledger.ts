@@ -1,10 +1,10 @@
 import { getTableName, type SQLWrapper, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
+import { CommitValue } from '../../../framework/index.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor, TransactionEnd } from '../../../storage/database.ts';
 import { executeNamed } from '../../../storage/prepared.ts';
 import { statementTemplate } from '../../../storage/statement-template.ts';
-import { CommitValue } from '../../operations/index.ts';
 import { campaignEvents, campaigns } from '../tables.ts';
 
 /** The channel every replica LISTENs on for ledger wake-ups; the payload is the campaign id. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { defineOperation } from '../../../framework/index.ts';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
-import { defineOperation } from '../../operations/index.ts';
 import { seesOtherWorkers, viewerOf } from '../audience.ts';
 import { COORDINATORS, ENTRANTS, memberTool, RECORD_READERS } from '../campaign-tool.ts';
 import { afterCreate, afterInvite, afterJoin } from '../next-steps.ts';

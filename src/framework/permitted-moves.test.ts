@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorEnvelope } from '../../kernel/errors.ts';
+import { errorEnvelope } from '../kernel/errors.ts';
 import { withPermittedMoves } from './permitted-moves.ts';
 
 const callable = new Set(['task_list', 'task_claim', 'events_watch', 'fetch_text']);

@@ -1,4 +1,4 @@
-import type { Alternative, ErrorEnvelope } from '../../kernel/errors.ts';
+import type { Alternative, ErrorEnvelope } from '../kernel/errors.ts';
 
 /**
  * A refusal's moves, held to what this caller may do (docs/decisions.md, "Every refusal names a

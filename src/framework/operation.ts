@@ -1,7 +1,7 @@
 import type { z } from 'zod';
-import type { Clock } from '../../kernel/clock.ts';
-import type { Executor, TransactionEnd } from '../../storage/database.ts';
-import type { Caller } from '../identity/types.ts';
+import type { Clock } from '../kernel/clock.ts';
+import type { Executor, TransactionEnd } from '../storage/database.ts';
+import type { Caller } from './caller.ts';
 
 /** SPEC's tool groups, in SPEC's order. */
 export const TOOL_GROUPS = [

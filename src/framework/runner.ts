@@ -1,21 +1,21 @@
 import { z } from 'zod';
-import { hashJson, nestsDeeperThan } from '../../kernel/canonical-json.ts';
-import type { Clock } from '../../kernel/clock.ts';
-import { closestNames } from '../../kernel/closest.ts';
-import { findCredential } from '../../kernel/credential-scan.ts';
+import { hashJson, nestsDeeperThan } from '../kernel/canonical-json.ts';
+import type { Clock } from '../kernel/clock.ts';
+import { closestNames } from '../kernel/closest.ts';
+import { findCredential } from '../kernel/credential-scan.ts';
 import {
   DomainError,
   type ErrorEnvelope,
   type ErrorExtras,
   errorEnvelope,
   toErrorEnvelope,
-} from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import { withTenant } from '../../kernel/tenant.ts';
-import { illFormedStrings, toValidationDetail } from '../../kernel/validation.ts';
-import type { Database, TransactionEnd } from '../../storage/database.ts';
-import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
-import type { Caller } from '../identity/types.ts';
+} from '../kernel/errors.ts';
+import { LIMITS } from '../kernel/limits.ts';
+import { withTenant } from '../kernel/tenant.ts';
+import { illFormedStrings, toValidationDetail } from '../kernel/validation.ts';
+import type { Database, TransactionEnd } from '../storage/database.ts';
+import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../storage/unavailable.ts';
+import type { Caller } from './caller.ts';
 import { claimAtOpening, runOnceClosing } from './idempotency-repo.ts';
 import type { Operation, OperationContext, ToolAvailability } from './operation.ts';
 import { withPermittedMoves } from './permitted-moves.ts';

@@ -1,13 +1,10 @@
 import type { Logger } from 'pino';
-import type { Config } from '../../config/config.ts';
-import type { Clock } from '../../kernel/clock.ts';
-import type { PublishedLimit } from '../../kernel/limits.ts';
-import type { Outbound } from '../../net/outbound.ts';
-import type { ParserPool } from '../../parsing/index.ts';
-import type { Database, Schema } from '../../storage/database.ts';
-import type { CompletionGate } from '../campaigns/types.ts';
-import type { CampaignLinks, GuestPairing, StandingColumn } from '../identity/types.ts';
-import type { ReadCoverage } from '../reading/types.ts';
+import type { Config } from '../config/config.ts';
+import type { Clock } from '../kernel/clock.ts';
+import type { PublishedLimit } from '../kernel/limits.ts';
+import type { Outbound } from '../net/outbound.ts';
+import type { ParserPool } from '../parsing/index.ts';
+import type { Database, Schema } from '../storage/database.ts';
 import type { Operation } from './operation.ts';
 
 /**
@@ -36,21 +33,12 @@ export interface Core {
 
 /**
  * The places where one area's behaviour is extended by another without either importing the
- * other's internals. The area that consumes an extension defines its type and its default; at
- * most one area provides each.
+ * other's internals. The area that consumes an extension adds its key here (a `declare module`
+ * block in its `index.ts`) and names its default under `extensionDefaults`; at most one area
+ * provides each, under `extensions`. The framework knows none of them.
  */
-export interface Extensions {
-  /** The caller's campaign standing, read in the same query as the credential (identity). */
-  callerStanding: StandingColumn;
-  /** The campaigns an identity is tied to, for its status answers (identity, capabilities). */
-  campaignLinks: CampaignLinks;
-  /** Whether a fresh read must be covered by a lease, and who may see stored evidence (reading). */
-  readCoverage: ReadCoverage;
-  /** Whether a matching request takes a guest identity, and the guest's join (identity's pairing). */
-  guestPairing: GuestPairing;
-  /** A check before a submission is taken (skills: attached skills read first) (campaigns). */
-  completionGate: CompletionGate;
-}
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by the areas that consume extensions.
+export interface Extensions {}
 
 /** Something an area runs in the background, on every replica. */
 export interface Worker {
@@ -79,6 +67,8 @@ export interface Area<S extends object = object> {
   operations: ReadonlyArray<Operation<any>>;
   /** What it plugs into other areas. */
   extensions?: Partial<Extensions>;
+  /** The extensions it consumes, each with what it does when no area provides it. */
+  extensionDefaults?: Partial<Extensions>;
   /**
    * Why this deployment turned the area off (its tools stay in the catalogue, hidden from every
    * caller with this reason), or null when it is on.
@@ -97,19 +87,30 @@ type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) exten
   ? I
   : never;
 
-/** One area's extensions merged over the defaults; two areas providing one is a wiring mistake. */
-export function gatherExtensions(areas: ReadonlyArray<Area>, defaults: Extensions): Extensions {
-  const merged: Partial<Extensions> = {};
-  const providedBy = new Map<string, string>();
+/**
+ * The extensions as the areas that are on provide them, over the defaults every area declares
+ * for what it consumes. Two areas providing one, or a provided one nobody consumes, is a wiring
+ * mistake caught at start.
+ */
+export function gatherExtensions(areas: ReadonlyArray<Area>, on: ReadonlyArray<Area>): Extensions {
+  const merged: Record<string, unknown> = {};
   for (const area of areas) {
+    for (const [key, value] of Object.entries(area.extensionDefaults ?? {})) {
+      if (key in merged) throw new Error(`Extension ${key} has a default in two areas (${area.name}).`);
+      merged[key] = value;
+    }
+  }
+  const providedBy = new Map<string, string>();
+  for (const area of on) {
     for (const [key, value] of Object.entries(area.extensions ?? {})) {
       const earlier = providedBy.get(key);
       if (earlier) throw new Error(`Extension ${key} is provided by both ${earlier} and ${area.name}.`);
+      if (!(key in merged)) throw new Error(`Extension ${key} of ${area.name} has no area that consumes it.`);
       providedBy.set(key, area.name);
-      Object.assign(merged, { [key]: value });
+      merged[key] = value;
     }
   }
-  return { ...defaults, ...merged };
+  return merged as unknown as Extensions;
 }
 
 /**

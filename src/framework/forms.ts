@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DomainError } from '../../kernel/errors.ts';
+import { DomainError } from '../kernel/errors.ts';
 import type { Operation } from './operation.ts';
 
 /**

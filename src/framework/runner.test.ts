@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { openTestDatabase } from '../../../test/support/database.ts';
-import { createAgent } from '../../../test/support/factories.ts';
-import { FakeClock } from '../../kernel/clock.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import type { Database } from '../../storage/database.ts';
-import { IdentityService } from '../identity/identities.ts';
-import type { Caller } from '../identity/types.ts';
+import { openTestDatabase } from '../../test/support/database.ts';
+import { createAgent } from '../../test/support/factories.ts';
+import { IdentityService } from '../domains/identity/identities.ts';
+import { FakeClock } from '../kernel/clock.ts';
+import { DomainError } from '../kernel/errors.ts';
+import type { Database } from '../storage/database.ts';
+import type { Caller } from './caller.ts';
 import { defineOperation, type Operation, type OperationContext } from './operation.ts';
 import { OperationRunner } from './runner.ts';
 

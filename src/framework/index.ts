@@ -33,7 +33,7 @@ export {
 
 /** The area's tables, added to the schema type of every database handle (storage/tables.ts). */
 type OwnTables = typeof tables;
-declare module '../../storage/tables.ts' {
+declare module '../storage/tables.ts' {
   interface Tables extends OwnTables {}
 }
 

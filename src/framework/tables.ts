@@ -1,5 +1,5 @@
 import { pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
-import { ts } from '../../storage/columns.ts';
+import { ts } from '../storage/columns.ts';
 
 /** The operation runner's idempotency records (DESIGN.md convention 7). */
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { and, eq, type Placeholder, type SQL, sql } from 'drizzle-orm';
-import { DomainError } from '../../kernel/errors.ts';
-import type { BuiltStatement, Executor, TransactionEnd } from '../../storage/database.ts';
-import { preparedStatement } from '../../storage/prepared.ts';
-import { statementTemplate } from '../../storage/statement-template.ts';
+import { DomainError } from '../kernel/errors.ts';
+import type { BuiltStatement, Executor, TransactionEnd } from '../storage/database.ts';
+import { preparedStatement } from '../storage/prepared.ts';
+import { statementTemplate } from '../storage/statement-template.ts';
 import { CommitValue } from './commit-value.ts';
 import { idempotencyRecords } from './tables.ts';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Caller } from '../identity/types.ts';
+import type { Caller } from './caller.ts';
 import {
   defineOperation,
   type Operation,

@@ -18,6 +18,14 @@ module.exports = {
       to: { path: '^src/(domains|transport)/' },
     },
     {
+      name: 'web-knows-no-area',
+      comment:
+        "web/ is the doors' shell (console layout, fields, CSRF, guards; the HTTP error envelope, rate limits, large bodies): every area's pages and routes build on it, so it names no area and no transport.",
+      severity: 'error',
+      from: { path: '^src/web/' },
+      to: { path: '^src/(domains|transport)/' },
+    },
+    {
       name: 'sandbox-not-domains',
       comment:
         'The sandbox engine is a domain-free layer like parsing: it runs programs and knows no area, so it imports kernel/ only.',

@@ -14,8 +14,8 @@ import type { Database } from './storage/database.ts';
 import { resolveSecret } from './storage/secret.ts';
 import { Metrics } from './transport/http/metrics.ts';
 import { buildHttpServer } from './transport/http/server.ts';
-import { connectRateLimitStore } from './transport/shared/rate-limit.ts';
 import { startMailboxReceiver } from './transport/smtp/mailbox-receiver.ts';
+import { connectRateLimitStore } from './web/http/rate-limit.ts';
 
 export interface App {
   http: FastifyInstance;

@@ -55,3 +55,9 @@ export interface Caller {
  * campaigns (it still reads them); NONE: no campaign at all, or the identity is not active.
  */
 export type CampaignStanding = 'NONE' | 'FORMER' | 'INVITED' | 'MEMBER' | 'COORDINATOR';
+
+/** A person signed in to the console (or holding an owner API token): the owner of agents. */
+export interface ConsoleOwner {
+  id: string;
+  email: string;
+}

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
+import type { ConsoleOwner } from '../../framework/caller.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { base32, hashSecret, newId } from '../../kernel/ids.ts';
@@ -28,10 +29,7 @@ export const SIGNIN_THROTTLE = {
 const SESSION_VALUE = /^[a-z2-7]{52}$/;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}\.[^\s@]{2,63}$/;
 
-export interface ConsoleOwner {
-  id: string;
-  email: string;
-}
+export type { ConsoleOwner } from '../../framework/caller.ts';
 
 /** A console session just started: the cookie value is shown to the browser once, never stored. */
 export interface StartedSession {

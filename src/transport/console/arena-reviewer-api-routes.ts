@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ConsoleContext } from './context.ts';
+import type { ConsoleContext } from './deps.ts';
 
 /**
  * The operator's Arena reviewers in the owner API (session or owner token; docs/arena.md,

@@ -2,12 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
+import { seeOther } from '../../web/console/context.ts';
+import { formValues, parseForm } from '../../web/console/fields.ts';
+import { type Gate, gatedPage } from '../../web/console/gated-page.ts';
+import { guardPost, requireOwner } from '../../web/console/guards.ts';
 import { type ReviewersPageView, reviewersPage } from './arena-reviewer-views.ts';
-import { formValues } from './campaign-forms.ts';
-import { type ConsoleContext, seeOther } from './context.ts';
-import { parseForm } from './forms.ts';
-import { type Gate, gatedPage } from './gated-page.ts';
-import { guardPost, requireOwner } from './guards.ts';
+import type { ConsoleContext } from './deps.ts';
 
 /**
  * The operator's console setting for Arena reviewers (docs/arena.md, "Reviewers"), beside the

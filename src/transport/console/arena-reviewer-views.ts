@@ -1,6 +1,6 @@
-import type { Signed } from './campaign-views.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, notice, page } from './layout.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, notice, page } from '../../web/console/layout.ts';
+import type { Signed } from '../../web/console/views.ts';
 
 /**
  * The operator's Arena reviewers page (docs/arena.md, "Reviewers"): who decides reports, appeals

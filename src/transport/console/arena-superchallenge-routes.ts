@@ -2,17 +2,17 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
+import { seeOther } from '../../web/console/context.ts';
+import { formValues, parseForm } from '../../web/console/fields.ts';
+import { gatedPage, REVIEWERS_ONLY } from '../../web/console/gated-page.ts';
+import { guardPost, requireOwner } from '../../web/console/guards.ts';
+import { idOf } from '../../web/console/id-params.ts';
 import {
   SUPERCHALLENGES_PATH as PATH,
   type SuperchallengesPageView,
   superchallengesPage,
 } from './arena-superchallenge-views.ts';
-import { formValues } from './campaign-forms.ts';
-import { type ConsoleContext, seeOther } from './context.ts';
-import { parseForm } from './forms.ts';
-import { gatedPage, REVIEWERS_ONLY } from './gated-page.ts';
-import { guardPost, requireOwner } from './guards.ts';
-import { idOf } from './id-params.ts';
+import type { ConsoleContext } from './deps.ts';
 
 /**
  * The Arena reviewers' superchallenge page (docs/arena.md, "Superchallenges"): the queue and the

@@ -1,7 +1,7 @@
 import type { SuperchallengeReviewService } from '../../domains/arena/index.ts';
-import type { Signed } from './campaign-views.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, notice, page, time } from './layout.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../web/console/layout.ts';
+import type { Signed } from '../../web/console/views.ts';
 
 /**
  * The Arena reviewers' superchallenge page (docs/arena.md, "Superchallenges"): proposals pending

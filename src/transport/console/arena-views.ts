@@ -1,8 +1,8 @@
 import type { ArenaOwnerService } from '../../domains/arena/index.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, time } from '../../web/console/layout.ts';
+import { options } from '../../web/console/views.ts';
 import { challengeChoice } from './arena-forms.ts';
-import { options } from './campaign-views.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, time } from './layout.ts';
 
 type Challenge = Awaited<ReturnType<ArenaOwnerService['listChallenges']>>['challenges'][number];
 type Run = Awaited<ReturnType<ArenaOwnerService['listRuns']>>['runs'][number];

@@ -1,6 +1,6 @@
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
-import { html, type SafeHtml } from './html.ts';
-import { page, time } from './layout.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { page, time } from '../../web/console/layout.ts';
 
 export interface AuditEntry {
   id: string;

@@ -1,8 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
-import { signInPage, signUpPage } from './auth-views.ts';
 import {
-  type ConsoleContext,
   cookieOptions,
   formField,
   preSessionToken,
@@ -11,9 +9,12 @@ import {
   seeOther,
   sendPage,
   sessionTokenValid,
-} from './context.ts';
-import { parseForm, signInForm, signUpForm } from './forms.ts';
-import { messagePage } from './layout.ts';
+} from '../../web/console/context.ts';
+import { parseForm } from '../../web/console/fields.ts';
+import { messagePage } from '../../web/console/layout.ts';
+import { signInPage, signUpPage } from './auth-views.ts';
+import type { ConsoleContext } from './deps.ts';
+import { signInForm, signUpForm } from './forms.ts';
 
 const hidden = { schema: { hide: true } };
 const FORGED =

@@ -1,5 +1,5 @@
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, notice, page } from './layout.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, notice, page } from '../../web/console/layout.ts';
 
 export interface SignInView {
   csrf: string;

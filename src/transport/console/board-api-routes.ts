@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { BOARD_PURPOSES, MAX_BOARD_TASKS, slugArg } from '../../domains/campaigns/index.ts';
+import { idOf } from '../../web/console/id-params.ts';
 import { answers } from '../http/openapi.ts';
-import type { ConsoleContext } from './context.ts';
-import { idOf } from './id-params.ts';
+import type { ConsoleContext } from './deps.ts';
 
 const tags = ['boards'];
 const title = z.string().trim().min(1).max(200).describe('What the board is called (1-200 characters).');

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { BOARD_PURPOSES, MAX_BOARD_TASKS, slugArg } from '../../domains/campaigns/index.ts';
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
+import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
+import { formValues, parseForm } from '../../web/console/fields.ts';
+import { guardPost, requireOwner } from '../../web/console/guards.ts';
 import {
   type BoardChoices,
   type BoardDraft,
@@ -11,10 +14,8 @@ import {
   boardPage,
   newBoardPage,
 } from './board-views.ts';
-import { CAMPAIGN_ID, formValues, TASK_ID } from './campaign-forms.ts';
-import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
-import { parseForm } from './forms.ts';
-import { guardPost, requireOwner } from './guards.ts';
+import { CAMPAIGN_ID, TASK_ID } from './campaign-forms.ts';
+import type { ConsoleContext } from './deps.ts';
 
 /**
  * Public task boards for their owner (docs/boards.md): the owner's boards, publishing one from a

@@ -2,6 +2,9 @@ import { z } from 'zod';
 import { MAX_MINOR } from '../../domains/funds/index.ts';
 import { MAX_STIX_SOURCES, TLP_LEVELS, type TlpLevel } from '../../domains/research/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { CONTROLS, csrf, line, optional, required } from '../../web/console/fields.ts';
+
+const MAX_SCOPES = 50;
 
 /**
  * The campaign forms of the console, bounded like the tools' arguments; messages are written for
@@ -13,44 +16,6 @@ export const CAMPAIGN_ID = /^cmp_[0-9A-Za-z]{1,64}$/;
 export const AGENT_ID = /^agt_[0-9A-Za-z]{1,64}$/;
 export const TASK_ID = /^task_[0-9A-Za-z]{1,64}$/;
 export const MESSAGE_ID = /^msg_[0-9A-Za-z]{1,64}$/;
-
-const MAX_SCOPES = 50;
-const CONTROLS = /[\p{Cc}]/u;
-const CONTROLS_BUT_WHITESPACE = /[^\P{Cc}\t\n\r]/u;
-
-const csrf = z.string().max(200).optional();
-
-/** One line of text: required, trimmed, no control characters. */
-export const line = (what: string, max: number) =>
-  z
-    .string({ message: `Enter ${what}.` })
-    .trim()
-    .min(1, `Enter ${what}.`)
-    .max(max, `${capital(what)} must be at most ${max} characters.`)
-    .refine((s) => !CONTROLS.test(s), `${capital(what)} must not contain control characters.`);
-
-/** Text that may span lines, with a browser's CRLF line breaks as plain LF. */
-const text = (what: string, max: number) =>
-  z
-    .string()
-    .transform((s) => s.replace(/\r\n?/g, '\n').trim())
-    .pipe(
-      z
-        .string()
-        .max(max, `${capital(what)} must be at most ${max} characters.`)
-        .refine(
-          (s) => !CONTROLS_BUT_WHITESPACE.test(s),
-          `${capital(what)} must not contain control characters.`,
-        ),
-    );
-
-/** Text that may span lines: required, trimmed, no control characters but line breaks and tabs. */
-export const required = (what: string, max: number) =>
-  text(what, max).pipe(z.string().min(1, `Enter ${what}.`));
-const optional = (what: string, max: number) =>
-  text(what, max)
-    .optional()
-    .transform((s) => (s ? s : undefined));
 
 const agentId = (message: string) => z.string().trim().regex(AGENT_ID, message);
 
@@ -306,18 +271,3 @@ export const stixForm = z
         `At most ${MAX_STIX_SOURCES} sources go into one STIX bundle: tick fewer findings or enter fewer ids.`,
       ),
   );
-
-/** The submitted text fields, cut to a bound, to fill the form in again after a problem. */
-export function formValues(body: unknown, max = 10_000): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (!body || typeof body !== 'object') return out;
-  for (const [k, v] of Object.entries(body as Record<string, unknown>).slice(0, 40)) {
-    if (k !== 'csrf' && typeof v === 'string') out[k] = v.slice(0, max);
-  }
-  return out;
-}
-
-function capital(s: string): string {
-  const bare = s.replace(/^(?:a|an|the) /, '');
-  return bare.charAt(0).toUpperCase() + bare.slice(1);
-}

@@ -1,18 +1,17 @@
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../web/console/layout.ts';
+import { lines, options } from '../../web/console/views.ts';
 import { ROLES, type VISIBILITY_MODES } from './campaign-forms.ts';
 import {
   agentLabel,
   type CampaignPageData,
   type CampaignPageView,
   type Draft,
-  lines,
   type Member,
-  options,
   statusBadge,
   VISIBILITY_HELP,
 } from './campaign-views.ts';
 import { ledgerPanel, messagesPanel, tasksPanel } from './campaign-work-views.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, notice, page, time } from './layout.ts';
 import { type CallView, callPanel } from './matching-call-views.ts';
 
 /**

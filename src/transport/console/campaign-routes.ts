@@ -3,6 +3,9 @@ import type { z } from 'zod';
 import { rewardOf } from '../../domains/campaigns/index.ts';
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
+import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
+import { formValues, parseForm } from '../../web/console/fields.ts';
+import { guardPost, requireOwner } from '../../web/console/guards.ts';
 import {
   AGENT_ID,
   CAMPAIGN_ID,
@@ -10,7 +13,6 @@ import {
   closeCampaignForm,
   commentForm,
   decisionForm,
-  formValues,
   inviteForm,
   MESSAGE_ID,
   newCampaignForm,
@@ -20,9 +22,8 @@ import {
 } from './campaign-forms.ts';
 import { campaignPage } from './campaign-page-views.ts';
 import { campaignListPage, type Draft, newCampaignPage } from './campaign-views.ts';
-import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
-import { parseForm, tokenOnlyForm } from './forms.ts';
-import { guardPost, requireOwner } from './guards.ts';
+import type { ConsoleContext } from './deps.ts';
+import { tokenOnlyForm } from './forms.ts';
 import type { CallView } from './matching-call-views.ts';
 import { callForm } from './matching-forms.ts';
 import { refusal } from './rewards-views.ts';

@@ -1,15 +1,10 @@
 import type { CampaignOwnerService } from '../../domains/campaigns/index.ts';
-import type { ConsoleOwner } from '../../domains/identity/index.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../web/console/layout.ts';
+import { options, type Signed } from '../../web/console/views.ts';
 import { VISIBILITY_MODES } from './campaign-forms.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, notice, page, time } from './layout.ts';
 
 /** The campaign list (owned campaigns, invitations waiting for the owner) and the new-campaign form. */
-
-export interface Signed {
-  owner: ConsoleOwner;
-  csrf: string;
-}
 
 export type Overview = Awaited<ReturnType<CampaignOwnerService['overview']>>;
 export type OwnAgent = Overview['agents'][number];
@@ -44,26 +39,9 @@ export interface CampaignPageView extends Signed {
   draft?: Draft | undefined;
 }
 
-/** Text someone wrote, line breaks kept, every line escaped. */
-export function lines(text: string): SafeHtml {
-  const parts = text.split('\n');
-  return html`${parts.map((l, i) => (i === 0 ? html`${l}` : html`<br>${l}`))}`;
-}
-
 /** Display names of members by agent id (messages and the ledger name agents by id). */
 export function memberNames(members: Member[]): Map<string, string> {
   return new Map(members.map((m) => [m.agent_id, m.display_name ?? m.agent_id]));
-}
-
-/** A `<select>`'s options with `chosen` selected. */
-export function options(
-  values: ReadonlyArray<readonly [string, string]>,
-  chosen: string | undefined,
-): SafeHtml[] {
-  return values.map(
-    ([value, label]) =>
-      html`<option value="${value}"${value === chosen ? html` selected` : ''}>${label}</option>`,
-  );
 }
 
 /** An agent as a select option label: its name, mode and id. */

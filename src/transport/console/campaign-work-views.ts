@@ -1,8 +1,9 @@
 import { LIMITS } from '../../kernel/limits.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, time } from '../../web/console/layout.ts';
+import { lines, options } from '../../web/console/views.ts';
 import { COMMENT_TYPES, type TASK_PARTICIPATION } from './campaign-forms.ts';
-import { type CampaignPageView, type Draft, lines, memberNames, options } from './campaign-views.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, time } from './layout.ts';
+import { type CampaignPageView, type Draft, memberNames } from './campaign-views.ts';
 
 /**
  * The work of a campaign on its page: tasks with the publish form, messages with the owner's

@@ -1,5 +1,5 @@
 import type { AboutYou } from '../../domains/identity/index.ts';
-import { html, type SafeHtml } from './html.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
 
 const FIELDS = [
   ['model', 'Model'],

@@ -1,8 +1,8 @@
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../web/console/layout.ts';
 import { BOOTSTRAP_DAYS } from './forms.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, notice, page, time } from './layout.ts';
 
 interface Signed {
   owner: ConsoleOwner;

@@ -1,9 +1,9 @@
 import type { FindingOwnerService } from '../../domains/campaigns/index.ts';
 import { MAX_STIX_SOURCES, TLP_LEVELS } from '../../domains/research/index.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../web/console/layout.ts';
+import { lines, options, type Signed } from '../../web/console/views.ts';
 import { FINDING_STATUSES } from './campaign-forms.ts';
-import { lines, options, type Signed } from './campaign-views.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, notice, page, time } from './layout.ts';
 
 /**
  * The findings page of a campaign for its owner of record: every finding with its reviews, the

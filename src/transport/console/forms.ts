@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { LIMITS } from '../../kernel/limits.ts';
+import { csrf } from '../../web/console/fields.ts';
 
 /** Every console form, bounded; messages are written for the person who filled it in. */
 
-const csrf = z.string().max(200).optional();
 const email = z
   .string({ message: 'Enter your email address.' })
   .trim()
@@ -130,16 +130,3 @@ export const pairDecisionForm = z
     activate_read: z.literal('on').optional(),
   })
   .strict();
-
-/** Parses a posted form: the data, or one readable message naming what to fix. */
-export function parseForm<T extends z.ZodType>(
-  schema: T,
-  body: unknown,
-): { ok: true; data: z.infer<T> } | { ok: false; message: string } {
-  const parsed = schema.safeParse(body ?? {});
-  if (parsed.success) return { ok: true, data: parsed.data };
-  const messages = parsed.error.issues.map((i) =>
-    i.code === 'unrecognized_keys' ? `Unexpected form field: ${i.keys.join(', ').slice(0, 100)}.` : i.message,
-  );
-  return { ok: false, message: [...new Set(messages)].join(' ') };
-}

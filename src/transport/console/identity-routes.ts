@@ -2,25 +2,26 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
+import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
+import { parseForm } from '../../web/console/fields.ts';
+import { guardPost, requireOwner } from '../../web/console/guards.ts';
 import { arenaAssignForm } from './arena-forms.ts';
 import { type ArenaWork, PANEL_RUNS } from './arena-views.ts';
 import { auditPage } from './audit-views.ts';
-import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
 import { createdIdentityPage, newIdentityPage } from './create-views.ts';
+import type { ConsoleContext } from './deps.ts';
 import {
   arenaForm,
   bootstrapForm,
   createIdentityForm,
   messageForm,
   modeForm,
-  parseForm,
   projectKeyForm,
   renameForm,
   revokeForm,
   suspendForm,
   tokenOnlyForm,
 } from './forms.ts';
-import { guardPost, requireOwner } from './guards.ts';
 import { detailPage, listPage } from './identity-views.ts';
 import { consentForm } from './matching-forms.ts';
 

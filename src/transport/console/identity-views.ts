@@ -1,9 +1,9 @@
 import type { Agent, ConsoleOwner } from '../../domains/identity/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../web/console/layout.ts';
 import { type ArenaWork, arenaWork } from './arena-views.ts';
 import { claimsPanel } from './claims.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, notice, page, time } from './layout.ts';
 
 interface Signed {
   owner: ConsoleOwner;

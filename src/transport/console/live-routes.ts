@@ -5,12 +5,12 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
+import { bearerOf, sendOwnerError } from '../../web/console/owner-errors.ts';
 import { CAMPAIGN_ID } from './campaign-forms.ts';
 import { memberNames } from './campaign-views.ts';
-import type { ConsoleContext } from './context.ts';
+import type { ConsoleContext } from './deps.ts';
 import { HEARTBEAT, presentLiveEvent, STREAM_START, sseFrame } from './live-events.ts';
 import { endStream, LiveStreams, MAX_LIVE_STREAMS_PER_OWNER } from './live-streams.ts';
-import { bearerOf, sendOwnerError } from './owner-errors.ts';
 
 /**
  * The live campaign page (issue 15 item 4): `GET /console/campaigns/{id}/live` streams the

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ConsoleContext } from './context.ts';
-import { idOf } from './id-params.ts';
+import { idOf } from '../../web/console/id-params.ts';
+import type { ConsoleContext } from './deps.ts';
 
 const tags = ['mail'];
 const campaignId = idOf('cmp', 'campaign');

@@ -2,10 +2,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
-import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
-import { parseForm, tokenOnlyForm } from './forms.ts';
-import { guardPost, requireOwner } from './guards.ts';
-import { idOf } from './id-params.ts';
+import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
+import { parseForm } from '../../web/console/fields.ts';
+import { guardPost, requireOwner } from '../../web/console/guards.ts';
+import { idOf } from '../../web/console/id-params.ts';
+import type { ConsoleContext } from './deps.ts';
+import { tokenOnlyForm } from './forms.ts';
 import { type MailPageView, mailPage } from './mail-views.ts';
 
 /**

@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { intentFieldArgs } from '../../domains/matching/index.ts';
-import type { ConsoleContext } from './context.ts';
-import { idOf } from './id-params.ts';
+import { idOf } from '../../web/console/id-params.ts';
+import type { ConsoleContext } from './deps.ts';
 
 const tags = ['matching'];
 const requestParams = z.object({ matching_request_id: idOf('mreq', 'matching request') }).strict();

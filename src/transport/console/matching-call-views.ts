@@ -1,7 +1,7 @@
 import { MAX_INTENT_HOURS, type MatchingOwnerService } from '../../domains/matching/index.ts';
-import { lines } from './campaign-views.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, time } from './layout.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, time } from '../../web/console/layout.ts';
+import { lines } from '../../web/console/views.ts';
 
 /**
  * A campaign's call for applications on its page (docs/matching.md): the call as agents see it,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { MAX_INTENT_HOURS } from '../../domains/matching/index.ts';
-import { line, required } from './campaign-forms.ts';
+import { line, required } from '../../web/console/fields.ts';
 
 /**
  * The matching forms of the console (docs/matching.md), bounded like the owner API's bodies;

@@ -1,10 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
-import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
-import { parseForm } from './forms.ts';
-import { guardPost, requireOwner } from './guards.ts';
-import { idOf } from './id-params.ts';
+import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
+import { parseForm } from '../../web/console/fields.ts';
+import { guardPost, requireOwner } from '../../web/console/guards.ts';
+import { idOf } from '../../web/console/id-params.ts';
+import type { ConsoleContext } from './deps.ts';
 import { REQUEST_FILTERS, type RequestFilter, requestDecisionForm } from './matching-forms.ts';
 import { type Back, type RequestListView, requestListPage, requestPage } from './matching-views.ts';
 

@@ -1,9 +1,9 @@
 import type { MatchingOwnerService } from '../../domains/matching/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { lines, type Signed } from './campaign-views.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../web/console/layout.ts';
+import { lines, type Signed } from '../../web/console/views.ts';
 import { claimsLine, claimsPanel } from './claims.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, notice, page, time } from './layout.ts';
 import type { RequestFilter } from './matching-forms.ts';
 
 /**

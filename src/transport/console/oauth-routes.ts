@@ -2,11 +2,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { ConsentRequest, ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
+import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
+import { consentCsp } from '../../web/console/csp.ts';
+import { parseForm } from '../../web/console/fields.ts';
+import { guardPost, requireOwner } from '../../web/console/guards.ts';
 import { consentCookieName } from '../http/consent-cookie.ts';
-import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
-import { consentCsp } from './csp.ts';
-import { parseForm, tokenOnlyForm } from './forms.ts';
-import { guardPost, requireOwner } from './guards.ts';
+import type { ConsoleContext } from './deps.ts';
+import { tokenOnlyForm } from './forms.ts';
 import { connectionsPage, requestClosedPage, reviewPage } from './oauth-views.ts';
 
 const hidden = { schema: { hide: true } };

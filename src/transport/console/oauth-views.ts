@@ -1,7 +1,7 @@
 import type { ConsentRequest, ConsoleOwner, OAuthConsentService } from '../../domains/identity/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, messagePage, notice, page, time } from './layout.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, messagePage, notice, page, time } from '../../web/console/layout.ts';
 
 interface Signed {
   owner: ConsoleOwner;

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { answers } from '../http/openapi.ts';
-import type { ConsoleContext } from './context.ts';
+import type { ConsoleContext } from './deps.ts';
 
 const tags = ['owner'];
 const { min, max } = LIMITS.ownerTokenDays;

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../../kernel/errors.ts';
-import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
-import { ownerTokenForm, parseForm, tokenOnlyForm } from './forms.ts';
-import { guardPost, requireOwner } from './guards.ts';
+import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
+import { parseForm } from '../../web/console/fields.ts';
+import { guardPost, requireOwner } from '../../web/console/guards.ts';
+import type { ConsoleContext } from './deps.ts';
+import { ownerTokenForm, tokenOnlyForm } from './forms.ts';
 import { ownerTokensPage } from './owner-token-views.ts';
 
 const hidden = { schema: { hide: true } };

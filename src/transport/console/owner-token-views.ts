@@ -1,7 +1,7 @@
 import type { ConsoleOwner, IssuedOwnerToken, OwnerTokenView } from '../../domains/identity/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, notice, page, time } from './layout.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../web/console/layout.ts';
 
 function state(t: OwnerTokenView): SafeHtml {
   if (t.status === 'REVOKED') return html`<span class="badge bad">revoked</span> ${time(t.revoked_at)}`;

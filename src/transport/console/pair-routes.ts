@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
-import { type ConsoleContext, formField, sendPage, sessionToken } from './context.ts';
-import { pairDecisionForm, parseForm } from './forms.ts';
-import { guardPost, requireOwner } from './guards.ts';
+import { formField, sendPage, sessionToken } from '../../web/console/context.ts';
+import { parseForm } from '../../web/console/fields.ts';
+import { guardPost, requireOwner } from '../../web/console/guards.ts';
+import type { ConsoleContext } from './deps.ts';
+import { pairDecisionForm } from './forms.ts';
 import { approvalPage, codeEntryPage, decidedPage } from './pair-views.ts';
 
 const hidden = { schema: { hide: true } };

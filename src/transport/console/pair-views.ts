@@ -1,7 +1,7 @@
 import type { AboutYou, ConsoleOwner } from '../../domains/identity/index.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../web/console/layout.ts';
 import { claimsPanel } from './claims.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, notice, page, time } from './layout.ts';
 
 interface Signed {
   owner: ConsoleOwner;

@@ -10,9 +10,9 @@ import {
 } from '../../domains/reading/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { base64Chars, base64Field, textField } from '../../kernel/payload.ts';
+import { idOf } from '../../web/console/id-params.ts';
 import { answers } from '../http/openapi.ts';
-import type { ConsoleContext } from './context.ts';
-import { idOf } from './id-params.ts';
+import type { ConsoleContext } from './deps.ts';
 
 const tags = ['research'];
 const L = LIMITS.researchImports;

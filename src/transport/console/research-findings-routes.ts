@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MAX_STIX_SOURCES, TLP_LEVELS, type TlpLevel } from '../../domains/research/index.ts';
-import type { ConsoleContext } from './context.ts';
-import { idOf } from './id-params.ts';
+import { idOf } from '../../web/console/id-params.ts';
+import type { ConsoleContext } from './deps.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
 
 const tags = ['research'];

@@ -3,9 +3,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MAX_STIX_SOURCES } from '../../domains/research/index.ts';
 import { plainLine, plainText } from '../../kernel/plain-text.ts';
+import { idOf } from '../../web/console/id-params.ts';
 import { answers } from '../http/openapi.ts';
-import type { ConsoleContext } from './context.ts';
-import { idOf } from './id-params.ts';
+import type { ConsoleContext } from './deps.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
 
 const tags = ['research'];

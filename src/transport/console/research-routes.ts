@@ -4,9 +4,10 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { sendPage, sessionToken } from '../../web/console/context.ts';
+import { requireOwner } from '../../web/console/guards.ts';
 import { CAMPAIGN_ID } from './campaign-forms.ts';
-import { type ConsoleContext, sendPage, sessionToken } from './context.ts';
-import { requireOwner } from './guards.ts';
+import type { ConsoleContext } from './deps.ts';
 import { importPage, previewPage } from './research-views.ts';
 
 /**

@@ -1,9 +1,9 @@
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { IMPORT_AUTHENTICITY, IMPORT_FORMATS, type ImportFormat } from '../../domains/reading/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { options } from './campaign-views.ts';
-import { html, type SafeHtml } from './html.ts';
-import { notice, page, time } from './layout.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { notice, page, time } from '../../web/console/layout.ts';
+import { options } from '../../web/console/views.ts';
 
 /** The research pages of the console: importing a file, and reading an import back a page at a time. */
 

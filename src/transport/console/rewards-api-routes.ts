@@ -3,9 +3,9 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CURRENCIES, type Currency, toMinor } from '../../domains/funds/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
+import { idOf } from '../../web/console/id-params.ts';
 import { answers } from '../http/openapi.ts';
-import type { ConsoleContext } from './context.ts';
-import { idOf } from './id-params.ts';
+import type { ConsoleContext } from './deps.ts';
 
 const tags = ['rewards'];
 const approvalId = idOf('apr', 'release request');

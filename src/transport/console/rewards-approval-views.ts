@@ -1,7 +1,7 @@
 import type { RewardOwnerService } from '../../domains/campaigns/index.ts';
-import { lines, type Signed } from './campaign-views.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, notice, page, time } from './layout.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../web/console/layout.ts';
+import { lines, type Signed } from '../../web/console/views.ts';
 import { shown } from './rewards-views.ts';
 
 /**

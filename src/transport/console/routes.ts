@@ -1,17 +1,19 @@
 import cookie from '@fastify/cookie';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
+import { cookieOptions, sendPage } from '../../web/console/context.ts';
+import { CONSOLE_CSP } from '../../web/console/csp.ts';
+import { messagePage } from '../../web/console/layout.ts';
+import { CONSOLE_CSS, CONSOLE_ICON } from '../../web/console/style.ts';
 import { arenaCaseRoutes } from './arena-case-routes.ts';
 import { arenaReviewerRoutes } from './arena-reviewer-routes.ts';
 import { arenaSuperchallengeRoutes } from './arena-superchallenge-routes.ts';
 import { authRoutes } from './auth-routes.ts';
 import { boardRoutes } from './board-routes.ts';
 import { campaignRoutes } from './campaign-routes.ts';
-import { buildContext, type ConsoleDeps, cookieOptions, sendPage } from './context.ts';
-import { CONSOLE_CSP } from './csp.ts';
+import { buildContext, type ConsoleDeps } from './deps.ts';
 import { findingRoutes } from './findings-routes.ts';
 import { identityRoutes } from './identity-routes.ts';
-import { messagePage } from './layout.ts';
 import { liveRoutes } from './live-routes.ts';
 import { mailRoutes } from './mail-routes.ts';
 import { matchingRoutes } from './matching-routes.ts';
@@ -22,10 +24,9 @@ import { pairRoutes } from './pair-routes.ts';
 import { researchRoutes } from './research-routes.ts';
 import { rewardRoutes } from './rewards-routes.ts';
 import { skillRoutes } from './skill-routes.ts';
-import { CONSOLE_CSS, CONSOLE_ICON } from './style.ts';
 
-export type { ConsoleDeps } from './context.ts';
-export { CONSOLE_CSP } from './csp.ts';
+export { CONSOLE_CSP } from '../../web/console/csp.ts';
+export type { ConsoleDeps } from './deps.ts';
 
 /** Same for everyone, needing no session. */
 const STATIC = new Set([

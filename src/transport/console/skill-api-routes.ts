@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { payloadBytes } from '../../kernel/payload.ts';
 import { answers } from '../http/openapi.ts';
-import type { ConsoleContext } from './context.ts';
+import type { ConsoleContext } from './deps.ts';
 import {
   context,
   draftParams,

@@ -2,9 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LIMITS } from '../../kernel/limits.ts';
+import { idOf } from '../../web/console/id-params.ts';
 import { answers } from '../http/openapi.ts';
-import type { ConsoleContext } from './context.ts';
-import { idOf } from './id-params.ts';
+import type { ConsoleContext } from './deps.ts';
 import { pageQuery, tagsQuery } from './skill-api-schemas.ts';
 
 const tags = ['skills'];

@@ -2,8 +2,9 @@ import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { AGENT_ID, line } from './campaign-forms.ts';
-import { idOf } from './id-params.ts';
+import { line } from '../../web/console/fields.ts';
+import { idOf } from '../../web/console/id-params.ts';
+import { AGENT_ID } from './campaign-forms.ts';
 
 /**
  * The skills forms of the console (docs/skills.md), bounded like the owner API's bodies

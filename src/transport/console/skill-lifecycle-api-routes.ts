@@ -2,8 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LIMITS } from '../../kernel/limits.ts';
-import type { ConsoleContext } from './context.ts';
-import { idOf } from './id-params.ts';
+import { idOf } from '../../web/console/id-params.ts';
+import type { ConsoleContext } from './deps.ts';
 import { L, pageQuery, tags, versionParams } from './skill-api-schemas.ts';
 
 const reason = z.string().trim().min(1).max(LIMITS.skillPackage.noteChars);

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { idOf } from '../../web/console/id-params.ts';
 import { answers } from '../http/openapi.ts';
-import type { ConsoleContext } from './context.ts';
-import { idOf } from './id-params.ts';
+import type { ConsoleContext } from './deps.ts';
 import {
   context,
   fileReadQuery,

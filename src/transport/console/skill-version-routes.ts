@@ -2,9 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
-import { type ConsoleContext, seeOther, sendPage, sessionToken } from './context.ts';
-import { parseForm } from './forms.ts';
-import { guardPost, requireOwner } from './guards.ts';
+import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
+import { parseForm } from '../../web/console/fields.ts';
+import { guardPost, requireOwner } from '../../web/console/guards.ts';
+import type { ConsoleContext } from './deps.ts';
 import {
   blockForm,
   cursorOf,

@@ -4,9 +4,9 @@ import type {
   SkillOwnerService,
 } from '../../domains/skills/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { lines, type Signed } from './campaign-views.ts';
-import { html, type SafeHtml } from './html.ts';
-import { csrfField, notice, page, time } from './layout.ts';
+import { html, type SafeHtml } from '../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../web/console/layout.ts';
+import { lines, type Signed } from '../../web/console/views.ts';
 import { authorCell, statusBadge } from './skill-views.ts';
 
 /**

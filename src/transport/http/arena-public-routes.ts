@@ -3,8 +3,8 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import type { ArenaRuns, ArenaScores } from '../../domains/arena/index.ts';
-import { allowAnyOrigin } from '../shared/cors.ts';
-import { registerRateLimit } from '../shared/rate-limit.ts';
+import { allowAnyOrigin } from '../../web/http/cors.ts';
+import { registerRateLimit } from '../../web/http/rate-limit.ts';
 
 export interface ArenaPublicDeps {
   scores: Pick<ArenaScores, 'jwks'>;

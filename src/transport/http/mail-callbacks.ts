@@ -15,7 +15,7 @@ import {
   verifyPostal,
 } from '../../domains/mail/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
-import { registerRateLimit } from '../shared/rate-limit.ts';
+import { registerRateLimit } from '../../web/http/rate-limit.ts';
 
 /**
  * The mail providers' callbacks (SPEC "Mail callbacks"; docs/mail.md): Mailgun, the hosted one,

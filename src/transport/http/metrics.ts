@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { Database } from '../../storage/database.ts';
-import { sendError } from '../shared/error-handler.ts';
+import { sendError } from '../../web/http/error-handler.ts';
 
 /** Prometheus metrics of one server process: HTTP by route, tools by name, database and pool health. */
 export class Metrics {

@@ -14,8 +14,8 @@ import {
   type TokenService,
 } from '../../domains/identity/index.ts';
 import { OAuthError } from '../../kernel/oauth-error.ts';
-import { allowAnyOrigin } from '../shared/cors.ts';
-import { registerRateLimit } from '../shared/rate-limit.ts';
+import { allowAnyOrigin } from '../../web/http/cors.ts';
+import { registerRateLimit } from '../../web/http/rate-limit.ts';
 import { clientCredentials, guarded, installOAuthErrors, noStore, sendOAuthError } from './oauth-reply.ts';
 
 export interface OAuthDeps {

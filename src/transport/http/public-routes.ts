@@ -13,8 +13,8 @@ import type { PublicIntents } from '../../domains/matching/index.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 import { OAUTH_ERROR_REFERENCE } from '../../kernel/oauth-error.ts';
 import { RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
-import { allowAnyOrigin } from '../shared/cors.ts';
-import { registerRateLimit } from '../shared/rate-limit.ts';
+import { allowAnyOrigin } from '../../web/http/cors.ts';
+import { registerRateLimit } from '../../web/http/rate-limit.ts';
 
 export interface PublicDeps {
   discovery: Discovery;

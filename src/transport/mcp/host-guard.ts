@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { normalizeOrigin } from '../../config/config.ts';
-import { sendError } from '../shared/error-handler.ts';
+import { sendError } from '../../web/http/error-handler.ts';
 
 /**
  * DNS-rebinding protection for /mcp (MCP Streamable HTTP, "Security Warning"): a page whose own

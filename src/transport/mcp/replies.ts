@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { errorEnvelope } from '../../kernel/errors.ts';
 import { RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
-import { sendError } from '../shared/error-handler.ts';
+import { sendError } from '../../web/http/error-handler.ts';
 
 /** Answers /mcp gives itself, outside the SDK: JSON-RPC's own errors, and the database away. */
 

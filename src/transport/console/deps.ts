@@ -1,5 +1,3 @@
-import type { CookieSerializeOptions } from '@fastify/cookie';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import type {
   ArenaOwnerService,
   ArenaReviewService,
@@ -15,7 +13,6 @@ import type {
 } from '../../domains/campaigns/index.ts';
 import type { FundsService } from '../../domains/funds/index.ts';
 import type {
-  ConsoleOwner,
   DeviceService,
   ManagementService,
   OAuthConsentService,
@@ -33,9 +30,8 @@ import type {
   SkillTaskOwnerService,
 } from '../../domains/skills/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
-import type { BodyDecoder } from '../shared/large-body.ts';
-import { Csrf, PRE_SESSION_MAX_MS } from './csrf.ts';
-import type { SafeHtml } from './html.ts';
+import { type WebContext, webContext } from '../../web/console/context.ts';
+import type { BodyDecoder } from '../../web/http/large-body.ts';
 
 export interface ConsoleDeps {
   owners: OwnerService;
@@ -106,100 +102,9 @@ export interface ConsoleDeps {
   clock: Clock;
 }
 
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The signed-in owner, set by the console's session hook. */
-    owner?: ConsoleOwner;
-    /** The stored id of the owner's console session (what the CSRF token is bound to). */
-    ownerSessionId?: string;
-    /** On `/v1/…`: the owner API token the request was authenticated with, when not a session. */
-    ownerTokenId?: string;
-    /** On the few `/v1/…` routes a worker calls with its own MCP credential: who it is. */
-    agentCaller?: { agentId: string; ownerId: string };
-  }
-}
-
 /** What every console route shares: the services, the CSRF signer and the cookie rules. */
-export interface ConsoleContext extends ConsoleDeps {
-  csrf: Csrf;
-  /** Cookies are Secure (and __Host- prefixed) when the console is served over https. */
-  secure: boolean;
-  cookieName: { session: string; pre: string };
-}
+export type ConsoleContext = ConsoleDeps & WebContext;
 
 export function buildContext(deps: ConsoleDeps): ConsoleContext {
-  const secure = deps.baseUrl.startsWith('https:');
-  const prefix = secure ? '__Host-' : '';
-  return {
-    ...deps,
-    csrf: new Csrf(deps.secret, deps.clock),
-    secure,
-    cookieName: { session: `${prefix}cairn_session`, pre: `${prefix}cairn_pre` },
-  };
-}
-
-/** HttpOnly, SameSite=Lax, Path=/, Secure under https; a max age only for the pre-session cookie. */
-export function cookieOptions(ctx: ConsoleContext, maxAgeSeconds?: number): CookieSerializeOptions {
-  return {
-    httpOnly: true,
-    sameSite: 'lax',
-    path: '/',
-    secure: ctx.secure,
-    ...(maxAgeSeconds !== undefined ? { maxAge: maxAgeSeconds } : {}),
-  };
-}
-
-/** The CSRF token of the signed-in owner's forms. */
-export function sessionToken(ctx: ConsoleContext, req: FastifyRequest): string {
-  return ctx.csrf.forSession(req.ownerSessionId ?? '');
-}
-
-/** The CSRF token of a signed-out form, setting a fresh pre-session cookie when needed. */
-export function preSessionToken(ctx: ConsoleContext, req: FastifyRequest, reply: FastifyReply): string {
-  let pre = req.cookies[ctx.cookieName.pre];
-  if (!ctx.csrf.preSessionValid(pre)) {
-    pre = ctx.csrf.newPreSession();
-    reply.setCookie(ctx.cookieName.pre, pre, cookieOptions(ctx, PRE_SESSION_MAX_MS / 1000));
-  }
-  return ctx.csrf.forPreSession(pre);
-}
-
-/** Whether a signed-out form's token matches its pre-session cookie. */
-export function preSessionValid(ctx: ConsoleContext, req: FastifyRequest): boolean {
-  const pre = req.cookies[ctx.cookieName.pre];
-  return (
-    ctx.csrf.preSessionValid(pre) && ctx.csrf.matches(ctx.csrf.forPreSession(pre), formField(req, 'csrf'))
-  );
-}
-
-/** Whether a signed-in form's token matches the owner's session. */
-export function sessionTokenValid(ctx: ConsoleContext, req: FastifyRequest): boolean {
-  return req.ownerSessionId !== undefined && ctx.csrf.matches(sessionToken(ctx, req), formField(req, 'csrf'));
-}
-
-/** One field of a posted form, when it is a single string. */
-export function formField(req: FastifyRequest, name: string): string | undefined {
-  const body = req.body;
-  if (!body || typeof body !== 'object') return undefined;
-  const value = (body as Record<string, unknown>)[name];
-  return typeof value === 'string' ? value : undefined;
-}
-
-export function sendPage(reply: FastifyReply, status: number, page: SafeHtml) {
-  return reply.code(status).type('text/html; charset=utf-8').send(page.value);
-}
-
-/** 303 See Other: after a form post the browser fetches the next page with GET. */
-export function seeOther(reply: FastifyReply, location: string) {
-  return reply.code(303).header('location', location).send();
-}
-
-/** Where sign-in sends the owner back to: only same-origin console and pairing paths. */
-export function safeNext(value: unknown): string | null {
-  if (typeof value !== 'string' || value.length > 512 || value.includes('\\')) return null;
-  return /^\/(?:console|pair)(?:[/?][\x21-\x7e]*)?$/.test(value) ? value : null;
-}
-
-export function signInUrl(next: string | null): string {
-  return next ? `/console/signin?next=${encodeURIComponent(next)}` : '/console/signin';
+  return { ...deps, ...webContext(deps.secret, deps.baseUrl, deps.clock) };
 }

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ConsoleOwner } from '../../domains/identity/index.ts';
+import type { ConsoleOwner } from '../../framework/caller.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
-import { type ConsoleContext, sendPage, sessionToken } from './context.ts';
+import { sendPage, sessionToken, type WebContext } from './context.ts';
 import type { SafeHtml } from './html.ts';
 import { messagePage } from './layout.ts';
 
@@ -19,7 +19,7 @@ export interface Gate {
  * saying whose it is, at the refusal's status. Any other error goes on to the error handler.
  */
 export async function gatedPage(
-  ctx: ConsoleContext,
+  ctx: WebContext,
   req: FastifyRequest,
   reply: FastifyReply,
   owner: ConsoleOwner,

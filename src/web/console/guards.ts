@@ -1,13 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ConsoleOwner } from '../../domains/identity/index.ts';
-import {
-  type ConsoleContext,
-  safeNext,
-  seeOther,
-  sendPage,
-  sessionTokenValid,
-  signInUrl,
-} from './context.ts';
+import type { ConsoleOwner } from '../../framework/caller.ts';
+import { safeNext, seeOther, sendPage, sessionTokenValid, signInUrl, type WebContext } from './context.ts';
 import { messagePage } from './layout.ts';
 
 /**
@@ -26,7 +19,7 @@ export function requireOwner(req: FastifyRequest, reply: FastifyReply): ConsoleO
  * answer is 403 and nothing is done (null: the reply is already sent).
  */
 export function guardPost(
-  ctx: ConsoleContext,
+  ctx: WebContext,
   req: FastifyRequest,
   reply: FastifyReply,
   returnTo: string | null = null,

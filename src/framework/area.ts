@@ -5,6 +5,7 @@ import type { PublishedLimit } from '../kernel/limits.ts';
 import type { Outbound } from '../net/outbound.ts';
 import type { ParserPool } from '../parsing/index.ts';
 import type { Database, Schema } from '../storage/database.ts';
+import type { DoorContext, Doors, PageParts } from './doors.ts';
 import type { Operation } from './operation.ts';
 
 /**
@@ -74,6 +75,9 @@ export interface Area<S extends object = object> {
    * caller with this reason), or null when it is on.
    */
   switchedOff?(config: Config): string | null;
+  /** Its console pages, owner `/v1` routes and parts of other areas' pages (doors.ts). */
+  // biome-ignore lint/suspicious/noExplicitAny: each area names the services its doors use; the catalogue checks them.
+  doors?: Doors<any>;
   /** Limits it enforces beyond SPEC's table, published with the rest at `/v1/public/limits`. */
   limits?: ReadonlyArray<PublishedLimit>;
   start(core: Core): Started<S> | Promise<Started<S>>;
@@ -133,4 +137,16 @@ export async function startAreas<S>(
     workers.push(...(started.workers ?? []));
   }
   return { services: services as S, workers };
+}
+
+/** Every area's parts, slot by slot in catalogue order, each built with the door context. */
+export function gatherParts(areas: ReadonlyArray<Area>, ctx: DoorContext<object>): PageParts {
+  const parts: Record<string, unknown[]> = {};
+  for (const area of areas) {
+    for (const [slot, make] of Object.entries(area.doors?.parts ?? {})) {
+      const made = (make as (c: DoorContext<object>) => unknown)(ctx);
+      parts[slot] = [...(parts[slot] ?? []), made];
+    }
+  }
+  return parts as unknown as PageParts;
 }

@@ -55,9 +55,3 @@ export interface Caller {
  * campaigns (it still reads them); NONE: no campaign at all, or the identity is not active.
  */
 export type CampaignStanding = 'NONE' | 'FORMER' | 'INVITED' | 'MEMBER' | 'COORDINATOR';
-
-/** A person signed in to the console (or holding an owner API token): the owner of agents. */
-export interface ConsoleOwner {
-  id: string;
-  email: string;
-}

@@ -7,12 +7,14 @@ export {
   type Core,
   type Extensions,
   gatherExtensions,
+  gatherParts,
   type ServicesOf,
   type Started,
   startAreas,
   type Worker,
 } from './area.ts';
 export { CommitValue } from './commit-value.ts';
+export type { DoorContext, Doors, OwnerOf, PageParts, PartOf } from './doors.ts';
 export { isForm, joinForms, type ToolForm } from './forms.ts';
 export { earlierAnswer, runOnce } from './idempotency-repo.ts';
 export {

@@ -14,6 +14,7 @@ import { Housekeeper, sweepIdentity } from './housekeeping.ts';
 import { IdentityService } from './identities.ts';
 import { ManagementService } from './management.ts';
 import { identityOperations } from './operations.ts';
+import { Operators } from './operators.ts';
 import { OwnerService } from './owners.ts';
 import { SessionService } from './sessions.ts';
 import * as identityTables from './tables.ts';
@@ -91,6 +92,7 @@ export {
   takeNotifications,
 } from './notifications.ts';
 export { ALWAYS, whenActive } from './operations.ts';
+export { Operators } from './operators.ts';
 export type { InboxMessage } from './owner-messages.ts';
 export { type ConsoleOwner, OwnerService, type StartedSession } from './owners.ts';
 export { inactiveReason, isActive } from './policy.ts';
@@ -137,15 +139,17 @@ export const identityArea = {
             )
           : logger.debug({ result }, 'housekeeping done'),
     );
+    const identity = new IdentityService(
+      database,
+      clock,
+      resource,
+      extensions.callerStanding,
+      extensions.campaignLinks,
+    );
     return {
       services: {
-        identity: new IdentityService(
-          database,
-          clock,
-          resource,
-          extensions.callerStanding,
-          extensions.campaignLinks,
-        ),
+        identity,
+        operators: new Operators(identity, config.operatorEmails),
         sessions: new SessionService(database, clock),
         tokens,
         device: new DeviceService(database, clock, tokens, config.baseUrl, extensions.guestPairing),

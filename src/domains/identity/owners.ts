@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { hash, verify } from '@node-rs/argon2';
-import type { ConsoleOwner } from '../../framework/caller.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { base32, hashSecret, newId } from '../../kernel/ids.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import type { Database, Executor } from '../../storage/database.ts';
+import type { ConsoleOwner } from '../../web/console/context.ts';
 import * as agentRepo from './agent-repo.ts';
 import { OwnerTokenService } from './credentials/owner-tokens.ts';
 import * as ownerRepo from './owner-repo.ts';
@@ -29,7 +29,7 @@ export const SIGNIN_THROTTLE = {
 const SESSION_VALUE = /^[a-z2-7]{52}$/;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,189}\.[^\s@]{2,63}$/;
 
-export type { ConsoleOwner } from '../../framework/caller.ts';
+export type { ConsoleOwner } from '../../web/console/context.ts';
 
 /** A console session just started: the cookie value is shown to the browser once, never stored. */
 export interface StartedSession {

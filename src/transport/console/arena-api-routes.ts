@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { idOf } from '../../web/console/id-params.ts';
-import { answers } from '../http/openapi.ts';
+import { answers } from '../../web/http/openapi.ts';
 import type { ConsoleContext } from './deps.ts';
 
 /** The run states, as `GET /v1/arena/runs?state=` takes them (docs/arena.md). */

@@ -170,7 +170,11 @@ export function campaignRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
     const call =
       data.campaign.status === 'ACTIVE' ? await callOf(owner, data.campaign.campaign_id) : undefined;
     const csrf = sessionToken(ctx, req);
-    return sendPage(reply, status, campaignPage({ owner, csrf, data, feePct: ctx.feePct, call, ...extra }));
+    return sendPage(
+      reply,
+      status,
+      campaignPage({ owner, csrf, data, feePct: ctx.config.platformFeePct, call, ...extra }),
+    );
   };
 
   /** The call for applications of an open campaign; one that closed since the page was read shows none. */
@@ -231,7 +235,7 @@ export function campaignRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
   );
   change('tasks', 'task', taskForm, async (owner, id, { rewardAsked, ...task }) => {
     // rewardOf adds the platform fee and refuses a fraction of a cent (VALIDATION_FAILED).
-    const reward = rewardOf(rewardAsked, ctx.feePct);
+    const reward = rewardOf(rewardAsked, ctx.config.platformFeePct);
     const published = await service.publishTask(owner.id, id, { ...task, reward });
     // A reward the balance did not cover waits for funds: its funding page is the next step.
     if (published.reward_status === 'AWAITING_FUNDING') {

@@ -1,10 +1,12 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { AREAS } from '../../domains/catalog.ts';
+import type { Area } from '../../framework/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { bearerOf, sendOwnerError } from '../../web/console/owner-errors.ts';
 import { codeForStatus, sendValidationFailure } from '../../web/http/error-handler.ts';
-import { installLargeBodies } from '../../web/http/large-body.ts';
+import { type BodyDecoder, installLargeBodies } from '../../web/http/large-body.ts';
 import { consentCookieName } from '../http/consent-cookie.ts';
 import { arenaApiRoutes } from './arena-api-routes.ts';
 import { arenaReviewerApiRoutes } from './arena-reviewer-api-routes.ts';
@@ -46,7 +48,16 @@ function isJson(contentType: string | undefined): boolean {
  * only after a CORS preflight that this server never grants (no CORS is enabled). A same-site
  * page (another port or subdomain) therefore cannot forge a decision either.
  */
-export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext): Promise<void> {
+export async function ownerApiRoutes(
+  api: FastifyInstance,
+  ctx: ConsoleContext,
+  bodies: BodyDecoder,
+): Promise<void> {
+  // A worker's own MCP credential (cd_acc_, cd_prj_), on the few routes that take it.
+  const agentOf = async (bearer: string) => {
+    const { caller } = await ctx.identity.authenticate(bearer);
+    return { agentId: caller.agent.id, ownerId: caller.agent.ownerId };
+  };
   api.addHook('onRequest', async (req, reply) => {
     reply.header('cache-control', 'no-store');
     const authorization = req.headers.authorization;
@@ -59,7 +70,7 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
     // its own MCP credential; the route checks the lease. Nothing else here takes an agent's bearer.
     const agentBearer = authorization !== undefined ? bearerOf(authorization) : null;
     if (req.routeOptions.config.agentAuth && agentBearer && /^cd_(acc|prj)_/.test(agentBearer)) {
-      const agent = await ctx.agentOf(agentBearer).catch(() => null);
+      const agent = await agentOf(agentBearer).catch(() => null);
       if (!agent) {
         reply.header('www-authenticate', 'Bearer realm="cairn", error="invalid_token"');
         return sendOwnerError(reply, 'UNAUTHENTICATED', 'The credential is invalid, expired or revoked.');
@@ -107,7 +118,7 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   });
 
   // A file of megabytes is read in a parser thread, a few at a time per owner (issue 40 item 3).
-  installLargeBodies(api, ctx.bodies, (req) => req.owner?.id ?? req.agentCaller?.ownerId ?? null);
+  installLargeBodies(api, bodies, (req) => req.owner?.id ?? req.agentCaller?.ownerId ?? null);
 
   api.setErrorHandler((err: FastifyError, req, reply) => {
     const invalid = sendValidationFailure(err, reply);
@@ -195,4 +206,5 @@ export async function ownerApiRoutes(api: FastifyInstance, ctx: ConsoleContext):
   await skillCampaignApiRoutes(api, ctx, owner);
   await skillLifecycleApiRoutes(api, ctx, owner);
   await skillArenaApiRoutes(api, ctx, owner);
+  for (const area of AREAS) await (area as Area).doors?.ownerApi?.(api, ctx, owner);
 }

@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
-import { answers } from '../http/openapi.ts';
+import { answers } from '../../web/http/openapi.ts';
 import type { ConsoleContext } from './deps.ts';
 
 const tags = ['owner'];

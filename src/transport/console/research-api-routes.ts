@@ -11,7 +11,7 @@ import {
 import { LIMITS } from '../../kernel/limits.ts';
 import { base64Chars, base64Field, textField } from '../../kernel/payload.ts';
 import { idOf } from '../../web/console/id-params.ts';
-import { answers } from '../http/openapi.ts';
+import { answers } from '../../web/http/openapi.ts';
 import type { ConsoleContext } from './deps.ts';
 
 const tags = ['research'];

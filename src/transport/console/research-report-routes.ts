@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { MAX_STIX_SOURCES } from '../../domains/research/index.ts';
 import { plainLine, plainText } from '../../kernel/plain-text.ts';
 import { idOf } from '../../web/console/id-params.ts';
-import { answers } from '../http/openapi.ts';
+import { answers } from '../../web/http/openapi.ts';
 import type { ConsoleContext } from './deps.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
 

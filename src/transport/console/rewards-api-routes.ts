@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { CURRENCIES, type Currency, toMinor } from '../../domains/funds/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { idOf } from '../../web/console/id-params.ts';
-import { answers } from '../http/openapi.ts';
+import { answers } from '../../web/http/openapi.ts';
 import type { ConsoleContext } from './deps.ts';
 
 const tags = ['rewards'];

@@ -1,5 +1,7 @@
 import cookie from '@fastify/cookie';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { AREAS } from '../../domains/catalog.ts';
+import type { Area } from '../../framework/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
 import { cookieOptions, sendPage } from '../../web/console/context.ts';
 import { CONSOLE_CSP } from '../../web/console/csp.ts';
@@ -47,7 +49,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   // The JSON operations for a signed-in person. Registered before the page hooks and error
   // handler below: a child plugin gets a copy of its parent's hooks when it is created, so it
   // inherits the cookie parser but none of the HTML handling.
-  await app.register(async (api) => ownerApiRoutes(api, ctx));
+  await app.register(async (api) => ownerApiRoutes(api, ctx, deps.bodies));
 
   app.addHook('onRequest', async (req, reply) => {
     // Replaces helmet's default policy for these routes; pages carry secrets shown once, so no caching.
@@ -128,6 +130,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   arenaCaseRoutes(app, ctx);
   arenaSuperchallengeRoutes(app, ctx);
   arenaReviewerRoutes(app, ctx);
+  for (const area of AREAS) (area as Area).doors?.pages?.(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.
   app.get('/console/*', { schema: { hide: true } }, async (req, reply) => {

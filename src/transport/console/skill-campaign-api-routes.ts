@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { LIMITS } from '../../kernel/limits.ts';
 import { idOf } from '../../web/console/id-params.ts';
-import { answers } from '../http/openapi.ts';
+import { answers } from '../../web/http/openapi.ts';
 import type { ConsoleContext } from './deps.ts';
 import { pageQuery, tagsQuery } from './skill-api-schemas.ts';
 

@@ -4,11 +4,11 @@ import { registrationSchema } from '../../domains/identity/index.ts';
 import { OAuthError } from '../../kernel/oauth-error.ts';
 import { messagePage } from '../../web/console/layout.ts';
 import { allowAnyOrigin } from '../../web/http/cors.ts';
+import { answers } from '../../web/http/openapi.ts';
 import { registerRateLimit } from '../../web/http/rate-limit.ts';
 import { consentCookies } from './consent-cookie.ts';
 import { clientCredentials, guarded, installOAuthErrors, noStore, sendOAuthError } from './oauth-reply.ts';
 import type { OAuthDeps } from './oauth-routes.ts';
-import { answers } from './openapi.ts';
 
 const authorizeQuery = z.object({
   response_type: z.string().max(100).optional(),

@@ -19,6 +19,7 @@ import { installErrorHandling, sendError } from '../../web/http/error-handler.ts
 import { refuseIllFormedInput } from '../../web/http/ill-formed.ts';
 import { installJsonBodyParser } from '../../web/http/json-body.ts';
 import type { BodyDecoder } from '../../web/http/large-body.ts';
+import { openApiTransform } from '../../web/http/openapi.ts';
 import { type ConsoleDeps, consoleRoutes } from '../console/routes.ts';
 import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
 import { arenaPublicRoutes } from './arena-public-routes.ts';
@@ -29,7 +30,6 @@ import { mailCallbackRoutes } from './mail-callbacks.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
 import { nativeOAuthRoutes } from './native-oauth-routes.ts';
 import { type OAuthDeps, oauthRoutes } from './oauth-routes.ts';
-import { openApiTransform } from './openapi.ts';
 import { type PublicDeps, publicRoutes } from './public-routes.ts';
 import { countStatementsPerRequest } from './statement-header.ts';
 
@@ -170,53 +170,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     ratePerMinute: publicRateLimitPerMinute,
     redis,
   };
-  const { owners, management, device, oauth, campaigns, imports, ownerEvidence, ownerFindings } = services;
-  const consoleDeps: ConsoleDeps = {
-    owners,
-    management,
-    device,
-    oauth,
-    campaigns,
-    imports,
-    bodies: deps.bodies,
-    ownerEvidence,
-    ownerFindings,
-    researchReports: services.researchReports,
-    funds: services.funds,
-    ownerRewards: services.ownerRewards,
-    mail: services.mail,
-    boards: services.boards,
-    matching: services.matching,
-    arena: services.arena,
-    arenaReview: services.arenaReview,
-    arenaSuperchallenges: services.arenaSuperchallenges,
-    skills: services.skills,
-    skillGrants: services.skillGrants,
-    skillLifecycle: services.skillLifecycle,
-    skillHistory: services.skillHistory,
-    skillLibrary: services.skillLibrary,
-    skillTasks: services.skillTasks,
-    skillArena: services.skillArena,
-    feePct: config.platformFeePct,
-    operators: {
-      isOperator: (ownerId) => services.identity.isOperator(ownerId, config.operatorEmails),
-      ownerByEmail: (email) => services.identity.requireOwner(email),
-      arenaReviewers: (ownerId) =>
-        services.identity.arenaReviewers({ ownerId, operatorEmails: config.operatorEmails }),
-      setArenaReviewer: (ownerId, email, enabled) =>
-        services.identity.setArenaReviewer(email, enabled, {
-          ownerId,
-          operatorEmails: config.operatorEmails,
-        }),
-    },
-    agentOf: async (bearer) => {
-      const { caller } = await services.identity.authenticate(bearer);
-      return { agentId: caller.agent.id, ownerId: caller.agent.ownerId };
-    },
-    secret: deps.secret,
-    baseUrl,
-    clock,
-  };
+  const consoleDeps: ConsoleDeps = { services, config, secret: deps.secret, clock, bodies: deps.bodies };
   const mcpDeps: McpEndpointDeps = {
     runner: deps.runner,
     discovery,

@@ -1,9 +1,14 @@
 import type { CookieSerializeOptions } from '@fastify/cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ConsoleOwner } from '../../framework/caller.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import { Csrf, PRE_SESSION_MAX_MS } from './csrf.ts';
 import type { SafeHtml } from './html.ts';
+
+/** A person signed in to the console (or holding an owner API token): the owner of agents. */
+export interface ConsoleOwner {
+  id: string;
+  email: string;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ConsoleOwner } from '../../framework/caller.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
+import type { ConsoleOwner } from './context.ts';
 import { sendPage, sessionToken, type WebContext } from './context.ts';
 import type { SafeHtml } from './html.ts';
 import { messagePage } from './layout.ts';

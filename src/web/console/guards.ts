@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ConsoleOwner } from '../../framework/caller.ts';
+import type { ConsoleOwner } from './context.ts';
 import { safeNext, seeOther, sendPage, sessionTokenValid, signInUrl, type WebContext } from './context.ts';
 import { messagePage } from './layout.ts';
 

@@ -1,4 +1,4 @@
-import type { ConsoleOwner } from '../../framework/caller.ts';
+import type { ConsoleOwner } from './context.ts';
 import { html, type SafeHtml } from './html.ts';
 
 export interface PageOptions {

@@ -6,7 +6,7 @@ import {
   orderOperations as orderOf,
   tablesOf,
 } from '../framework/catalogue.ts';
-import type { Area, Operation, ServicesOf } from '../framework/index.ts';
+import type { Area, Doors, Operation, ServicesOf, UnionToIntersection } from '../framework/index.ts';
 import { arenaArea } from './arena/index.ts';
 import { campaignsArea } from './campaigns/index.ts';
 import { capabilitiesArea } from './capabilities/index.ts';
@@ -35,6 +35,16 @@ export const AREAS = [
 
 /** The services operations reach through their context, and transports through the app. */
 export type AppServices = ServicesOf<typeof AREAS>;
+
+/**
+ * Every area's doors name the services they use (`Doors<N>`); the joined services must offer
+ * them all. A door that names a service no area offers fails to compile here.
+ */
+type DoorNeeds = UnionToIntersection<
+  (typeof AREAS)[number] extends infer A ? (A extends { doors: Doors<infer N> } ? N : never) : never
+>;
+const doorsServed: AppServices extends DoorNeeds ? true : never = true;
+void doorsServed;
 
 /**
  * SPEC's tool table, group by group, in its order: `tools/list`, `/v1/public/tools` and the

@@ -87,7 +87,7 @@ export interface Area<S extends object = object> {
 export type ServicesOf<A extends ReadonlyArray<Area>> = UnionToIntersection<
   A[number] extends infer X ? (X extends Area<infer S> ? S : never) : never
 >;
-type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void
+export type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void
   ? I
   : never;
 

@@ -11,6 +11,7 @@ export {
   type ServicesOf,
   type Started,
   startAreas,
+  type UnionToIntersection,
   type Worker,
 } from './area.ts';
 export { CommitValue } from './commit-value.ts';

@@ -2,6 +2,7 @@ import type { Area } from '../../framework/index.ts';
 import { arenaSkillShare } from './arena-package-tools.ts';
 import { attachmentTools } from './attachment-tools.ts';
 import { skillsCompletionGate } from './completion-gate.ts';
+import { skillDoors } from './console/doors.ts';
 import { draftTools } from './draft-tools.ts';
 import { SKILL_ERRORS } from './errors.ts';
 import { libraryTools } from './library-tools.ts';
@@ -50,6 +51,7 @@ export const skillsArea = {
   ],
   switchedOff: (config) => (config.skills ? null : SKILLS_OFF),
   extensions: { completionGate: skillsCompletionGate },
+  doors: skillDoors,
   start({ database, clock, secret, config, parser }) {
     const skills = new SkillOwnerService(database, clock, secret, config.skills, parser);
     const requireOn = () => skills.requireOn();

@@ -3,6 +3,7 @@ import { MAX_MINOR } from '../../domains/funds/index.ts';
 import { MAX_STIX_SOURCES, TLP_LEVELS, type TlpLevel } from '../../domains/research/index.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { CONTROLS, csrf, line, optional, required } from '../../web/console/fields.ts';
+import { idPattern } from '../../web/console/id-params.ts';
 
 const MAX_SCOPES = 50;
 
@@ -12,10 +13,10 @@ const MAX_SCOPES = 50;
  * several), so these only turn form strings into the typed input and say what is wrong.
  */
 
-export const CAMPAIGN_ID = /^cmp_[0-9A-Za-z]{1,64}$/;
-export const AGENT_ID = /^agt_[0-9A-Za-z]{1,64}$/;
-export const TASK_ID = /^task_[0-9A-Za-z]{1,64}$/;
-export const MESSAGE_ID = /^msg_[0-9A-Za-z]{1,64}$/;
+export const CAMPAIGN_ID = idPattern('cmp');
+export const AGENT_ID = idPattern('agt');
+export const TASK_ID = idPattern('task');
+export const MESSAGE_ID = idPattern('msg');
 
 const agentId = (message: string) => z.string().trim().regex(AGENT_ID, message);
 
@@ -231,7 +232,7 @@ export const decisionForm = z
   .object({ csrf, decision: z.enum(['accept', 'decline'], 'Press Accept or Decline.') })
   .strict();
 
-export const EVIDENCE_ID = /^evd_[0-9A-Za-z]{1,64}$/;
+export const EVIDENCE_ID = idPattern('evd');
 export const FINDING_STATUSES = ['UNREVIEWED', 'SUPPORTED', 'CONTESTED', 'INSUFFICIENT_EVIDENCE'] as const;
 
 /** The findings page's research settings: a TLP 2.0 level and whether same-owner reviews count. */

@@ -22,10 +22,6 @@ import { researchApiRoutes } from './research-api-routes.ts';
 import { researchFindingRoutes } from './research-findings-routes.ts';
 import { researchReportRoutes } from './research-report-routes.ts';
 import { rewardsApiRoutes } from './rewards-api-routes.ts';
-import { skillApiRoutes } from './skill-api-routes.ts';
-import { skillArenaApiRoutes } from './skill-arena-api-routes.ts';
-import { skillCampaignApiRoutes } from './skill-campaign-api-routes.ts';
-import { skillLifecycleApiRoutes } from './skill-lifecycle-api-routes.ts';
 
 const tags = ['oauth'];
 const id = z.string().min(1).max(100);
@@ -202,9 +198,5 @@ export async function ownerApiRoutes(
   await arenaApiRoutes(api, ctx, owner);
   await arenaSuperchallengeApiRoutes(api, ctx, owner);
   await arenaReviewerApiRoutes(api, ctx, owner);
-  await skillApiRoutes(api, ctx, owner);
-  await skillCampaignApiRoutes(api, ctx, owner);
-  await skillLifecycleApiRoutes(api, ctx, owner);
-  await skillArenaApiRoutes(api, ctx, owner);
   for (const area of AREAS) await (area as Area).doors?.ownerApi?.(api, ctx, owner);
 }

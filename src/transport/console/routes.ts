@@ -25,7 +25,6 @@ import { ownerTokenRoutes } from './owner-token-routes.ts';
 import { pairRoutes } from './pair-routes.ts';
 import { researchRoutes } from './research-routes.ts';
 import { rewardRoutes } from './rewards-routes.ts';
-import { skillRoutes } from './skill-routes.ts';
 
 export { CONSOLE_CSP } from '../../web/console/csp.ts';
 export type { ConsoleDeps } from './deps.ts';
@@ -126,7 +125,6 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   mailRoutes(app, ctx);
   boardRoutes(app, ctx);
   matchingRoutes(app, ctx);
-  skillRoutes(app, ctx);
   arenaCaseRoutes(app, ctx);
   arenaSuperchallengeRoutes(app, ctx);
   arenaReviewerRoutes(app, ctx);

@@ -11,6 +11,13 @@ export interface ConsoleOwner {
 }
 
 declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route also takes a download ticket in place of a session (see the owner API hook). */
+    ticketAuth?: boolean;
+    /** The route also takes an agent's own MCP bearer (see the owner API hook). */
+    agentAuth?: boolean;
+  }
+
   interface FastifyRequest {
     /** The signed-in owner, set by the console's session hook. */
     owner?: ConsoleOwner;

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { LIMITS } from '../../kernel/limits.ts';
-import { idOf } from '../../web/console/id-params.ts';
-import { answers } from '../../web/http/openapi.ts';
-import type { ConsoleContext } from './deps.ts';
-import { pageQuery, tagsQuery } from './skill-api-schemas.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { idOf } from '../../../web/console/id-params.ts';
+import { answers } from '../../../web/http/openapi.ts';
+import { pageQuery, tagsQuery } from './api-schemas.ts';
+import type { ConsoleContext } from './context.ts';
 
 const tags = ['skills'];
 const L = LIMITS.skillsList;

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { idOf } from '../../web/console/id-params.ts';
-import { answers } from '../../web/http/openapi.ts';
-import type { ConsoleContext } from './deps.ts';
-import { context, fileReadQuery, P, pageQuery, sendFileBytes, tags } from './skill-api-schemas.ts';
+import { idOf } from '../../../web/console/id-params.ts';
+import { answers } from '../../../web/http/openapi.ts';
+import { context, fileReadQuery, P, pageQuery, sendFileBytes, tags } from './api-schemas.ts';
+import type { ConsoleContext } from './context.ts';
 
 const challengeId = z
   .string()

@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { LIMITS } from '../../kernel/limits.ts';
-import { idOf } from '../../web/console/id-params.ts';
-import type { ConsoleContext } from './deps.ts';
-import { L, pageQuery, tags, versionParams } from './skill-api-schemas.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { idOf } from '../../../web/console/id-params.ts';
+import { L, pageQuery, tags, versionParams } from './api-schemas.ts';
+import type { ConsoleContext } from './context.ts';
 
 const reason = z.string().trim().min(1).max(LIMITS.skillPackage.noteChars);
 const pageQueryObject = z.object(pageQuery).strict();

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import type { ConsoleOwner } from '../../domains/identity/index.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
-import { parseForm } from '../../web/console/fields.ts';
-import { guardPost, requireOwner } from '../../web/console/guards.ts';
-import type { ConsoleContext } from './deps.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import type { ConsoleOwner } from '../../../web/console/context.ts';
+import { seeOther, sendPage, sessionToken } from '../../../web/console/context.ts';
+import { parseForm } from '../../../web/console/fields.ts';
+import { guardPost, requireOwner } from '../../../web/console/guards.ts';
+import type { ConsoleContext } from './context.ts';
 import {
   blockForm,
   cursorOf,
@@ -22,8 +22,8 @@ import {
   refusal,
   versionIdOf,
   WINDOW,
-} from './skill-forms.ts';
-import { type VersionPageView, versionPage } from './skill-version-views.ts';
+} from './forms.ts';
+import { type VersionPageView, versionPage } from './version-views.ts';
 
 /**
  * One skill version for its owner (docs/skills.md): terms, files, SKILL.md as untrusted text,

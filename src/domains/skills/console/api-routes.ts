@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { payloadBytes } from '../../kernel/payload.ts';
-import { answers } from '../../web/http/openapi.ts';
-import type { ConsoleContext } from './deps.ts';
+import { payloadBytes } from '../../../kernel/payload.ts';
+import { answers } from '../../../web/http/openapi.ts';
 import {
   context,
   draftParams,
@@ -16,17 +15,9 @@ import {
   tags,
   tagsQuery,
   windowQuery,
-} from './skill-api-schemas.ts';
-import { skillVersionApiRoutes } from './skill-version-api-routes.ts';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The route also takes a download ticket in place of a session (see the owner API hook). */
-    ticketAuth?: boolean;
-    /** The route also takes an agent's own MCP bearer (see the owner API hook). */
-    agentAuth?: boolean;
-  }
-}
+} from './api-schemas.ts';
+import type { ConsoleContext } from './context.ts';
+import { skillVersionApiRoutes } from './version-api-routes.ts';
 
 /**
  * Skills for owners (SPEC Endpoints, Skills), inside the owner API scope (session or owner token):

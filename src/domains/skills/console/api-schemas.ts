@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { LIMITS } from '../../kernel/limits.ts';
-import { base64Chars, base64Field, textField } from '../../kernel/payload.ts';
-import { idOf } from '../../web/console/id-params.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { base64Chars, base64Field, textField } from '../../../kernel/payload.ts';
+import { idOf } from '../../../web/console/id-params.ts';
 
 /** Argument and body schemas of the skills owner routes (skill-*-api-routes.ts). */
 

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { idOf } from '../../web/console/id-params.ts';
-import { answers } from '../../web/http/openapi.ts';
-import type { ConsoleContext } from './deps.ts';
+import { idOf } from '../../../web/console/id-params.ts';
+import { answers } from '../../../web/http/openapi.ts';
 import {
   context,
   fileReadQuery,
@@ -13,7 +12,8 @@ import {
   sendFileBytes,
   tags,
   versionParams,
-} from './skill-api-schemas.ts';
+} from './api-schemas.ts';
+import type { ConsoleContext } from './context.ts';
 
 /**
  * Skill versions for owners: one version under a context, its files, its deterministic zip

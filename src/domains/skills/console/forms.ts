@@ -1,10 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import { line } from '../../web/console/fields.ts';
-import { idOf } from '../../web/console/id-params.ts';
-import { AGENT_ID } from './campaign-forms.ts';
+import { DomainError, httpStatusOf } from '../../../kernel/errors.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { line } from '../../../web/console/fields.ts';
+import { idOf, idPattern } from '../../../web/console/id-params.ts';
 
 /**
  * The skills forms of the console (docs/skills.md), bounded like the owner API's bodies
@@ -73,7 +72,7 @@ export const grantForm = z
     grantee_id: z
       .string({ message: 'Enter the identity’s id (agt_…).' })
       .trim()
-      .regex(AGENT_ID, 'Enter the identity’s id: it starts with agt_.'),
+      .regex(idPattern('agt'), 'Enter the identity’s id: it starts with agt_.'),
     note: optionalText('The note', P.noteChars),
   })
   .strict();

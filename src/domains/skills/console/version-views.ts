@@ -1,13 +1,11 @@
-import type {
-  SkillGrantOwnerService,
-  SkillHistoryOwnerService,
-  SkillOwnerService,
-} from '../../domains/skills/index.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import { html, type SafeHtml } from '../../web/console/html.ts';
-import { csrfField, notice, page, time } from '../../web/console/layout.ts';
-import { lines, type Signed } from '../../web/console/views.ts';
-import { authorCell, statusBadge } from './skill-views.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { html, type SafeHtml } from '../../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
+import { lines, type Signed } from '../../../web/console/views.ts';
+import type { SkillGrantOwnerService } from '../owner-grants.ts';
+import type { SkillHistoryOwnerService } from '../owner-history.ts';
+import type { SkillOwnerService } from '../owner-skills.ts';
+import { authorCell, statusBadge } from './views.ts';
 
 /**
  * One version for its owner (docs/skills.md): its terms, files, SKILL.md as untrusted text, the

@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ConsoleOwner } from '../../domains/identity/index.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
-import { formValues, parseForm } from '../../web/console/fields.ts';
-import { guardPost, requireOwner } from '../../web/console/guards.ts';
-import type { ConsoleContext } from './deps.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import type { ConsoleOwner } from '../../../web/console/context.ts';
+import { seeOther, sendPage, sessionToken } from '../../../web/console/context.ts';
+import { formValues, parseForm } from '../../../web/console/fields.ts';
+import { guardPost, requireOwner } from '../../../web/console/guards.ts';
+import type { ConsoleContext } from './context.ts';
 import {
   cursorOf,
   doneOf,
@@ -20,9 +20,9 @@ import {
   SKILL_MD_BODY,
   skillMdForm,
   WINDOW,
-} from './skill-forms.ts';
-import { skillVersionRoutes } from './skill-version-routes.ts';
-import { type DraftPageView, draftPage, type SkillListView, skillListPage } from './skill-views.ts';
+} from './forms.ts';
+import { skillVersionRoutes } from './version-routes.ts';
+import { type DraftPageView, draftPage, type SkillListView, skillListPage } from './views.ts';
 
 /**
  * Skills for their owners (docs/skills.md): the account's versions and drafts with a form to

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.ts';
 import type { WebContext } from '../web/console/context.ts';
 
@@ -11,19 +12,24 @@ import type { WebContext } from '../web/console/context.ts';
 /**
  * What a door is handed: the services it uses (`N`, named by the area and checked against the
  * joined services by the catalogue), the console's shared rules (CSRF, cookies, base URL, clock),
- * the config, the parts other areas add to its pages, and the server secret (cursors).
+ * the config, the parts other areas add to its pages, the server secret (cursors) and the
+ * shared rate-limit counters.
  */
 export type DoorContext<N> = N &
   WebContext & {
     config: Config;
     secret: string;
     parts: PageParts;
+    /** Shared rate-limit counters across replicas (CAIRN_REDIS_URL); null counts per process. */
+    redis: Redis | null;
   };
 
 /** The owner of an owner-API request (session or owner token); throws UNAUTHENTICATED without one. */
 export type OwnerOf = (req: { owner?: { id: string } | undefined }) => string;
 
 export interface Doors<N = object> {
+  /** Routes outside the console and the owner API (OAuth endpoints, public pages), each area in a scope of its own. */
+  publicRoutes?(app: FastifyInstance, ctx: DoorContext<N>): Promise<void> | void;
   /** Console pages (HTML under `/console/…`), registered inside the console's session and CSRF scope. */
   pages?(app: FastifyInstance, ctx: DoorContext<N>): void;
   /** Owner `/v1/…` routes, inside the owner API scope (session or owner token, JSON only, the envelope). */
@@ -41,4 +47,5 @@ export interface Doors<N = object> {
 export interface PageParts {}
 
 /** One part of slot `K`. */
-export type PartOf<K extends keyof PageParts> = PageParts[K] extends ReadonlyArray<infer P> ? P : never;
+export type PartOf<K extends keyof PageParts> =
+  NonNullable<PageParts[K]> extends ReadonlyArray<infer P> ? P : never;

@@ -5,6 +5,7 @@ import { arenaAppeal, arenaReport, arenaReports } from './cases/case-tools.ts';
 import { ArenaReviewService } from './cases/review.ts';
 import { builtinChallenges } from './challenges/index.ts';
 import { ChallengeRegistry } from './challenges/registry.ts';
+import { arenaDoors } from './console/doors.ts';
 import { ARENA_ERRORS } from './errors.ts';
 import { ArenaKeys, KeyChurnError } from './keys.ts';
 import { ArenaOwnerService } from './owner-arena.ts';
@@ -67,6 +68,7 @@ export { SuperchallengeReviewService } from './superchallenges/review.ts';
 
 export const arenaArea = {
   name: 'arena',
+  doors: arenaDoors,
   tables,
   errors: ARENA_ERRORS,
   limits: [...PUBLISHED_RUN_LIMITS, ...PUBLISHED_PUBLICATION_LIMITS, ...PUBLISHED_SUPERCHALLENGE_LIMITS],

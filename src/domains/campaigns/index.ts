@@ -35,6 +35,11 @@ import { evidenceSubmit, resultVerify, taskComplete } from './verification/compl
 export { BOARD_PURPOSES, type BoardPurpose, MAX_BOARD_TASKS, slugArg } from './boards/board-rules.ts';
 export { BoardService } from './boards/owner-boards.ts';
 export { type BoardFilters, PublicBoards } from './boards/public-boards.ts';
+export {
+  type CampaignPageChange,
+  type CampaignPagePart,
+  campaignPageChange,
+} from './console/campaign-parts.ts';
 export { FindingOwnerService } from './findings/owner-findings.ts';
 export { ResearchReports } from './findings/reports.ts';
 export { listEventsForOwner, type PresentedEvent } from './ledger/ledger-repo.ts';

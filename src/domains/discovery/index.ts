@@ -19,7 +19,6 @@ export type ErrorDoc = ReturnType<typeof describeErrorCatalog>[number];
 export type { ConnectMethods } from './connect-methods.ts';
 export { SERVER_NAME, SERVER_VERSION } from './connect-methods.ts';
 export { DEFAULT_RUNTIME, RUNTIMES, type Runtime } from './connection.ts';
-export { DEVICE_GRANT } from './oauth-metadata.ts';
 export { publicStats, serverStatus } from './status.ts';
 export type { ToolDoc } from './tool-docs.ts';
 

@@ -3,7 +3,7 @@
  * authorization server). MCP clients read them to find where to register and sign in.
  */
 
-export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+import { DEVICE_GRANT } from '../identity/index.ts';
 
 /** `/.well-known/oauth-protected-resource/mcp`: the MCP endpoint and who issues its tokens. */
 export function protectedResourceMetadata(baseUrl: string) {

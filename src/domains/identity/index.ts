@@ -1,5 +1,6 @@
 import type { Area } from '../../framework/index.ts';
 import { jobFailureLevel } from '../../storage/unavailable.ts';
+import { identityDoors } from './console/doors.ts';
 import { DeviceService } from './credentials/device.ts';
 import { OAuthClientService } from './credentials/oauth-clients.ts';
 import { OAuthConsentService } from './credentials/oauth-consent.ts';
@@ -40,6 +41,8 @@ export {
   setArenaActivation,
   setArenaReviewer,
 } from './arena-activation.ts';
+export { type AgentPageChange, type AgentPagePart, agentPageChange } from './console/agent-parts.ts';
+export { claimsLine, claimsPanel } from './console/claims.ts';
 export {
   type DeviceRequest,
   DeviceService,
@@ -49,6 +52,7 @@ export {
 } from './credentials/device.ts';
 export {
   type ClientAuthMethod,
+  DEVICE_GRANT,
   OAuthClientService,
   type RegisteredClient,
   type Registration,
@@ -120,6 +124,7 @@ export const identityArea = {
   tables: { ...identityTables, ...credentialTables },
   errors: IDENTITY_ERRORS,
   operations: identityOperations,
+  doors: identityDoors,
   extensionDefaults: {
     callerStanding: noStanding,
     campaignLinks: noCampaignLinks,

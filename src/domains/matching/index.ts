@@ -3,6 +3,7 @@ import { NotifyWaiter } from '../../storage/notify-waiter.ts';
 import { jobFailureLevel } from '../../storage/unavailable.ts';
 import { Housekeeper } from '../identity/index.ts';
 import { MATCHING_CHANNEL } from './changes.ts';
+import { matchingDoors } from './console/doors.ts';
 import { MATCHING_ERRORS } from './errors.ts';
 import { matchingGuestPairing } from './guest-pairing.ts';
 import { matchingTools } from './matching-tools.ts';
@@ -19,6 +20,7 @@ export { PublicIntents } from './public-intents.ts';
 /** Matching (docs/matching.md): owner consent, intents, one bounded proposal ending in a campaign join. */
 export const matchingArea = {
   name: 'matching',
+  doors: matchingDoors,
   tables,
   errors: MATCHING_ERRORS,
   operations: matchingTools,

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { BOARD_PURPOSES, MAX_BOARD_TASKS, slugArg } from '../../domains/campaigns/index.ts';
 import { idOf } from '../../web/console/id-params.ts';
 import { answers } from '../../web/http/openapi.ts';
-import type { ConsoleContext } from './deps.ts';
+import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
 
 const tags = ['boards'];
 const title = z.string().trim().min(1).max(200).describe('What the board is called (1-200 characters).');

@@ -6,6 +6,7 @@ import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
 import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
 import { formValues, parseForm } from '../../web/console/fields.ts';
 import { guardPost, requireOwner } from '../../web/console/guards.ts';
+import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
 import {
   type BoardChoices,
   type BoardDraft,
@@ -15,7 +16,6 @@ import {
   newBoardPage,
 } from './board-views.ts';
 import { CAMPAIGN_ID, TASK_ID } from './campaign-forms.ts';
-import type { ConsoleContext } from './deps.ts';
 
 /**
  * Public task boards for their owner (docs/boards.md): the owner's boards, publishing one from a

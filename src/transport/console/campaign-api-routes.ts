@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { messageContentArg, OWNER_MESSAGE_TYPES } from '../../domains/campaigns/index.ts';
-import type { ConsoleContext } from './deps.ts';
+import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
 
 const tags = ['campaigns'];
 const id = z.string().min(1).max(100);

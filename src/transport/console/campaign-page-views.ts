@@ -12,14 +12,13 @@ import {
   VISIBILITY_HELP,
 } from './campaign-views.ts';
 import { ledgerPanel, messagesPanel, tasksPanel } from './campaign-work-views.ts';
-import { type CallView, callPanel } from './matching-call-views.ts';
 
 /**
- * One campaign's page for its owner of record: settings, members and invitations, the call for
- * applications (while open), then the work.
+ * One campaign's page for its owner of record: settings, members and invitations, the sections
+ * other areas add (matching's call for applications), then the work.
  */
 
-export function campaignPage(v: CampaignPageView & { call?: CallView | undefined }): SafeHtml {
+export function campaignPage(v: CampaignPageView & { panels: SafeHtml[] }): SafeHtml {
   const c = v.data.campaign;
   const path = `/console/campaigns/${c.campaign_id}`;
   const draftOf = (form: Draft['form']) => (v.draft?.form === form ? v.draft.values : undefined);
@@ -33,7 +32,7 @@ export function campaignPage(v: CampaignPageView & { call?: CallView | undefined
       ${v.flash ? notice('ok', v.flash) : ''}${v.error ? notice('error', v.error) : ''}
       ${settingsPanel(v.data)}
       ${membersPanel(v, path, draftOf('invite'))}
-      ${v.call ? callPanel(v.csrf, path, v.call, draftOf('call')) : ''}
+      ${v.panels}
       ${tasksPanel(v, path, draftOf('task'), draftOf('cancel'))}
       ${messagesPanel(v, path, draftOf('message'))}
       ${ledgerPanel(v, path)}

@@ -4,8 +4,9 @@ import { rewardOf } from '../../domains/campaigns/index.ts';
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
 import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
-import { formValues, parseForm } from '../../web/console/fields.ts';
+import { formValues, parseForm, tokenOnlyForm } from '../../web/console/fields.ts';
 import { guardPost, requireOwner } from '../../web/console/guards.ts';
+import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
 import {
   AGENT_ID,
   CAMPAIGN_ID,
@@ -22,10 +23,6 @@ import {
 } from './campaign-forms.ts';
 import { campaignPage } from './campaign-page-views.ts';
 import { campaignListPage, type Draft, newCampaignPage } from './campaign-views.ts';
-import type { ConsoleContext } from './deps.ts';
-import { tokenOnlyForm } from './forms.ts';
-import type { CallView } from './matching-call-views.ts';
-import { callForm } from './matching-forms.ts';
 import { refusal } from './rewards-views.ts';
 
 const hidden = { schema: { hide: true } };
@@ -53,10 +50,6 @@ const DONE: Record<string, string> = {
     'Campaign closed. Its unfinished tasks were cancelled; escrowed rewards and their fees went back to your balance.',
   accepted: 'Accepted. Your agent can now join the campaign with campaign_join.',
   declined: 'Declined. The invitation is closed.',
-  call_saved:
-    'Call saved. Agents with matching on find it with matching_list now; a coordinator answers each request, then you decide it under Matching.',
-  call_withdrawn: 'Call withdrawn. It is no longer listed, and every open request made to it stopped.',
-  call_gone: 'There was no call to withdraw: nothing changed.',
 };
 
 /**
@@ -85,7 +78,9 @@ const param = (q: Query, name: string, shape: RegExp) => {
  */
 export function campaignRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   const service = ctx.campaigns;
-  const done = (req: FastifyRequest) => DONE[String(queryOf(req).done ?? '')];
+  const parts = ctx.parts.campaignPage ?? [];
+  const confirmations: Record<string, string> = Object.assign({}, DONE, ...parts.map((p) => p.done));
+  const done = (req: FastifyRequest) => confirmations[String(queryOf(req).done ?? '')];
   const campaignId = (req: FastifyRequest) => {
     const id = (req.params as { campaign_id: string }).campaign_id;
     if (!CAMPAIGN_ID.test(id)) throw new DomainError('NOT_FOUND', 'No such campaign.');
@@ -167,26 +162,32 @@ export function campaignRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
       messagesBefore: param(q, 'messages_before', MESSAGE_ID),
       ledgerBeforeSeq: ledgerBefore === undefined ? undefined : Number(ledgerBefore),
     });
-    const call =
-      data.campaign.status === 'ACTIVE' ? await callOf(owner, data.campaign.campaign_id) : undefined;
     const csrf = sessionToken(ctx, req);
+    const { campaign } = data;
+    const path = `/console/campaigns/${campaign.campaign_id}`;
+    const panels = await Promise.all(
+      parts.map((part) =>
+        part.panel({
+          owner,
+          csrf,
+          campaign,
+          path,
+          draft: extra.draft?.form === part.form ? extra.draft.values : undefined,
+        }),
+      ),
+    );
     return sendPage(
       reply,
       status,
-      campaignPage({ owner, csrf, data, feePct: ctx.config.platformFeePct, call, ...extra }),
+      campaignPage({
+        owner,
+        csrf,
+        data,
+        feePct: ctx.config.platformFeePct,
+        panels: panels.filter((p) => p !== ''),
+        ...extra,
+      }),
     );
-  };
-
-  /** The call for applications of an open campaign; one that closed since the page was read shows none. */
-  const callOf = async (owner: ConsoleOwner, id: string): Promise<CallView | undefined> => {
-    try {
-      const { application } = await ctx.matching.getApplication(owner.id, id);
-      const listed = application !== null && new Date(application.expires_at) > ctx.clock.now();
-      return { call: application, listed };
-    } catch (err) {
-      if (err instanceof DomainError && err.code === 'CAMPAIGN_CLOSED') return undefined;
-      throw err;
-    }
   };
 
   app.get('/console/campaigns/:campaign_id', hidden, async (req, reply) => {
@@ -203,7 +204,7 @@ export function campaignRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
    */
   const change = <T extends z.ZodType>(
     suffix: string,
-    form: Draft['form'],
+    form: string,
     schema: T,
     act: (owner: ConsoleOwner, id: string, data: z.infer<T>) => Promise<string | { location: string }>,
   ) =>
@@ -264,16 +265,6 @@ export function campaignRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
     await service.postComment(owner.id, id, data);
     return 'posted';
   });
-  // The call for applications (docs/matching.md): here, not in matching-routes.ts, so a refusal
-  // is shown on the campaign page with what was typed. A closed campaign is refused (CAMPAIGN_CLOSED).
-  change('matching-call', 'call', callForm, async (owner, id, data) => {
-    await ctx.matching.publishApplication(owner.id, id, data);
-    return { location: `/console/campaigns/${id}?done=call_saved#matching-call` };
-  });
-  change('matching-call/withdraw', 'call', tokenOnlyForm, async (owner, id) => {
-    const { withdrawn } = await ctx.matching.withdrawApplication(owner.id, id);
-    return {
-      location: `/console/campaigns/${id}?done=${withdrawn ? 'call_withdrawn' : 'call_gone'}#matching-call`,
-    };
-  });
+  // The forms of the sections other areas add (campaign-parts.ts), handled like the page's own.
+  for (const part of parts) for (const c of part.changes) change(c.suffix, part.form, c.schema, c.act);
 }

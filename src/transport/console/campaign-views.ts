@@ -24,9 +24,12 @@ export const VISIBILITY_HELP: Record<(typeof VISIBILITY_MODES)[number], string> 
 export type CampaignPageData = Awaited<ReturnType<CampaignOwnerService['campaignPage']>>;
 export type Member = CampaignPageData['members'][number];
 
-/** Which form a problem belongs to, with what was typed, so it can be filled in again. */
+/**
+ * Which form a problem belongs to, with what was typed, so it can be filled in again: one of
+ * the page's own, or the form name of a section another area adds (campaign-parts.ts).
+ */
 export interface Draft {
-  form: 'invite' | 'task' | 'message' | 'cancel' | 'call' | 'stop' | 'close';
+  form: 'invite' | 'task' | 'message' | 'cancel' | 'stop' | 'close' | (string & {});
   values: Record<string, string>;
 }
 

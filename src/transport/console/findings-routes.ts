@@ -4,9 +4,9 @@ import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
 import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
 import { parseForm } from '../../web/console/fields.ts';
 import { guardPost, requireOwner } from '../../web/console/guards.ts';
+import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
 import { CAMPAIGN_ID, FINDING_STATUSES, findingSettingsForm, stixForm } from './campaign-forms.ts';
 import { memberNames } from './campaign-views.ts';
-import type { ConsoleContext } from './deps.ts';
 import { type FindingsPageView, findingsPage } from './findings-views.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
 

@@ -6,9 +6,9 @@ import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { bearerOf, sendOwnerError } from '../../web/console/owner-errors.ts';
+import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
 import { CAMPAIGN_ID } from './campaign-forms.ts';
 import { memberNames } from './campaign-views.ts';
-import type { ConsoleContext } from './deps.ts';
 import { HEARTBEAT, presentLiveEvent, STREAM_START, sseFrame } from './live-events.ts';
 import { endStream, LiveStreams, MAX_LIVE_STREAMS_PER_OWNER } from './live-streams.ts';
 

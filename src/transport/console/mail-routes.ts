@@ -3,11 +3,10 @@ import { z } from 'zod';
 import type { ConsoleOwner } from '../../domains/identity/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
 import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
-import { parseForm } from '../../web/console/fields.ts';
+import { parseForm, tokenOnlyForm } from '../../web/console/fields.ts';
 import { guardPost, requireOwner } from '../../web/console/guards.ts';
 import { idOf } from '../../web/console/id-params.ts';
-import type { ConsoleContext } from './deps.ts';
-import { tokenOnlyForm } from './forms.ts';
+import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
 import { type MailPageView, mailPage } from './mail-views.ts';
 
 /**

@@ -1,30 +1,18 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { AREAS } from '../../domains/catalog.ts';
 import type { Area } from '../../framework/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { bearerOf, sendOwnerError } from '../../web/console/owner-errors.ts';
 import { codeForStatus, sendValidationFailure } from '../../web/http/error-handler.ts';
 import { type BodyDecoder, installLargeBodies } from '../../web/http/large-body.ts';
-import { consentCookieName } from '../http/consent-cookie.ts';
-import { arenaApiRoutes } from './arena-api-routes.ts';
-import { arenaReviewerApiRoutes } from './arena-reviewer-api-routes.ts';
-import { arenaSuperchallengeApiRoutes } from './arena-superchallenge-api-routes.ts';
+import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
 import { boardApiRoutes } from './board-api-routes.ts';
 import { campaignApiRoutes } from './campaign-api-routes.ts';
-import type { ConsoleContext } from './deps.ts';
-import { identityApiRoutes } from './identity-api-routes.ts';
 import { mailApiRoutes } from './mail-api-routes.ts';
-import { matchingApiRoutes } from './matching-api-routes.ts';
-import { ownerTokenApiRoutes } from './owner-token-api-routes.ts';
 import { researchApiRoutes } from './research-api-routes.ts';
 import { researchFindingRoutes } from './research-findings-routes.ts';
 import { researchReportRoutes } from './research-report-routes.ts';
 import { rewardsApiRoutes } from './rewards-api-routes.ts';
-
-const tags = ['oauth'];
-const id = z.string().min(1).max(100);
 
 /** Whether a Content-Type header names application/json (parameters such as charset allowed). */
 function isJson(contentType: string | undefined): boolean {
@@ -128,65 +116,11 @@ export async function ownerApiRoutes(
     });
   });
 
-  const r = api.withTypeProvider<ZodTypeProvider>();
   const owner = (req: { owner?: { id: string } | undefined }) => {
     if (!req.owner) throw new DomainError('UNAUTHENTICATED', 'Sign in to the console first.');
     return req.owner.id;
   };
 
-  r.get(
-    '/v1/oauth/requests/:request_id',
-    {
-      schema: {
-        tags,
-        summary: 'Inspect a consent request (signed-in person)',
-        params: z.object({ request_id: id }).strict(),
-      },
-    },
-    async (req) => {
-      return ctx.oauth.review(owner(req), req.params.request_id, req.cookies[consentCookieName(ctx.baseUrl)]);
-    },
-  );
-
-  r.post(
-    '/v1/oauth/requests/:request_id/decision',
-    {
-      schema: {
-        tags,
-        summary: 'Allow or decline a consent request (signed-in person)',
-        params: z.object({ request_id: id }).strict(),
-        body: z.object({ action: z.enum(['allow', 'decline']) }).strict(),
-      },
-    },
-    async (req) => {
-      const allow = req.body.action === 'allow';
-      const bound = req.cookies[consentCookieName(ctx.baseUrl)];
-      const { redirect_to } = await ctx.oauth.decide(owner(req), req.params.request_id, allow, bound);
-      return { status: allow ? 'APPROVED' : 'DECLINED', redirect_to };
-    },
-  );
-
-  r.get(
-    '/v1/oauth/connections',
-    { schema: { tags, summary: "The signed-in person's OAuth connections" } },
-    async (req) => ({ connections: await ctx.oauth.connections(owner(req)) }),
-  );
-
-  r.post(
-    '/v1/oauth/connections/:grant_id/revoke',
-    {
-      schema: {
-        tags,
-        summary: 'Revoke an OAuth connection (signed-in person); the JSON body may be {}',
-        params: z.object({ grant_id: id }).strict(),
-        body: z.object({}).strict().optional(),
-      },
-    },
-    async (req) => ctx.oauth.revokeConnection(owner(req), req.params.grant_id),
-  );
-
-  await ownerTokenApiRoutes(api, ctx, owner);
-  await identityApiRoutes(api, ctx, owner);
   await campaignApiRoutes(api, ctx, owner);
   await researchApiRoutes(api, ctx, owner);
   await researchFindingRoutes(api, ctx, owner);
@@ -194,9 +128,5 @@ export async function ownerApiRoutes(
   await rewardsApiRoutes(api, ctx, owner);
   await mailApiRoutes(api, ctx, owner);
   await boardApiRoutes(api, ctx, owner);
-  await matchingApiRoutes(api, ctx, owner);
-  await arenaApiRoutes(api, ctx, owner);
-  await arenaSuperchallengeApiRoutes(api, ctx, owner);
-  await arenaReviewerApiRoutes(api, ctx, owner);
   for (const area of AREAS) await (area as Area).doors?.ownerApi?.(api, ctx, owner);
 }

@@ -12,7 +12,7 @@ import { LIMITS } from '../../kernel/limits.ts';
 import { base64Chars, base64Field, textField } from '../../kernel/payload.ts';
 import { idOf } from '../../web/console/id-params.ts';
 import { answers } from '../../web/http/openapi.ts';
-import type { ConsoleContext } from './deps.ts';
+import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
 
 const tags = ['research'];
 const L = LIMITS.researchImports;

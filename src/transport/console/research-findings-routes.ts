@@ -3,7 +3,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { MAX_STIX_SOURCES, TLP_LEVELS, type TlpLevel } from '../../domains/research/index.ts';
 import { idOf } from '../../web/console/id-params.ts';
-import type { ConsoleContext } from './deps.ts';
+import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
 
 const tags = ['research'];

@@ -5,7 +5,7 @@ import { MAX_STIX_SOURCES } from '../../domains/research/index.ts';
 import { plainLine, plainText } from '../../kernel/plain-text.ts';
 import { idOf } from '../../web/console/id-params.ts';
 import { answers } from '../../web/http/openapi.ts';
-import type { ConsoleContext } from './deps.ts';
+import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
 
 const tags = ['research'];

@@ -6,8 +6,8 @@ import { DomainError } from '../../kernel/errors.ts';
 import { LIMITS } from '../../kernel/limits.ts';
 import { sendPage, sessionToken } from '../../web/console/context.ts';
 import { requireOwner } from '../../web/console/guards.ts';
+import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
 import { CAMPAIGN_ID } from './campaign-forms.ts';
-import type { ConsoleContext } from './deps.ts';
 import { importPage, previewPage } from './research-views.ts';
 
 /**

@@ -5,7 +5,7 @@ import { CURRENCIES, type Currency, toMinor } from '../../domains/funds/index.ts
 import { DomainError } from '../../kernel/errors.ts';
 import { idOf } from '../../web/console/id-params.ts';
 import { answers } from '../../web/http/openapi.ts';
-import type { ConsoleContext } from './deps.ts';
+import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
 
 const tags = ['rewards'];
 const approvalId = idOf('apr', 'release request');

@@ -7,27 +7,18 @@ import { cookieOptions, sendPage } from '../../web/console/context.ts';
 import { CONSOLE_CSP } from '../../web/console/csp.ts';
 import { messagePage } from '../../web/console/layout.ts';
 import { CONSOLE_CSS, CONSOLE_ICON } from '../../web/console/style.ts';
-import { arenaCaseRoutes } from './arena-case-routes.ts';
-import { arenaReviewerRoutes } from './arena-reviewer-routes.ts';
-import { arenaSuperchallengeRoutes } from './arena-superchallenge-routes.ts';
-import { authRoutes } from './auth-routes.ts';
+import type { BodyDecoder } from '../../web/http/large-body.ts';
+import type { DoorContextOfAll } from '../door-context.ts';
 import { boardRoutes } from './board-routes.ts';
 import { campaignRoutes } from './campaign-routes.ts';
-import { buildContext, type ConsoleDeps } from './deps.ts';
 import { findingRoutes } from './findings-routes.ts';
-import { identityRoutes } from './identity-routes.ts';
 import { liveRoutes } from './live-routes.ts';
 import { mailRoutes } from './mail-routes.ts';
-import { matchingRoutes } from './matching-routes.ts';
-import { oauthConsoleRoutes } from './oauth-routes.ts';
 import { ownerApiRoutes } from './owner-api-routes.ts';
-import { ownerTokenRoutes } from './owner-token-routes.ts';
-import { pairRoutes } from './pair-routes.ts';
 import { researchRoutes } from './research-routes.ts';
 import { rewardRoutes } from './rewards-routes.ts';
 
 export { CONSOLE_CSP } from '../../web/console/csp.ts';
-export type { ConsoleDeps } from './deps.ts';
 
 /** Same for everyone, needing no session. */
 const STATIC = new Set([
@@ -42,13 +33,16 @@ const STATIC = new Set([
  * only saves a reload). Routes are thin: they check the
  * session and the CSRF token, parse the form, call one service method and render the result.
  */
-export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
-  const ctx = buildContext(deps);
+export async function consoleRoutes(
+  app: FastifyInstance,
+  ctx: DoorContextOfAll,
+  bodies: BodyDecoder,
+): Promise<void> {
   await app.register(cookie);
   // The JSON operations for a signed-in person. Registered before the page hooks and error
   // handler below: a child plugin gets a copy of its parent's hooks when it is created, so it
   // inherits the cookie parser but none of the HTML handling.
-  await app.register(async (api) => ownerApiRoutes(api, ctx, deps.bodies));
+  await app.register(async (api) => ownerApiRoutes(api, ctx, bodies));
 
   app.addHook('onRequest', async (req, reply) => {
     // Replaces helmet's default policy for these routes; pages carry secrets shown once, so no caching.
@@ -112,22 +106,13 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(CONSOLE_ICON),
   );
 
-  authRoutes(app, ctx);
-  identityRoutes(app, ctx);
-  pairRoutes(app, ctx);
-  oauthConsoleRoutes(app, ctx);
   campaignRoutes(app, ctx);
   liveRoutes(app, ctx);
-  ownerTokenRoutes(app, ctx);
   researchRoutes(app, ctx);
   findingRoutes(app, ctx);
   rewardRoutes(app, ctx);
   mailRoutes(app, ctx);
   boardRoutes(app, ctx);
-  matchingRoutes(app, ctx);
-  arenaCaseRoutes(app, ctx);
-  arenaSuperchallengeRoutes(app, ctx);
-  arenaReviewerRoutes(app, ctx);
   for (const area of AREAS) (area as Area).doors?.pages?.(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.

@@ -8,8 +8,9 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/config.ts';
 import type { AppServices } from '../../domains/catalog.ts';
+import { AREAS } from '../../domains/catalog.ts';
 import { type Discovery, publicStats, SERVER_VERSION, serverStatus } from '../../domains/discovery/index.ts';
-import type { OperationRunner } from '../../framework/index.ts';
+import type { Area, OperationRunner } from '../../framework/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 import { LIMITS } from '../../kernel/limits.ts';
@@ -20,7 +21,8 @@ import { refuseIllFormedInput } from '../../web/http/ill-formed.ts';
 import { installJsonBodyParser } from '../../web/http/json-body.ts';
 import type { BodyDecoder } from '../../web/http/large-body.ts';
 import { openApiTransform } from '../../web/http/openapi.ts';
-import { type ConsoleDeps, consoleRoutes } from '../console/routes.ts';
+import { consoleRoutes } from '../console/routes.ts';
+import { buildDoorContext } from '../door-context.ts';
 import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
 import { arenaPublicRoutes } from './arena-public-routes.ts';
 import { answerClientError } from './client-errors.ts';
@@ -28,8 +30,6 @@ import { Connections } from './connections.ts';
 import { exampleRoutes } from './examples-routes.ts';
 import { mailCallbackRoutes } from './mail-callbacks.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
-import { nativeOAuthRoutes } from './native-oauth-routes.ts';
-import { type OAuthDeps, oauthRoutes } from './oauth-routes.ts';
 import { type PublicDeps, publicRoutes } from './public-routes.ts';
 import { countStatementsPerRequest } from './statement-header.ts';
 
@@ -158,19 +158,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     boards: services.publicBoards,
     intents: services.publicIntents,
   };
-  const oauthDeps: OAuthDeps = {
-    device: services.device,
-    identity: services.identity,
-    tokens: services.tokens,
-    secrets: services.secrets,
-    clients: services.oauthClients,
-    consent: services.oauth,
-    grants: services.grants,
-    baseUrl,
-    ratePerMinute: publicRateLimitPerMinute,
-    redis,
-  };
-  const consoleDeps: ConsoleDeps = { services, config, secret: deps.secret, clock, bodies: deps.bodies };
+  // What every area's doors are handed (door-context.ts).
+  const doors = buildDoorContext({ services, config, secret: deps.secret, clock, redis });
   const mcpDeps: McpEndpointDeps = {
     runner: deps.runner,
     discovery,
@@ -197,9 +186,11 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   );
   await app.register(exampleRoutes);
   await app.register(async (scope) => mcpRoutes(scope, mcpDeps));
-  await app.register(async (scope) => oauthRoutes(scope, oauthDeps));
-  await app.register(async (scope) => nativeOAuthRoutes(scope, oauthDeps));
-  await app.register(async (scope) => consoleRoutes(scope, consoleDeps));
+  await app.register(async (scope) => consoleRoutes(scope, doors, deps.bodies));
+  for (const area of AREAS as ReadonlyArray<Area>) {
+    const publicRoutes = area.doors?.publicRoutes;
+    if (publicRoutes) await app.register(async (scope) => publicRoutes(scope, doors));
+  }
   // The mail providers' callbacks, with body parsers of their own (signatures are over raw bytes).
   await app.register(async (scope) =>
     mailCallbackRoutes(scope, {

@@ -13,6 +13,9 @@ const CONTROLS_BUT_WHITESPACE = /[^\P{Cc}\t\n\r]/u;
 /** The CSRF token every form carries (checked against the session by guardPost). */
 export const csrf = z.string().max(200).optional();
 
+/** A form of one button: nothing but its CSRF token. */
+export const tokenOnlyForm = z.object({ csrf }).strict();
+
 /** One line of text: required, trimmed, no control characters. */
 export const line = (what: string, max: number) =>
   z

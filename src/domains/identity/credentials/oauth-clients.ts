@@ -7,8 +7,9 @@ import type { Database } from '../../../storage/database.ts';
 import * as oauthRepo from './oauth-repo.ts';
 
 /** Grants a registered client may use at the token endpoint. */
-const DEVICE_CODE = 'urn:ietf:params:oauth:grant-type:device_code';
-const CLIENT_GRANTS = ['authorization_code', 'refresh_token', DEVICE_CODE] as const;
+/** The device authorization grant's type (RFC 8628 §3.4). */
+export const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+const CLIENT_GRANTS = ['authorization_code', 'refresh_token', DEVICE_GRANT] as const;
 const AUTH_METHODS = ['none', 'client_secret_post', 'client_secret_basic'] as const;
 const MAX_REDIRECT_URIS = 10;
 const MAX_URI_CHARS = 2_000;
@@ -104,10 +105,10 @@ export class OAuthClientService {
     const grants = input.grant_types ?? ['authorization_code'];
     const unknownGrant = grants.find((g) => !(CLIENT_GRANTS as readonly string[]).includes(g));
     const redirects = grants.includes('authorization_code');
-    if (unknownGrant || !(redirects || grants.includes(DEVICE_CODE))) {
+    if (unknownGrant || !(redirects || grants.includes(DEVICE_GRANT))) {
       throw new OAuthError(
         'invalid_client_metadata',
-        `grant_types must include authorization_code or ${DEVICE_CODE} (RFC 8628), and may add refresh_token${unknownGrant ? `; ${unknownGrant.slice(0, 80)} is not offered to registered clients` : ''}.`,
+        `grant_types must include authorization_code or ${DEVICE_GRANT} (RFC 8628), and may add refresh_token${unknownGrant ? `; ${unknownGrant.slice(0, 80)} is not offered to registered clients` : ''}.`,
       );
     }
     const redirectUris = input.redirect_uris ?? [];

@@ -1,0 +1,154 @@
+import type { FastifyInstance } from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { idOf } from '../../../web/console/id-params.ts';
+import { answers } from '../../../web/http/openapi.ts';
+import type { ConsoleContext } from './context.ts';
+
+/** The run states, as `GET /v1/arena/runs?state=` takes them (docs/arena.md). */
+const RUN_STATES = ['ASSIGNED', 'RUNNING', 'SUBMITTED', 'VERIFIED', 'EXPIRED', 'CANCELLED'] as const;
+
+/**
+ * The Arena for owners (docs/arena.md), inside the owner API scope (session or owner token):
+ * the separate activation per identity (another owner's identity is NOT_FOUND), the
+ * challenges that can be assigned, assignments, and the owner's runs.
+ */
+export async function arenaApiRoutes(
+  api: FastifyInstance,
+  ctx: ConsoleContext,
+  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
+): Promise<void> {
+  const r = api.withTypeProvider<ZodTypeProvider>();
+  r.get(
+    '/v1/arena/challenges',
+    {
+      schema: {
+        tags: ['arena'],
+        summary: 'The challenge versions this deployment can assign: terms, rubric, package and world hashes',
+      },
+    },
+    async (req) => {
+      ownerOf(req);
+      return ctx.arena.listChallenges();
+    },
+  );
+  r.get(
+    '/v1/arena/runs',
+    {
+      schema: {
+        tags: ['arena'],
+        summary:
+          'Your Arena runs, newest first (signed cursor): members, state, times, score and signed score, and what you may do next',
+        querystring: z
+          .object({
+            agent_id: idOf('agt', 'agent').optional(),
+            state: z.enum(RUN_STATES).optional(),
+            limit: z.coerce.number().int().min(1).max(100).default(25),
+            cursor: z.string().min(1).max(512).optional(),
+          })
+          .strict(),
+      },
+    },
+    async (req) => {
+      const q = req.query;
+      return ctx.arena.listRuns(ownerOf(req), {
+        agentId: q.agent_id,
+        state: q.state,
+        limit: q.limit,
+        cursor: q.cursor,
+      });
+    },
+  );
+  r.get(
+    '/v1/arena/cases',
+    {
+      schema: {
+        tags: ['arena'],
+        summary:
+          'For Arena reviewers: the open reports and appeals, oldest first (after: the last case_id of the previous page)',
+        querystring: z
+          .object({
+            limit: z.coerce.number().int().min(1).max(100).default(25),
+            after: idOf('case', 'case').optional(),
+          })
+          .strict(),
+      },
+    },
+    async (req) => ctx.arenaReview.queue(ownerOf(req), { limit: req.query.limit, after: req.query.after }),
+  );
+  r.post(
+    '/v1/arena/cases/:case_id/decision',
+    {
+      schema: {
+        tags: ['arena'],
+        summary:
+          'For Arena reviewers: decide an open report or appeal (UPHELD or DISMISSED) with the reasons the filer will read; an appeal needs another reviewer than the first decision',
+        params: z.object({ case_id: idOf('case', 'case') }).strict(),
+        body: z
+          .object({
+            outcome: z.enum(['UPHELD', 'DISMISSED']),
+            reasons: z.string().trim().min(1).max(8_000),
+          })
+          .strict(),
+      },
+    },
+    async (req) => ctx.arenaReview.decide(ownerOf(req), req.params.case_id, req.body),
+  );
+  r.post(
+    '/v1/arena/assignments',
+    {
+      config: answers([201]),
+      schema: {
+        tags: ['arena'],
+        summary:
+          'Assign a challenge version to one of your identities with the Arena on (a TEAM challenge: with teammates); its sessions get notifications/tools/list_changed, and it expires unstarted after one hour',
+        body: z
+          .object({
+            agent_id: idOf('agt', 'agent'),
+            challenge_id: z.string().min(1).max(64),
+            version: z.number().int().min(1).max(1_000_000).optional(),
+            teammates: z.array(idOf('agt', 'agent')).max(3).optional(),
+            publish: z.boolean().optional(),
+            show_agent: z.boolean().optional(),
+          })
+          .strict(),
+      },
+    },
+    async (req, reply) => {
+      const b = req.body;
+      const assigned = await ctx.arena.assign(ownerOf(req), {
+        agentId: b.agent_id,
+        challengeId: b.challenge_id,
+        version: b.version,
+        teammates: b.teammates,
+        publish: b.publish,
+        showAgent: b.show_agent,
+      });
+      return reply.code(201).send(assigned);
+    },
+  );
+  r.delete(
+    '/v1/arena/assignments/:assignment_id',
+    {
+      schema: {
+        tags: ['arena'],
+        summary: 'Cancel an assignment of yours and its run (for every member); its world is destroyed',
+        params: z.object({ assignment_id: idOf('asg', 'assignment') }).strict(),
+      },
+    },
+    async (req) => ctx.arena.cancel(ownerOf(req), req.params.assignment_id),
+  );
+  r.post(
+    '/v1/agents/:agent_id/arena',
+    {
+      schema: {
+        tags: ['arena'],
+        summary:
+          'Let one of your identities take part in the Arena, or stop it (apart from READ and campaigns); its sessions get notifications/tools/list_changed',
+        params: z.object({ agent_id: idOf('agt', 'agent') }).strict(),
+        body: z.object({ enabled: z.boolean() }).strict(),
+      },
+    },
+    async (req) => ctx.arena.setActivation(ownerOf(req), req.params.agent_id, req.body.enabled),
+  );
+}

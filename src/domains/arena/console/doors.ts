@@ -1,0 +1,27 @@
+import type { Doors } from '../../../framework/index.ts';
+import { arenaAgentPart } from './agent-part.ts';
+import { arenaApiRoutes } from './api-routes.ts';
+import { arenaCaseRoutes } from './case-routes.ts';
+import type { ArenaDoorServices } from './context.ts';
+import { arenaReviewerApiRoutes } from './reviewer-api-routes.ts';
+import { arenaReviewerRoutes } from './reviewer-routes.ts';
+import { arenaSuperchallengeApiRoutes } from './superchallenge-api-routes.ts';
+import { arenaSuperchallengeRoutes } from './superchallenge-routes.ts';
+
+/**
+ * The Arena's doors besides its tools: the reviewers' pages (cases, superchallenges) and the
+ * operator's naming of reviewers; their `/v1` routes; and its section of an identity's page.
+ */
+export const arenaDoors: Doors<ArenaDoorServices> = {
+  pages(app, ctx) {
+    arenaCaseRoutes(app, ctx);
+    arenaSuperchallengeRoutes(app, ctx);
+    arenaReviewerRoutes(app, ctx);
+  },
+  async ownerApi(api, ctx, ownerOf) {
+    await arenaApiRoutes(api, ctx, ownerOf);
+    await arenaSuperchallengeApiRoutes(api, ctx, ownerOf);
+    await arenaReviewerApiRoutes(api, ctx, ownerOf);
+  },
+  parts: { agentPage: arenaAgentPart },
+};

@@ -1,0 +1,50 @@
+import type { Doors } from '../../../framework/index.ts';
+import { nativeOAuthRoutes } from '../http/native-oauth-routes.ts';
+import { oauthRoutes } from '../http/oauth-routes.ts';
+import { identityApiRoutes } from './api-routes.ts';
+import { authRoutes } from './auth-routes.ts';
+import { oauthConsoleRoutes } from './consent-routes.ts';
+import type { ConsoleContext, IdentityDoorServices } from './context.ts';
+import { identityRoutes } from './identity-routes.ts';
+import { oauthApiRoutes } from './oauth-api-routes.ts';
+import { ownerTokenApiRoutes } from './owner-token-api-routes.ts';
+import { ownerTokenRoutes } from './owner-token-routes.ts';
+import { pairRoutes } from './pair-routes.ts';
+
+/** The OAuth endpoints' services and rate limit, from the door context. */
+const oauthDeps = (ctx: ConsoleContext) => ({
+  device: ctx.device,
+  identity: ctx.identity,
+  tokens: ctx.tokens,
+  secrets: ctx.secrets,
+  clients: ctx.oauthClients,
+  consent: ctx.oauth,
+  grants: ctx.grants,
+  baseUrl: ctx.baseUrl,
+  ratePerMinute: ctx.config.publicRateLimitPerMinute,
+  redis: ctx.redis,
+});
+
+/**
+ * Identity's doors besides its tools: sign-up and sign-in, the owner's identities, pairing,
+ * owner API tokens and the native-OAuth consent pages in the console; their `/v1` routes; and
+ * the OAuth endpoints (`/oauth/…`, device and native flows), each with its own rate limit.
+ */
+export const identityDoors: Doors<IdentityDoorServices> = {
+  pages(app, ctx) {
+    authRoutes(app, ctx);
+    identityRoutes(app, ctx);
+    pairRoutes(app, ctx);
+    oauthConsoleRoutes(app, ctx);
+    ownerTokenRoutes(app, ctx);
+  },
+  async ownerApi(api, ctx, ownerOf) {
+    await oauthApiRoutes(api, ctx, ownerOf);
+    await ownerTokenApiRoutes(api, ctx, ownerOf);
+    await identityApiRoutes(api, ctx, ownerOf);
+  },
+  async publicRoutes(app, ctx) {
+    await app.register(async (scope) => oauthRoutes(scope, oauthDeps(ctx)));
+    await app.register(async (scope) => nativeOAuthRoutes(scope, oauthDeps(ctx)));
+  },
+};

@@ -1,4 +1,5 @@
 import type { Area } from '../../framework/index.ts';
+import { campaignDoors } from './console/doors.ts';
 import { CAMPAIGN_ERRORS } from './errors.ts';
 import {
   findingCreate,
@@ -114,6 +115,7 @@ import { campaignCoverage } from './tasks/read-coverage.ts';
 /** Campaigns: membership, tasks and leases, messages and proposals, the ledger, verified completion. */
 export const campaignsArea = {
   name: 'campaigns',
+  doors: campaignDoors,
   tables,
   errors: CAMPAIGN_ERRORS,
   extensionDefaults: { completionGate: noCompletionGate },

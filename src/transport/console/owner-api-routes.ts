@@ -6,13 +6,6 @@ import { bearerOf, sendOwnerError } from '../../web/console/owner-errors.ts';
 import { codeForStatus, sendValidationFailure } from '../../web/http/error-handler.ts';
 import { type BodyDecoder, installLargeBodies } from '../../web/http/large-body.ts';
 import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
-import { boardApiRoutes } from './board-api-routes.ts';
-import { campaignApiRoutes } from './campaign-api-routes.ts';
-import { mailApiRoutes } from './mail-api-routes.ts';
-import { researchApiRoutes } from './research-api-routes.ts';
-import { researchFindingRoutes } from './research-findings-routes.ts';
-import { researchReportRoutes } from './research-report-routes.ts';
-import { rewardsApiRoutes } from './rewards-api-routes.ts';
 
 /** Whether a Content-Type header names application/json (parameters such as charset allowed). */
 function isJson(contentType: string | undefined): boolean {
@@ -121,12 +114,5 @@ export async function ownerApiRoutes(
     return req.owner.id;
   };
 
-  await campaignApiRoutes(api, ctx, owner);
-  await researchApiRoutes(api, ctx, owner);
-  await researchFindingRoutes(api, ctx, owner);
-  await researchReportRoutes(api, ctx, owner);
-  await rewardsApiRoutes(api, ctx, owner);
-  await mailApiRoutes(api, ctx, owner);
-  await boardApiRoutes(api, ctx, owner);
   for (const area of AREAS) await (area as Area).doors?.ownerApi?.(api, ctx, owner);
 }

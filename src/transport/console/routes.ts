@@ -3,30 +3,15 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { AREAS } from '../../domains/catalog.ts';
 import type { Area } from '../../framework/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
-import { cookieOptions, sendPage } from '../../web/console/context.ts';
+import { cookieOptions, STATIC_ASSET, sendPage } from '../../web/console/context.ts';
 import { CONSOLE_CSP } from '../../web/console/csp.ts';
 import { messagePage } from '../../web/console/layout.ts';
 import { CONSOLE_CSS, CONSOLE_ICON } from '../../web/console/style.ts';
 import type { BodyDecoder } from '../../web/http/large-body.ts';
 import type { DoorContextOfAll } from '../door-context.ts';
-import { boardRoutes } from './board-routes.ts';
-import { campaignRoutes } from './campaign-routes.ts';
-import { findingRoutes } from './findings-routes.ts';
-import { liveRoutes } from './live-routes.ts';
-import { mailRoutes } from './mail-routes.ts';
 import { ownerApiRoutes } from './owner-api-routes.ts';
-import { researchRoutes } from './research-routes.ts';
-import { rewardRoutes } from './rewards-routes.ts';
 
 export { CONSOLE_CSP } from '../../web/console/csp.ts';
-
-/** Same for everyone, needing no session. */
-const STATIC = new Set([
-  '/console/style.css',
-  '/console/favicon.svg',
-  '/console/live.js',
-  '/console/import.js',
-]);
 
 /**
  * The owner console: server-rendered pages that need no JavaScript (the campaign page's live.js
@@ -47,11 +32,11 @@ export async function consoleRoutes(
   app.addHook('onRequest', async (req, reply) => {
     // Replaces helmet's default policy for these routes; pages carry secrets shown once, so no caching.
     reply.header('content-security-policy', CONSOLE_CSP);
-    if (!STATIC.has(req.url)) reply.header('cache-control', 'no-store');
+    if (!req.routeOptions.config.staticAsset) reply.header('cache-control', 'no-store');
   });
 
   app.addHook('preHandler', async (req, reply) => {
-    if (STATIC.has(req.url)) return;
+    if (req.routeOptions.config.staticAsset) return;
     const value = req.cookies[ctx.cookieName.session];
     if (!value) return;
     const session = await ctx.owners.resolveSession(value);
@@ -98,21 +83,14 @@ export async function consoleRoutes(
     );
   });
 
-  app.get('/console/style.css', { schema: { hide: true } }, async (_req, reply) =>
+  app.get('/console/style.css', STATIC_ASSET, async (_req, reply) =>
     reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(CONSOLE_CSS),
   );
 
-  app.get('/console/favicon.svg', { schema: { hide: true } }, async (_req, reply) =>
+  app.get('/console/favicon.svg', STATIC_ASSET, async (_req, reply) =>
     reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(CONSOLE_ICON),
   );
 
-  campaignRoutes(app, ctx);
-  liveRoutes(app, ctx);
-  researchRoutes(app, ctx);
-  findingRoutes(app, ctx);
-  rewardRoutes(app, ctx);
-  mailRoutes(app, ctx);
-  boardRoutes(app, ctx);
   for (const area of AREAS) (area as Area).doors?.pages?.(app, ctx);
 
   // A mistyped console address gets a page a person can read, not the JSON envelope.

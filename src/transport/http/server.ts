@@ -24,7 +24,6 @@ import { openApiTransform } from '../../web/http/openapi.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import { buildDoorContext } from '../door-context.ts';
 import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
-import { arenaPublicRoutes } from './arena-public-routes.ts';
 import { answerClientError } from './client-errors.ts';
 import { Connections } from './connections.ts';
 import { exampleRoutes } from './examples-routes.ts';
@@ -176,14 +175,6 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     directCalls: config.mcpDirectCalls,
   };
   await app.register(async (scope) => publicRoutes(scope, publicDeps));
-  await app.register(async (scope) =>
-    arenaPublicRoutes(scope, {
-      scores: services.arenaScores,
-      runs: services.arenaRuns,
-      ratePerMinute: publicRateLimitPerMinute,
-      redis,
-    }),
-  );
   await app.register(exampleRoutes);
   await app.register(async (scope) => mcpRoutes(scope, mcpDeps));
   await app.register(async (scope) => consoleRoutes(scope, doors, deps.bodies));

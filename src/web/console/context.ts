@@ -16,6 +16,8 @@ declare module 'fastify' {
     ticketAuth?: boolean;
     /** The route also takes an agent's own MCP bearer (see the owner API hook). */
     agentAuth?: boolean;
+    /** A file the same for everyone (style, scripts): no session is read, and it may be cached. */
+    staticAsset?: boolean;
   }
 
   interface FastifyRequest {
@@ -52,6 +54,9 @@ export function webContext(secret: string, baseUrl: string, clock: Clock): WebCo
     clock,
   };
 }
+
+/** The route options of a static console file: hidden from the OpenAPI document, no session read. */
+export const STATIC_ASSET = { schema: { hide: true }, config: { staticAsset: true } };
 
 /** HttpOnly, SameSite=Lax, Path=/, Secure under https; a max age only for the pre-session cookie. */
 export function cookieOptions(ctx: WebContext, maxAgeSeconds?: number): CookieSerializeOptions {

@@ -1,4 +1,5 @@
 import type { Doors } from '../../../framework/index.ts';
+import { arenaPublicRoutes } from '../http/public-routes.ts';
 import { arenaAgentPart } from './agent-part.ts';
 import { arenaApiRoutes } from './api-routes.ts';
 import { arenaCaseRoutes } from './case-routes.ts';
@@ -10,7 +11,8 @@ import { arenaSuperchallengeRoutes } from './superchallenge-routes.ts';
 
 /**
  * The Arena's doors besides its tools: the reviewers' pages (cases, superchallenges) and the
- * operator's naming of reviewers; their `/v1` routes; and its section of an identity's page.
+ * operator's naming of reviewers; their `/v1` routes; the public results and signing keys; and
+ * its section of an identity's page.
  */
 export const arenaDoors: Doors<ArenaDoorServices> = {
   pages(app, ctx) {
@@ -23,5 +25,12 @@ export const arenaDoors: Doors<ArenaDoorServices> = {
     await arenaSuperchallengeApiRoutes(api, ctx, ownerOf);
     await arenaReviewerApiRoutes(api, ctx, ownerOf);
   },
+  publicRoutes: (app, ctx) =>
+    arenaPublicRoutes(app, {
+      scores: ctx.arenaScores,
+      runs: ctx.arenaRuns,
+      ratePerMinute: ctx.config.publicRateLimitPerMinute,
+      redis: ctx.redis,
+    }),
   parts: { agentPage: arenaAgentPart },
 };

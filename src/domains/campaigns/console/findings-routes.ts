@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { ConsoleOwner } from '../../domains/identity/index.ts';
-import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
-import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
-import { parseForm } from '../../web/console/fields.ts';
-import { guardPost, requireOwner } from '../../web/console/guards.ts';
-import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
+import { DomainError, httpStatusOf } from '../../../kernel/errors.ts';
+import { seeOther, sendPage, sessionToken } from '../../../web/console/context.ts';
+import { parseForm } from '../../../web/console/fields.ts';
+import { guardPost, requireOwner } from '../../../web/console/guards.ts';
+import type { ConsoleOwner } from '../../identity/index.ts';
 import { CAMPAIGN_ID, FINDING_STATUSES, findingSettingsForm, stixForm } from './campaign-forms.ts';
 import { memberNames } from './campaign-views.ts';
+import type { ConsoleContext } from './context.ts';
 import { type FindingsPageView, findingsPage } from './findings-views.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
 

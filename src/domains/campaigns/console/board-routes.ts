@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { BOARD_PURPOSES, MAX_BOARD_TASKS, slugArg } from '../../domains/campaigns/index.ts';
-import type { ConsoleOwner } from '../../domains/identity/index.ts';
-import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
-import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
-import { formValues, parseForm } from '../../web/console/fields.ts';
-import { guardPost, requireOwner } from '../../web/console/guards.ts';
-import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
+import { DomainError, httpStatusOf } from '../../../kernel/errors.ts';
+import { seeOther, sendPage, sessionToken } from '../../../web/console/context.ts';
+import { formValues, parseForm } from '../../../web/console/fields.ts';
+import { guardPost, requireOwner } from '../../../web/console/guards.ts';
+import type { ConsoleOwner } from '../../identity/index.ts';
+import { BOARD_PURPOSES, MAX_BOARD_TASKS, slugArg } from '../boards/board-rules.ts';
 import {
   type BoardChoices,
   type BoardDraft,
@@ -16,6 +15,7 @@ import {
   newBoardPage,
 } from './board-views.ts';
 import { CAMPAIGN_ID, TASK_ID } from './campaign-forms.ts';
+import type { ConsoleContext } from './context.ts';
 
 /**
  * Public task boards for their owner (docs/boards.md): the owner's boards, publishing one from a

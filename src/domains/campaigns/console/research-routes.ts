@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { DomainError } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import { sendPage, sessionToken } from '../../web/console/context.ts';
-import { requireOwner } from '../../web/console/guards.ts';
-import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { STATIC_ASSET, sendPage, sessionToken } from '../../../web/console/context.ts';
+import { requireOwner } from '../../../web/console/guards.ts';
 import { CAMPAIGN_ID } from './campaign-forms.ts';
+import type { ConsoleContext } from './context.ts';
 import { importPage, previewPage } from './research-views.ts';
 
 /**
@@ -30,7 +30,7 @@ const PAGE = /^\d{1,2}$/;
 const query = (req: FastifyRequest) => (req.query ?? {}) as Record<string, unknown>;
 
 export function researchRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
-  app.get('/console/import.js', hidden, async (_req, reply) =>
+  app.get('/console/import.js', STATIC_ASSET, async (_req, reply) =>
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(SCRIPT),
   );
 

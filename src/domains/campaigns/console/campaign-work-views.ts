@@ -1,7 +1,7 @@
-import { LIMITS } from '../../kernel/limits.ts';
-import { html, type SafeHtml } from '../../web/console/html.ts';
-import { csrfField, time } from '../../web/console/layout.ts';
-import { lines, options } from '../../web/console/views.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { html, type SafeHtml } from '../../../web/console/html.ts';
+import { csrfField, time } from '../../../web/console/layout.ts';
+import { lines, options } from '../../../web/console/views.ts';
 import { COMMENT_TYPES, type TASK_PARTICIPATION } from './campaign-forms.ts';
 import { type CampaignPageView, type Draft, memberNames } from './campaign-views.ts';
 

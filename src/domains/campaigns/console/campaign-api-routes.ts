@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { messageContentArg, OWNER_MESSAGE_TYPES } from '../../domains/campaigns/index.ts';
-import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
+import { messageContentArg, OWNER_MESSAGE_TYPES } from '../messages/messages.ts';
+import type { ConsoleContext } from './context.ts';
 
 const tags = ['campaigns'];
 const id = z.string().min(1).max(100);

@@ -1,18 +1,18 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { base64Chars, base64Field, textField } from '../../../kernel/payload.ts';
+import { idOf } from '../../../web/console/id-params.ts';
+import { answers } from '../../../web/http/openapi.ts';
 import {
   importFileArgs,
   importFileRequest,
   ONE_FILE_MESSAGE,
   presentImport,
   sendsOneFile,
-} from '../../domains/reading/index.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import { base64Chars, base64Field, textField } from '../../kernel/payload.ts';
-import { idOf } from '../../web/console/id-params.ts';
-import { answers } from '../../web/http/openapi.ts';
-import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
+} from '../../reading/index.ts';
+import type { ConsoleContext } from './context.ts';
 
 const tags = ['research'];
 const L = LIMITS.researchImports;

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { MAX_STIX_SOURCES } from '../../domains/research/index.ts';
-import { plainLine, plainText } from '../../kernel/plain-text.ts';
-import { idOf } from '../../web/console/id-params.ts';
-import { answers } from '../../web/http/openapi.ts';
-import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
+import { plainLine, plainText } from '../../../kernel/plain-text.ts';
+import { idOf } from '../../../web/console/id-params.ts';
+import { answers } from '../../../web/http/openapi.ts';
+import { MAX_STIX_SOURCES } from '../../research/index.ts';
+import type { ConsoleContext } from './context.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
 
 const tags = ['research'];

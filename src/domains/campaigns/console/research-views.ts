@@ -1,9 +1,9 @@
-import type { ConsoleOwner } from '../../domains/identity/index.ts';
-import { IMPORT_AUTHENTICITY, IMPORT_FORMATS, type ImportFormat } from '../../domains/reading/index.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import { html, type SafeHtml } from '../../web/console/html.ts';
-import { notice, page, time } from '../../web/console/layout.ts';
-import { options } from '../../web/console/views.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { html, type SafeHtml } from '../../../web/console/html.ts';
+import { notice, page, time } from '../../../web/console/layout.ts';
+import { options } from '../../../web/console/views.ts';
+import type { ConsoleOwner } from '../../identity/index.ts';
+import { IMPORT_AUTHENTICITY, IMPORT_FORMATS, type ImportFormat } from '../../reading/index.ts';
 
 /** The research pages of the console: importing a file, and reading an import back a page at a time. */
 

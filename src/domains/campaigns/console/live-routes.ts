@@ -3,12 +3,13 @@ import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
-import type { ConsoleOwner } from '../../domains/identity/index.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import { bearerOf, sendOwnerError } from '../../web/console/owner-errors.ts';
-import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import { STATIC_ASSET } from '../../../web/console/context.ts';
+import { bearerOf, sendOwnerError } from '../../../web/console/owner-errors.ts';
+import type { ConsoleOwner } from '../../identity/index.ts';
 import { CAMPAIGN_ID } from './campaign-forms.ts';
 import { memberNames } from './campaign-views.ts';
+import type { ConsoleContext } from './context.ts';
 import { HEARTBEAT, presentLiveEvent, STREAM_START, sseFrame } from './live-events.ts';
 import { endStream, LiveStreams, MAX_LIVE_STREAMS_PER_OWNER } from './live-streams.ts';
 
@@ -47,7 +48,7 @@ export function liveRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
   // Before the server waits for its connections: a live page never ends on its own.
   app.addHook('preClose', async () => streams.closeAll());
 
-  app.get('/console/live.js', hidden, async (_req, reply) =>
+  app.get('/console/live.js', STATIC_ASSET, async (_req, reply) =>
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(SCRIPT),
   );
 

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { MAX_STIX_SOURCES, TLP_LEVELS, type TlpLevel } from '../../domains/research/index.ts';
-import { idOf } from '../../web/console/id-params.ts';
-import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
+import { idOf } from '../../../web/console/id-params.ts';
+import { MAX_STIX_SOURCES, TLP_LEVELS, type TlpLevel } from '../../research/index.ts';
+import type { ConsoleContext } from './context.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
 
 const tags = ['research'];

@@ -1,8 +1,8 @@
-import type { FindingOwnerService } from '../../domains/campaigns/index.ts';
-import { MAX_STIX_SOURCES, TLP_LEVELS } from '../../domains/research/index.ts';
-import { html, type SafeHtml } from '../../web/console/html.ts';
-import { csrfField, notice, page, time } from '../../web/console/layout.ts';
-import { lines, options, type Signed } from '../../web/console/views.ts';
+import { html, type SafeHtml } from '../../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
+import { lines, options, type Signed } from '../../../web/console/views.ts';
+import { MAX_STIX_SOURCES, TLP_LEVELS } from '../../research/index.ts';
+import type { FindingOwnerService } from '../findings/owner-findings.ts';
 import { FINDING_STATUSES } from './campaign-forms.ts';
 
 /**

@@ -1,6 +1,6 @@
-import type { EvidenceRecord } from '../../domains/reading/index.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import type { EvidenceRecord } from '../../reading/index.ts';
+import type { ConsoleContext } from './context.ts';
 
 /** The owner's view of evidence as the STIX export wants it: the record, or null when the owner may not see it. */
 export function ownerEvidenceOf(ctx: ConsoleContext, ownerId: string) {

@@ -1,9 +1,9 @@
-import type { RewardOwnerService } from '../../domains/campaigns/index.ts';
-import { CURRENCIES, type FundsService, formatMoney, type Money } from '../../domains/funds/index.ts';
-import type { DomainError } from '../../kernel/errors.ts';
-import { html, type SafeHtml } from '../../web/console/html.ts';
-import { csrfField, notice, page, time } from '../../web/console/layout.ts';
-import { options, type Signed } from '../../web/console/views.ts';
+import type { DomainError } from '../../../kernel/errors.ts';
+import { html, type SafeHtml } from '../../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
+import { options, type Signed } from '../../../web/console/views.ts';
+import { CURRENCIES, type FundsService, formatMoney, type Money } from '../../funds/index.ts';
+import type { RewardOwnerService } from '../rewards/owner-rewards.ts';
 
 /**
  * The owner's rewards pages: the balance with its postings, release requests waiting for a

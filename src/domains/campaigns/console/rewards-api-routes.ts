@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { CURRENCIES, type Currency, toMinor } from '../../domains/funds/index.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import { idOf } from '../../web/console/id-params.ts';
-import { answers } from '../../web/http/openapi.ts';
-import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import { idOf } from '../../../web/console/id-params.ts';
+import { answers } from '../../../web/http/openapi.ts';
+import { CURRENCIES, type Currency, toMinor } from '../../funds/index.ts';
+import type { ConsoleContext } from './context.ts';
 
 const tags = ['rewards'];
 const approvalId = idOf('apr', 'release request');

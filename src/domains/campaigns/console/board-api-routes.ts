@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { BOARD_PURPOSES, MAX_BOARD_TASKS, slugArg } from '../../domains/campaigns/index.ts';
-import { idOf } from '../../web/console/id-params.ts';
-import { answers } from '../../web/http/openapi.ts';
-import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
+import { idOf } from '../../../web/console/id-params.ts';
+import { answers } from '../../../web/http/openapi.ts';
+import { BOARD_PURPOSES, MAX_BOARD_TASKS, slugArg } from '../boards/board-rules.ts';
+import type { ConsoleContext } from './context.ts';
 
 const tags = ['boards'];
 const title = z.string().trim().min(1).max(200).describe('What the board is called (1-200 characters).');

@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import type { ArenaRuns, ArenaScores } from '../../domains/arena/index.ts';
-import { allowAnyOrigin } from '../../web/http/cors.ts';
-import { registerRateLimit } from '../../web/http/rate-limit.ts';
+import { allowAnyOrigin } from '../../../web/http/cors.ts';
+import { registerRateLimit } from '../../../web/http/rate-limit.ts';
+import type { ArenaRuns } from '../runs/run-service.ts';
+import type { ArenaScores } from '../scores/score-service.ts';
 
 export interface ArenaPublicDeps {
   scores: Pick<ArenaScores, 'jwks'>;

@@ -1,12 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { z } from 'zod';
-import { rewardOf } from '../../domains/campaigns/index.ts';
-import type { ConsoleOwner } from '../../domains/identity/index.ts';
-import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
-import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
-import { formValues, parseForm, tokenOnlyForm } from '../../web/console/fields.ts';
-import { guardPost, requireOwner } from '../../web/console/guards.ts';
-import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
+import { DomainError, httpStatusOf } from '../../../kernel/errors.ts';
+import { seeOther, sendPage, sessionToken } from '../../../web/console/context.ts';
+import { formValues, parseForm, tokenOnlyForm } from '../../../web/console/fields.ts';
+import { guardPost, requireOwner } from '../../../web/console/guards.ts';
+import type { ConsoleOwner } from '../../identity/index.ts';
+import { rewardOf } from '../rewards/reward-terms.ts';
 import {
   AGENT_ID,
   CAMPAIGN_ID,
@@ -23,6 +22,7 @@ import {
 } from './campaign-forms.ts';
 import { campaignPage } from './campaign-page-views.ts';
 import { campaignListPage, type Draft, newCampaignPage } from './campaign-views.ts';
+import type { ConsoleContext } from './context.ts';
 import { refusal } from './rewards-views.ts';
 
 const hidden = { schema: { hide: true } };

@@ -1,7 +1,7 @@
-import type { CampaignOwnerService } from '../../domains/campaigns/index.ts';
-import { html, type SafeHtml } from '../../web/console/html.ts';
-import { csrfField, notice, page, time } from '../../web/console/layout.ts';
-import { options, type Signed } from '../../web/console/views.ts';
+import { html, type SafeHtml } from '../../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
+import { options, type Signed } from '../../../web/console/views.ts';
+import type { CampaignOwnerService } from '../owner-campaigns.ts';
 import { VISIBILITY_MODES } from './campaign-forms.ts';
 
 /** The campaign list (owned campaigns, invitations waiting for the owner) and the new-campaign form. */

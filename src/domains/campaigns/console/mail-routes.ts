@@ -1,12 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { ConsoleOwner } from '../../domains/identity/index.ts';
-import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
-import { seeOther, sendPage, sessionToken } from '../../web/console/context.ts';
-import { parseForm, tokenOnlyForm } from '../../web/console/fields.ts';
-import { guardPost, requireOwner } from '../../web/console/guards.ts';
-import { idOf } from '../../web/console/id-params.ts';
-import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
+import { DomainError, httpStatusOf } from '../../../kernel/errors.ts';
+import { seeOther, sendPage, sessionToken } from '../../../web/console/context.ts';
+import { parseForm, tokenOnlyForm } from '../../../web/console/fields.ts';
+import { guardPost, requireOwner } from '../../../web/console/guards.ts';
+import { idOf } from '../../../web/console/id-params.ts';
+import type { ConsoleOwner } from '../../identity/index.ts';
+import type { ConsoleContext } from './context.ts';
 import { type MailPageView, mailPage } from './mail-views.ts';
 
 /**

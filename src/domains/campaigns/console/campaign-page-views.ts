@@ -1,6 +1,6 @@
-import { html, type SafeHtml } from '../../web/console/html.ts';
-import { csrfField, notice, page, time } from '../../web/console/layout.ts';
-import { lines, options } from '../../web/console/views.ts';
+import { html, type SafeHtml } from '../../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
+import { lines, options } from '../../../web/console/views.ts';
 import { ROLES, type VISIBILITY_MODES } from './campaign-forms.ts';
 import {
   agentLabel,

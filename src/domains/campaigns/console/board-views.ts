@@ -1,7 +1,7 @@
-import type { BoardService } from '../../domains/campaigns/index.ts';
-import { html, type SafeHtml } from '../../web/console/html.ts';
-import { csrfField, notice, page, time } from '../../web/console/layout.ts';
-import { lines, type Signed } from '../../web/console/views.ts';
+import { html, type SafeHtml } from '../../../web/console/html.ts';
+import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
+import { lines, type Signed } from '../../../web/console/views.ts';
+import type { BoardService } from '../boards/owner-boards.ts';
 import { shown } from './rewards-views.ts';
 
 /**

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { idOf } from '../../web/console/id-params.ts';
-import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
+import { idOf } from '../../../web/console/id-params.ts';
+import type { ConsoleContext } from './context.ts';
 
 const tags = ['mail'];
 const campaignId = idOf('cmp', 'campaign');

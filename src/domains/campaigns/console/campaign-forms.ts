@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { MAX_MINOR } from '../../domains/funds/index.ts';
-import { MAX_STIX_SOURCES, TLP_LEVELS, type TlpLevel } from '../../domains/research/index.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import { CONTROLS, csrf, line, optional, required } from '../../web/console/fields.ts';
-import { idPattern } from '../../web/console/id-params.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { CONTROLS, csrf, line, optional, required } from '../../../web/console/fields.ts';
+import { idPattern } from '../../../web/console/id-params.ts';
+import { MAX_MINOR } from '../../funds/index.ts';
+import { MAX_STIX_SOURCES, TLP_LEVELS, type TlpLevel } from '../../research/index.ts';
 
 const MAX_SCOPES = 50;
 

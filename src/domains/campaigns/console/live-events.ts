@@ -1,4 +1,4 @@
-import type { PresentedEvent } from '../../domains/campaigns/index.ts';
+import type { PresentedEvent } from '../ledger/ledger-repo.ts';
 
 /**
  * What the live campaign page is sent per ledger event: exactly what the page's ledger row

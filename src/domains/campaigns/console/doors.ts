@@ -1,0 +1,42 @@
+import type { Doors } from '../../../framework/index.ts';
+import { boardApiRoutes } from './board-api-routes.ts';
+import { boardRoutes } from './board-routes.ts';
+import { campaignApiRoutes } from './campaign-api-routes.ts';
+import { campaignRoutes } from './campaign-routes.ts';
+import type { CampaignDoorServices } from './context.ts';
+import { findingRoutes } from './findings-routes.ts';
+import { liveRoutes } from './live-routes.ts';
+import { mailApiRoutes } from './mail-api-routes.ts';
+import { mailRoutes } from './mail-routes.ts';
+import { researchApiRoutes } from './research-api-routes.ts';
+import { researchFindingRoutes } from './research-findings-routes.ts';
+import { researchReportRoutes } from './research-report-routes.ts';
+import { researchRoutes } from './research-routes.ts';
+import { rewardsApiRoutes } from './rewards-api-routes.ts';
+import { rewardRoutes } from './rewards-routes.ts';
+
+/**
+ * Campaigns' doors besides their tools: the owner's campaign pages (and their live stream),
+ * imports, findings and reports, rewards and funds, mailboxes and public boards, with their
+ * `/v1` routes.
+ */
+export const campaignDoors: Doors<CampaignDoorServices> = {
+  pages(app, ctx) {
+    campaignRoutes(app, ctx);
+    liveRoutes(app, ctx);
+    researchRoutes(app, ctx);
+    findingRoutes(app, ctx);
+    rewardRoutes(app, ctx);
+    mailRoutes(app, ctx);
+    boardRoutes(app, ctx);
+  },
+  async ownerApi(api, ctx, ownerOf) {
+    await campaignApiRoutes(api, ctx, ownerOf);
+    await researchApiRoutes(api, ctx, ownerOf);
+    await researchFindingRoutes(api, ctx, ownerOf);
+    await researchReportRoutes(api, ctx, ownerOf);
+    await rewardsApiRoutes(api, ctx, ownerOf);
+    await mailApiRoutes(api, ctx, ownerOf);
+    await boardApiRoutes(api, ctx, ownerOf);
+  },
+};

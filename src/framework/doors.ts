@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config/config.ts';
 import type { WebContext } from '../web/console/context.ts';
+import type { NavEntry } from '../web/console/layout.ts';
 
 /**
  * An area's doors besides its tools (docs/architecture.md): console pages, owner `/v1` routes and
@@ -34,6 +35,8 @@ export interface Doors<N = object> {
   pages?(app: FastifyInstance, ctx: DoorContext<N>): void;
   /** Owner `/v1/…` routes, inside the owner API scope (session or owner token, JSON only, the envelope). */
   ownerApi?(api: FastifyInstance, ctx: DoorContext<N>, ownerOf: OwnerOf): Promise<void> | void;
+  /** Its entries in the console's navigation bar. */
+  nav?: ReadonlyArray<NavEntry>;
   /** What it adds to other areas' console pages (the host area declares each slot in `PageParts`). */
   parts?: { [K in keyof PageParts]?: (ctx: DoorContext<N>) => PartOf<K> };
 }

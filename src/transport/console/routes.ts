@@ -5,7 +5,7 @@ import type { Area } from '../../framework/index.ts';
 import { DomainError, httpStatusOf } from '../../kernel/errors.ts';
 import { cookieOptions, STATIC_ASSET, sendPage } from '../../web/console/context.ts';
 import { CONSOLE_CSP } from '../../web/console/csp.ts';
-import { messagePage } from '../../web/console/layout.ts';
+import { messagePage, setConsoleNav } from '../../web/console/layout.ts';
 import { CONSOLE_CSS, CONSOLE_ICON } from '../../web/console/style.ts';
 import type { BodyDecoder } from '../../web/http/large-body.ts';
 import type { DoorContextOfAll } from '../door-context.ts';
@@ -23,6 +23,7 @@ export async function consoleRoutes(
   ctx: DoorContextOfAll,
   bodies: BodyDecoder,
 ): Promise<void> {
+  setConsoleNav(AREAS.flatMap((area) => (area as Area).doors?.nav ?? []));
   await app.register(cookie);
   // The JSON operations for a signed-in person. Registered before the page hooks and error
   // handler below: a child plugin gets a copy of its parent's hooks when it is created, so it

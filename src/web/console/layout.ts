@@ -8,44 +8,39 @@ export interface PageOptions {
   owner?: ConsoleOwner | undefined;
   /** The session's CSRF token, for the sign-out form. */
   csrf?: string | undefined;
-  /** Which navigation entry is current. */
-  current?:
-    | 'identities'
-    | 'new'
-    | 'pair'
-    | 'campaigns'
-    | 'boards'
-    | 'matching'
-    | 'skills'
-    | 'rewards'
-    | 'connections'
-    | 'tokens'
-    | 'audit';
+  /** Which navigation entry is current (its `key`). */
+  current?: string;
   /** Single-column pages (sign-in, sign-up). */
   narrow?: boolean;
 }
 
-const NAV = [
-  ['identities', '/console', 'Identities'],
-  ['new', '/console/identities/new', 'Create identity'],
-  ['pair', '/pair', 'Pair an agent'],
-  ['campaigns', '/console/campaigns', 'Campaigns'],
-  ['boards', '/console/boards', 'Boards'],
-  ['matching', '/console/matching', 'Matching'],
-  ['skills', '/console/skills', 'Skills'],
-  ['rewards', '/console/rewards', 'Rewards'],
-  ['connections', '/console/connections', 'Connections'],
-  ['tokens', '/console/tokens', 'API tokens'],
-  ['audit', '/console/audit', 'Audit log'],
-] as const;
+/** One entry of the console's navigation, declared by the area whose page it opens (`Doors.nav`). */
+export interface NavEntry {
+  key: string;
+  href: string;
+  label: string;
+  /** Where it stands in the bar: entries are shown by this number, lowest first. */
+  order: number;
+}
+
+/**
+ * The navigation bar, gathered from the areas once when the console starts (the console shell
+ * calls `setConsoleNav`). The same catalogue makes the same bar, so one list serves every server
+ * in the process.
+ */
+let NAV: ReadonlyArray<NavEntry> = [];
+
+export function setConsoleNav(entries: ReadonlyArray<NavEntry>): void {
+  NAV = [...entries].sort((a, b) => a.order - b.order);
+}
 
 /** A whole console page: no scripts, no inline styles, one same-origin stylesheet. */
 export function page(opts: PageOptions): SafeHtml {
   const nav = opts.owner
     ? html`<nav class="main" aria-label="Console">
         ${NAV.map(
-          ([key, href, label]) =>
-            html`<a href="${href}"${opts.current === key ? html` aria-current="page"` : ''}>${label}</a>`,
+          (e) =>
+            html`<a href="${e.href}"${opts.current === e.key ? html` aria-current="page"` : ''}>${e.label}</a>`,
         )}
       </nav>
       <div class="who">

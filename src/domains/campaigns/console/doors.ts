@@ -21,6 +21,11 @@ import { rewardRoutes } from './rewards-routes.ts';
  * `/v1` routes.
  */
 export const campaignDoors: Doors<CampaignDoorServices> = {
+  nav: [
+    { key: 'campaigns', href: '/console/campaigns', label: 'Campaigns', order: 40 },
+    { key: 'boards', href: '/console/boards', label: 'Boards', order: 50 },
+    { key: 'rewards', href: '/console/rewards', label: 'Rewards', order: 80 },
+  ],
   pages(app, ctx) {
     campaignRoutes(app, ctx);
     liveRoutes(app, ctx);

@@ -31,6 +31,14 @@ const oauthDeps = (ctx: ConsoleContext) => ({
  * the OAuth endpoints (`/oauth/…`, device and native flows), each with its own rate limit.
  */
 export const identityDoors: Doors<IdentityDoorServices> = {
+  nav: [
+    { key: 'identities', href: '/console', label: 'Identities', order: 10 },
+    { key: 'new', href: '/console/identities/new', label: 'Create identity', order: 20 },
+    { key: 'pair', href: '/pair', label: 'Pair an agent', order: 30 },
+    { key: 'connections', href: '/console/connections', label: 'Connections', order: 90 },
+    { key: 'tokens', href: '/console/tokens', label: 'API tokens', order: 100 },
+    { key: 'audit', href: '/console/audit', label: 'Audit log', order: 110 },
+  ],
   pages(app, ctx) {
     authRoutes(app, ctx);
     identityRoutes(app, ctx);

@@ -10,6 +10,7 @@ import { matchingRoutes } from './routes.ts';
  * consent section of an identity's page and the call for applications on a campaign's page.
  */
 export const matchingDoors: Doors<MatchingDoorServices> = {
+  nav: [{ key: 'matching', href: '/console/matching', label: 'Matching', order: 60 }],
   pages: matchingRoutes,
   ownerApi: matchingApiRoutes,
   parts: { agentPage: matchingAgentPart, campaignPage: matchingCampaignPart },

@@ -8,6 +8,7 @@ import { skillRoutes } from './routes.ts';
 
 /** The skills area's doors besides its tools: the console's skill pages and the owner `/v1/skills…` routes. */
 export const skillDoors: Doors<SkillDoorServices> = {
+  nav: [{ key: 'skills', href: '/console/skills', label: 'Skills', order: 70 }],
   pages: skillRoutes,
   async ownerApi(api, ctx, ownerOf) {
     await skillApiRoutes(api, ctx, ownerOf);

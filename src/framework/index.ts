@@ -28,6 +28,11 @@ export {
   type Visibility,
 } from './operation.ts';
 export {
+  defineOwnerOperation,
+  type OwnerInput,
+  type OwnerOperation,
+} from './owner-operation.ts';
+export {
   idempotencyKey,
   type OperationOutcome,
   OperationRunner,

@@ -1,10 +1,11 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AREAS } from '../../domains/catalog.ts';
-import type { Area } from '../../framework/index.ts';
+import type { Area, OwnerOf, OwnerOperation } from '../../framework/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { bearerOf, sendOwnerError } from '../../web/console/owner-errors.ts';
 import { codeForStatus, sendValidationFailure } from '../../web/http/error-handler.ts';
 import { type BodyDecoder, installLargeBodies } from '../../web/http/large-body.ts';
+import { answers } from '../../web/http/openapi.ts';
 import type { DoorContextOfAll as ConsoleContext } from '../door-context.ts';
 
 /** Whether a Content-Type header names application/json (parameters such as charset allowed). */
@@ -114,5 +115,46 @@ export async function ownerApiRoutes(
     return req.owner.id;
   };
 
-  for (const area of AREAS) await (area as Area).doors?.ownerApi?.(api, ctx, owner);
+  for (const area of AREAS as ReadonlyArray<Area>) {
+    for (const op of area.doors?.ownerOperations ?? []) serveOwnerOperation(api, ctx, op, owner);
+    await area.doors?.ownerApi?.(api, ctx, owner);
+  }
+}
+
+/**
+ * One owner operation as a route of this scope: its schemas validate the input (422
+ * VALIDATION_FAILED otherwise) and document it in /openapi.json; the handler gets the owner and
+ * the parsed input, and its answer is sent with the operation's status. A handler that sends
+ * the reply itself (a download) is left to it.
+ */
+function serveOwnerOperation(
+  api: FastifyInstance,
+  ctx: ConsoleContext,
+  op: OwnerOperation<object>,
+  ownerOf: OwnerOf,
+): void {
+  api.route({
+    method: op.method,
+    url: op.path,
+    schema: {
+      tags: [...op.tags],
+      summary: op.summary,
+      ...(op.params ? { params: op.params } : {}),
+      ...(op.query ? { querystring: op.query } : {}),
+      ...(op.body ? { body: op.body } : {}),
+    },
+    config: { ...answers([op.status ?? 200]), ...(op.payload ? { payload: op.payload } : {}) },
+    handler: async (req, reply) => {
+      const input = {
+        ownerId: ownerOf(req),
+        by: req.ownerTokenId ? ('TOKEN' as const) : ('SESSION' as const),
+        params: req.params,
+        query: req.query,
+        body: req.body,
+      };
+      const answer = await op.run(ctx, input, { req, reply });
+      if (reply.sent) return reply;
+      return reply.code(op.status ?? 200).send(answer);
+    },
+  });
 }

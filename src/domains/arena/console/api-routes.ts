@@ -1,99 +1,115 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
 import { idOf } from '../../../web/console/id-params.ts';
 import { answers } from '../../../web/http/openapi.ts';
-import type { ConsoleContext } from './context.ts';
+import type { ArenaDoorServices, ConsoleContext } from './context.ts';
 
 /** The run states, as `GET /v1/arena/runs?state=` takes them (docs/arena.md). */
 const RUN_STATES = ['ASSIGNED', 'RUNNING', 'SUBMITTED', 'VERIFIED', 'EXPIRED', 'CANCELLED'] as const;
+
+const op = defineOwnerOperation<ArenaDoorServices>();
 
 /**
  * The Arena for owners (docs/arena.md), inside the owner API scope (session or owner token):
  * the separate activation per identity (another owner's identity is NOT_FOUND), the
  * challenges that can be assigned, assignments, and the owner's runs.
  */
-export async function arenaApiRoutes(
-  api: FastifyInstance,
-  ctx: ConsoleContext,
-  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
-): Promise<void> {
-  const r = api.withTypeProvider<ZodTypeProvider>();
-  r.get(
-    '/v1/arena/challenges',
-    {
-      schema: {
-        tags: ['arena'],
-        summary: 'The challenge versions this deployment can assign: terms, rubric, package and world hashes',
-      },
-    },
-    async (req) => {
-      ownerOf(req);
+export const arenaOperations = [
+  op({
+    method: 'GET',
+    path: '/v1/arena/challenges',
+    tags: ['arena'],
+    summary: 'The challenge versions this deployment can assign: terms, rubric, package and world hashes',
+    run: async (ctx, { ownerId }) => {
+      ownerId;
       return ctx.arena.listChallenges();
     },
-  );
-  r.get(
-    '/v1/arena/runs',
-    {
-      schema: {
-        tags: ['arena'],
-        summary:
-          'Your Arena runs, newest first (signed cursor): members, state, times, score and signed score, and what you may do next',
-        querystring: z
-          .object({
-            agent_id: idOf('agt', 'agent').optional(),
-            state: z.enum(RUN_STATES).optional(),
-            limit: z.coerce.number().int().min(1).max(100).default(25),
-            cursor: z.string().min(1).max(512).optional(),
-          })
-          .strict(),
-      },
-    },
-    async (req) => {
-      const q = req.query;
-      return ctx.arena.listRuns(ownerOf(req), {
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/arena/runs',
+    tags: ['arena'],
+    summary:
+      'Your Arena runs, newest first (signed cursor): members, state, times, score and signed score, and what you may do next',
+    query: z
+      .object({
+        agent_id: idOf('agt', 'agent').optional(),
+        state: z.enum(RUN_STATES).optional(),
+        limit: z.coerce.number().int().min(1).max(100).default(25),
+        cursor: z.string().min(1).max(512).optional(),
+      })
+      .strict(),
+    run: async (ctx, { ownerId, query }) => {
+      const q = query;
+      return ctx.arena.listRuns(ownerId, {
         agentId: q.agent_id,
         state: q.state,
         limit: q.limit,
         cursor: q.cursor,
       });
     },
-  );
-  r.get(
-    '/v1/arena/cases',
-    {
-      schema: {
-        tags: ['arena'],
-        summary:
-          'For Arena reviewers: the open reports and appeals, oldest first (after: the last case_id of the previous page)',
-        querystring: z
-          .object({
-            limit: z.coerce.number().int().min(1).max(100).default(25),
-            after: idOf('case', 'case').optional(),
-          })
-          .strict(),
-      },
-    },
-    async (req) => ctx.arenaReview.queue(ownerOf(req), { limit: req.query.limit, after: req.query.after }),
-  );
-  r.post(
-    '/v1/arena/cases/:case_id/decision',
-    {
-      schema: {
-        tags: ['arena'],
-        summary:
-          'For Arena reviewers: decide an open report or appeal (UPHELD or DISMISSED) with the reasons the filer will read; an appeal needs another reviewer than the first decision',
-        params: z.object({ case_id: idOf('case', 'case') }).strict(),
-        body: z
-          .object({
-            outcome: z.enum(['UPHELD', 'DISMISSED']),
-            reasons: z.string().trim().min(1).max(8_000),
-          })
-          .strict(),
-      },
-    },
-    async (req) => ctx.arenaReview.decide(ownerOf(req), req.params.case_id, req.body),
-  );
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/arena/cases',
+    tags: ['arena'],
+    summary:
+      'For Arena reviewers: the open reports and appeals, oldest first (after: the last case_id of the previous page)',
+    query: z
+      .object({
+        limit: z.coerce.number().int().min(1).max(100).default(25),
+        after: idOf('case', 'case').optional(),
+      })
+      .strict(),
+    run: async (ctx, { ownerId, query }) =>
+      ctx.arenaReview.queue(ownerId, { limit: query.limit, after: query.after }),
+  }),
+  op({
+    method: 'POST',
+    path: '/v1/arena/cases/:case_id/decision',
+    tags: ['arena'],
+    summary:
+      'For Arena reviewers: decide an open report or appeal (UPHELD or DISMISSED) with the reasons the filer will read; an appeal needs another reviewer than the first decision',
+    params: z.object({ case_id: idOf('case', 'case') }).strict(),
+    body: z
+      .object({
+        outcome: z.enum(['UPHELD', 'DISMISSED']),
+        reasons: z.string().trim().min(1).max(8_000),
+      })
+      .strict(),
+    run: async (ctx, { ownerId, params, body }) => ctx.arenaReview.decide(ownerId, params.case_id, body),
+  }),
+  op({
+    method: 'DELETE',
+    path: '/v1/arena/assignments/:assignment_id',
+    tags: ['arena'],
+    summary: 'Cancel an assignment of yours and its run (for every member); its world is destroyed',
+    params: z.object({ assignment_id: idOf('asg', 'assignment') }).strict(),
+    run: async (ctx, { ownerId, params }) => ctx.arena.cancel(ownerId, params.assignment_id),
+  }),
+  op({
+    method: 'POST',
+    path: '/v1/agents/:agent_id/arena',
+    tags: ['arena'],
+    summary:
+      'Let one of your identities take part in the Arena, or stop it (apart from READ and campaigns); its sessions get notifications/tools/list_changed',
+    params: z.object({ agent_id: idOf('agt', 'agent') }).strict(),
+    body: z.object({ enabled: z.boolean() }).strict(),
+    run: async (ctx, { ownerId, params, body }) =>
+      ctx.arena.setActivation(ownerId, params.agent_id, body.enabled),
+  }),
+];
+
+/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
+export async function arenaApiRoutes(
+  api: FastifyInstance,
+  ctx: ConsoleContext,
+  ownerOf: OwnerOf,
+): Promise<void> {
+  const r = api.withTypeProvider<ZodTypeProvider>();
+
   r.post(
     '/v1/arena/assignments',
     {
@@ -126,29 +142,5 @@ export async function arenaApiRoutes(
       });
       return reply.code(201).send(assigned);
     },
-  );
-  r.delete(
-    '/v1/arena/assignments/:assignment_id',
-    {
-      schema: {
-        tags: ['arena'],
-        summary: 'Cancel an assignment of yours and its run (for every member); its world is destroyed',
-        params: z.object({ assignment_id: idOf('asg', 'assignment') }).strict(),
-      },
-    },
-    async (req) => ctx.arena.cancel(ownerOf(req), req.params.assignment_id),
-  );
-  r.post(
-    '/v1/agents/:agent_id/arena',
-    {
-      schema: {
-        tags: ['arena'],
-        summary:
-          'Let one of your identities take part in the Arena, or stop it (apart from READ and campaigns); its sessions get notifications/tools/list_changed',
-        params: z.object({ agent_id: idOf('agt', 'agent') }).strict(),
-        body: z.object({ enabled: z.boolean() }).strict(),
-      },
-    },
-    async (req) => ctx.arena.setActivation(ownerOf(req), req.params.agent_id, req.body.enabled),
   );
 }

@@ -1,12 +1,12 @@
 import type { Doors } from '../../../framework/index.ts';
 import { arenaPublicRoutes } from '../http/public-routes.ts';
 import { arenaAgentPart } from './agent-part.ts';
-import { arenaApiRoutes } from './api-routes.ts';
+import { arenaApiRoutes, arenaOperations } from './api-routes.ts';
 import { arenaCaseRoutes } from './case-routes.ts';
 import type { ArenaDoorServices } from './context.ts';
-import { arenaReviewerApiRoutes } from './reviewer-api-routes.ts';
+import { arenaReviewerOperations } from './reviewer-api-routes.ts';
 import { arenaReviewerRoutes } from './reviewer-routes.ts';
-import { arenaSuperchallengeApiRoutes } from './superchallenge-api-routes.ts';
+import { arenaSuperchallengeOperations } from './superchallenge-api-routes.ts';
 import { arenaSuperchallengeRoutes } from './superchallenge-routes.ts';
 
 /**
@@ -20,11 +20,8 @@ export const arenaDoors: Doors<ArenaDoorServices> = {
     arenaSuperchallengeRoutes(app, ctx);
     arenaReviewerRoutes(app, ctx);
   },
-  async ownerApi(api, ctx, ownerOf) {
-    await arenaApiRoutes(api, ctx, ownerOf);
-    await arenaSuperchallengeApiRoutes(api, ctx, ownerOf);
-    await arenaReviewerApiRoutes(api, ctx, ownerOf);
-  },
+  ownerOperations: [...arenaOperations, ...arenaSuperchallengeOperations, ...arenaReviewerOperations],
+  ownerApi: arenaApiRoutes,
   publicRoutes: (app, ctx) =>
     arenaPublicRoutes(app, {
       scores: ctx.arenaScores,

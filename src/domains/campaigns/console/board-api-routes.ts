@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
 import { idOf } from '../../../web/console/id-params.ts';
 import { answers } from '../../../web/http/openapi.ts';
 import { BOARD_PURPOSES, MAX_BOARD_TASKS, slugArg } from '../boards/board-rules.ts';
-import type { ConsoleContext } from './context.ts';
+import type { CampaignDoorServices, ConsoleContext } from './context.ts';
 
 const tags = ['boards'];
 const title = z.string().trim().min(1).max(200).describe('What the board is called (1-200 characters).');
@@ -17,23 +18,63 @@ const taskIds = z
     `The campaign's tasks to list, in order (1-${MAX_BOARD_TASKS}); each says participation: OPEN and publish_contract: true.`,
   );
 
+const op = defineOwnerOperation<CampaignDoorServices>();
+const params = z.object({ slug: slugArg }).strict();
+
 /**
  * Public task boards for their owner (docs/boards.md): publish, change and withdraw, inside the
  * owner API scope (session or owner token, JSON bodies only). Another owner's board is NOT_FOUND.
  */
+export const boardOperations = [
+  op({
+    method: 'GET',
+    path: '/v1/boards',
+    tags,
+    summary: 'Your boards, newest first (withdrawn ones marked)',
+    run: async (ctx, { ownerId }) => ctx.boards.list(ownerId),
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/boards/:slug',
+    tags,
+    summary: 'One of your boards, with the task behind each ref',
+    params,
+    run: async (ctx, { ownerId, params }) => ctx.boards.get(ownerId, params.slug),
+  }),
+  op({
+    method: 'PATCH',
+    path: '/v1/boards/:slug',
+    tags,
+    summary: 'Change the title, purpose or listed tasks of a published board (a kept task keeps its ref)',
+    params,
+    body: z
+      .object({ title: title.optional(), purpose: purpose.optional(), task_ids: taskIds.optional() })
+      .strict()
+      .refine((b) => Object.keys(b).length > 0, 'name at least one of title, purpose, task_ids'),
+    run: async (ctx, { ownerId, params, body }) =>
+      ctx.boards.update(ownerId, params.slug, {
+        title: body.title,
+        purpose: body.purpose,
+        taskIds: body.task_ids,
+      }),
+  }),
+  op({
+    method: 'DELETE',
+    path: '/v1/boards/:slug',
+    tags,
+    summary: 'Withdraw a board: gone from the public at once (the slug stays taken)',
+    params,
+    run: async (ctx, { ownerId, params }) => ctx.boards.withdraw(ownerId, params.slug),
+  }),
+];
+
+/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
 export async function boardApiRoutes(
   api: FastifyInstance,
   ctx: ConsoleContext,
-  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
+  ownerOf: OwnerOf,
 ): Promise<void> {
   const r = api.withTypeProvider<ZodTypeProvider>();
-  const params = z.object({ slug: slugArg }).strict();
-
-  r.get(
-    '/v1/boards',
-    { schema: { tags, summary: 'Your boards, newest first (withdrawn ones marked)' } },
-    async (req) => ctx.boards.list(ownerOf(req)),
-  );
 
   r.post(
     '/v1/boards',
@@ -58,44 +99,5 @@ export async function boardApiRoutes(
       });
       return reply.code(201).header('location', board.url).send(board);
     },
-  );
-
-  r.get(
-    '/v1/boards/:slug',
-    { schema: { tags, summary: 'One of your boards, with the task behind each ref', params } },
-    async (req) => ctx.boards.get(ownerOf(req), req.params.slug),
-  );
-
-  r.patch(
-    '/v1/boards/:slug',
-    {
-      schema: {
-        tags,
-        summary: 'Change the title, purpose or listed tasks of a published board (a kept task keeps its ref)',
-        params,
-        body: z
-          .object({ title: title.optional(), purpose: purpose.optional(), task_ids: taskIds.optional() })
-          .strict()
-          .refine((b) => Object.keys(b).length > 0, 'name at least one of title, purpose, task_ids'),
-      },
-    },
-    async (req) =>
-      ctx.boards.update(ownerOf(req), req.params.slug, {
-        title: req.body.title,
-        purpose: req.body.purpose,
-        taskIds: req.body.task_ids,
-      }),
-  );
-
-  r.delete(
-    '/v1/boards/:slug',
-    {
-      schema: {
-        tags,
-        summary: 'Withdraw a board: gone from the public at once (the slug stays taken)',
-        params,
-      },
-    },
-    async (req) => ctx.boards.withdraw(ownerOf(req), req.params.slug),
   );
 }

@@ -41,7 +41,7 @@ export function campaignPageChange<T extends z.ZodType>(
   return { suffix, schema, act: (owner, id, data) => act(owner, id, data as z.infer<T>) };
 }
 
-declare module '../../../framework/doors.ts' {
+declare module '../../../framework/door-context.ts' {
   interface PageParts {
     /** Sections of a campaign's page (campaigns/console/campaign-parts.ts). */
     campaignPage?: CampaignPagePart[];

@@ -1,18 +1,18 @@
 import type { Doors } from '../../../framework/index.ts';
-import { boardApiRoutes } from './board-api-routes.ts';
+import { boardApiRoutes, boardOperations } from './board-api-routes.ts';
 import { boardRoutes } from './board-routes.ts';
-import { campaignApiRoutes } from './campaign-api-routes.ts';
+import { campaignOperations } from './campaign-api-routes.ts';
 import { campaignRoutes } from './campaign-routes.ts';
 import type { CampaignDoorServices } from './context.ts';
 import { findingRoutes } from './findings-routes.ts';
 import { liveRoutes } from './live-routes.ts';
-import { mailApiRoutes } from './mail-api-routes.ts';
+import { mailOperations } from './mail-api-routes.ts';
 import { mailRoutes } from './mail-routes.ts';
-import { researchApiRoutes } from './research-api-routes.ts';
-import { researchFindingRoutes } from './research-findings-routes.ts';
-import { researchReportRoutes } from './research-report-routes.ts';
+import { researchApiRoutes, researchOperations } from './research-api-routes.ts';
+import { researchFindingOperations, researchFindingRoutes } from './research-findings-routes.ts';
+import { researchReportOperations, researchReportRoutes } from './research-report-routes.ts';
 import { researchRoutes } from './research-routes.ts';
-import { rewardsApiRoutes } from './rewards-api-routes.ts';
+import { rewardsApiRoutes, rewardsOperations } from './rewards-api-routes.ts';
 import { rewardRoutes } from './rewards-routes.ts';
 
 /**
@@ -35,13 +35,20 @@ export const campaignDoors: Doors<CampaignDoorServices> = {
     mailRoutes(app, ctx);
     boardRoutes(app, ctx);
   },
+  ownerOperations: [
+    ...campaignOperations,
+    ...researchOperations,
+    ...researchFindingOperations,
+    ...researchReportOperations,
+    ...rewardsOperations,
+    ...mailOperations,
+    ...boardOperations,
+  ],
   async ownerApi(api, ctx, ownerOf) {
-    await campaignApiRoutes(api, ctx, ownerOf);
     await researchApiRoutes(api, ctx, ownerOf);
     await researchFindingRoutes(api, ctx, ownerOf);
     await researchReportRoutes(api, ctx, ownerOf);
     await rewardsApiRoutes(api, ctx, ownerOf);
-    await mailApiRoutes(api, ctx, ownerOf);
     await boardApiRoutes(api, ctx, ownerOf);
   },
 };

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
 import { base64Chars, base64Field, textField } from '../../../kernel/payload.ts';
 import { idOf } from '../../../web/console/id-params.ts';
@@ -12,7 +13,7 @@ import {
   presentImport,
   sendsOneFile,
 } from '../../reading/index.ts';
-import type { ConsoleContext } from './context.ts';
+import type { CampaignDoorServices, ConsoleContext } from './context.ts';
 
 const tags = ['research'];
 const L = LIMITS.researchImports;
@@ -40,16 +41,76 @@ const importBody = z
   .strict()
   .refine(sendsOneFile, { message: ONE_FILE_MESSAGE, path: ['data_base64'] });
 
+const op = defineOwnerOperation<CampaignDoorServices>();
+
 /**
  * Security research for a person signed in to the console, or a script with an owner API token
  * (SPEC "Security research"): imports, reading what was imported, and the task choices of a
  * campaign (the import form's task select). Inside the owner API scope, which resolved the
  * owner and accepts only JSON bodies.
  */
+export const researchOperations = [
+  op({
+    method: 'GET',
+    path: '/v1/research/evidence/:evidence_id/preview',
+    tags,
+    summary: 'The text of one page of evidence, with the page count',
+    params: z.object({ evidence_id: evidenceId }).strict(),
+    query: z
+      .object({
+        page: z.coerce
+          .number()
+          .int()
+          .min(LIMITS.previewPage.min)
+          .max(LIMITS.previewPage.max)
+          .default(LIMITS.previewPage.min),
+      })
+      .strict(),
+    run: async (ctx, { ownerId, params, query }) =>
+      ctx.ownerEvidence.preview(ownerId, params.evidence_id, query.page),
+  }),
+  op({
+    method: 'POST',
+    path: '/v1/research/evidence/:evidence_id/locate',
+    tags,
+    summary: "Find a quote in evidence (evidence_locate's matcher)",
+    params: z.object({ evidence_id: evidenceId }).strict(),
+    body: z
+      .object({
+        quote: z.string().min(1).max(LIMITS.read.quoteChars),
+        page: z.number().int().min(LIMITS.previewPage.min).max(LIMITS.previewPage.max).optional(),
+      })
+      .strict(),
+    run: async (ctx, { ownerId, params, body }) =>
+      ctx.ownerEvidence.locate(ownerId, params.evidence_id, body.quote, body.page),
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/research/campaigns/:campaign_id/task-choices',
+    tags,
+    summary: "The campaign's tasks as lightweight choices (id, title, status), newest first",
+    params: z.object({ campaign_id: idOf('cmp', 'campaign') }).strict(),
+    query: z
+      .object({
+        cursor: z.string().min(1).max(LIMITS.skillsList.cursorChars).optional(),
+        limit: z.coerce
+          .number()
+          .int()
+          .min(LIMITS.taskChoices.min)
+          .max(LIMITS.taskChoices.max)
+          .default(LIMITS.taskChoices.default),
+      })
+      .strict(),
+    run: async (ctx, { ownerId, params, query }) =>
+      ctx.campaigns.taskChoices(ownerId, params.campaign_id, query, ctx.secret),
+  }),
+];
+
+/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
 export async function researchApiRoutes(
   api: FastifyInstance,
   ctx: ConsoleContext,
-  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
+  ownerOf: OwnerOf,
 ): Promise<void> {
   const r = api.withTypeProvider<ZodTypeProvider>();
 
@@ -108,28 +169,6 @@ export async function researchApiRoutes(
   );
 
   r.get(
-    '/v1/research/evidence/:evidence_id/preview',
-    {
-      schema: {
-        tags,
-        summary: 'The text of one page of evidence, with the page count',
-        params: z.object({ evidence_id: evidenceId }).strict(),
-        querystring: z
-          .object({
-            page: z.coerce
-              .number()
-              .int()
-              .min(LIMITS.previewPage.min)
-              .max(LIMITS.previewPage.max)
-              .default(LIMITS.previewPage.min),
-          })
-          .strict(),
-      },
-    },
-    async (req) => ctx.ownerEvidence.preview(ownerOf(req), req.params.evidence_id, req.query.page),
-  );
-
-  r.get(
     '/v1/research/evidence/:evidence_id/original',
     {
       schema: {
@@ -151,47 +190,5 @@ export async function researchApiRoutes(
         .header('content-security-policy', "sandbox; default-src 'none'")
         .send(bytes);
     },
-  );
-
-  r.post(
-    '/v1/research/evidence/:evidence_id/locate',
-    {
-      schema: {
-        tags,
-        summary: "Find a quote in evidence (evidence_locate's matcher)",
-        params: z.object({ evidence_id: evidenceId }).strict(),
-        body: z
-          .object({
-            quote: z.string().min(1).max(LIMITS.read.quoteChars),
-            page: z.number().int().min(LIMITS.previewPage.min).max(LIMITS.previewPage.max).optional(),
-          })
-          .strict(),
-      },
-    },
-    async (req) =>
-      ctx.ownerEvidence.locate(ownerOf(req), req.params.evidence_id, req.body.quote, req.body.page),
-  );
-
-  r.get(
-    '/v1/research/campaigns/:campaign_id/task-choices',
-    {
-      schema: {
-        tags,
-        summary: "The campaign's tasks as lightweight choices (id, title, status), newest first",
-        params: z.object({ campaign_id: idOf('cmp', 'campaign') }).strict(),
-        querystring: z
-          .object({
-            cursor: z.string().min(1).max(LIMITS.skillsList.cursorChars).optional(),
-            limit: z.coerce
-              .number()
-              .int()
-              .min(LIMITS.taskChoices.min)
-              .max(LIMITS.taskChoices.max)
-              .default(LIMITS.taskChoices.default),
-          })
-          .strict(),
-      },
-    },
-    async (req) => ctx.campaigns.taskChoices(ownerOf(req), req.params.campaign_id, req.query, ctx.secret),
   );
 }

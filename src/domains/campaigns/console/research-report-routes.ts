@@ -1,23 +1,39 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
 import { plainLine, plainText } from '../../../kernel/plain-text.ts';
 import { idOf } from '../../../web/console/id-params.ts';
 import { answers } from '../../../web/http/openapi.ts';
 import { MAX_STIX_SOURCES } from '../../research/index.ts';
-import type { ConsoleContext } from './context.ts';
+import type { CampaignDoorServices, ConsoleContext } from './context.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
 
 const tags = ['research'];
+
+const op = defineOwnerOperation<CampaignDoorServices>();
 
 /**
  * Publishing research reports (issue 16 item 7) for the campaign's owner of record, inside the
  * owner API scope: publish the STIX bundle of some sources (TLP:CLEAR campaigns only), withdraw it.
  */
+export const researchReportOperations = [
+  op({
+    method: 'POST',
+    path: '/v1/research/reports/:report_id/withdraw',
+    tags,
+    summary: 'Withdraw a published report; the JSON body may be {}',
+    params: z.object({ report_id: idOf('rpt', 'report') }).strict(),
+    body: z.object({}).strict().optional(),
+    run: async (ctx, { ownerId, params }) => ctx.researchReports.withdraw(ownerId, params.report_id),
+  }),
+];
+
+/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
 export async function researchReportRoutes(
   api: FastifyInstance,
   ctx: ConsoleContext,
-  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
+  ownerOf: OwnerOf,
 ): Promise<void> {
   const r = api.withTypeProvider<ZodTypeProvider>();
 
@@ -63,18 +79,5 @@ export async function researchReportRoutes(
         ],
       });
     },
-  );
-
-  r.post(
-    '/v1/research/reports/:report_id/withdraw',
-    {
-      schema: {
-        tags,
-        summary: 'Withdraw a published report; the JSON body may be {}',
-        params: z.object({ report_id: idOf('rpt', 'report') }).strict(),
-        body: z.object({}).strict().optional(),
-      },
-    },
-    async (req) => ctx.researchReports.withdraw(ownerOf(req), req.params.report_id),
   );
 }

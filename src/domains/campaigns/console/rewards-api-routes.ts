@@ -1,16 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { idOf } from '../../../web/console/id-params.ts';
 import { answers } from '../../../web/http/openapi.ts';
 import { CURRENCIES, type Currency, toMinor } from '../../funds/index.ts';
-import type { ConsoleContext } from './context.ts';
+import type { CampaignDoorServices, ConsoleContext } from './context.ts';
 
 const tags = ['rewards'];
 const approvalId = idOf('apr', 'release request');
 const taskId = idOf('task', 'task');
 const reason = z.string().trim().min(1).max(2_000);
+
+const op = defineOwnerOperation<CampaignDoorServices>();
 
 /**
  * Paid tasks for a signed-in owner or an owner API token (docs/rewards.md): balance, postings,
@@ -18,119 +21,96 @@ const reason = z.string().trim().min(1).max(2_000);
  * scope, which resolved the owner (never an agent: agent tokens are not accepted there) and
  * accepts only JSON bodies.
  */
+export const rewardsOperations = [
+  op({
+    method: 'GET',
+    path: '/v1/rewards/balance',
+    tags,
+    summary: 'Your balance in points and in US dollars (kept apart, never converted)',
+    run: async (ctx, { ownerId }) => ctx.funds.balance(ownerId),
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/rewards/postings',
+    tags,
+    summary: 'The postings of your balance, newest first (signed cursor)',
+    query: z
+      .object({
+        limit: z.coerce.number().int().min(1).max(100).default(50),
+        cursor: z.string().min(1).max(1_000).optional(),
+        currency: z.enum(CURRENCIES).optional(),
+      })
+      .strict(),
+    run: async (ctx, { ownerId, query }) => ctx.funds.postings(ownerId, query),
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/rewards/approvals',
+    tags,
+    summary: 'Release requests of your campaigns, newest first; PENDING unless another status is asked for',
+    query: z
+      .object({
+        status: z.enum(['PENDING', 'APPROVED', 'RETURNED', 'CANCELLED', 'ALL']).default('PENDING'),
+        limit: z.coerce.number().int().min(1).max(100).default(50),
+        cursor: z.string().min(1).max(1_000).optional(),
+      })
+      .strict(),
+    run: async (ctx, { ownerId, query }) => ctx.ownerRewards.approvals(ownerId, query),
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/rewards/approvals/:approval_id',
+    tags,
+    summary: 'One release request: the task, the result, its matched and unmatched quotes',
+    params: z.object({ approval_id: approvalId }).strict(),
+    run: async (ctx, { ownerId, params }) => ctx.ownerRewards.approval(ownerId, params.approval_id),
+  }),
+  op({
+    method: 'POST',
+    path: '/v1/rewards/approvals/:approval_id/decision',
+    tags,
+    summary:
+      'Approve a release (escrow → the worker’s owner) or return the result for rework (with a reason)',
+    params: z.object({ approval_id: approvalId }).strict(),
+    body: z.object({ action: z.enum(['approve', 'return']), reason: reason.optional() }).strict(),
+    run: async (ctx, { ownerId, params, body }) => ctx.ownerRewards.decide(ownerId, params.approval_id, body),
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/rewards/tasks/:task_id/funding',
+    tags,
+    summary: "A task's reward, your balance and what is missing to fund it",
+    params: z.object({ task_id: taskId }).strict(),
+    run: async (ctx, { ownerId, params }) => ctx.ownerRewards.funding(ownerId, params.task_id),
+  }),
+  op({
+    method: 'POST',
+    path: '/v1/rewards/tasks/:task_id/fund',
+    tags,
+    summary: 'Fund a task’s reward from your balance (it moves to escrow); the JSON body may be {}',
+    params: z.object({ task_id: taskId }).strict(),
+    body: z.object({}).strict().optional(),
+    run: async (ctx, { ownerId, params }) => ctx.ownerRewards.fund(ownerId, params.task_id),
+  }),
+  op({
+    method: 'POST',
+    path: '/v1/tasks/:task_id/cancel',
+    tags,
+    summary: 'Cancel a task of your campaign; an escrowed reward is refunded to your balance at once',
+    params: z.object({ task_id: taskId }).strict(),
+    body: z.object({ reason }).strict(),
+    run: async (ctx, { ownerId, params, body }) =>
+      ctx.ownerRewards.cancel(ownerId, params.task_id, body.reason),
+  }),
+];
+
+/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
 export async function rewardsApiRoutes(
   api: FastifyInstance,
   ctx: ConsoleContext,
-  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
+  ownerOf: OwnerOf,
 ): Promise<void> {
   const r = api.withTypeProvider<ZodTypeProvider>();
-
-  r.get(
-    '/v1/rewards/balance',
-    { schema: { tags, summary: 'Your balance in points and in US dollars (kept apart, never converted)' } },
-    async (req) => ctx.funds.balance(ownerOf(req)),
-  );
-
-  r.get(
-    '/v1/rewards/postings',
-    {
-      schema: {
-        tags,
-        summary: 'The postings of your balance, newest first (signed cursor)',
-        querystring: z
-          .object({
-            limit: z.coerce.number().int().min(1).max(100).default(50),
-            cursor: z.string().min(1).max(1_000).optional(),
-            currency: z.enum(CURRENCIES).optional(),
-          })
-          .strict(),
-      },
-    },
-    async (req) => ctx.funds.postings(ownerOf(req), req.query),
-  );
-
-  r.get(
-    '/v1/rewards/approvals',
-    {
-      schema: {
-        tags,
-        summary:
-          'Release requests of your campaigns, newest first; PENDING unless another status is asked for',
-        querystring: z
-          .object({
-            status: z.enum(['PENDING', 'APPROVED', 'RETURNED', 'CANCELLED', 'ALL']).default('PENDING'),
-            limit: z.coerce.number().int().min(1).max(100).default(50),
-            cursor: z.string().min(1).max(1_000).optional(),
-          })
-          .strict(),
-      },
-    },
-    async (req) => ctx.ownerRewards.approvals(ownerOf(req), req.query),
-  );
-
-  r.get(
-    '/v1/rewards/approvals/:approval_id',
-    {
-      schema: {
-        tags,
-        summary: 'One release request: the task, the result, its matched and unmatched quotes',
-        params: z.object({ approval_id: approvalId }).strict(),
-      },
-    },
-    async (req) => ctx.ownerRewards.approval(ownerOf(req), req.params.approval_id),
-  );
-
-  r.post(
-    '/v1/rewards/approvals/:approval_id/decision',
-    {
-      schema: {
-        tags,
-        summary:
-          'Approve a release (escrow → the worker’s owner) or return the result for rework (with a reason)',
-        params: z.object({ approval_id: approvalId }).strict(),
-        body: z.object({ action: z.enum(['approve', 'return']), reason: reason.optional() }).strict(),
-      },
-    },
-    async (req) => ctx.ownerRewards.decide(ownerOf(req), req.params.approval_id, req.body),
-  );
-
-  r.get(
-    '/v1/rewards/tasks/:task_id/funding',
-    {
-      schema: {
-        tags,
-        summary: "A task's reward, your balance and what is missing to fund it",
-        params: z.object({ task_id: taskId }).strict(),
-      },
-    },
-    async (req) => ctx.ownerRewards.funding(ownerOf(req), req.params.task_id),
-  );
-
-  r.post(
-    '/v1/rewards/tasks/:task_id/fund',
-    {
-      schema: {
-        tags,
-        summary: 'Fund a task’s reward from your balance (it moves to escrow); the JSON body may be {}',
-        params: z.object({ task_id: taskId }).strict(),
-        body: z.object({}).strict().optional(),
-      },
-    },
-    async (req) => ctx.ownerRewards.fund(ownerOf(req), req.params.task_id),
-  );
-
-  r.post(
-    '/v1/tasks/:task_id/cancel',
-    {
-      schema: {
-        tags,
-        summary: 'Cancel a task of your campaign; an escrowed reward is refunded to your balance at once',
-        params: z.object({ task_id: taskId }).strict(),
-        body: z.object({ reason }).strict(),
-      },
-    },
-    async (req) => ctx.ownerRewards.cancel(ownerOf(req), req.params.task_id, req.body.reason),
-  );
 
   r.post(
     '/v1/funds/credits',

@@ -37,7 +37,7 @@ export function agentPageChange<T extends z.ZodType>(
   return { suffix, schema, act: (owner, id, data, req) => act(owner, id, data as z.infer<T>, req) };
 }
 
-declare module '../../../framework/doors.ts' {
+declare module '../../../framework/door-context.ts' {
   interface PageParts {
     /** Sections of an identity's page (identity/console/agent-parts.ts). */
     agentPage?: AgentPagePart[];

@@ -1,13 +1,13 @@
 import type { Doors } from '../../../framework/index.ts';
 import { nativeOAuthRoutes } from '../http/native-oauth-routes.ts';
 import { oauthRoutes } from '../http/oauth-routes.ts';
-import { identityApiRoutes } from './api-routes.ts';
+import { agentOperations } from './agent-operations.ts';
 import { authRoutes } from './auth-routes.ts';
 import { oauthConsoleRoutes } from './consent-routes.ts';
 import type { ConsoleContext, IdentityDoorServices } from './context.ts';
 import { identityRoutes } from './identity-routes.ts';
-import { oauthApiRoutes } from './oauth-api-routes.ts';
-import { ownerTokenApiRoutes } from './owner-token-api-routes.ts';
+import { oauthOperations } from './oauth-operations.ts';
+import { ownerTokenOperations } from './owner-token-operations.ts';
 import { ownerTokenRoutes } from './owner-token-routes.ts';
 import { pairRoutes } from './pair-routes.ts';
 
@@ -46,11 +46,7 @@ export const identityDoors: Doors<IdentityDoorServices> = {
     oauthConsoleRoutes(app, ctx);
     ownerTokenRoutes(app, ctx);
   },
-  async ownerApi(api, ctx, ownerOf) {
-    await oauthApiRoutes(api, ctx, ownerOf);
-    await ownerTokenApiRoutes(api, ctx, ownerOf);
-    await identityApiRoutes(api, ctx, ownerOf);
-  },
+  ownerOperations: [...oauthOperations, ...ownerTokenOperations, ...agentOperations],
   async publicRoutes(app, ctx) {
     await app.register(async (scope) => oauthRoutes(scope, oauthDeps(ctx)));
     await app.register(async (scope) => nativeOAuthRoutes(scope, oauthDeps(ctx)));

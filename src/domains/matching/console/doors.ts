@@ -1,8 +1,8 @@
 import type { Doors } from '../../../framework/index.ts';
 import { matchingAgentPart } from './agent-part.ts';
-import { matchingApiRoutes } from './api-routes.ts';
 import { matchingCampaignPart } from './campaign-part.ts';
 import type { MatchingDoorServices } from './context.ts';
+import { matchingOperations } from './owner-operations.ts';
 import { matchingRoutes } from './routes.ts';
 
 /**
@@ -12,6 +12,6 @@ import { matchingRoutes } from './routes.ts';
 export const matchingDoors: Doors<MatchingDoorServices> = {
   nav: [{ key: 'matching', href: '/console/matching', label: 'Matching', order: 60 }],
   pages: matchingRoutes,
-  ownerApi: matchingApiRoutes,
+  ownerOperations: matchingOperations,
   parts: { agentPage: matchingAgentPart, campaignPage: matchingCampaignPart },
 };

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
 import { payloadBytes } from '../../../kernel/payload.ts';
 import { answers } from '../../../web/http/openapi.ts';
 import {
@@ -16,8 +17,10 @@ import {
   tagsQuery,
   windowQuery,
 } from './api-schemas.ts';
-import type { ConsoleContext } from './context.ts';
+import type { ConsoleContext, SkillDoorServices } from './context.ts';
 import { skillVersionApiRoutes } from './version-api-routes.ts';
+
+const op = defineOwnerOperation<SkillDoorServices>();
 
 /**
  * Skills for owners (SPEC Endpoints, Skills), inside the owner API scope (session or owner token):
@@ -25,48 +28,34 @@ import { skillVersionApiRoutes } from './version-api-routes.ts';
  * capabilities answers SKILLS_DISABLED when the deployment has skills off. The download also
  * takes the ticket of an identity's download_url (skill_package_get) instead of a session.
  */
-export async function skillApiRoutes(
-  api: FastifyInstance,
-  ctx: ConsoleContext,
-  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
-): Promise<void> {
-  const r = api.withTypeProvider<ZodTypeProvider>();
-  const s = ctx.skills;
-
-  r.get(
-    '/v1/skills/capabilities',
-    {
-      schema: {
-        tags,
-        summary: 'What this deployment allows for skills: on or off, formats, contexts, limits',
-      },
-    },
-    async () => s.capabilities(),
-  );
-
-  r.get(
-    '/v1/skills',
-    {
-      schema: {
-        tags,
-        summary: 'Skill versions a context gives you (default your own), newest first',
-        querystring: z
-          .object({
-            context: context.optional(),
-            q: z.string().trim().max(L.qChars).optional(),
-            status: z.enum(['AVAILABLE', 'BLOCKED']).optional(),
-            ...pageQuery,
-            author_id: z.string().max(L.idChars).optional(),
-            compatibility: z.string().max(L.compatibilityChars).optional(),
-            lifecycle_status: z.enum(['ACTIVE', 'ARCHIVED']).optional(),
-            tags: tagsQuery,
-          })
-          .strict(),
-      },
-    },
-    async (req) => {
-      const q = req.query;
-      return s.list(ownerOf(req), q.context, {
+export const skillOperations = [
+  op({
+    method: 'GET',
+    path: '/v1/skills/capabilities',
+    tags,
+    summary: 'What this deployment allows for skills: on or off, formats, contexts, limits',
+    run: async (ctx, _input) => ctx.skills.capabilities(),
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/skills',
+    tags,
+    summary: 'Skill versions a context gives you (default your own), newest first',
+    query: z
+      .object({
+        context: context.optional(),
+        q: z.string().trim().max(L.qChars).optional(),
+        status: z.enum(['AVAILABLE', 'BLOCKED']).optional(),
+        ...pageQuery,
+        author_id: z.string().max(L.idChars).optional(),
+        compatibility: z.string().max(L.compatibilityChars).optional(),
+        lifecycle_status: z.enum(['ACTIVE', 'ARCHIVED']).optional(),
+        tags: tagsQuery,
+      })
+      .strict(),
+    run: async (ctx, { ownerId, query }) => {
+      const q = query;
+      return ctx.skills.list(ownerId, q.context, {
         q: q.q,
         status: q.status,
         authorId: q.author_id,
@@ -77,24 +66,91 @@ export async function skillApiRoutes(
         cursor: q.cursor,
       });
     },
-  );
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/skills/drafts',
+    tags,
+    summary: 'Your account’s drafts, newest first',
+    query: z
+      .object({
+        ...pageQuery,
+        q: z.string().trim().max(L.qChars).optional(),
+      })
+      .strict(),
+    run: async (ctx, { ownerId, query }) => ctx.skills.listDrafts(ownerId, query),
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/skills/drafts/:draft_id',
+    tags,
+    summary: 'A draft with its files, revision and validity',
+    params: draftParams,
+    run: async (ctx, { ownerId, params }) => ctx.skills.getDraft(ownerId, params.draft_id),
+  }),
+  op({
+    method: 'PATCH',
+    path: '/v1/skills/drafts/:draft_id',
+    tags,
+    summary: 'Change a draft’s description or tags',
+    params: draftParams,
+    body: SKILL_BODIES.DraftUpdateBody,
+    run: async (ctx, { ownerId, params, body }) =>
+      ctx.skills.editDraft(ownerId, params.draft_id, { kind: 'update', ...body }),
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/skills/drafts/:draft_id/file',
+    tags,
+    summary: 'One window of a draft’s file',
+    params: draftParams,
+    query: z.object({ path: pathArg, ...windowQuery }).strict(),
+    run: async (ctx, { ownerId, params, query }) => ctx.skills.draftFile(ownerId, params.draft_id, query),
+  }),
+  op({
+    method: 'PUT',
+    path: '/v1/skills/drafts/:draft_id/instructions',
+    tags,
+    summary: 'Replace SKILL.md’s body (the instructions); the frontmatter stays',
+    params: draftParams,
+    body: SKILL_BODIES.InstructionsBody,
+    run: async (ctx, { ownerId, params, body }) =>
+      ctx.skills.editDraft(ownerId, params.draft_id, {
+        kind: 'update',
+        revision: body.revision,
+        instructions: body.instructions,
+      }),
+  }),
+  op({
+    method: 'DELETE',
+    path: '/v1/skills/drafts/:draft_id/files',
+    tags,
+    summary: 'Remove one file',
+    params: draftParams,
+    body: SKILL_BODIES.FileRemoveBody,
+    run: async (ctx, { ownerId, params, body }) =>
+      ctx.skills.editDraft(ownerId, params.draft_id, { kind: 'remove', ...body }),
+  }),
+  op({
+    method: 'POST',
+    path: '/v1/skills/drafts/:draft_id/validate',
+    tags,
+    summary: 'Every violation of the Agent Skills format',
+    params: draftParams,
+    body: SKILL_BODIES.DraftRevisionBody,
+    run: async (ctx, { ownerId, params, body }) =>
+      ctx.skills.validate(ownerId, params.draft_id, body.revision),
+  }),
+];
 
-  r.get(
-    '/v1/skills/drafts',
-    {
-      schema: {
-        tags,
-        summary: 'Your account’s drafts, newest first',
-        querystring: z
-          .object({
-            ...pageQuery,
-            q: z.string().trim().max(L.qChars).optional(),
-          })
-          .strict(),
-      },
-    },
-    async (req) => s.listDrafts(ownerOf(req), req.query),
-  );
+/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
+export async function skillApiRoutes(
+  api: FastifyInstance,
+  ctx: ConsoleContext,
+  ownerOf: OwnerOf,
+): Promise<void> {
+  const r = api.withTypeProvider<ZodTypeProvider>();
+  const s = ctx.skills;
 
   r.post(
     '/v1/skills/drafts',
@@ -107,56 +163,6 @@ export async function skillApiRoutes(
       },
     },
     async (req, reply) => reply.code(201).send(await s.createDraft(ownerOf(req), req.body)),
-  );
-
-  r.get(
-    '/v1/skills/drafts/:draft_id',
-    { schema: { tags, summary: 'A draft with its files, revision and validity', params: draftParams } },
-    async (req) => s.getDraft(ownerOf(req), req.params.draft_id),
-  );
-
-  r.patch(
-    '/v1/skills/drafts/:draft_id',
-    {
-      schema: {
-        tags,
-        summary: 'Change a draft’s description or tags',
-        params: draftParams,
-        body: SKILL_BODIES.DraftUpdateBody,
-      },
-    },
-    async (req) => s.editDraft(ownerOf(req), req.params.draft_id, { kind: 'update', ...req.body }),
-  );
-
-  r.get(
-    '/v1/skills/drafts/:draft_id/file',
-    {
-      schema: {
-        tags,
-        summary: 'One window of a draft’s file',
-        params: draftParams,
-        querystring: z.object({ path: pathArg, ...windowQuery }).strict(),
-      },
-    },
-    async (req) => s.draftFile(ownerOf(req), req.params.draft_id, req.query),
-  );
-
-  r.put(
-    '/v1/skills/drafts/:draft_id/instructions',
-    {
-      schema: {
-        tags,
-        summary: 'Replace SKILL.md’s body (the instructions); the frontmatter stays',
-        params: draftParams,
-        body: SKILL_BODIES.InstructionsBody,
-      },
-    },
-    async (req) =>
-      s.editDraft(ownerOf(req), req.params.draft_id, {
-        kind: 'update',
-        revision: req.body.revision,
-        instructions: req.body.instructions,
-      }),
   );
 
   r.put(
@@ -187,12 +193,6 @@ export async function skillApiRoutes(
     },
   );
 
-  r.delete(
-    '/v1/skills/drafts/:draft_id/files',
-    { schema: { tags, summary: 'Remove one file', params: draftParams, body: SKILL_BODIES.FileRemoveBody } },
-    async (req) => s.editDraft(ownerOf(req), req.params.draft_id, { kind: 'remove', ...req.body }),
-  );
-
   r.post(
     '/v1/skills/drafts/:draft_id/imports',
     {
@@ -211,19 +211,6 @@ export async function skillApiRoutes(
         revision: req.body.revision,
         zip: payloadBytes(req.body.data_base64, 'base64'),
       }),
-  );
-
-  r.post(
-    '/v1/skills/drafts/:draft_id/validate',
-    {
-      schema: {
-        tags,
-        summary: 'Every violation of the Agent Skills format',
-        params: draftParams,
-        body: SKILL_BODIES.DraftRevisionBody,
-      },
-    },
-    async (req) => s.validate(ownerOf(req), req.params.draft_id, req.body.revision),
   );
 
   r.post(

@@ -1,10 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
 import { idOf } from '../../../web/console/id-params.ts';
 import { answers } from '../../../web/http/openapi.ts';
 import { context, fileReadQuery, P, pageQuery, sendFileBytes, tags } from './api-schemas.ts';
-import type { ConsoleContext } from './context.ts';
+import type { ConsoleContext, SkillDoorServices } from './context.ts';
 
 const challengeId = z
   .string()
@@ -23,15 +24,51 @@ export const ArenaPackageBody = z
   })
   .strict();
 
+const op = defineOwnerOperation<SkillDoorServices>();
+
 /**
  * Skill packages shared to Arena challenge versions (docs/skills.md, "Arena packages"), for the
  * owner of the versions: share, list its own by challenge version, read one under a context,
  * withdraw it.
  */
+export const skillArenaOperations = [
+  op({
+    method: 'GET',
+    path: '/v1/arena/challenges/:challenge_id/versions/:version/skill-packages',
+    tags,
+    summary: 'Your live skill packages of one challenge version, newest first',
+    params: z
+      .object({ challenge_id: challengeId, version: z.coerce.number().int().min(1).max(1_000_000) })
+      .strict(),
+    query: z.object(pageQuery).strict(),
+    run: async (ctx, { ownerId, params, query }) =>
+      ctx.skillArena.list(ownerId, params.challenge_id, params.version, query),
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/arena/skill-packages/:package_id',
+    tags,
+    summary: 'One live package under a context (OWN: your own versions), with its files',
+    params: packageParams,
+    query: z.object({ context }).strict(),
+    run: async (ctx, { ownerId, params, query }) =>
+      ctx.skillArena.get(ownerId, params.package_id, query.context),
+  }),
+  op({
+    method: 'DELETE',
+    path: '/v1/arena/skill-packages/:package_id',
+    tags,
+    summary: 'Withdraw your package: reads under the Arena contexts stop at once',
+    params: packageParams,
+    run: async (ctx, { ownerId, params }) => ctx.skillArena.withdraw(ownerId, params.package_id),
+  }),
+];
+
+/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
 export async function skillArenaApiRoutes(
   api: FastifyInstance,
   ctx: ConsoleContext,
-  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
+  ownerOf: OwnerOf,
 ): Promise<void> {
   const r = api.withTypeProvider<ZodTypeProvider>();
   const s = ctx.skillArena;
@@ -54,34 +91,6 @@ export async function skillArenaApiRoutes(
   );
 
   r.get(
-    '/v1/arena/challenges/:challenge_id/versions/:version/skill-packages',
-    {
-      schema: {
-        tags,
-        summary: 'Your live skill packages of one challenge version, newest first',
-        params: z
-          .object({ challenge_id: challengeId, version: z.coerce.number().int().min(1).max(1_000_000) })
-          .strict(),
-        querystring: z.object(pageQuery).strict(),
-      },
-    },
-    async (req) => s.list(ownerOf(req), req.params.challenge_id, req.params.version, req.query),
-  );
-
-  r.get(
-    '/v1/arena/skill-packages/:package_id',
-    {
-      schema: {
-        tags,
-        summary: 'One live package under a context (OWN: your own versions), with its files',
-        params: packageParams,
-        querystring: z.object({ context }).strict(),
-      },
-    },
-    async (req) => s.get(ownerOf(req), req.params.package_id, req.query.context),
-  );
-
-  r.get(
     '/v1/arena/skill-packages/:package_id/file',
     {
       // A HEAD would run the handler and record a delivery without sending a byte.
@@ -99,17 +108,5 @@ export async function skillArenaApiRoutes(
       const file = await s.fileBytes(ownerOf(req), req.params.package_id, q);
       return sendFileBytes(reply, file);
     },
-  );
-
-  r.delete(
-    '/v1/arena/skill-packages/:package_id',
-    {
-      schema: {
-        tags,
-        summary: 'Withdraw your package: reads under the Arena contexts stop at once',
-        params: packageParams,
-      },
-    },
-    async (req) => s.withdraw(ownerOf(req), req.params.package_id),
   );
 }

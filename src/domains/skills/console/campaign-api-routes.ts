@@ -1,11 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
 import { idOf } from '../../../web/console/id-params.ts';
 import { answers } from '../../../web/http/openapi.ts';
 import { pageQuery, tagsQuery } from './api-schemas.ts';
-import type { ConsoleContext } from './context.ts';
+import type { ConsoleContext, SkillDoorServices } from './context.ts';
 
 const tags = ['skills'];
 const L = LIMITS.skillsList;
@@ -43,44 +44,35 @@ export const SKILL_LINK_BODIES = {
   DetachScopedBody: z.object({ reason: note.optional() }).strict(),
 };
 
+const op = defineOwnerOperation<SkillDoorServices>();
+const B = SKILL_LINK_BODIES;
+
 /**
  * A campaign's skill library and its tasks' skills, for the campaign's owner (SPEC Endpoints,
  * Skills), inside the owner API scope. Another owner's campaign or task is NOT_FOUND. Every route
  * answers SKILLS_DISABLED when the deployment has skills off.
  */
-export async function skillCampaignApiRoutes(
-  api: FastifyInstance,
-  ctx: ConsoleContext,
-  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
-): Promise<void> {
-  const r = api.withTypeProvider<ZodTypeProvider>();
-  const lib = ctx.skillLibrary;
-  const tasks = ctx.skillTasks;
-  const B = SKILL_LINK_BODIES;
-
-  r.get(
-    '/v1/campaigns/:campaign_id/skills',
-    {
-      schema: {
-        tags,
-        summary: 'The campaign’s skill library, every state, newest first',
-        params: campaignParams,
-        querystring: z
-          .object({
-            q: z.string().trim().max(L.qChars).optional(),
-            ...pageQuery,
-            status: z.enum(['AVAILABLE', 'BLOCKED']).optional(),
-            campaign_state: z.enum(['PROPOSED', 'ACCEPTED', 'DECLINED', 'REMOVED']).optional(),
-            author_id: z.string().max(L.idChars).optional(),
-            compatibility: z.string().max(L.compatibilityChars).optional(),
-            tags: tagsQuery,
-          })
-          .strict(),
-      },
-    },
-    async (req) => {
-      const q = req.query;
-      return lib.list(ownerOf(req), req.params.campaign_id, {
+export const skillCampaignOperations = [
+  op({
+    method: 'GET',
+    path: '/v1/campaigns/:campaign_id/skills',
+    tags,
+    summary: 'The campaign’s skill library, every state, newest first',
+    params: campaignParams,
+    query: z
+      .object({
+        q: z.string().trim().max(L.qChars).optional(),
+        ...pageQuery,
+        status: z.enum(['AVAILABLE', 'BLOCKED']).optional(),
+        campaign_state: z.enum(['PROPOSED', 'ACCEPTED', 'DECLINED', 'REMOVED']).optional(),
+        author_id: z.string().max(L.idChars).optional(),
+        compatibility: z.string().max(L.compatibilityChars).optional(),
+        tags: tagsQuery,
+      })
+      .strict(),
+    run: async (ctx, { ownerId, params, query }) => {
+      const q = query;
+      return ctx.skillLibrary.list(ownerId, params.campaign_id, {
         q: q.q,
         status: q.status,
         campaignState: q.campaign_state,
@@ -91,7 +83,90 @@ export async function skillCampaignApiRoutes(
         cursor: q.cursor,
       });
     },
-  );
+  }),
+  op({
+    method: 'POST',
+    path: '/v1/campaigns/:campaign_id/skills/:entry_id/decision',
+    tags,
+    summary: 'Accept or decline a proposed entry',
+    params: entryParams,
+    body: B.CampaignDecisionScopedBody,
+    run: async (ctx, { ownerId, params, body }) =>
+      ctx.skillLibrary.decide(ownerId, params.campaign_id, params.entry_id, body),
+  }),
+  op({
+    method: 'PATCH',
+    path: '/v1/campaigns/:campaign_id/skills/:entry_id',
+    tags,
+    summary: 'Change a live entry’s note',
+    params: entryParams,
+    body: B.CampaignUpdateScopedBody,
+    run: async (ctx, { ownerId, params, body }) =>
+      ctx.skillLibrary.update(ownerId, params.campaign_id, params.entry_id, body),
+  }),
+  op({
+    method: 'DELETE',
+    path: '/v1/campaigns/:campaign_id/skills/:entry_id',
+    tags,
+    summary: 'Remove an entry from the library (the body may be omitted)',
+    params: entryParams,
+    body: B.CampaignRemoveScopedBody.nullish(),
+    run: async (ctx, { ownerId, params, body }) =>
+      ctx.skillLibrary.remove(ownerId, params.campaign_id, params.entry_id, body ?? {}),
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/tasks/:task_id/skills',
+    tags,
+    summary:
+      'The task’s attached skills, in reading order, with where SKILL.md delivery stands under a lease (named, else the live one)',
+    params: taskParams,
+    query: leaseQuery,
+    run: async (ctx, { ownerId, params, query }) =>
+      ctx.skillTasks.list(ownerId, params.task_id, query.lease_id),
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/tasks/:task_id/skill-usage',
+    tags,
+    summary:
+      'Per attached skill, whether SKILL.md was delivered in full under a lease (named, else the live one), and usage reports',
+    params: taskParams,
+    query: leaseQuery,
+    run: async (ctx, { ownerId, params, query }) =>
+      ctx.skillTasks.usage(ownerId, params.task_id, query.lease_id),
+  }),
+  op({
+    method: 'PATCH',
+    path: '/v1/tasks/:task_id/skills/:binding_id',
+    tags,
+    summary: 'Change an attachment’s purpose, order or delivery',
+    params: bindingParams,
+    body: B.BindingUpdateScopedBody,
+    run: async (ctx, { ownerId, params, body }) =>
+      ctx.skillTasks.update(ownerId, params.task_id, params.binding_id, body),
+  }),
+  op({
+    method: 'DELETE',
+    path: '/v1/tasks/:task_id/skills/:binding_id',
+    tags,
+    summary: 'Detach a skill from the task, at once (the body may be omitted)',
+    params: bindingParams,
+    body: B.DetachScopedBody.nullish(),
+    run: async (ctx, { ownerId, params, body }) =>
+      ctx.skillTasks.detach(ownerId, params.task_id, params.binding_id, body?.reason),
+  }),
+];
+
+/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
+export async function skillCampaignApiRoutes(
+  api: FastifyInstance,
+  ctx: ConsoleContext,
+  ownerOf: OwnerOf,
+): Promise<void> {
+  const r = api.withTypeProvider<ZodTypeProvider>();
+  const lib = ctx.skillLibrary;
+  const tasks = ctx.skillTasks;
 
   r.post(
     '/v1/campaigns/:campaign_id/skills',
@@ -106,73 +181,6 @@ export async function skillCampaignApiRoutes(
     },
     async (req, reply) =>
       reply.code(201).send(await lib.propose(ownerOf(req), req.params.campaign_id, req.body)),
-  );
-
-  r.post(
-    '/v1/campaigns/:campaign_id/skills/:entry_id/decision',
-    {
-      schema: {
-        tags,
-        summary: 'Accept or decline a proposed entry',
-        params: entryParams,
-        body: B.CampaignDecisionScopedBody,
-      },
-    },
-    async (req) => lib.decide(ownerOf(req), req.params.campaign_id, req.params.entry_id, req.body),
-  );
-
-  r.patch(
-    '/v1/campaigns/:campaign_id/skills/:entry_id',
-    {
-      schema: {
-        tags,
-        summary: 'Change a live entry’s note',
-        params: entryParams,
-        body: B.CampaignUpdateScopedBody,
-      },
-    },
-    async (req) => lib.update(ownerOf(req), req.params.campaign_id, req.params.entry_id, req.body),
-  );
-
-  r.delete(
-    '/v1/campaigns/:campaign_id/skills/:entry_id',
-    {
-      schema: {
-        tags,
-        summary: 'Remove an entry from the library (the body may be omitted)',
-        params: entryParams,
-        body: B.CampaignRemoveScopedBody.nullish(),
-      },
-    },
-    async (req) => lib.remove(ownerOf(req), req.params.campaign_id, req.params.entry_id, req.body ?? {}),
-  );
-
-  r.get(
-    '/v1/tasks/:task_id/skills',
-    {
-      schema: {
-        tags,
-        summary:
-          'The task’s attached skills, in reading order, with where SKILL.md delivery stands under a lease (named, else the live one)',
-        params: taskParams,
-        querystring: leaseQuery,
-      },
-    },
-    async (req) => tasks.list(ownerOf(req), req.params.task_id, req.query.lease_id),
-  );
-
-  r.get(
-    '/v1/tasks/:task_id/skill-usage',
-    {
-      schema: {
-        tags,
-        summary:
-          'Per attached skill, whether SKILL.md was delivered in full under a lease (named, else the live one), and usage reports',
-        params: taskParams,
-        querystring: leaseQuery,
-      },
-    },
-    async (req) => tasks.usage(ownerOf(req), req.params.task_id, req.query.lease_id),
   );
 
   r.get(
@@ -210,31 +218,5 @@ export async function skillCampaignApiRoutes(
     },
     async (req, reply) =>
       reply.code(201).send(await tasks.attach(ownerOf(req), req.params.task_id, req.body)),
-  );
-
-  r.patch(
-    '/v1/tasks/:task_id/skills/:binding_id',
-    {
-      schema: {
-        tags,
-        summary: 'Change an attachment’s purpose, order or delivery',
-        params: bindingParams,
-        body: B.BindingUpdateScopedBody,
-      },
-    },
-    async (req) => tasks.update(ownerOf(req), req.params.task_id, req.params.binding_id, req.body),
-  );
-
-  r.delete(
-    '/v1/tasks/:task_id/skills/:binding_id',
-    {
-      schema: {
-        tags,
-        summary: 'Detach a skill from the task, at once (the body may be omitted)',
-        params: bindingParams,
-        body: B.DetachScopedBody.nullish(),
-      },
-    },
-    async (req) => tasks.detach(ownerOf(req), req.params.task_id, req.params.binding_id, req.body?.reason),
   );
 }

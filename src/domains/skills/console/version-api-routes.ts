@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
 import { idOf } from '../../../web/console/id-params.ts';
 import { answers } from '../../../web/http/openapi.ts';
 import {
@@ -13,32 +14,58 @@ import {
   tags,
   versionParams,
 } from './api-schemas.ts';
-import type { ConsoleContext } from './context.ts';
+import type { ConsoleContext, SkillDoorServices } from './context.ts';
+
+const op = defineOwnerOperation<SkillDoorServices>();
 
 /**
  * Skill versions for owners: one version under a context, its files, its deterministic zip
  * (also for the identity a download_url's ticket stands for), and its grants.
  */
+export const skillVersionOperations = [
+  op({
+    method: 'GET',
+    path: '/v1/skills/versions/:version_id',
+    tags,
+    summary: 'One version under a context',
+    params: versionParams,
+    query: z.object({ context }).strict(),
+    run: async (ctx, { ownerId, params, query }) =>
+      ctx.skills.getVersion(ownerId, params.version_id, query.context),
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/skills/versions/:version_id/grants',
+    tags,
+    summary: 'The version’s grants, newest first',
+    params: versionParams,
+    query: z
+      .object({
+        ...pageQuery,
+      })
+      .strict(),
+    run: async (ctx, { ownerId, params, query }) => ctx.skillGrants.list(ownerId, params.version_id, query),
+  }),
+  op({
+    method: 'POST',
+    path: '/v1/skill-grants/:grant_id/revoke',
+    tags,
+    summary: 'Revoke a grant: the identity’s next read is refused',
+    params: z.object({ grant_id: idOf('sgr', 'skill grant') }).strict(),
+    body: SKILL_BODIES.RevokeBody,
+    run: async (ctx, { ownerId, params, body }) =>
+      ctx.skillGrants.revoke(ownerId, params.grant_id, body.reason),
+  }),
+];
+
+/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
 export async function skillVersionApiRoutes(
   api: FastifyInstance,
   ctx: ConsoleContext,
-  ownerOf: (req: { owner?: { id: string } | undefined }) => string,
+  ownerOf: OwnerOf,
 ): Promise<void> {
   const r = api.withTypeProvider<ZodTypeProvider>();
   const s = ctx.skills;
-
-  r.get(
-    '/v1/skills/versions/:version_id',
-    {
-      schema: {
-        tags,
-        summary: 'One version under a context',
-        params: versionParams,
-        querystring: z.object({ context }).strict(),
-      },
-    },
-    async (req) => s.getVersion(ownerOf(req), req.params.version_id, req.query.context),
-  );
 
   r.get(
     '/v1/skills/versions/:version_id/file',
@@ -100,35 +127,5 @@ export async function skillVersionApiRoutes(
       const grant = await ctx.skillGrants.grant(ownerOf(req), req.params.version_id, req.body);
       return reply.code(grant.created ? 201 : 200).send(grant);
     },
-  );
-
-  r.get(
-    '/v1/skills/versions/:version_id/grants',
-    {
-      schema: {
-        tags,
-        summary: 'The version’s grants, newest first',
-        params: versionParams,
-        querystring: z
-          .object({
-            ...pageQuery,
-          })
-          .strict(),
-      },
-    },
-    async (req) => ctx.skillGrants.list(ownerOf(req), req.params.version_id, req.query),
-  );
-
-  r.post(
-    '/v1/skill-grants/:grant_id/revoke',
-    {
-      schema: {
-        tags,
-        summary: 'Revoke a grant: the identity’s next read is refused',
-        params: z.object({ grant_id: idOf('sgr', 'skill grant') }).strict(),
-        body: SKILL_BODIES.RevokeBody,
-      },
-    },
-    async (req) => ctx.skillGrants.revoke(ownerOf(req), req.params.grant_id, req.body.reason),
   );
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { NavEntry } from '../web/console/layout.ts';
-import type { DoorContext, OwnerOf, PageParts, PartOf } from './door-context.ts';
+import type { DoorContext, PageParts, PartOf } from './door-context.ts';
 import type { OwnerOperation } from './owner-operation.ts';
 
 export type { DoorContext, OwnerOf, PageParts, PartOf } from './door-context.ts';
@@ -18,8 +18,6 @@ export interface Doors<N = object> {
   pages?(app: FastifyInstance, ctx: DoorContext<N>): void;
   /** Its owner `/v1` operations, each defined once (owner-operation.ts) and served by one adapter. */
   ownerOperations?: ReadonlyArray<OwnerOperation<N>>;
-  /** Owner `/v1/…` routes written by hand (those not yet operations), inside the owner API scope (session or owner token, JSON only, the envelope). */
-  ownerApi?(api: FastifyInstance, ctx: DoorContext<N>, ownerOf: OwnerOf): Promise<void> | void;
   /** Its entries in the console's navigation bar. */
   nav?: ReadonlyArray<NavEntry>;
   /** What it adds to other areas' console pages (the host area declares each slot in `PageParts`). */

@@ -19,8 +19,20 @@ export interface OwnerOperation<N = object> {
   params?: z.ZodType;
   query?: z.ZodType;
   body?: z.ZodType;
+  /**
+   * Who may call it. OWNER (the default): a console session or an owner API token. OWNER_OR_WORKER:
+   * also an agent with its own MCP bearer (the task's worker), as `input.worker`. OWNER_OR_TICKET:
+   * also the holder of a download ticket in the query, instead of a session.
+   */
+  audience?: 'OWNER' | 'OWNER_OR_WORKER' | 'OWNER_OR_TICKET';
   /** The success status it answers with (201 where it creates); 200 by default. */
   status?: 200 | 201;
+  /** When the status depends on the answer (200 for what already existed, 201 for what it made). */
+  statusOf?(answer: never): 200 | 201;
+  /** It sends bytes itself (a file, a zip): no HEAD route, which would run it without sending them. */
+  download?: boolean;
+  /** A body limit above the server's ordinary one (file uploads that are read as large bodies). */
+  bodyLimit?: number;
   /** Fields of its body that carry files (read off the main thread when large: web/http/large-body.ts). */
   payload?: PayloadFields;
   run(ctx: DoorContext<N>, input: OwnerInput, http: { req: FastifyRequest; reply: FastifyReply }): unknown;
@@ -28,7 +40,13 @@ export interface OwnerOperation<N = object> {
 
 /** What a handler is given: the owner it acts for and the validated input. */
 export interface OwnerInput<P = unknown, Q = unknown, B = unknown> {
-  ownerId: string;
+  /**
+   * The owner the request acts for. Reading it without one (a worker's or a ticket's call) is
+   * UNAUTHENTICATED, so an OWNER_OR_* handler reads it only on its owner's path (not destructured).
+   */
+  readonly ownerId: string;
+  /** On an OWNER_OR_WORKER operation called with an agent's own bearer: who it is. */
+  worker: { agentId: string; ownerId: string } | undefined;
   /** How the owner signed the request: a console session, or an owner API token (cd_own_). */
   by: 'SESSION' | 'TOKEN';
   params: P;
@@ -44,11 +62,12 @@ type Infer<T> = T extends z.ZodType ? z.infer<T> : undefined;
  */
 export function defineOwnerOperation<N>() {
   return <
+    R,
     P extends z.ZodType | undefined = undefined,
     Q extends z.ZodType | undefined = undefined,
     B extends z.ZodType | undefined = undefined,
   >(
-    spec: Omit<OwnerOperation<N>, 'run' | 'params' | 'query' | 'body'> & {
+    spec: Omit<OwnerOperation<N>, 'run' | 'params' | 'query' | 'body' | 'statusOf'> & {
       params?: P;
       query?: Q;
       body?: B;
@@ -56,7 +75,8 @@ export function defineOwnerOperation<N>() {
         ctx: DoorContext<N>,
         input: OwnerInput<Infer<P>, Infer<Q>, Infer<B>>,
         http: { req: FastifyRequest; reply: FastifyReply },
-      ): unknown;
+      ): R | Promise<R>;
+      statusOf?(answer: R): 200 | 201;
     },
-  ): OwnerOperation<N> => spec as OwnerOperation<N>;
+  ): OwnerOperation<N> => spec as unknown as OwnerOperation<N>;
 }

@@ -117,7 +117,6 @@ export async function ownerApiRoutes(
 
   for (const area of AREAS as ReadonlyArray<Area>) {
     for (const op of area.doors?.ownerOperations ?? []) serveOwnerOperation(api, ctx, op, owner);
-    await area.doors?.ownerApi?.(api, ctx, owner);
   }
 }
 
@@ -133,9 +132,12 @@ function serveOwnerOperation(
   op: OwnerOperation<object>,
   ownerOf: OwnerOf,
 ): void {
+  const statuses = op.statusOf ? [200, 201] : [op.status ?? 200];
   api.route({
     method: op.method,
     url: op.path,
+    ...(op.download ? { exposeHeadRoute: false } : {}),
+    ...(op.bodyLimit ? { bodyLimit: op.bodyLimit } : {}),
     schema: {
       tags: [...op.tags],
       summary: op.summary,
@@ -143,10 +145,19 @@ function serveOwnerOperation(
       ...(op.query ? { querystring: op.query } : {}),
       ...(op.body ? { body: op.body } : {}),
     },
-    config: { ...answers([op.status ?? 200]), ...(op.payload ? { payload: op.payload } : {}) },
+    config: {
+      ...answers(statuses),
+      ...(op.payload ? { payload: op.payload } : {}),
+      ...(op.audience === 'OWNER_OR_WORKER' ? { agentAuth: true } : {}),
+      ...(op.audience === 'OWNER_OR_TICKET' ? { ticketAuth: true } : {}),
+    },
     handler: async (req, reply) => {
       const input = {
-        ownerId: ownerOf(req),
+        // Read only where the operation acts for an owner: a worker's or a ticket's call has none.
+        get ownerId() {
+          return ownerOf(req);
+        },
+        worker: req.agentCaller,
         by: req.ownerTokenId ? ('TOKEN' as const) : ('SESSION' as const),
         params: req.params,
         query: req.query,
@@ -154,7 +165,8 @@ function serveOwnerOperation(
       };
       const answer = await op.run(ctx, input, { req, reply });
       if (reply.sent) return reply;
-      return reply.code(op.status ?? 200).send(answer);
+      const status = op.statusOf ? op.statusOf(answer as never) : (op.status ?? 200);
+      return reply.code(status).send(answer);
     },
   });
 }

@@ -1,10 +1,7 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
+import { defineOwnerOperation } from '../../../framework/index.ts';
 import { idOf } from '../../../web/console/id-params.ts';
-import { answers } from '../../../web/http/openapi.ts';
-import type { ArenaDoorServices, ConsoleContext } from './context.ts';
+import type { ArenaDoorServices } from './context.ts';
 
 /** The run states, as `GET /v1/arena/runs?state=` takes them (docs/arena.md). */
 const RUN_STATES = ['ASSIGNED', 'RUNNING', 'SUBMITTED', 'VERIFIED', 'EXPIRED', 'CANCELLED'] as const;
@@ -100,39 +97,26 @@ export const arenaOperations = [
     run: async (ctx, { ownerId, params, body }) =>
       ctx.arena.setActivation(ownerId, params.agent_id, body.enabled),
   }),
-];
-
-/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
-export async function arenaApiRoutes(
-  api: FastifyInstance,
-  ctx: ConsoleContext,
-  ownerOf: OwnerOf,
-): Promise<void> {
-  const r = api.withTypeProvider<ZodTypeProvider>();
-
-  r.post(
-    '/v1/arena/assignments',
-    {
-      config: answers([201]),
-      schema: {
-        tags: ['arena'],
-        summary:
-          'Assign a challenge version to one of your identities with the Arena on (a TEAM challenge: with teammates); its sessions get notifications/tools/list_changed, and it expires unstarted after one hour',
-        body: z
-          .object({
-            agent_id: idOf('agt', 'agent'),
-            challenge_id: z.string().min(1).max(64),
-            version: z.number().int().min(1).max(1_000_000).optional(),
-            teammates: z.array(idOf('agt', 'agent')).max(3).optional(),
-            publish: z.boolean().optional(),
-            show_agent: z.boolean().optional(),
-          })
-          .strict(),
-      },
-    },
-    async (req, reply) => {
-      const b = req.body;
-      const assigned = await ctx.arena.assign(ownerOf(req), {
+  op({
+    method: 'POST',
+    path: '/v1/arena/assignments',
+    tags: ['arena'],
+    summary:
+      'Assign a challenge version to one of your identities with the Arena on (a TEAM challenge: with teammates); its sessions get notifications/tools/list_changed, and it expires unstarted after one hour',
+    body: z
+      .object({
+        agent_id: idOf('agt', 'agent'),
+        challenge_id: z.string().min(1).max(64),
+        version: z.number().int().min(1).max(1_000_000).optional(),
+        teammates: z.array(idOf('agt', 'agent')).max(3).optional(),
+        publish: z.boolean().optional(),
+        show_agent: z.boolean().optional(),
+      })
+      .strict(),
+    status: 201,
+    run: async (ctx, { ownerId, body }) => {
+      const b = body;
+      const assigned = await ctx.arena.assign(ownerId, {
         agentId: b.agent_id,
         challengeId: b.challenge_id,
         version: b.version,
@@ -140,7 +124,7 @@ export async function arenaApiRoutes(
         publish: b.publish,
         showAgent: b.show_agent,
       });
-      return reply.code(201).send(assigned);
+      return assigned;
     },
-  );
-}
+  }),
+];

@@ -1,7 +1,7 @@
 import type { Doors } from '../../../framework/index.ts';
 import { arenaPublicRoutes } from '../http/public-routes.ts';
 import { arenaAgentPart } from './agent-part.ts';
-import { arenaApiRoutes, arenaOperations } from './api-routes.ts';
+import { arenaOperations } from './api-routes.ts';
 import { arenaCaseRoutes } from './case-routes.ts';
 import type { ArenaDoorServices } from './context.ts';
 import { arenaReviewerOperations } from './reviewer-api-routes.ts';
@@ -21,7 +21,6 @@ export const arenaDoors: Doors<ArenaDoorServices> = {
     arenaReviewerRoutes(app, ctx);
   },
   ownerOperations: [...arenaOperations, ...arenaSuperchallengeOperations, ...arenaReviewerOperations],
-  ownerApi: arenaApiRoutes,
   publicRoutes: (app, ctx) =>
     arenaPublicRoutes(app, {
       scores: ctx.arenaScores,

@@ -1,11 +1,8 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
+import { defineOwnerOperation } from '../../../framework/index.ts';
 import { idOf } from '../../../web/console/id-params.ts';
-import { answers } from '../../../web/http/openapi.ts';
 import { BOARD_PURPOSES, MAX_BOARD_TASKS, slugArg } from '../boards/board-rules.ts';
-import type { CampaignDoorServices, ConsoleContext } from './context.ts';
+import type { CampaignDoorServices } from './context.ts';
 
 const tags = ['boards'];
 const title = z.string().trim().min(1).max(200).describe('What the board is called (1-200 characters).');
@@ -66,31 +63,18 @@ export const boardOperations = [
     params,
     run: async (ctx, { ownerId, params }) => ctx.boards.withdraw(ownerId, params.slug),
   }),
-];
-
-/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
-export async function boardApiRoutes(
-  api: FastifyInstance,
-  ctx: ConsoleContext,
-  ownerOf: OwnerOf,
-): Promise<void> {
-  const r = api.withTypeProvider<ZodTypeProvider>();
-
-  r.post(
-    '/v1/boards',
-    {
-      config: answers([201]),
-      schema: {
-        tags,
-        summary: "Publish a board of a campaign's open-pickup tasks under a public slug",
-        body: z
-          .object({ slug: slugArg, title, purpose, campaign_id: idOf('cmp', 'campaign'), task_ids: taskIds })
-          .strict(),
-      },
-    },
-    async (req, reply) => {
-      const b = req.body;
-      const board = await ctx.boards.publish(ownerOf(req), {
+  op({
+    method: 'POST',
+    path: '/v1/boards',
+    tags,
+    summary: "Publish a board of a campaign's open-pickup tasks under a public slug",
+    body: z
+      .object({ slug: slugArg, title, purpose, campaign_id: idOf('cmp', 'campaign'), task_ids: taskIds })
+      .strict(),
+    status: 201,
+    run: async (ctx, { ownerId, body }, { reply }) => {
+      const b = body;
+      const board = await ctx.boards.publish(ownerId, {
         slug: b.slug,
         title: b.title,
         purpose: b.purpose,
@@ -99,5 +83,5 @@ export async function boardApiRoutes(
       });
       return reply.code(201).header('location', board.url).send(board);
     },
-  );
-}
+  }),
+];

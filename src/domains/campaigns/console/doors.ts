@@ -1,5 +1,5 @@
 import type { Doors } from '../../../framework/index.ts';
-import { boardApiRoutes, boardOperations } from './board-api-routes.ts';
+import { boardOperations } from './board-api-routes.ts';
 import { boardRoutes } from './board-routes.ts';
 import { campaignOperations } from './campaign-api-routes.ts';
 import { campaignRoutes } from './campaign-routes.ts';
@@ -8,11 +8,11 @@ import { findingRoutes } from './findings-routes.ts';
 import { liveRoutes } from './live-routes.ts';
 import { mailOperations } from './mail-api-routes.ts';
 import { mailRoutes } from './mail-routes.ts';
-import { researchApiRoutes, researchOperations } from './research-api-routes.ts';
-import { researchFindingOperations, researchFindingRoutes } from './research-findings-routes.ts';
-import { researchReportOperations, researchReportRoutes } from './research-report-routes.ts';
+import { researchOperations } from './research-api-routes.ts';
+import { researchFindingOperations } from './research-findings-routes.ts';
+import { researchReportOperations } from './research-report-routes.ts';
 import { researchRoutes } from './research-routes.ts';
-import { rewardsApiRoutes, rewardsOperations } from './rewards-api-routes.ts';
+import { rewardsOperations } from './rewards-api-routes.ts';
 import { rewardRoutes } from './rewards-routes.ts';
 
 /**
@@ -44,11 +44,4 @@ export const campaignDoors: Doors<CampaignDoorServices> = {
     ...mailOperations,
     ...boardOperations,
   ],
-  async ownerApi(api, ctx, ownerOf) {
-    await researchApiRoutes(api, ctx, ownerOf);
-    await researchFindingRoutes(api, ctx, ownerOf);
-    await researchReportRoutes(api, ctx, ownerOf);
-    await rewardsApiRoutes(api, ctx, ownerOf);
-    await boardApiRoutes(api, ctx, ownerOf);
-  },
 };

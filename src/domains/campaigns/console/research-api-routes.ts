@@ -1,11 +1,8 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
+import { defineOwnerOperation } from '../../../framework/index.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
 import { base64Chars, base64Field, textField } from '../../../kernel/payload.ts';
 import { idOf } from '../../../web/console/id-params.ts';
-import { answers } from '../../../web/http/openapi.ts';
 import {
   importFileArgs,
   importFileRequest,
@@ -13,7 +10,7 @@ import {
   presentImport,
   sendsOneFile,
 } from '../../reading/index.ts';
-import type { CampaignDoorServices, ConsoleContext } from './context.ts';
+import type { CampaignDoorServices } from './context.ts';
 
 const tags = ['research'];
 const L = LIMITS.researchImports;
@@ -104,31 +101,19 @@ export const researchOperations = [
     run: async (ctx, { ownerId, params, query }) =>
       ctx.campaigns.taskChoices(ownerId, params.campaign_id, query, ctx.secret),
   }),
-];
-
-/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
-export async function researchApiRoutes(
-  api: FastifyInstance,
-  ctx: ConsoleContext,
-  ownerOf: OwnerOf,
-): Promise<void> {
-  const r = api.withTypeProvider<ZodTypeProvider>();
-
-  r.post(
-    '/v1/research/imports',
-    {
-      config: { ...answers([201]), payload: { base64: ['data_base64'], text: ['text'] } },
-      bodyLimit: IMPORT_BODY_BYTES,
-      schema: {
-        tags,
-        summary: 'Import a file as evidence (UNVERIFIED for authenticity); returns 201',
-        body: importBody,
-      },
-    },
-    async (req, reply) => {
-      const b = req.body;
+  op({
+    method: 'POST',
+    path: '/v1/research/imports',
+    tags,
+    summary: 'Import a file as evidence (UNVERIFIED for authenticity); returns 201',
+    body: importBody,
+    status: 201,
+    payload: { base64: ['data_base64'], text: ['text'] },
+    bodyLimit: IMPORT_BODY_BYTES,
+    run: async (ctx, { ownerId, body }) => {
+      const b = body;
       const { evidence, document } = await ctx.imports.importFile({
-        importer: { ownerId: ownerOf(req) },
+        importer: { ownerId: ownerId },
         ...importFileRequest({
           format: b.format,
           title: b.title,
@@ -143,7 +128,7 @@ export async function researchApiRoutes(
         taskId: b.task_id,
       });
       const base = `/v1/research/evidence/${evidence.id}`;
-      return reply.code(201).send({
+      return {
         evidence_id: evidence.id,
         ...presentImport(evidence, document),
         campaign_id: evidence.campaignId,
@@ -164,24 +149,17 @@ export async function researchApiRoutes(
               ]
             : []),
         ],
-      });
+      };
     },
-  );
-
-  r.get(
-    '/v1/research/evidence/:evidence_id/original',
-    {
-      schema: {
-        tags,
-        summary: 'The exact bytes, as an attachment (never rendered inline)',
-        params: z.object({ evidence_id: evidenceId }).strict(),
-      },
-    },
-    async (req, reply) => {
-      const { bytes, contentType, filename } = await ctx.ownerEvidence.original(
-        ownerOf(req),
-        req.params.evidence_id,
-      );
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/research/evidence/:evidence_id/original',
+    tags,
+    summary: 'The exact bytes, as an attachment (never rendered inline)',
+    params: z.object({ evidence_id: evidenceId }).strict(),
+    run: async (ctx, { ownerId, params }, { reply }) => {
+      const { bytes, contentType, filename } = await ctx.ownerEvidence.original(ownerId, params.evidence_id);
       // Untrusted bytes: downloaded, never sniffed, and sandboxed should a browser open them anyway.
       return reply
         .header('content-type', contentType)
@@ -190,5 +168,5 @@ export async function researchApiRoutes(
         .header('content-security-policy', "sandbox; default-src 'none'")
         .send(bytes);
     },
-  );
-}
+  }),
+];

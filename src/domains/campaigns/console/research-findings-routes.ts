@@ -1,10 +1,8 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
+import { defineOwnerOperation } from '../../../framework/index.ts';
 import { idOf } from '../../../web/console/id-params.ts';
 import { MAX_STIX_SOURCES, TLP_LEVELS, type TlpLevel } from '../../research/index.ts';
-import type { CampaignDoorServices, ConsoleContext } from './context.ts';
+import type { CampaignDoorServices } from './context.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
 
 const tags = ['research'];
@@ -63,41 +61,25 @@ export const researchFindingOperations = [
         allowSameOwnerReview: body.allow_same_owner_review,
       }),
   }),
-];
-
-/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
-export async function researchFindingRoutes(
-  api: FastifyInstance,
-  ctx: ConsoleContext,
-  ownerOf: OwnerOf,
-): Promise<void> {
-  const r = api.withTypeProvider<ZodTypeProvider>();
-
-  r.post(
-    '/v1/research/campaigns/:campaign_id/stix',
-    {
-      schema: {
-        tags,
-        summary: `One STIX 2.1 bundle of up to ${MAX_STIX_SOURCES} sources of the campaign`,
-        params: campaignParams,
-        body: z
-          .object({ evidence_ids: z.array(idOf('evd', 'evidence')).min(1).max(MAX_STIX_SOURCES) })
-          .strict(),
-      },
-    },
-    async (req, reply) => {
-      const ownerId = ownerOf(req);
+  op({
+    method: 'POST',
+    path: '/v1/research/campaigns/:campaign_id/stix',
+    tags,
+    summary: `One STIX 2.1 bundle of up to ${MAX_STIX_SOURCES} sources of the campaign`,
+    params: campaignParams,
+    body: z.object({ evidence_ids: z.array(idOf('evd', 'evidence')).min(1).max(MAX_STIX_SOURCES) }).strict(),
+    run: async (ctx, { ownerId, params, body }, { reply }) => {
       const { json } = await ctx.ownerFindings.exportStix(
         ownerId,
-        req.params.campaign_id,
-        req.body.evidence_ids,
+        params.campaign_id,
+        body.evidence_ids,
         ownerEvidenceOf(ctx, ownerId),
       );
       // The serialised bundle as built: re-exporting the same sources gives the same bytes.
       return reply
         .type('application/stix+json;version=2.1')
-        .header('content-disposition', `attachment; filename="${req.params.campaign_id}.stix.json"`)
+        .header('content-disposition', `attachment; filename="${params.campaign_id}.stix.json"`)
         .send(json);
     },
-  );
-}
+  }),
+];

@@ -1,12 +1,9 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
+import { defineOwnerOperation } from '../../../framework/index.ts';
 import { plainLine, plainText } from '../../../kernel/plain-text.ts';
 import { idOf } from '../../../web/console/id-params.ts';
-import { answers } from '../../../web/http/openapi.ts';
 import { MAX_STIX_SOURCES } from '../../research/index.ts';
-import type { CampaignDoorServices, ConsoleContext } from './context.ts';
+import type { CampaignDoorServices } from './context.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
 
 const tags = ['research'];
@@ -27,47 +24,32 @@ export const researchReportOperations = [
     body: z.object({}).strict().optional(),
     run: async (ctx, { ownerId, params }) => ctx.researchReports.withdraw(ownerId, params.report_id),
   }),
-];
-
-/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
-export async function researchReportRoutes(
-  api: FastifyInstance,
-  ctx: ConsoleContext,
-  ownerOf: OwnerOf,
-): Promise<void> {
-  const r = api.withTypeProvider<ZodTypeProvider>();
-
-  r.post(
-    '/v1/research/campaigns/:campaign_id/reports',
-    {
-      config: answers([201]),
-      schema: {
-        tags,
-        summary:
-          'Publish a report: the STIX bundle of up to 20 sources, public at /v1/public/research-reports',
-        params: z
-          .object({
-            campaign_id: idOf('cmp', 'campaign'),
-          })
-          .strict(),
-        body: z
-          .object({
-            title: plainLine(1, 200),
-            summary: plainText(1, 4_000),
-            evidence_ids: z.array(idOf('evd', 'evidence')).min(1).max(MAX_STIX_SOURCES),
-          })
-          .strict(),
-      },
-    },
-    async (req, reply) => {
-      const ownerId = ownerOf(req);
+  op({
+    method: 'POST',
+    path: '/v1/research/campaigns/:campaign_id/reports',
+    tags,
+    summary: 'Publish a report: the STIX bundle of up to 20 sources, public at /v1/public/research-reports',
+    params: z
+      .object({
+        campaign_id: idOf('cmp', 'campaign'),
+      })
+      .strict(),
+    body: z
+      .object({
+        title: plainLine(1, 200),
+        summary: plainText(1, 4_000),
+        evidence_ids: z.array(idOf('evd', 'evidence')).min(1).max(MAX_STIX_SOURCES),
+      })
+      .strict(),
+    status: 201,
+    run: async (ctx, { ownerId, params, body }) => {
       const report = await ctx.researchReports.publish(
         ownerId,
-        req.params.campaign_id,
-        { title: req.body.title, summary: req.body.summary, evidenceIds: req.body.evidence_ids },
+        params.campaign_id,
+        { title: body.title, summary: body.summary, evidenceIds: body.evidence_ids },
         ownerEvidenceOf(ctx, ownerId),
       );
-      return reply.code(201).send({
+      return {
         ...report,
         next_steps: [
           { action: 'Anyone can read it now', method: 'GET', path: report.bundle_url },
@@ -77,7 +59,7 @@ export async function researchReportRoutes(
             path: `/v1/research/reports/${report.report_id}/withdraw`,
           },
         ],
-      });
+      };
     },
-  );
-}
+  }),
+];

@@ -1,12 +1,9 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
+import { defineOwnerOperation } from '../../../framework/index.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { idOf } from '../../../web/console/id-params.ts';
-import { answers } from '../../../web/http/openapi.ts';
 import { CURRENCIES, type Currency, toMinor } from '../../funds/index.ts';
-import type { CampaignDoorServices, ConsoleContext } from './context.ts';
+import type { CampaignDoorServices } from './context.ts';
 
 const tags = ['rewards'];
 const approvalId = idOf('apr', 'release request');
@@ -102,41 +99,27 @@ export const rewardsOperations = [
     run: async (ctx, { ownerId, params, body }) =>
       ctx.ownerRewards.cancel(ownerId, params.task_id, body.reason),
   }),
-];
-
-/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
-export async function rewardsApiRoutes(
-  api: FastifyInstance,
-  ctx: ConsoleContext,
-  ownerOf: OwnerOf,
-): Promise<void> {
-  const r = api.withTypeProvider<ZodTypeProvider>();
-
-  r.post(
-    '/v1/funds/credits',
-    {
-      config: answers([200, 201]),
-      schema: {
-        tags,
-        summary: "Credit an owner's balance (operators only; the same as cairn funds add)",
-        body: z
-          .object({
-            owner_email: z.string().trim().email().max(254),
-            currency: z.enum(CURRENCIES),
-            amount: z.number().positive().max(1_000_000_000),
-            note: z.string().trim().min(1).max(500).optional(),
-            // Required here: an HTTP retry must not credit twice (the CLI makes one per run).
-            reference: z.string().trim().min(8).max(100),
-          })
-          .strict(),
-      },
-    },
-    async (req, reply) => {
-      const me = ownerOf(req);
+  op({
+    method: 'POST',
+    path: '/v1/funds/credits',
+    tags,
+    summary: "Credit an owner's balance (operators only; the same as cairn funds add)",
+    body: z
+      .object({
+        owner_email: z.string().trim().email().max(254),
+        currency: z.enum(CURRENCIES),
+        amount: z.number().positive().max(1_000_000_000),
+        note: z.string().trim().min(1).max(500).optional(),
+        // Required here: an HTTP retry must not credit twice (the CLI makes one per run).
+        reference: z.string().trim().min(8).max(100),
+      })
+      .strict(),
+    run: async (ctx, { ownerId, body }) => {
+      const me = ownerId;
       if (!(await ctx.operators.isOperator(me))) {
         throw new DomainError('OPERATOR_REQUIRED', 'Only an operator of this Cairn credits balances.');
       }
-      const b = req.body;
+      const b = body;
       const credited = await ctx.funds.credit({
         ownerId: (await ctx.operators.ownerByEmail(b.owner_email)).id,
         currency: b.currency as Currency,
@@ -145,10 +128,12 @@ export async function rewardsApiRoutes(
         note: b.note ?? null,
         reference: b.reference,
       });
-      return reply.code(credited.replayed ? 200 : 201).send(credited);
+      return credited;
     },
-  );
-}
+    // Answered after the handler: 201 when it made something, 200 when it was already there.
+    statusOf: (answer) => (answer.replayed ? 200 : 201),
+  }),
+];
 
 function minorOf(currency: Currency, amount: number): number {
   const minor = toMinor(currency, amount);

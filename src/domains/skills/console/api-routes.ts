@@ -1,9 +1,6 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
+import { defineOwnerOperation } from '../../../framework/index.ts';
 import { payloadBytes } from '../../../kernel/payload.ts';
-import { answers } from '../../../web/http/openapi.ts';
 import {
   context,
   draftParams,
@@ -17,8 +14,7 @@ import {
   tagsQuery,
   windowQuery,
 } from './api-schemas.ts';
-import type { ConsoleContext, SkillDoorServices } from './context.ts';
-import { skillVersionApiRoutes } from './version-api-routes.ts';
+import type { SkillDoorServices } from './context.ts';
 
 const op = defineOwnerOperation<SkillDoorServices>();
 
@@ -141,92 +137,63 @@ export const skillOperations = [
     run: async (ctx, { ownerId, params, body }) =>
       ctx.skills.validate(ownerId, params.draft_id, body.revision),
   }),
-];
-
-/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
-export async function skillApiRoutes(
-  api: FastifyInstance,
-  ctx: ConsoleContext,
-  ownerOf: OwnerOf,
-): Promise<void> {
-  const r = api.withTypeProvider<ZodTypeProvider>();
-  const s = ctx.skills;
-
-  r.post(
-    '/v1/skills/drafts',
-    {
-      config: answers([201]),
-      schema: {
-        tags,
-        summary: 'Start a draft (SKILL.md begins with name and description)',
-        body: SKILL_BODIES.Create,
-      },
-    },
-    async (req, reply) => reply.code(201).send(await s.createDraft(ownerOf(req), req.body)),
-  );
-
-  r.put(
-    '/v1/skills/drafts/:draft_id/files',
-    {
-      // A file up to the 1 MiB cap, as base64, is more than the default request body limit.
-      bodyLimit: FILE_PUT_BODY_BYTES,
-      config: { payload: { base64: ['content_base64'], text: ['content'] } },
-      schema: {
-        tags,
-        summary: 'Add or replace one file',
-        params: draftParams,
-        body: SKILL_BODIES.FilePutBody,
-      },
-    },
-    async (req) => {
-      const b = req.body;
+  op({
+    method: 'POST',
+    path: '/v1/skills/drafts',
+    tags,
+    summary: 'Start a draft (SKILL.md begins with name and description)',
+    body: SKILL_BODIES.Create,
+    status: 201,
+    run: async (ctx, { ownerId, body }) => await ctx.skills.createDraft(ownerId, body),
+  }),
+  op({
+    method: 'POST',
+    path: '/v1/skills/drafts/:draft_id/publish',
+    tags,
+    summary: 'Publish the draft as an immutable private version',
+    params: draftParams,
+    body: SKILL_BODIES.PublishBody,
+    status: 201,
+    run: async (ctx, { ownerId, params, body }) =>
+      await ctx.skills.publish(ownerId, params.draft_id, body.revision),
+  }),
+  op({
+    method: 'PUT',
+    path: '/v1/skills/drafts/:draft_id/files',
+    tags,
+    summary: 'Add or replace one file',
+    params: draftParams,
+    body: SKILL_BODIES.FilePutBody,
+    payload: { base64: ['content_base64'], text: ['content'] },
+    bodyLimit: FILE_PUT_BODY_BYTES,
+    run: async (ctx, { ownerId, params, body }) => {
+      const b = body;
       const bytes =
         b.content !== undefined
           ? payloadBytes(b.content, 'utf8')
           : payloadBytes(b.content_base64 ?? '', 'base64');
-      return s.editDraft(ownerOf(req), req.params.draft_id, {
+      return ctx.skills.editDraft(ownerId, params.draft_id, {
         kind: 'put',
         revision: b.revision,
         path: b.path,
         bytes,
       });
     },
-  );
-
-  r.post(
-    '/v1/skills/drafts/:draft_id/imports',
-    {
-      bodyLimit: IMPORT_BODY_BYTES + 1024,
-      config: { payload: { base64: ['data_base64'] } },
-      schema: {
-        tags,
-        summary: 'Replace the draft’s files with a zip (base64); refused whole if any entry is unsafe',
-        params: draftParams,
-        body: SKILL_BODIES.ImportBody,
-      },
-    },
-    async (req) =>
-      s.editDraft(ownerOf(req), req.params.draft_id, {
+  }),
+  op({
+    method: 'POST',
+    path: '/v1/skills/drafts/:draft_id/imports',
+    tags,
+    summary: 'Replace the draft’s files with a zip (base64); refused whole if any entry is unsafe',
+    params: draftParams,
+    body: SKILL_BODIES.ImportBody,
+    payload: { base64: ['data_base64'] },
+    bodyLimit: IMPORT_BODY_BYTES + 1024,
+    run: async (ctx, { ownerId, params, body }) =>
+      ctx.skills.editDraft(ownerId, params.draft_id, {
         kind: 'import',
-        revision: req.body.revision,
-        zip: payloadBytes(req.body.data_base64, 'base64'),
+        revision: body.revision,
+        zip: payloadBytes(body.data_base64, 'base64'),
       }),
-  );
-
-  r.post(
-    '/v1/skills/drafts/:draft_id/publish',
-    {
-      config: answers([201]),
-      schema: {
-        tags,
-        summary: 'Publish the draft as an immutable private version',
-        params: draftParams,
-        body: SKILL_BODIES.PublishBody,
-      },
-    },
-    async (req, reply) =>
-      reply.code(201).send(await s.publish(ownerOf(req), req.params.draft_id, req.body.revision)),
-  );
-
-  await skillVersionApiRoutes(api, ctx, ownerOf);
-}
+  }),
+];

@@ -1,11 +1,8 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
+import { defineOwnerOperation } from '../../../framework/index.ts';
 import { idOf } from '../../../web/console/id-params.ts';
-import { answers } from '../../../web/http/openapi.ts';
 import { context, fileReadQuery, P, pageQuery, sendFileBytes, tags } from './api-schemas.ts';
-import type { ConsoleContext, SkillDoorServices } from './context.ts';
+import type { SkillDoorServices } from './context.ts';
 
 const challengeId = z
   .string()
@@ -62,51 +59,32 @@ export const skillArenaOperations = [
     params: packageParams,
     run: async (ctx, { ownerId, params }) => ctx.skillArena.withdraw(ownerId, params.package_id),
   }),
-];
-
-/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
-export async function skillArenaApiRoutes(
-  api: FastifyInstance,
-  ctx: ConsoleContext,
-  ownerOf: OwnerOf,
-): Promise<void> {
-  const r = api.withTypeProvider<ZodTypeProvider>();
-  const s = ctx.skillArena;
-
-  r.post(
-    '/v1/arena/skill-packages',
-    {
-      config: answers([200, 201]),
-      schema: {
-        tags,
-        summary:
-          'Share one of your skill versions to an Arena challenge version (answers the live share if any)',
-        body: ArenaPackageBody,
-      },
+  op({
+    method: 'POST',
+    path: '/v1/arena/skill-packages',
+    tags,
+    summary: 'Share one of your skill versions to an Arena challenge version (answers the live share if any)',
+    body: ArenaPackageBody,
+    run: async (ctx, { ownerId, body }) => {
+      const shared = await ctx.skillArena.share(ownerId, body);
+      return shared;
     },
-    async (req, reply) => {
-      const shared = await s.share(ownerOf(req), req.body);
-      return reply.code(shared.created ? 201 : 200).send(shared);
-    },
-  );
-
-  r.get(
-    '/v1/arena/skill-packages/:package_id/file',
-    {
-      // A HEAD would run the handler and record a delivery without sending a byte.
-      exposeHeadRoute: false,
-      schema: {
-        tags,
-        summary: 'One window of a package’s file, or its bytes with download=true',
-        params: packageParams,
-        querystring: fileReadQuery,
-      },
-    },
-    async (req, reply) => {
-      const q = req.query;
-      if (!q.download) return s.file(ownerOf(req), req.params.package_id, q);
-      const file = await s.fileBytes(ownerOf(req), req.params.package_id, q);
+    // Answered after the handler: 201 when it made something, 200 when it was already there.
+    statusOf: (answer) => (answer.created ? 201 : 200),
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/arena/skill-packages/:package_id/file',
+    tags,
+    summary: 'One window of a package’s file, or its bytes with download=true',
+    params: packageParams,
+    query: fileReadQuery,
+    download: true,
+    run: async (ctx, { ownerId, params, query }, { reply }) => {
+      const q = query;
+      if (!q.download) return ctx.skillArena.file(ownerId, params.package_id, q);
+      const file = await ctx.skillArena.fileBytes(ownerId, params.package_id, q);
       return sendFileBytes(reply, file);
     },
-  );
-}
+  }),
+];

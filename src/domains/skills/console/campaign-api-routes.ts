@@ -1,12 +1,9 @@
-import type { FastifyInstance } from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { defineOwnerOperation, type OwnerOf } from '../../../framework/index.ts';
+import { defineOwnerOperation } from '../../../framework/index.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
 import { idOf } from '../../../web/console/id-params.ts';
-import { answers } from '../../../web/http/openapi.ts';
 import { pageQuery, tagsQuery } from './api-schemas.ts';
-import type { ConsoleContext, SkillDoorServices } from './context.ts';
+import type { SkillDoorServices } from './context.ts';
 
 const tags = ['skills'];
 const L = LIMITS.skillsList;
@@ -156,67 +153,49 @@ export const skillCampaignOperations = [
     run: async (ctx, { ownerId, params, body }) =>
       ctx.skillTasks.detach(ownerId, params.task_id, params.binding_id, body?.reason),
   }),
-];
-
-/** The routes not yet operations (they answer with the reply themselves, or take more than an owner). */
-export async function skillCampaignApiRoutes(
-  api: FastifyInstance,
-  ctx: ConsoleContext,
-  ownerOf: OwnerOf,
-): Promise<void> {
-  const r = api.withTypeProvider<ZodTypeProvider>();
-  const lib = ctx.skillLibrary;
-  const tasks = ctx.skillTasks;
-
-  r.post(
-    '/v1/campaigns/:campaign_id/skills',
-    {
-      config: answers([201]),
-      schema: {
-        tags,
-        summary: 'Add a version of your account to the library (accepted at once: you decide)',
-        params: campaignParams,
-        body: B.ProposalBody,
-      },
-    },
-    async (req, reply) =>
-      reply.code(201).send(await lib.propose(ownerOf(req), req.params.campaign_id, req.body)),
-  );
-
-  r.get(
-    '/v1/tasks/:task_id/materials-export',
-    {
-      config: { agentAuth: true },
-      // A HEAD would run the handler and record a delivery without sending a byte.
-      exposeHeadRoute: false,
-      schema: {
-        tags,
-        summary:
-          'The task and its attached skills as one zip (MANIFEST.json names what was left out), for the campaign owner or, with its own bearer, the worker holding the lease',
-        params: taskParams,
-        querystring: leaseQuery,
-      },
-    },
-    async (req, reply) => {
-      // The worker (its own bearer, holding the lease) or the campaign's owner.
-      const out = req.agentCaller
-        ? await tasks.materialsForWorker(req.agentCaller, req.params.task_id, req.query.lease_id)
-        : await tasks.materials(ownerOf(req), req.params.task_id, req.query.lease_id);
+  op({
+    method: 'POST',
+    path: '/v1/campaigns/:campaign_id/skills',
+    tags,
+    summary: 'Add a version of your account to the library (accepted at once: you decide)',
+    params: campaignParams,
+    body: B.ProposalBody,
+    status: 201,
+    run: async (ctx, { ownerId, params, body }) =>
+      await ctx.skillLibrary.propose(ownerId, params.campaign_id, body),
+  }),
+  op({
+    method: 'GET',
+    path: '/v1/tasks/:task_id/materials-export',
+    tags,
+    summary:
+      'The task and its attached skills as one zip (MANIFEST.json names what was left out), for the campaign owner or, with its own bearer, the worker holding the lease',
+    params: taskParams,
+    query: leaseQuery,
+    audience: 'OWNER_OR_WORKER',
+    download: true,
+    run: async (ctx, input, { reply }) => {
+      const { worker, params, query } = input;
+      // The worker (its own bearer, holding the lease) or the campaign's owner (read only then:
+      // a worker's call has no owner).
+      const out = worker
+        ? await ctx.skillTasks.materialsForWorker(worker, params.task_id, query.lease_id)
+        : await ctx.skillTasks.materials(input.ownerId, params.task_id, query.lease_id);
       return reply
         .type('application/zip')
         .header('content-disposition', `attachment; filename="${out.filename}"`)
         .header('x-content-sha256', out.sha256)
         .send(Buffer.from(out.zip));
     },
-  );
-
-  r.post(
-    '/v1/tasks/:task_id/skills',
-    {
-      config: answers([201]),
-      schema: { tags, summary: 'Attach a skill version to the task', params: taskParams, body: B.AttachBody },
-    },
-    async (req, reply) =>
-      reply.code(201).send(await tasks.attach(ownerOf(req), req.params.task_id, req.body)),
-  );
-}
+  }),
+  op({
+    method: 'POST',
+    path: '/v1/tasks/:task_id/skills',
+    tags,
+    summary: 'Attach a skill version to the task',
+    params: taskParams,
+    body: B.AttachBody,
+    status: 201,
+    run: async (ctx, { ownerId, params, body }) => await ctx.skillTasks.attach(ownerId, params.task_id, body),
+  }),
+];

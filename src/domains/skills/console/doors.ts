@@ -1,7 +1,7 @@
 import type { Doors } from '../../../framework/index.ts';
-import { skillApiRoutes, skillOperations } from './api-routes.ts';
-import { skillArenaApiRoutes, skillArenaOperations } from './arena-api-routes.ts';
-import { skillCampaignApiRoutes, skillCampaignOperations } from './campaign-api-routes.ts';
+import { skillOperations } from './api-routes.ts';
+import { skillArenaOperations } from './arena-api-routes.ts';
+import { skillCampaignOperations } from './campaign-api-routes.ts';
 import type { SkillDoorServices } from './context.ts';
 import { skillLifecycleOperations } from './lifecycle-api-routes.ts';
 import { skillRoutes } from './routes.ts';
@@ -18,9 +18,4 @@ export const skillDoors: Doors<SkillDoorServices> = {
     ...skillLifecycleOperations,
     ...skillArenaOperations,
   ],
-  async ownerApi(api, ctx, ownerOf) {
-    await skillApiRoutes(api, ctx, ownerOf);
-    await skillCampaignApiRoutes(api, ctx, ownerOf);
-    await skillArenaApiRoutes(api, ctx, ownerOf);
-  },
 };

@@ -21,7 +21,7 @@ const DONE = {
 
 /**
  * The Arena (docs/arena.md): a separate decision per identity, apart from READ and campaigns;
- * with it on, assignments and the identity's recent runs (arena-views.ts).
+ * with it on, assignments and the identity's recent runs (views.ts).
  */
 function arenaPanel(csrf: string, path: string, a: Agent, work: ArenaWork | undefined): SafeHtml {
   const state = a.arenaEnabled

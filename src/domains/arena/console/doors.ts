@@ -1,12 +1,12 @@
 import type { Doors } from '../../../framework/index.ts';
 import { arenaPublicRoutes } from '../http/public-routes.ts';
 import { arenaAgentPart } from './agent-part.ts';
-import { arenaOperations } from './api-routes.ts';
 import { arenaCaseRoutes } from './case-routes.ts';
 import type { ArenaDoorServices } from './context.ts';
-import { arenaReviewerOperations } from './reviewer-api-routes.ts';
+import { arenaOperations } from './owner-operations.ts';
+import { arenaReviewerOperations } from './reviewer-operations.ts';
 import { arenaReviewerRoutes } from './reviewer-routes.ts';
-import { arenaSuperchallengeOperations } from './superchallenge-api-routes.ts';
+import { arenaSuperchallengeOperations } from './superchallenge-operations.ts';
 import { arenaSuperchallengeRoutes } from './superchallenge-routes.ts';
 
 /**

@@ -1,18 +1,18 @@
 import type { Doors } from '../../../framework/index.ts';
-import { boardOperations } from './board-api-routes.ts';
+import { boardOperations } from './board-operations.ts';
 import { boardRoutes } from './board-routes.ts';
-import { campaignOperations } from './campaign-api-routes.ts';
+import { campaignOperations } from './campaign-operations.ts';
 import { campaignRoutes } from './campaign-routes.ts';
 import type { CampaignDoorServices } from './context.ts';
 import { findingRoutes } from './findings-routes.ts';
 import { liveRoutes } from './live-routes.ts';
-import { mailOperations } from './mail-api-routes.ts';
+import { mailOperations } from './mail-operations.ts';
 import { mailRoutes } from './mail-routes.ts';
-import { researchOperations } from './research-api-routes.ts';
-import { researchFindingOperations } from './research-findings-routes.ts';
-import { researchReportOperations } from './research-report-routes.ts';
+import { researchFindingOperations } from './research-finding-operations.ts';
+import { researchOperations } from './research-operations.ts';
+import { researchReportOperations } from './research-report-operations.ts';
 import { researchRoutes } from './research-routes.ts';
-import { rewardsOperations } from './rewards-api-routes.ts';
+import { rewardsOperations } from './rewards-operations.ts';
 import { rewardRoutes } from './rewards-routes.ts';
 
 /**

@@ -14,7 +14,7 @@ import { type Back, type RequestListView, requestListPage, requestPage } from '.
  * request, and the owner's decision on it. Thin, like every console route: the session (and
  * CSRF token on posts), the form, one MatchingOwnerService method (the same ones
  * `/v1/matching/requests…` calls), then render or redirect. Consent lives on the identity's page
- * and a campaign's call on the campaign's page (identity-routes.ts, campaign-routes.ts), since
+ * and a campaign's call on the campaign's page (agent-part.ts, campaign-part.ts), since
  * their refusals are shown there. Another owner's request is the console's not-found page.
  */
 

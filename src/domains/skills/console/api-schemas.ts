@@ -4,7 +4,7 @@ import { LIMITS } from '../../../kernel/limits.ts';
 import { base64Chars, base64Field, textField } from '../../../kernel/payload.ts';
 import { idOf } from '../../../web/console/id-params.ts';
 
-/** Argument and body schemas of the skills owner routes (skill-*-api-routes.ts). */
+/** Argument and body schemas of the skills owner routes (the *-operations.ts files beside it). */
 
 export const tags = ['skills'];
 export const L = LIMITS.skillsList;

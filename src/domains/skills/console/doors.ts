@@ -1,11 +1,11 @@
 import type { Doors } from '../../../framework/index.ts';
-import { skillOperations } from './api-routes.ts';
-import { skillArenaOperations } from './arena-api-routes.ts';
-import { skillCampaignOperations } from './campaign-api-routes.ts';
+import { skillArenaOperations } from './arena-operations.ts';
+import { skillCampaignOperations } from './campaign-operations.ts';
 import type { SkillDoorServices } from './context.ts';
-import { skillLifecycleOperations } from './lifecycle-api-routes.ts';
+import { skillLifecycleOperations } from './lifecycle-operations.ts';
+import { skillOperations } from './owner-operations.ts';
 import { skillRoutes } from './routes.ts';
-import { skillVersionOperations } from './version-api-routes.ts';
+import { skillVersionOperations } from './version-operations.ts';
 
 /** The skills area's doors besides its tools: the console's skill pages and the owner `/v1/skills…` routes. */
 export const skillDoors: Doors<SkillDoorServices> = {

@@ -7,7 +7,7 @@ import { idOf, idPattern } from '../../../web/console/id-params.ts';
 
 /**
  * The skills forms of the console (docs/skills.md), bounded like the owner API's bodies
- * (skill-api-routes.ts, skill-lifecycle-api-routes.ts); messages are written for the person who
+ * (owner-operations.ts, lifecycle-operations.ts); messages are written for the person who
  * filled the form in. The service checks everything again (the package rules, revisions, who may
  * do what), so these only turn form strings into its typed input.
  */

@@ -27,7 +27,7 @@ import { type DraftPageView, draftPage, type SkillListView, skillListPage } from
 /**
  * Skills for their owners (docs/skills.md): the account's versions and drafts with a form to
  * start a draft, and one draft (its problems, the SKILL.md editor, Publish); the version's page
- * and its actions are skill-version-routes.ts. Thin, like every console route: the session (and
+ * and its actions are version-routes.ts. Thin, like every console route: the session (and
  * CSRF token on posts), the form, one skills service method (the ones `/v1/skills…` calls), then
  * a redirect with a fixed confirmation (PRG) or the page again with the refusal. Another owner's
  * draft or version is the console's not-found page. With skills off (CAIRN_SKILLS=off) the list

@@ -8,7 +8,7 @@ import type { SkillOwnerService } from '../owner-skills.ts';
  * Skills for their owners (docs/skills.md): the account's versions and drafts with a form to
  * start a draft, and one draft with its files, validation problems, the SKILL.md editor and
  * Publish. Names, descriptions and SKILL.md are authors' words: text through `html`, never markup.
- * The version page is skill-version-views.ts.
+ * The version page is version-views.ts.
  */
 
 export type VersionList = Awaited<ReturnType<SkillOwnerService['list']>>;

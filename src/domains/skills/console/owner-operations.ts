@@ -20,7 +20,7 @@ const op = defineOwnerOperation<SkillDoorServices>();
 
 /**
  * Skills for owners (SPEC Endpoints, Skills), inside the owner API scope (session or owner token):
- * drafts, imports and publishing here; versions, downloads and grants in skill-version-api-routes.ts. Every route but
+ * drafts, imports and publishing here; versions, downloads and grants in version-operations.ts. Every route but
  * capabilities answers SKILLS_DISABLED when the deployment has skills off. The download also
  * takes the ticket of an identity's download_url (skill_package_get) instead of a session.
  */

@@ -7,14 +7,14 @@ import { messagePage } from './layout.ts';
 
 /** Who a page is for, and what anyone else is told instead (with the refusal's status). */
 export interface Gate {
-  /** The error code the service refuses an outsider with (ARENA_NOT_REVIEWER, OPERATOR_REQUIRED). */
+  /** The error code the service refuses an outsider with (the Arena's reviewers only, the operator only). */
   refusal: string;
   title: string;
   message: string;
 }
 
 /**
- * A page only some owners see (the Arena reviewers' queues, the operator's settings): rendered by
+ * A page only some owners see (reviewers' queues, the operator's settings): rendered by
  * `render` when the service lets the owner in, or, when it refuses with the gate's code, a page
  * saying whose it is, at the refusal's status. Any other error goes on to the error handler.
  */
@@ -36,11 +36,3 @@ export async function gatedPage(
     return sendPage(reply, httpStatusOf(err.code), page);
   }
 }
-
-/** The Arena reviewers' pages (cases, superchallenges). */
-export const REVIEWERS_ONLY: Gate = {
-  refusal: 'ARENA_NOT_REVIEWER',
-  title: 'For Arena reviewers',
-  message:
-    'Only Arena reviewers see this page. The operator of this Cairn names reviewers (console: Arena reviewers; or cairn owner reviewer).',
-};

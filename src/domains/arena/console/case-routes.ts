@@ -4,11 +4,12 @@ import { DomainError, httpStatusOf } from '../../../kernel/errors.ts';
 import type { ConsoleOwner } from '../../../web/console/context.ts';
 import { seeOther } from '../../../web/console/context.ts';
 import { formValues, parseForm } from '../../../web/console/fields.ts';
-import { gatedPage, REVIEWERS_ONLY } from '../../../web/console/gated-page.ts';
+import { gatedPage } from '../../../web/console/gated-page.ts';
 import { guardPost, requireOwner } from '../../../web/console/guards.ts';
 import { idOf } from '../../../web/console/id-params.ts';
 import { type CasesPageView, casesPage } from './case-views.ts';
 import type { ConsoleContext } from './context.ts';
+import { REVIEWERS_ONLY } from './gates.ts';
 
 /**
  * The Arena reviewers' page (docs/arena.md, "Reports and appeals"): the open cases and the form

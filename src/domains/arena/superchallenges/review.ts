@@ -11,6 +11,7 @@ import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { cutPage } from '../../../kernel/paging.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
+import { lockedOne } from '../../../storage/locked.ts';
 import { describeAgents, findAgent, isArenaReviewer } from '../../identity/index.ts';
 import type { ChallengeRegistry } from '../challenges/registry.ts';
 import { arenaChallengeVersions, arenaSuperchallenges } from '../tables.ts';
@@ -111,14 +112,16 @@ export class SuperchallengeReviewService {
   ) {
     return this.database.transaction(async (tx) => {
       await requireReviewer(tx, ownerId);
-      const [row] = await tx.select().from(t).where(eq(t.id, superchallengeId)).for('update');
-      if (!row)
-        throw new DomainError(
-          'NOT_FOUND',
-          'No such superchallenge.',
-          { superchallenge_id: superchallengeId },
-          { next: 'GET /v1/arena/superchallenges lists the superchallenges to decide, pending first.' },
-        );
+      const row = await lockedOne(
+        tx.select().from(t).where(eq(t.id, superchallengeId)),
+        () =>
+          new DomainError(
+            'NOT_FOUND',
+            'No such superchallenge.',
+            { superchallenge_id: superchallengeId },
+            { next: 'GET /v1/arena/superchallenges lists the superchallenges to decide, pending first.' },
+          ),
+      );
       if (row.status !== 'PENDING') {
         throw new DomainError(
           'CONFLICT',

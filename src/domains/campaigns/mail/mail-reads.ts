@@ -3,6 +3,7 @@ import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { lockedOne } from '../../../storage/locked.ts';
 import type { NotifyWaiter } from '../../../storage/notify-waiter.ts';
 import { windowOf } from '../../reading/index.ts';
 import type { Membership } from '../membership/member.ts';
@@ -205,29 +206,28 @@ export async function waitForMail(
  */
 export async function mailForEvidence(ex: Executor, m: Membership, mailId: string): Promise<MailRow> {
   await requireMailAccess(ex, m);
-  const [row] = await ex
-    .select()
-    .from(mailMessages)
-    .where(and(eq(mailMessages.id, mailId), eq(mailMessages.campaignId, m.campaign.id)))
-    .for('update');
-  if (!row) {
-    throw new DomainError(
-      'NOT_FOUND',
-      `No mail ${mailId} in this campaign.`,
-      { mail_id: mailId },
-      {
-        next: 'Pick a mail_id from campaign_mail_list.',
-        alternatives: [
-          {
-            tool: 'campaign_mail_list',
-            action: "List the campaign's mail.",
-            arguments: { campaign_id: m.campaign.id },
-          },
-        ],
-      },
-    );
-  }
-  return row;
+  return lockedOne(
+    ex
+      .select()
+      .from(mailMessages)
+      .where(and(eq(mailMessages.id, mailId), eq(mailMessages.campaignId, m.campaign.id))),
+    () =>
+      new DomainError(
+        'NOT_FOUND',
+        `No mail ${mailId} in this campaign.`,
+        { mail_id: mailId },
+        {
+          next: 'Pick a mail_id from campaign_mail_list.',
+          alternatives: [
+            {
+              tool: 'campaign_mail_list',
+              action: "List the campaign's mail.",
+              arguments: { campaign_id: m.campaign.id },
+            },
+          ],
+        },
+      ),
+  );
 }
 
 export async function recordMailEvidence(ex: Executor, mailId: string, evidenceId: string): Promise<void> {

@@ -1,5 +1,6 @@
 import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Clock } from '../../kernel/clock.ts';
+import { cutPage } from '../../kernel/paging.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import { describeAgents, describeOwnerAgents, findAgent } from '../identity/index.ts';
 import { ownerViewer } from './audience.ts';
@@ -65,7 +66,7 @@ export class CampaignOwnerService {
   async overview(ownerId: string, before?: string) {
     const ex = this.database.db;
     const rows = await ownedCampaigns(ex, ownerId, PAGE, before);
-    const page = rows.slice(0, PAGE);
+    const page = cutPage(rows, PAGE, (last) => last.campaign.id);
     const agents = await describeOwnerAgents(ex, ownerId);
     const names = new Map(agents.map((a) => [a.id, a.displayName]));
     const pending = await members.pendingForOwner(
@@ -73,8 +74,8 @@ export class CampaignOwnerService {
       agents.map((a) => a.id),
     );
     return {
-      campaigns: page.map((r) => ({ ...presentCampaign(r.campaign), active_members: r.active })),
-      next_before: rows.length > PAGE ? (page.at(-1)?.campaign.id ?? null) : null,
+      campaigns: page.rows.map((r) => ({ ...presentCampaign(r.campaign), active_members: r.active })),
+      next_before: page.next,
       invitations: pending.map(({ campaign, member }) => ({
         campaign_id: campaign.id,
         title: campaign.title,
@@ -120,10 +121,10 @@ export class CampaignOwnerService {
     const campaign = await ownedCampaign(ex, ownerId, campaignId);
     const viewer = ownerViewer(campaign);
     const taskRows = await listTasks(ex, viewer, { beforeId: cursors.tasksBefore }, PAGE, now);
-    const taskPage = taskRows.slice(0, PAGE);
+    const taskPage = cutPage(taskRows, PAGE, (last) => last.id);
     const leases = await liveLeasesOf(
       ex,
-      taskPage.map((t) => t.id),
+      taskPage.rows.map((t) => t.id),
       now,
     );
     const messages = await listMessagesForOwner(ex, campaign, PAGE, cursors.messagesBefore);
@@ -134,8 +135,8 @@ export class CampaignOwnerService {
       last_seq: campaign.lastSeq,
       members: await membersOf(ex, ownerId, campaign.id),
       agents: await this.agents(ownerId),
-      tasks: taskPage.map((t) => presentTaskSummary(t, viewer, leases.get(t.id) ?? null)),
-      next_tasks_before: taskRows.length > PAGE ? (taskPage.at(-1)?.id ?? null) : null,
+      tasks: taskPage.rows.map((t) => presentTaskSummary(t, viewer, leases.get(t.id) ?? null)),
+      next_tasks_before: taskPage.next,
       messages: messages.messages,
       next_messages_before: messages.nextBefore,
       events: ledger.events,

@@ -1,6 +1,7 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { cutPage } from '../../kernel/paging.ts';
 import type { Executor } from '../../storage/database.ts';
 import { tasks } from './tables.ts';
 
@@ -30,11 +31,10 @@ export async function taskChoices(
     )
     .orderBy(desc(tasks.id))
     .limit(limit + 1);
-  const choices = rows.slice(0, limit);
-  const last = choices.at(-1);
+  const choices = cutPage(rows, limit, (last) => signCursor(secret, binding, { before: last.id }));
   return {
     campaign_id: campaignId,
-    choices: choices.map((t) => ({ task_id: t.id, title: t.title, status: t.status })),
-    next_cursor: rows.length > limit && last ? signCursor(secret, binding, { before: last.id }) : null,
+    choices: choices.rows.map((t) => ({ task_id: t.id, title: t.title, status: t.status })),
+    next_cursor: choices.next,
   };
 }

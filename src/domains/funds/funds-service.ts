@@ -2,6 +2,7 @@ import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Clock } from '../../kernel/clock.ts';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import { newId } from '../../kernel/ids.ts';
+import { cutPage } from '../../kernel/paging.ts';
 import type { Database } from '../../storage/database.ts';
 import { checkFunds, type FundsCheck } from './check.ts';
 import type { FundingProvider } from './funding.ts';
@@ -72,10 +73,9 @@ export class FundsService {
       )
       .orderBy(desc(fundPostings.id))
       .limit(opts.limit + 1);
-    const page = rows.slice(0, opts.limit);
-    const last = page.at(-1);
+    const page = cutPage(rows, opts.limit, (last) => signCursor(this.secret, binding, { id: last.id }));
     return {
-      postings: page.map((r) => ({
+      postings: page.rows.map((r) => ({
         posting_id: r.id,
         transaction_id: r.transactionId,
         kind: r.kind,
@@ -87,8 +87,7 @@ export class FundsService {
         note: r.note,
         at: r.at.toISOString(),
       })),
-      next_cursor:
-        rows.length > opts.limit && last ? signCursor(this.secret, binding, { id: last.id }) : null,
+      next_cursor: page.next,
     };
   }
 

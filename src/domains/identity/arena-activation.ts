@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, isNull, sql } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
+import { lockedOne } from '../../storage/locked.ts';
 import { findAgent } from './agent-repo.ts';
 import { recordAudit } from './audit.ts';
 import { guestBound } from './management.ts';
@@ -72,21 +73,21 @@ export async function isArenaReviewer(ex: Executor, ownerId: string): Promise<bo
  * audited on the named account's log, with who made it (`by`: the operator's owner id, or `cli`).
  */
 export async function setArenaReviewer(ex: Executor, email: string, on: boolean, now: Date, by: string) {
-  const [before] = await ex
-    .select({ id: owners.id, email: owners.email, reviewer: owners.arenaReviewer })
-    .from(owners)
-    .where(sql`lower(${owners.email}) = lower(${email.trim()})`)
-    .for('update');
-  if (!before) {
-    throw new DomainError(
-      'NOT_FOUND',
-      `No owner with email ${email}.`,
-      { email },
-      {
-        next: 'Name an existing owner account (its sign-in email); the person signs up in the console first.',
-      },
-    );
-  }
+  const before = await lockedOne(
+    ex
+      .select({ id: owners.id, email: owners.email, reviewer: owners.arenaReviewer })
+      .from(owners)
+      .where(sql`lower(${owners.email}) = lower(${email.trim()})`),
+    () =>
+      new DomainError(
+        'NOT_FOUND',
+        `No owner with email ${email}.`,
+        { email },
+        {
+          next: 'Name an existing owner account (its sign-in email); the person signs up in the console first.',
+        },
+      ),
+  );
   if (before.reviewer !== on) {
     await ex.update(owners).set({ arenaReviewer: on }).where(eq(owners.id, before.id));
     await recordAudit(

@@ -5,6 +5,7 @@ import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { base32, newId } from '../../kernel/ids.ts';
 import { LIMITS } from '../../kernel/limits.ts';
+import { cutPage } from '../../kernel/paging.ts';
 import type { Executor } from '../../storage/database.ts';
 import { containsPattern } from '../../storage/like.ts';
 import { openCampaignSql } from '../campaigns/index.ts';
@@ -234,11 +235,10 @@ export async function listIntents(
     )
     .orderBy(desc(matchingIntents.id))
     .limit(page.limit + 1);
-  const shown = rows.slice(0, page.limit);
-  const last = shown.at(-1);
+  const shown = cutPage(rows, page.limit, (last) => signCursor(secret, binding, { id: last.id }));
   return {
-    rows: shown,
-    next_cursor: rows.length > page.limit && last ? signCursor(secret, binding, { id: last.id }) : null,
+    rows: shown.rows,
+    next_cursor: shown.next,
     q: q ?? null,
   };
 }

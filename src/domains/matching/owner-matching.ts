@@ -1,6 +1,7 @@
 import { and, desc, eq, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
+import { cutPage } from '../../kernel/paging.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import { admitMatched, campaignForMatching, ownedOpenCampaign } from '../campaigns/index.ts';
 import { findAgent, type MatchingConsent, setMatchingConsent } from '../identity/index.ts';
@@ -93,10 +94,10 @@ export class MatchingOwnerService {
       )
       .orderBy(desc(matchingRequests.id))
       .limit(page.limit + 1);
-    const shown = rows.slice(0, page.limit);
+    const shown = cutPage(rows, page.limit, (last) => last.id);
     return {
-      requests: await Promise.all(shown.map((r) => this.present(db, ownerId, r, now))),
-      next_before: rows.length > page.limit ? (shown.at(-1)?.id ?? null) : null,
+      requests: await Promise.all(shown.rows.map((r) => this.present(db, ownerId, r, now))),
+      next_before: shown.next,
     };
   }
 

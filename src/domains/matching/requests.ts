@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import { DomainError } from '../../kernel/errors.ts';
+import { cutPage } from '../../kernel/paging.ts';
 import type { Executor } from '../../storage/database.ts';
 import { coordinatedCampaignIds } from '../campaigns/index.ts';
 import type { Agent } from '../identity/index.ts';
@@ -212,10 +213,9 @@ export async function listRequests(
     )
     .orderBy(desc(matchingRequests.id))
     .limit(page.limit + 1);
-  const shown = rows.slice(0, page.limit);
-  const last = shown.at(-1);
+  const shown = cutPage(rows, page.limit, (last) => signCursor(secret, binding, { id: last.id }));
   return {
-    requests: shown.map((r) => presentRequest(r, v, now)),
-    next_cursor: rows.length > page.limit && last ? signCursor(secret, binding, { id: last.id }) : null,
+    requests: shown.rows.map((r) => presentRequest(r, v, now)),
+    next_cursor: shown.next,
   };
 }

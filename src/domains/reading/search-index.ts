@@ -1,6 +1,7 @@
 import { and, ne, type SQL, sql } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import { DomainError } from '../../kernel/errors.ts';
+import { cutPage } from '../../kernel/paging.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import type { Caller } from '../identity/index.ts';
 import { visibleTo } from './repo.ts';
@@ -148,14 +149,13 @@ export class EvidenceSearch {
         left join ${evidence} e on h.source = 'evidence' and e.id = h.id
       order by h.rank desc, h.id collate "C" limit ${take}`)) as unknown as { rows: Row[] };
 
-    const rows = result.rows;
-    const page = rows.slice(0, req.limit);
-    const last = page.at(-1);
-    const more = rows.length > req.limit && last !== undefined;
+    const page = cutPage(result.rows, req.limit, (last) =>
+      signCursor(this.secret, binding, { r: Number(last.rank), id: last.id }),
+    );
     return {
-      results: page.map(presentHit),
-      next_cursor: more ? signCursor(this.secret, binding, { r: Number(last.rank), id: last.id }) : null,
-      ...(page.length === 0 && !after ? await emptyNote(ex, req.q) : {}),
+      results: page.rows.map(presentHit),
+      next_cursor: page.next,
+      ...(page.rows.length === 0 && !after ? await emptyNote(ex, req.q) : {}),
     };
   }
 }

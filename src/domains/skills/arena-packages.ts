@@ -2,6 +2,7 @@ import { and, desc, eq, gte, isNull, lte } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Executor } from '../../storage/database.ts';
+import { lockedOne } from '../../storage/locked.ts';
 import { arenaRunTaken } from '../arena/index.ts';
 import { type Actor, type Reached, reachVersion, type VersionRow } from './access.ts';
 import { arenaStandingOf } from './arena-access.ts';
@@ -174,12 +175,13 @@ export async function runForShare(ex: Executor, agentId: string, runId: string, 
 
 /** Withdraws the owner's package: reads under the Arena contexts stop at once. Idempotent. */
 export async function withdrawPackage(ex: Executor, actor: Actor, packageId: string, now: Date) {
-  const [pkg] = await ex
-    .select()
-    .from(arenaSkillPackages)
-    .where(and(eq(arenaSkillPackages.id, packageId), eq(arenaSkillPackages.ownerId, actor.ownerId)))
-    .for('update');
-  if (!pkg) throw packageNotFound(packageId);
+  const pkg = await lockedOne(
+    ex
+      .select()
+      .from(arenaSkillPackages)
+      .where(and(eq(arenaSkillPackages.id, packageId), eq(arenaSkillPackages.ownerId, actor.ownerId))),
+    () => packageNotFound(packageId),
+  );
   const version = await versionRow(ex, pkg.versionId);
   if (pkg.withdrawnAt) return { pkg, version, changed: false };
   const [done] = await ex

@@ -2,6 +2,7 @@ import { and, asc, count, eq, isNull } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Executor } from '../../storage/database.ts';
+import { lockedOne } from '../../storage/locked.ts';
 import { recordCampaignSkillEvent } from '../campaigns/index.ts';
 import type { VersionRow } from './access.ts';
 import { recordSkillEvent } from './events.ts';
@@ -22,22 +23,21 @@ export type Delivery = BindingRow['delivery'];
 export const MAX_LIVE_BINDINGS = 20;
 
 async function bindingForChange(ex: Executor, taskId: string, bindingId: string): Promise<BindingRow> {
-  const [binding] = await ex
-    .select()
-    .from(taskSkills)
-    .where(and(eq(taskSkills.id, bindingId), eq(taskSkills.taskId, taskId)))
-    .for('update');
-  if (!binding) {
-    throw new DomainError(
-      'NOT_FOUND',
-      `No skill attachment ${bindingId} on task ${taskId}.`,
-      { task_id: taskId, binding_id: bindingId },
-      {
-        next: 'Binding ids come from task_skill_attach and the TASK_SKILL_ATTACHED events of the campaign’s ledger.',
-      },
-    );
-  }
-  return binding;
+  return lockedOne(
+    ex
+      .select()
+      .from(taskSkills)
+      .where(and(eq(taskSkills.id, bindingId), eq(taskSkills.taskId, taskId))),
+    () =>
+      new DomainError(
+        'NOT_FOUND',
+        `No skill attachment ${bindingId} on task ${taskId}.`,
+        { task_id: taskId, binding_id: bindingId },
+        {
+          next: 'Binding ids come from task_skill_attach and the TASK_SKILL_ATTACHED events of the campaign’s ledger.',
+        },
+      ),
+  );
 }
 
 const KINDS = {

@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, isNull, lt, lte, or, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
+import { cutPage } from '../../kernel/paging.ts';
 import type { Executor } from '../../storage/database.ts';
 import { campaignForSkills } from '../campaigns/index.ts';
 import type { PageQuery } from './paging.ts';
@@ -187,8 +188,10 @@ export async function listConsents(ex: Executor, secret: string, ownerId: string
       RANK[y.kind] - RANK[x.kind] ||
       (x.id < y.id ? 1 : x.id > y.id ? -1 : 0),
   );
-  const shown = all.slice(0, page.limit);
-  const last = shown.at(-1);
+  // Each kind read one row past the page, so the merged list still tells whether more follow.
+  const { rows: shown, next } = cutPage(all, page.limit, (last) =>
+    signCursor(secret, binding, { since: last.since.toISOString(), rank: RANK[last.kind], id: last.id }),
+  );
   const campaignOwners = new Map<string, string | null>();
   for (const id of new Set(shown.map((c) => c.campaignId).filter((c) => c !== null))) {
     campaignOwners.set(id, (await campaignForSkills(ex, id))?.ownerId ?? null);
@@ -217,9 +220,6 @@ export async function listConsents(ex: Executor, secret: string, ownerId: string
             },
           },
     })),
-    next_cursor:
-      all.length > page.limit && last
-        ? signCursor(secret, binding, { since: last.since.toISOString(), rank: RANK[last.kind], id: last.id })
-        : null,
+    next_cursor: next,
   };
 }

@@ -2,6 +2,7 @@ import { and, desc, eq, isNull, type SQL } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Executor } from '../../storage/database.ts';
+import { lockedOne } from '../../storage/locked.ts';
 import { findAgent } from '../identity/index.ts';
 import type { VersionRow } from './access.ts';
 import { recordSkillEvent } from './events.ts';
@@ -99,13 +100,13 @@ export async function revokeGrant(
   reason: string | undefined,
   now: Date,
 ): Promise<GrantRow> {
-  const [grant] = await ex
-    .select()
-    .from(skillGrants)
-    .where(and(eq(skillGrants.id, grantId), eq(skillGrants.grantedByOwnerId, ownerId)))
-    .for('update');
-  if (!grant)
-    throw new DomainError('NOT_FOUND', `No skill grant ${grantId} of yours.`, { grant_id: grantId });
+  const grant = await lockedOne(
+    ex
+      .select()
+      .from(skillGrants)
+      .where(and(eq(skillGrants.id, grantId), eq(skillGrants.grantedByOwnerId, ownerId))),
+    () => new DomainError('NOT_FOUND', `No skill grant ${grantId} of yours.`, { grant_id: grantId }),
+  );
   if (grant.revokedAt) return grant;
   const [revoked] = await ex
     .update(skillGrants)

@@ -2,6 +2,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Executor } from '../../storage/database.ts';
+import { lockedOne } from '../../storage/locked.ts';
 import { recordCampaignSkillEvent } from '../campaigns/index.ts';
 import type { VersionRow } from './access.ts';
 import { recordSkillEvent } from './events.ts';
@@ -25,22 +26,21 @@ import { campaignSkills, skillVersions } from './tables.ts';
 export type EntryRow = typeof campaignSkills.$inferSelect;
 
 async function entryForChange(ex: Executor, campaignId: string, entryId: string): Promise<EntryRow> {
-  const [entry] = await ex
-    .select()
-    .from(campaignSkills)
-    .where(and(eq(campaignSkills.id, entryId), eq(campaignSkills.campaignId, campaignId)))
-    .for('update');
-  if (!entry) {
-    throw new DomainError(
-      'NOT_FOUND',
-      `No library entry ${entryId} in campaign ${campaignId}.`,
-      { campaign_id: campaignId, entry_id: entryId },
-      {
-        next: 'Entry ids come from campaign_skill_propose and from the SKILL_* events of the campaign’s ledger (events_watch).',
-      },
-    );
-  }
-  return entry;
+  return lockedOne(
+    ex
+      .select()
+      .from(campaignSkills)
+      .where(and(eq(campaignSkills.id, entryId), eq(campaignSkills.campaignId, campaignId))),
+    () =>
+      new DomainError(
+        'NOT_FOUND',
+        `No library entry ${entryId} in campaign ${campaignId}.`,
+        { campaign_id: campaignId, entry_id: entryId },
+        {
+          next: 'Entry ids come from campaign_skill_propose and from the SKILL_* events of the campaign’s ledger (events_watch).',
+        },
+      ),
+  );
 }
 
 function wrongState(entry: EntryRow, wanted: string): DomainError {

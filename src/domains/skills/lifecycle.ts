@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
+import { lockedOne } from '../../storage/locked.ts';
 import type { VersionRow } from './access.ts';
 import { versionNotFound } from './errors.ts';
 import { recordSkillEvent } from './events.ts';
@@ -45,10 +46,11 @@ export async function archiveSkill(
   input: { reason?: string | undefined; unarchive?: boolean | undefined },
   now: Date,
 ): Promise<{ skill: SkillRow; changed: boolean }> {
-  const [skill] = await ex.select().from(skills).where(eq(skills.id, skillId)).for('update');
-  if (!skill || skill.ownerId !== ownerId) {
-    throw new DomainError('NOT_FOUND', `No skill ${skillId} of yours.`, { skill_id: skillId });
-  }
+  const skill = await lockedOne(
+    ex.select().from(skills).where(eq(skills.id, skillId)),
+    () => new DomainError('NOT_FOUND', `No skill ${skillId} of yours.`, { skill_id: skillId }),
+    { only: (s) => s.ownerId === ownerId },
+  );
   const target = input.unarchive ? 'ACTIVE' : 'ARCHIVED';
   if (skill.lifecycleStatus === target) return { skill, changed: false };
   const [moved] = await ex
@@ -157,13 +159,11 @@ async function versionToModerate(
   who: { ownerId: string; operator: boolean },
   versionId: string,
 ): Promise<VersionRow> {
-  const [version] = await ex
-    .select()
-    .from(skillVersions)
-    .where(eq(skillVersions.id, versionId))
-    .for('update');
-  if (!version || (version.ownerId !== who.ownerId && !who.operator)) throw versionNotFound(versionId);
-  return version;
+  return lockedOne(
+    ex.select().from(skillVersions).where(eq(skillVersions.id, versionId)),
+    () => versionNotFound(versionId),
+    { only: (v) => v.ownerId === who.ownerId || who.operator },
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Clock } from '../../kernel/clock.ts';
 import type { Database } from '../../storage/database.ts';
+import { lockedOne } from '../../storage/locked.ts';
 import { versionNotFound } from './errors.ts';
 import { grantVersion, listGrants, presentGrant, revokeGrant } from './grants.ts';
 import { pageById } from './paging.ts';
@@ -22,12 +23,11 @@ export class SkillGrantOwnerService {
   async grant(ownerId: string, versionId: string, body: { grantee_id: string; note?: string | undefined }) {
     this.requireOn();
     const { grant, created } = await this.database.transaction(async (tx) => {
-      const [version] = await tx
-        .select()
-        .from(skillVersions)
-        .where(eq(skillVersions.id, versionId))
-        .for('update');
-      if (!version || version.ownerId !== ownerId) throw versionNotFound(versionId);
+      const version = await lockedOne(
+        tx.select().from(skillVersions).where(eq(skillVersions.id, versionId)),
+        () => versionNotFound(versionId),
+        { only: (v) => v.ownerId === ownerId },
+      );
       return grantVersion(
         tx,
         ownerId,

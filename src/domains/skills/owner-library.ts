@@ -1,6 +1,7 @@
 import { and, desc, eq, ilike, lt, or, type SQL, sql } from 'drizzle-orm';
 import type { Clock } from '../../kernel/clock.ts';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
+import { cutPage } from '../../kernel/paging.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import { containsPattern } from '../../storage/like.ts';
 import type { Actor } from './access.ts';
@@ -87,16 +88,14 @@ export class SkillLibraryOwnerService {
       .where(and(...where))
       .orderBy(desc(campaignSkills.id))
       .limit(f.limit + 1);
-    const shown = rows.slice(0, f.limit);
-    const last = shown.at(-1);
+    const page = cutPage(rows, f.limit, (last) => signCursor(this.secret, binding, { id: last.entry.id }));
     return {
       campaign_id: campaignId,
-      entries: shown.map((r) => ({
+      entries: page.rows.map((r) => ({
         ...presentEntry(r.entry),
         version: presentVersion(r.version, { lifecycleStatus: r.lifecycleStatus }),
       })),
-      next_cursor:
-        rows.length > f.limit && last ? signCursor(this.secret, binding, { id: last.entry.id }) : null,
+      next_cursor: page.next,
     };
   }
 

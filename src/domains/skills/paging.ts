@@ -1,5 +1,6 @@
 import { lt, type SQL } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
+import { cutPage } from '../../kernel/paging.ts';
 
 /**
  * Pages of the skills area's lists: newest first, cut by id (ids sort by creation), with a cursor
@@ -24,13 +25,10 @@ export async function pageById<T extends { id: string }>(
   const before = page.cursor
     ? lt(idColumn, String(openCursor<{ id: string }>(secret, bound, page.cursor).id))
     : undefined;
-  const rows = await fetch(before, page.limit + 1);
-  const shown = rows.slice(0, page.limit);
-  const last = shown.at(-1);
-  return {
-    rows: shown,
-    next_cursor: rows.length > page.limit && last ? signCursor(secret, bound, { id: last.id }) : null,
-  };
+  const { rows, next } = cutPage(await fetch(before, page.limit + 1), page.limit, (last) =>
+    signCursor(secret, bound, { id: last.id }),
+  );
+  return { rows, next_cursor: next };
 }
 
 /** The versions of the version's skill, newest first, marking the one asked about. */

@@ -9,8 +9,9 @@ import { and, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
-import { afterCursor, cursorAfter } from '../runs/paging.ts';
+import { afterCursor, cursorAt } from '../runs/paging.ts';
 import { arenaArtifacts, arenaCases, arenaRunMembers, arenaRunMessages, arenaRuns } from '../tables.ts';
 
 export const NO_SANCTION_LIFTED =
@@ -228,16 +229,12 @@ export async function ownCases(
     )
     .orderBy(desc(arenaCases.createdAt), desc(arenaCases.id))
     .limit(input.limit + 1);
-  const page = rows.slice(0, input.limit);
-  const last = page.at(-1);
+  const page = cutPage(rows, input.limit, (last) =>
+    cursorAt(secret, binding, { at: last.createdAt, id: last.id }),
+  );
   return {
-    cases: page.map(presentCase),
-    next_cursor: cursorAfter(
-      secret,
-      binding,
-      rows.length > input.limit,
-      last && { at: last.createdAt, id: last.id },
-    ),
+    cases: page.rows.map(presentCase),
+    next_cursor: page.next,
     note: NO_SANCTION_LIFTED,
     next: 'A RESOLVED case may be appealed once with arena_appeal (decision_id = its case_id).',
   };

@@ -9,6 +9,7 @@ import { and, asc, eq, gt, inArray } from 'drizzle-orm';
 import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
+import { lockedOne } from '../../../storage/locked.ts';
 import { findAgent, isArenaReviewer } from '../../identity/index.ts';
 import { arenaCases, arenaRuns, arenaSuperchallenges } from '../tables.ts';
 import { NO_SANCTION_LIFTED, presentCase } from './cases.ts';
@@ -97,8 +98,10 @@ export class ArenaReviewService {
   async decide(ownerId: string, caseId: string, input: { outcome: 'UPHELD' | 'DISMISSED'; reasons: string }) {
     return this.database.transaction(async (tx) => {
       await requireReviewer(tx, ownerId);
-      const [c] = await tx.select().from(arenaCases).where(eq(arenaCases.id, caseId)).for('update');
-      if (!c) throw new DomainError('NOT_FOUND', 'No such case.', { case_id: caseId });
+      const c = await lockedOne(
+        tx.select().from(arenaCases).where(eq(arenaCases.id, caseId)),
+        () => new DomainError('NOT_FOUND', 'No such case.', { case_id: caseId }),
+      );
       if (c.status === 'RESOLVED') {
         throw new DomainError('CONFLICT', 'This case is already decided.', {
           case_id: caseId,

@@ -5,8 +5,9 @@
  * identity that took no part in the run (standing.ts).
  */
 import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
-import { afterCursor, cursorAfter } from '../runs/paging.ts';
+import { afterCursor, cursorAt } from '../runs/paging.ts';
 import {
   arenaArtifacts,
   arenaPublicationReviews,
@@ -108,17 +109,14 @@ export async function listPublications(
     .where(and(...where))
     .orderBy(desc(arenaPublications.createdAt), desc(arenaPublications.id))
     .limit(input.limit + 1);
-  const page = rows.slice(0, input.limit).map((r) => summary(r, viewerId));
-  const last = rows[Math.min(rows.length, input.limit) - 1];
+  const shown = cutPage(rows, input.limit, (last) =>
+    cursorAt(secret, binding, { at: last.createdAt, id: last.id }),
+  );
+  const page = shown.rows.map((r) => summary(r, viewerId));
   const reviewable = page.find((p) => p.you_may_review);
   return {
     publications: page,
-    next_cursor: cursorAfter(
-      secret,
-      binding,
-      rows.length > input.limit,
-      last && { at: last.createdAt, id: last.id },
-    ),
+    next_cursor: shown.next,
     next: reviewable
       ? `Open one with arena_publications GET (publication_id, e.g. ${reviewable.publication_id}): its text, artifacts, signed score and reviews; then review it with arena_publication_review.`
       : 'arena_publications GET (publication_id) shows a publication with its artifacts, signed score and reviews; a VERIFIED run of yours is written up with action CREATE.',
@@ -195,8 +193,9 @@ export async function getPublication(
     )
     .orderBy(desc(arenaPublicationReviews.createdAt), desc(arenaPublicationReviews.id))
     .limit(input.limit + 1);
-  const page = reviews.slice(0, input.limit);
-  const last = page.at(-1);
+  const page = cutPage(reviews, input.limit, (last) =>
+    cursorAt(secret, binding, { at: last.createdAt, id: last.id }),
+  );
   const view = summary(row, viewerId);
   const iso = (a: { created_at: Date }) => ({ ...a, created_at: a.created_at.toISOString() });
   return {
@@ -212,7 +211,7 @@ export async function getPublication(
     verified_at: row.verifiedAt?.toISOString() ?? null,
     verify_with: '/.well-known/jwks.json',
     ...(view.you_may_review || view.your_review_id !== null ? { review_context: reviewContext(row.id) } : {}),
-    reviews: page.map((r) => ({
+    reviews: page.rows.map((r) => ({
       review_id: r.id,
       verdict: r.verdict,
       rationale: r.rationale,
@@ -220,12 +219,7 @@ export async function getPublication(
       created_at: r.createdAt.toISOString(),
       yours: r.reviewerAgentId === viewerId,
     })),
-    next_reviews_cursor: cursorAfter(
-      secret,
-      binding,
-      reviews.length > input.limit,
-      last && { at: last.createdAt, id: last.id },
-    ),
+    next_reviews_cursor: page.next,
     next: view.you_may_review
       ? `Read the run's artifacts with arena_publications READ_ARTIFACT (publication_id, artifact_id, context ${reviewContext(row.id)}), check the signed score against /.well-known/jwks.json, then give your verdict with arena_publication_review.`
       : view.your_review_id !== null

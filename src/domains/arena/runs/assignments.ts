@@ -9,6 +9,7 @@ import { and, eq, inArray, ne } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { lockedOne } from '../../../storage/locked.ts';
 import { enqueueToolsChanged, findAgent } from '../../identity/index.ts';
 import { worldSha256 } from '../challenges/index.ts';
 import type { ChallengeRegistry } from '../challenges/registry.ts';
@@ -171,18 +172,20 @@ function assignmentCurrent(busy: { agentId: string; assignmentId: string; runId:
 
 /** The owner cancels an assignment (and so its run, for every member), unless it has ended. */
 export async function cancelAssignment(ex: Executor, ownerId: string, assignmentId: string, now: Date) {
-  const [row] = await ex
-    .select({ run: arenaRuns })
-    .from(arenaRunMembers)
-    .innerJoin(arenaRuns, eq(arenaRuns.id, arenaRunMembers.runId))
-    .where(and(eq(arenaRunMembers.assignmentId, assignmentId), eq(arenaRuns.ownerId, ownerId)))
-    .for('update', { of: arenaRuns });
-  if (!row)
-    throw notFound(
-      'assignment',
-      { assignment_id: assignmentId },
-      'GET /v1/arena/runs lists your runs with their assignments.',
-    );
+  const row = await lockedOne(
+    ex
+      .select({ run: arenaRuns })
+      .from(arenaRunMembers)
+      .innerJoin(arenaRuns, eq(arenaRuns.id, arenaRunMembers.runId))
+      .where(and(eq(arenaRunMembers.assignmentId, assignmentId), eq(arenaRuns.ownerId, ownerId))),
+    () =>
+      notFound(
+        'assignment',
+        { assignment_id: assignmentId },
+        'GET /v1/arena/runs lists your runs with their assignments.',
+      ),
+    { of: arenaRuns },
+  );
   if (['VERIFIED', 'EXPIRED', 'CANCELLED'].includes(row.run.state)) {
     throw new DomainError('ARENA_RUN_ENDED', `Run ${row.run.id} has already ended (${row.run.state}).`, {
       run_id: row.run.id,

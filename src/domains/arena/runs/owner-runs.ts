@@ -5,9 +5,10 @@
  * the cursor is signed for this owner and these filters.
  */
 import { and, desc, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { arenaRunMembers, arenaRuns, type RunState } from '../tables.ts';
-import { afterCursor, cursorAfter } from './paging.ts';
+import { afterCursor, cursorAt } from './paging.ts';
 
 export const OWNER_RUNS_PAGE = { min: 1, max: 100, default: 25 } as const;
 
@@ -56,8 +57,9 @@ export async function ownerRuns(ex: Executor, secret: string, ownerId: string, f
     .where(and(...where))
     .orderBy(desc(arenaRuns.createdAt), desc(arenaRuns.id))
     .limit(f.limit + 1);
-  const page = rows.slice(0, f.limit);
-  const last = page.at(-1);
+  const { rows: page, next } = cutPage(rows, f.limit, (last) =>
+    cursorAt(secret, binding, { at: last.createdAt, id: last.id }),
+  );
   const members = page.length
     ? await ex
         .select({
@@ -107,12 +109,7 @@ export async function ownerRuns(ex: Executor, secret: string, ownerId: string, f
         next: nextFor(r.state, cancelWith?.assignmentId),
       };
     }),
-    next_cursor: cursorAfter(
-      secret,
-      binding,
-      rows.length > f.limit,
-      last && { at: last.createdAt, id: last.id },
-    ),
+    next_cursor: next,
   };
 }
 

@@ -4,8 +4,8 @@ import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 
 /**
  * Newest-first pages of runs by (time, id): the condition for rows after a cursor, and the cursor
- * after a page. The cursor is signed for `binding` (the caller and the filters), so it cannot be
- * replayed by someone else or under other filters.
+ * at a row, for kernel/paging's cutPage. The cursor is signed for `binding` (the caller and the
+ * filters), so it cannot be replayed by someone else or under other filters.
  */
 interface Position extends Record<string, unknown> {
   at: string;
@@ -25,12 +25,11 @@ export function afterCursor(
   return or(lt(at, when), and(eq(at, when), lt(id, String(p.id))));
 }
 
-/** The cursor after `last`, when the query found more rows than the page holds. */
-export function cursorAfter(
+/** The cursor for the rows after `last`; none when the row has no time yet. */
+export function cursorAt(
   secret: string,
   binding: string,
-  more: boolean,
-  last: { at: Date | null; id: string } | undefined,
+  last: { at: Date | null; id: string },
 ): string | null {
-  return more && last?.at ? signCursor(secret, binding, { at: last.at.toISOString(), id: last.id }) : null;
+  return last.at ? signCursor(secret, binding, { at: last.at.toISOString(), id: last.id }) : null;
 }

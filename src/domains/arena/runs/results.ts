@@ -8,10 +8,11 @@
  * TEAM runs, and its publications with their reviews.
  */
 import { and, asc, desc, eq, inArray, type SQL } from 'drizzle-orm';
+import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { publicationsOfRuns } from '../publications/public.ts';
 import { arenaRunMembers, arenaRuns } from '../tables.ts';
-import { afterCursor, cursorAfter } from './paging.ts';
+import { afterCursor, cursorAt } from './paging.ts';
 
 export const RESULTS_PAGE = { min: 1, max: 100, default: 25 } as const;
 
@@ -41,8 +42,9 @@ export async function publishedResults(
     .where(and(...where))
     .orderBy(desc(arenaRuns.verifiedAt), desc(arenaRuns.id))
     .limit(input.limit + 1);
-  const page = rows.slice(0, input.limit);
-  const last = page.at(-1);
+  const { rows: page, next } = cutPage(rows, input.limit, (last) =>
+    cursorAt(secret, binding, { at: last.verifiedAt, id: last.id }),
+  );
   const teams = new Map<string, string[]>();
   const shownTeams = page.filter((r) => r.mode === 'TEAM' && r.showAgent).map((r) => r.id);
   if (shownTeams.length > 0) {
@@ -68,12 +70,7 @@ export async function publishedResults(
       signed_score: r.signedScore,
       publications: publications.get(r.id) ?? [],
     })),
-    next_cursor: cursorAfter(
-      secret,
-      binding,
-      rows.length > input.limit,
-      last && { at: last.verifiedAt, id: last.id },
-    ),
+    next_cursor: next,
     verify_with: '/.well-known/jwks.json',
     note: 'Each signed_score is a compact JWS (EdDSA, Ed25519) of the result; check it against the published keys, or offline with "cairn arena verify-score".',
   };

@@ -7,6 +7,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { lockedOne } from '../../../storage/locked.ts';
 import type { LoadedChallenge } from '../challenges/index.ts';
 import type { ChallengeRegistry } from '../challenges/registry.ts';
 import { arenaRunMembers, arenaRuns } from '../tables.ts';
@@ -82,23 +83,24 @@ export async function startRun(
   input: { assignmentId: string; challengeId: string; version: number },
   now: Date,
 ) {
-  const [found] = await ex
-    .select({ run: arenaRuns, member: arenaRunMembers })
-    .from(arenaRunMembers)
-    .innerJoin(arenaRuns, eq(arenaRuns.id, arenaRunMembers.runId))
-    .where(and(eq(arenaRunMembers.assignmentId, input.assignmentId), eq(arenaRunMembers.agentId, agentId)))
-    .for('update', { of: arenaRuns });
-  if (!found) {
-    throw new DomainError(
-      'NOT_FOUND',
-      'No such assignment of yours.',
-      { assignment_id: input.assignmentId },
-      {
-        next: 'Call capabilities_describe: arena_assignment shows the exact arena_start arguments.',
-        alternatives: [{ tool: 'capabilities_describe', action: 'Read your current assignment.' }],
-      },
-    );
-  }
+  const found = await lockedOne(
+    ex
+      .select({ run: arenaRuns, member: arenaRunMembers })
+      .from(arenaRunMembers)
+      .innerJoin(arenaRuns, eq(arenaRuns.id, arenaRunMembers.runId))
+      .where(and(eq(arenaRunMembers.assignmentId, input.assignmentId), eq(arenaRunMembers.agentId, agentId))),
+    () =>
+      new DomainError(
+        'NOT_FOUND',
+        'No such assignment of yours.',
+        { assignment_id: input.assignmentId },
+        {
+          next: 'Call capabilities_describe: arena_assignment shows the exact arena_start arguments.',
+          alternatives: [{ tool: 'capabilities_describe', action: 'Read your current assignment.' }],
+        },
+      ),
+    { of: arenaRuns },
+  );
   const { run } = found;
   // The member as committed now: a racing start of this member held the run's lock, and the
   // locking read above re-reads only the run row after such a wait (READ COMMITTED), not this one.

@@ -7,10 +7,11 @@
 import { and, count, desc, eq, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { type ChallengeProblem, checkChallengePackage } from '../challenges/index.ts';
 import type { ChallengeRegistry } from '../challenges/registry.ts';
-import { afterCursor, cursorAfter } from '../runs/paging.ts';
+import { afterCursor, cursorAt } from '../runs/paging.ts';
 import { arenaSuperchallenges } from '../tables.ts';
 import { type ComposedPart, type Composition, composePackage, SUPERCHALLENGE_VERSION } from './compose.ts';
 import { PROPOSAL_COLUMNS, presentProposal, SUPERCHALLENGE_LIMITS } from './present.ts';
@@ -200,16 +201,12 @@ export async function ownSuperchallenges(
     .where(and(eq(t.proposerAgentId, agentId), afterCursor(secret, binding, input.cursor, t.createdAt, t.id)))
     .orderBy(desc(t.createdAt), desc(t.id))
     .limit(input.limit + 1);
-  const page = rows.slice(0, input.limit);
-  const last = page.at(-1);
+  const page = cutPage(rows, input.limit, (last) =>
+    cursorAt(secret, binding, { at: last.createdAt, id: last.id }),
+  );
   return {
-    superchallenges: page.map((row) => presentProposal(row, row.title)),
-    next_cursor: cursorAfter(
-      secret,
-      binding,
-      rows.length > input.limit,
-      last && { at: last.createdAt, id: last.id },
-    ),
+    superchallenges: page.rows.map((row) => presentProposal(row, row.title)),
+    next_cursor: page.next,
     next: 'A PENDING superchallenge waits for a reviewer; an APPROVED one can be assigned by your owner (POST /v1/arena/assignments {agent_id, challenge_id}); a REJECTED one keeps its id, so propose a changed one under a new challenge_id.',
   };
 }

@@ -9,7 +9,9 @@ import { and, asc, eq, gt, or, sql } from 'drizzle-orm';
 import type { Clock } from '../../../kernel/clock.ts';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
+import { lockedOne } from '../../../storage/locked.ts';
 import { describeAgents, findAgent, isArenaReviewer } from '../../identity/index.ts';
 import type { ChallengeRegistry } from '../challenges/registry.ts';
 import { arenaChallengeVersions, arenaSuperchallenges } from '../tables.ts';
@@ -73,11 +75,12 @@ export class SuperchallengeReviewService {
       .where(and(input.status ? eq(t.status, input.status) : undefined, after))
       .orderBy(asc(rank), asc(t.id))
       .limit(input.limit + 1);
-    const page = rows.slice(0, input.limit);
+    const { rows: page, next } = cutPage(rows, input.limit, (last) =>
+      signCursor(this.secret, binding, { rank: Number(last.rank), id: last.id }),
+    );
     const owners = new Map(
       (await describeAgents(ex, [...new Set(page.map((r) => r.proposer))])).map((a) => [a.id, a.ownerId]),
     );
-    const last = page.at(-1);
     return {
       superchallenges: page.map((r) => {
         const c = parseManifest(r.manifest);
@@ -97,10 +100,7 @@ export class SuperchallengeReviewService {
           you_may_decide: r.status === 'PENDING' && !own,
         };
       }),
-      next_cursor:
-        rows.length > input.limit && last
-          ? signCursor(this.secret, binding, { rank: Number(last.rank), id: last.id })
-          : null,
+      next_cursor: next,
       next: 'Decide a PENDING one with POST /v1/arena/superchallenges/{superchallenge_id}/decision {outcome: APPROVED | REJECTED, reasons}; approval makes it assignable at once.',
     };
   }
@@ -112,14 +112,16 @@ export class SuperchallengeReviewService {
   ) {
     return this.database.transaction(async (tx) => {
       await requireReviewer(tx, ownerId);
-      const [row] = await tx.select().from(t).where(eq(t.id, superchallengeId)).for('update');
-      if (!row)
-        throw new DomainError(
-          'NOT_FOUND',
-          'No such superchallenge.',
-          { superchallenge_id: superchallengeId },
-          { next: 'GET /v1/arena/superchallenges lists the superchallenges to decide, pending first.' },
-        );
+      const row = await lockedOne(
+        tx.select().from(t).where(eq(t.id, superchallengeId)),
+        () =>
+          new DomainError(
+            'NOT_FOUND',
+            'No such superchallenge.',
+            { superchallenge_id: superchallengeId },
+            { next: 'GET /v1/arena/superchallenges lists the superchallenges to decide, pending first.' },
+          ),
+      );
       if (row.status !== 'PENDING') {
         throw new DomainError(
           'CONFLICT',

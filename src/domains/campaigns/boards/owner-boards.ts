@@ -4,6 +4,7 @@ import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { base32 } from '../../../kernel/ids.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
+import { lockedOne } from '../../../storage/locked.ts';
 import { campaignNotOwned, requireTakingNew } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { campaigns, tasks } from '../tables.ts';
@@ -235,13 +236,13 @@ export class BoardService {
   }
 
   private async ownLive(ex: Executor, ownerId: string, slug: string): Promise<BoardRow> {
-    const [board] = await ex
-      .select()
-      .from(boards)
-      .where(and(eq(boards.slug, slug), eq(boards.ownerId, ownerId), isNull(boards.withdrawnAt)))
-      .for('update');
-    if (!board) throw boardNotFound(slug);
-    return board;
+    return lockedOne(
+      ex
+        .select()
+        .from(boards)
+        .where(and(eq(boards.slug, slug), eq(boards.ownerId, ownerId), isNull(boards.withdrawnAt))),
+      () => boardNotFound(slug),
+    );
   }
 
   /** Every task is the campaign's and may be listed; otherwise nothing is written. */

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Clock } from '../../../kernel/clock.ts';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import { type ReadingService, windowOf } from '../../reading/index.ts';
@@ -187,18 +188,16 @@ async function taskEvidence(
     )
     .orderBy(desc(campaignEvidence.createdAt), desc(campaignEvidence.evidenceId))
     .limit(limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
+  const { rows: page, next } = cutPage(rows, limit, (last) =>
+    signCursor(deps.secret, binding, { at: last.createdAt.toISOString(), id: last.evidenceId }),
+  );
   return {
     evidence: page.map((r) => ({
       evidence_id: r.evidenceId,
       note: r.note,
       shared_at: r.createdAt.toISOString(),
     })),
-    next_cursor:
-      rows.length > limit && last
-        ? signCursor(deps.secret, binding, { at: last.createdAt.toISOString(), id: last.evidenceId })
-        : null,
+    next_cursor: next,
     next_steps:
       page.length > 0
         ? [

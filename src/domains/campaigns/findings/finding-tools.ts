@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import { MAX_STIX_SOURCES } from '../../research/index.ts';
 import { viewerOf } from '../audience.ts';
 import { memberTool } from '../campaign-tool.ts';
@@ -104,18 +105,17 @@ const findingList = memberTool({
       { status: input.status, taskId: input.taskId, authorAgentId: input.author, q: input.q, beforeId },
       limit,
     );
-    const page = rows.slice(0, limit);
+    const page = cutPage(rows, limit, (last) => signCursor(secret, binding, { before: last.id }));
     const reviews = await visibleReviews(
       ctx.ex,
       viewer,
-      page.map((r) => r.id),
+      page.rows.map((r) => r.id),
     );
-    const last = page.at(-1);
     return {
       campaign_id: m.campaign.id,
-      findings: page.map((r) => presentFinding(r, reviews.get(r.id) ?? [], seesSomeReviews(viewer))),
+      findings: page.rows.map((r) => presentFinding(r, reviews.get(r.id) ?? [], seesSomeReviews(viewer))),
       status_meaning: STATUS_MEANING,
-      next_cursor: rows.length > limit && last ? signCursor(secret, binding, { before: last.id }) : null,
+      next_cursor: page.next,
     };
   },
 });

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { type Clock, systemClock } from '../../../kernel/clock.ts';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import type { Database } from '../../../storage/database.ts';
 import type { EvidenceRecord } from '../../reading/index.ts';
 import { ownerViewer, type Viewer } from '../audience.ts';
@@ -44,19 +45,18 @@ export class FindingOwnerService {
       { status: opts.status, beforeId },
       limit,
     );
-    const page = rows.slice(0, limit);
+    const page = cutPage(rows, limit, (last) => signCursor(this.secret, binding, { before: last.id }));
     const reviews = await visibleReviews(
       this.database.db,
       viewer,
-      page.map((r) => r.id),
+      page.rows.map((r) => r.id),
     );
-    const last = page.at(-1);
     return {
       campaign_id: campaignId,
       settings,
-      findings: page.map((r) => presentFinding(r, reviews.get(r.id) ?? [])),
+      findings: page.rows.map((r) => presentFinding(r, reviews.get(r.id) ?? [])),
       status_meaning: STATUS_MEANING,
-      next_cursor: rows.length > limit && last ? signCursor(this.secret, binding, { before: last.id }) : null,
+      next_cursor: page.next,
     };
   }
 

@@ -4,6 +4,7 @@ import type { Clock } from '../../../kernel/clock.ts';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import type { Database } from '../../../storage/database.ts';
 import type { EvidenceRecord } from '../../reading/index.ts';
 import { ownerViewer } from '../audience.ts';
@@ -154,17 +155,12 @@ export class ResearchReports {
       .where(and(...conditions))
       .orderBy(desc(researchReports.publishedAt), desc(researchReports.id))
       .limit(limit + 1);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
+    const page = cutPage(rows, limit, (last) =>
+      signCursor(this.secret, binding, { at: last.report.publishedAt.toISOString(), id: last.report.id }),
+    );
     return {
-      reports: page.map((r) => present(r.report, r.campaignTitle)),
-      next_cursor:
-        rows.length > limit && last
-          ? signCursor(this.secret, binding, {
-              at: last.report.publishedAt.toISOString(),
-              id: last.report.id,
-            })
-          : null,
+      reports: page.rows.map((r) => present(r.report, r.campaignTitle)),
+      next_cursor: page.next,
     };
   }
 

@@ -1,6 +1,7 @@
 import { eq } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { lockedOne } from '../../../storage/locked.ts';
 import { TLP_LEVELS, type TlpLevel } from '../../research/index.ts';
 import { campaignClosed, campaignNotOwned } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
@@ -46,8 +47,11 @@ export async function updateResearchSettings(
       detail: [{ loc: ['body', 'tlp'], msg: `one of ${TLP_LEVELS.join(', ')}`, type: 'enum' }],
     });
   }
-  const [campaign] = await tx.select().from(campaigns).where(eq(campaigns.id, campaignId)).for('update');
-  if (campaign?.ownerId !== ownerId) throw campaignNotOwned(campaignId);
+  const campaign = await lockedOne(
+    tx.select().from(campaigns).where(eq(campaigns.id, campaignId)),
+    () => campaignNotOwned(campaignId),
+    { only: (c) => c.ownerId === ownerId },
+  );
   if (campaign.status === 'CLOSED') throw campaignClosed(campaignId);
   const before = settingsOf(campaign);
   const after: ResearchSettings = {

@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { describeAgents } from '../../identity/index.ts';
 import { eventsVisible, seesOtherWorkers, tasksVisible, type Viewer } from '../audience.ts';
@@ -85,7 +86,7 @@ export async function campaignGraph(
     )
     .orderBy(desc(campaignEvents.seq))
     .limit(limit + 1);
-  const page = rows.slice(0, limit);
+  const { rows: page, next } = cutPage(rows, limit, (last) => signCursor(secret, bind, { before: last.seq }));
 
   const nodes = new Map<string, Node>();
   const edges = new Map<string, Edge>();
@@ -134,7 +135,6 @@ export async function campaignGraph(
     }
   }
   await label(ex, viewer, nodes);
-  const last = page.at(-1);
   return {
     campaign_id: viewer.campaign.id,
     focus: 'taskId' in focus ? { task_id: focus.taskId } : { agent_id: focus.agentId },
@@ -147,7 +147,7 @@ export async function campaignGraph(
       at: e.createdAt.toISOString(),
     })),
     evidence_truncated: evidenceTruncated,
-    next_cursor: rows.length > limit && last ? signCursor(secret, bind, { before: last.seq }) : null,
+    next_cursor: next,
     note: 'Edges come only from recorded ledger events you may see (basis RECORDED_ASSOCIATION); no dependency is inferred.',
   };
 }

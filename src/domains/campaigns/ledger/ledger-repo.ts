@@ -1,5 +1,6 @@
 import { and, asc, desc, gt, lt } from 'drizzle-orm';
 import { signCursor } from '../../../kernel/cursor.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { eventsVisible, ownerViewer, seesOtherWorkers, type Viewer } from '../audience.ts';
 import type { CampaignRow } from '../membership/member.ts';
@@ -89,10 +90,10 @@ export async function listEventsForOwner(
   beforeSeq?: number,
 ): Promise<{ events: PresentedEvent[]; nextBeforeSeq: number | null }> {
   const rows = await eventsBefore(ex, ownerViewer(campaign), limit, beforeSeq);
-  const page = rows.slice(0, limit);
+  const page = cutPage(rows, limit, (last) => last.seq);
   return {
-    events: page.map(presentEvent),
-    nextBeforeSeq: rows.length > limit ? (page.at(-1)?.seq ?? null) : null,
+    events: page.rows.map(presentEvent),
+    nextBeforeSeq: page.next,
   };
 }
 

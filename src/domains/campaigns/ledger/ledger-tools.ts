@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import { isDatabaseUnavailable } from '../../../storage/unavailable.ts';
 import { viewerOf, visibleToEveryMember } from '../audience.ts';
 import { campaignTool } from '../campaign-tool.ts';
@@ -123,9 +124,7 @@ const contextRead = campaignTool({
       : undefined;
     if (before !== undefined && typeof before !== 'string') throw cursorInvalid();
     const rows = await listVisibleMessages(ctx.ex, viewerOf(m), limit, before);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    const incomplete = rows.length > limit;
+    const page = cutPage(rows, limit, (last) => signCursor(secret, binding, { before: last.id }));
     return {
       campaign: {
         campaign_id: m.campaign.id,
@@ -134,9 +133,9 @@ const contextRead = campaignTool({
         visibility: m.campaign.visibility,
         your_role: m.role,
       },
-      messages: page.map(compact ? presentCompact : presentMessage),
-      incomplete,
-      cursor: incomplete && last ? signCursor(secret, binding, { before: last.id }) : null,
+      messages: page.rows.map(compact ? presentCompact : presentMessage),
+      incomplete: rows.length > limit,
+      cursor: page.next,
       ledger_cursor: signWatchCursor(secret, ctx.caller.agent.id, m.campaign.id, m.campaign.lastSeq),
       note: PEER_CONTENT_NOTE,
     };

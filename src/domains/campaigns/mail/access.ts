@@ -2,6 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { lockedOne } from '../../../storage/locked.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import type { Membership } from '../membership/member.ts';
 import { mailAccess } from './tables.ts';
@@ -191,23 +192,23 @@ export async function decideAccess(
   decision: 'GRANTED' | 'DECLINED' | 'REVOKED',
   now: Date,
 ) {
-  const [row] = await ex
-    .select()
-    .from(mailAccess)
-    .where(
-      and(
-        eq(mailAccess.campaignId, campaignId),
-        'requestId' in target
-          ? eq(mailAccess.requestId, target.requestId)
-          : eq(mailAccess.agentId, target.agentId),
+  const row = await lockedOne(
+    ex
+      .select()
+      .from(mailAccess)
+      .where(
+        and(
+          eq(mailAccess.campaignId, campaignId),
+          'requestId' in target
+            ? eq(mailAccess.requestId, target.requestId)
+            : eq(mailAccess.agentId, target.agentId),
+        ),
       ),
-    )
-    .for('update');
-  if (!row) {
-    throw new DomainError('NOT_FOUND', 'No such mail access request in this campaign.', {
-      campaign_id: campaignId,
-    });
-  }
+    () =>
+      new DomainError('NOT_FOUND', 'No such mail access request in this campaign.', {
+        campaign_id: campaignId,
+      }),
+  );
   const allowed = decision === 'REVOKED' ? row.status === 'GRANTED' : row.status === 'REQUESTED';
   if (!allowed) {
     throw new DomainError(

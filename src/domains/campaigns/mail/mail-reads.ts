@@ -1,7 +1,9 @@
 import { and, asc, desc, eq, gt, lt, sql } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { lockedOne } from '../../../storage/locked.ts';
 import type { NotifyWaiter } from '../../../storage/notify-waiter.ts';
 import { windowOf } from '../../reading/index.ts';
 import type { Membership } from '../membership/member.ts';
@@ -104,13 +106,12 @@ export async function listMail(
     )
     .orderBy(desc(mailMessages.seq))
     .limit(limit + 1);
-  const page = rows.slice(0, limit);
-  const newest = page[0]?.seq ?? before ?? (await latestSeq(ex, m.campaign.id));
-  const last = page.at(-1);
+  const page = cutPage(rows, limit, (last) => mailCursor(secret, m, last.seq));
+  const newest = page.rows[0]?.seq ?? before ?? (await latestSeq(ex, m.campaign.id));
   return {
     campaign_id: m.campaign.id,
-    mails: page.map(summary),
-    next_cursor: rows.length > limit && last ? mailCursor(secret, m, last.seq) : null,
+    mails: page.rows.map(summary),
+    next_cursor: page.next,
     // Where campaign_mail_wait starts to hear only what arrives after this page.
     wait_cursor: mailCursor(secret, m, input.cursor ? await latestSeq(ex, m.campaign.id) : newest),
     note: UNTRUSTED_NOTE,
@@ -205,29 +206,28 @@ export async function waitForMail(
  */
 export async function mailForEvidence(ex: Executor, m: Membership, mailId: string): Promise<MailRow> {
   await requireMailAccess(ex, m);
-  const [row] = await ex
-    .select()
-    .from(mailMessages)
-    .where(and(eq(mailMessages.id, mailId), eq(mailMessages.campaignId, m.campaign.id)))
-    .for('update');
-  if (!row) {
-    throw new DomainError(
-      'NOT_FOUND',
-      `No mail ${mailId} in this campaign.`,
-      { mail_id: mailId },
-      {
-        next: 'Pick a mail_id from campaign_mail_list.',
-        alternatives: [
-          {
-            tool: 'campaign_mail_list',
-            action: "List the campaign's mail.",
-            arguments: { campaign_id: m.campaign.id },
-          },
-        ],
-      },
-    );
-  }
-  return row;
+  return lockedOne(
+    ex
+      .select()
+      .from(mailMessages)
+      .where(and(eq(mailMessages.id, mailId), eq(mailMessages.campaignId, m.campaign.id))),
+    () =>
+      new DomainError(
+        'NOT_FOUND',
+        `No mail ${mailId} in this campaign.`,
+        { mail_id: mailId },
+        {
+          next: 'Pick a mail_id from campaign_mail_list.',
+          alternatives: [
+            {
+              tool: 'campaign_mail_list',
+              action: "List the campaign's mail.",
+              arguments: { campaign_id: m.campaign.id },
+            },
+          ],
+        },
+      ),
+  );
 }
 
 export async function recordMailEvidence(ex: Executor, mailId: string, evidenceId: string): Promise<void> {

@@ -2,6 +2,7 @@ import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import { withTenant } from '../../../kernel/tenant.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
 import { describeAgents } from '../../identity/index.ts';
@@ -140,7 +141,7 @@ export class MailService {
       )
       .orderBy(sql`${m.id} collate "C" desc`)
       .limit(limit + 1);
-    const page = rows.slice(0, limit);
+    const page = cutPage(rows, limit, (last) => last.id);
     const box = await ensureMailbox(db, campaign, this.domain, this.clock.now());
     const shown = presentMailbox(
       box,
@@ -153,7 +154,7 @@ export class MailService {
       usage: shown.usage,
       retention_policy: { max_messages: box.messageLimit, max_bytes: box.byteLimit },
       full: shown.full,
-      mails: page.map((r) => ({
+      mails: page.rows.map((r) => ({
         mail_id: r.id,
         // From, To, Subject and Message-ID are untrusted: the sender wrote them.
         from: r.from,
@@ -167,7 +168,7 @@ export class MailService {
         flags: r.flags,
         evidence_id: r.evidenceId,
       })),
-      next_before: rows.length > limit ? (page.at(-1)?.id ?? null) : null,
+      next_before: page.next,
     };
   }
 
@@ -323,9 +324,9 @@ export class MailService {
       )
       .orderBy(desc(a.createdAt), desc(a.id))
       .limit(limit + 1);
-    const page = rows.slice(0, limit);
+    const page = cutPage(rows, limit, (last) => last.attempt.id);
     return {
-      attempts: page.map(({ attempt: r, mail }) => ({
+      attempts: page.rows.map(({ attempt: r, mail }) => ({
         attempt_id: r.id,
         via: r.via,
         outcome: r.outcome,
@@ -341,7 +342,7 @@ export class MailService {
         mail_deleted: r.mailId !== null && !mail,
         at: r.createdAt.toISOString(),
       })),
-      next_before: rows.length > limit ? (page.at(-1)?.attempt.id ?? null) : null,
+      next_before: page.next,
     };
   }
 

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineOperation } from '../../../framework/index.ts';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import { seesOtherWorkers, viewerOf } from '../audience.ts';
 import { COORDINATORS, ENTRANTS, memberTool, RECORD_READERS } from '../campaign-tool.ts';
 import { afterCreate, afterInvite, afterJoin } from '../next-steps.ts';
@@ -72,12 +73,10 @@ const campaignList = defineOperation({
       : undefined;
     const limit = input.limit ?? 50;
     const rows = await repo.listMemberships(ctx.ex, ctx.caller.agent.id, limit, before);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
+    const page = cutPage(rows, limit, (last) => signCursor(secret, binding, { before: last.campaign.id }));
     return {
-      campaigns: page.map((r) => presentMembership(r.campaign, r)),
-      next_cursor:
-        rows.length > limit && last ? signCursor(secret, binding, { before: last.campaign.id }) : null,
+      campaigns: page.rows.map((r) => presentMembership(r.campaign, r)),
+      next_cursor: page.next,
     };
   },
 });

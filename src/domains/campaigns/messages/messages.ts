@@ -3,6 +3,7 @@ import { findCredential } from '../../../kernel/credential-scan.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import { plainText } from '../../../kernel/plain-text.ts';
 import { toValidationDetail } from '../../../kernel/validation.ts';
 import type { Executor, TransactionEnd } from '../../../storage/database.ts';
@@ -243,10 +244,10 @@ export async function listMessagesForOwner(
   before?: string,
 ): Promise<{ messages: Array<ReturnType<typeof presentMessage>>; nextBefore: string | null }> {
   const rows = await repo.listVisibleMessages(ex, ownerViewer(campaign), limit, before);
-  const page = rows.slice(0, limit);
+  const page = cutPage(rows, limit, (last) => last.id);
   return {
-    messages: page.map(presentMessage),
-    nextBefore: rows.length > limit ? (page.at(-1)?.id ?? null) : null,
+    messages: page.rows.map(presentMessage),
+    nextBefore: page.next,
   };
 }
 

@@ -2,6 +2,7 @@ import { and, desc, eq, lt, sql } from 'drizzle-orm';
 import type { Clock } from '../../../kernel/clock.ts';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
 import {
   balanceOf,
@@ -56,16 +57,14 @@ export class RewardOwnerService {
       )
       .orderBy(desc(rewardApprovals.id))
       .limit(opts.limit + 1);
-    const page = rows.slice(0, opts.limit);
-    const last = page.at(-1);
+    const page = cutPage(rows, opts.limit, (last) => signCursor(this.secret, binding, { id: last.a.id }));
     return {
-      approvals: page.map((r) => ({
+      approvals: page.rows.map((r) => ({
         ...this.summary(r.a),
         task_title: r.title,
         campaign_title: r.campaignTitle,
       })),
-      next_cursor:
-        rows.length > opts.limit && last ? signCursor(this.secret, binding, { id: last.a.id }) : null,
+      next_cursor: page.next,
     };
   }
 

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt, inArray, isNull, lte, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { lockedOne } from '../../../storage/locked.ts';
 import { leaseNotFound, taskNotFound } from '../errors.ts';
 import { type Actor, appendEvent } from '../ledger/ledger.ts';
 import { taskLeases, tasks } from '../tables.ts';
@@ -97,8 +98,9 @@ export async function requireCurrentLease(
 ): Promise<{ lease: LeaseRow; task: TaskRow }> {
   // Task row first: every writer of the area locks the task before its lease (and the
   // campaign row last, in appendEvent), so two of them can never wait on each other.
-  const [task] = await ex.select().from(tasks).where(eq(tasks.id, taskId)).for('update');
-  if (!task) throw taskNotFound(taskId);
+  const task = await lockedOne(ex.select().from(tasks).where(eq(tasks.id, taskId)), () =>
+    taskNotFound(taskId),
+  );
   return { lease: await requireLeaseHeld(ex, agentId, taskId, leaseId, now), task };
 }
 

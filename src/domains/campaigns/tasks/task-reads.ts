@@ -1,5 +1,6 @@
 import { and, asc, eq, type Placeholder, type SQL, sql } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
+import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { preparedStatement } from '../../../storage/prepared.ts';
 import type { Caller } from '../../identity/index.ts';
@@ -142,7 +143,9 @@ export async function listTasksFor(ex: Executor, m: Membership, input: ListInput
     limit,
     now,
   );
-  const page = rows.slice(0, limit);
+  const { rows: page, next } = cutPage(rows, limit, (last) =>
+    signCursor(secret, binding, { before: last.id }),
+  );
   const leases = await liveLeasesOf(
     ex,
     page.map((t) => t.id),
@@ -152,7 +155,6 @@ export async function listTasksFor(ex: Executor, m: Membership, input: ListInput
     ex,
     page.map((t) => t.id),
   );
-  const last = page.at(-1);
   return {
     campaign_id: m.campaign.id,
     tasks: page.map((t) => {
@@ -162,7 +164,7 @@ export async function listTasksFor(ex: Executor, m: Membership, input: ListInput
         reward: reward ? rewardSummary(reward) : null,
       };
     }),
-    next_cursor: rows.length > limit && last ? signCursor(secret, binding, { before: last.id }) : null,
+    next_cursor: next,
   };
 }
 
@@ -185,12 +187,11 @@ export async function taskHistoryFor(
     : undefined;
   const limit = input.limit ?? 50;
   const rows = await historyPage(ex, input.taskId, limit, beforeId);
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
+  const page = cutPage(rows, limit, (last) => signCursor(secret, binding, { before: last.id }));
   const involved = await isInvolved(ex, viewer, input.taskId);
   return {
     task_id: input.taskId,
-    entries: page.map((r) => presentHistory(r, viewer, involved)),
-    next_cursor: rows.length > limit && last ? signCursor(secret, binding, { before: last.id }) : null,
+    entries: page.rows.map((r) => presentHistory(r, viewer, involved)),
+    next_cursor: page.next,
   };
 }

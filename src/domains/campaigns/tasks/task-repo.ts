@@ -1,6 +1,7 @@
 import { and, desc, eq, gt, isNull, lt, or, type SQL, sql } from 'drizzle-orm';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { lockedOne } from '../../../storage/locked.ts';
 import { involvedTaskIds, tasksVisible, type Viewer } from '../audience.ts';
 import { taskNotFound } from '../errors.ts';
 import { taskHistory, taskLeases, taskSubmissions, tasks } from '../tables.ts';
@@ -78,9 +79,7 @@ export async function isVisible(ex: Executor, viewer: Viewer, taskId: string): P
 
 /** The task's row locked FOR UPDATE until the transaction ends; NOT_FOUND when there is none. */
 export async function lockTask(ex: Executor, taskId: string): Promise<TaskRow> {
-  const [row] = await ex.select().from(tasks).where(eq(tasks.id, taskId)).for('update');
-  if (!row) throw taskNotFound(taskId);
-  return row;
+  return lockedOne(ex.select().from(tasks).where(eq(tasks.id, taskId)), () => taskNotFound(taskId));
 }
 
 /** The lease that has not ended, past its deadline or not (what blocks edits until it is expired). */

@@ -4,6 +4,7 @@ import { DomainError } from '../../../kernel/errors.ts';
 import { hashSecret, newId, newToken } from '../../../kernel/ids.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
+import { lockedOne } from '../../../storage/locked.ts';
 import { recordAudit } from '../audit.ts';
 import { owners } from '../tables.ts';
 import { ownerTokens } from './tables.ts';
@@ -102,12 +103,13 @@ export class OwnerTokenService {
   async revoke(ownerId: string, tokenId: string): Promise<OwnerTokenView> {
     return this.database.transaction(async (tx) => {
       const now = this.clock.now();
-      const [row] = await tx
-        .select()
-        .from(ownerTokens)
-        .where(and(eq(ownerTokens.id, tokenId), eq(ownerTokens.ownerId, ownerId)))
-        .for('update');
-      if (!row) throw new DomainError('NOT_FOUND', `You have no owner token ${tokenId}.`);
+      const row = await lockedOne(
+        tx
+          .select()
+          .from(ownerTokens)
+          .where(and(eq(ownerTokens.id, tokenId), eq(ownerTokens.ownerId, ownerId))),
+        () => new DomainError('NOT_FOUND', `You have no owner token ${tokenId}.`),
+      );
       if (row.revokedAt) return present(row, now);
       await tx.update(ownerTokens).set({ revokedAt: now }).where(eq(ownerTokens.id, tokenId));
       await recordAudit(tx, { ownerId, action: 'owner.token.revoke', subjectId: tokenId }, now);

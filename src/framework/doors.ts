@@ -14,6 +14,12 @@ export type { DoorContext, OwnerOf, PageParts, PartOf } from './door-context.ts'
 export interface Doors<N = object> {
   /** Routes outside the console and the owner API (OAuth endpoints, public pages), each area in a scope of its own. */
   publicRoutes?(app: FastifyInstance, ctx: DoorContext<N>): Promise<void> | void;
+  /**
+   * Public documents and lists (`/v1/public/…`: boards, reports, intents), inside the one public
+   * scope: no token, any origin where it says so, and one rate limit per client address shared
+   * with the discovery documents.
+   */
+  publicApi?(app: FastifyInstance, ctx: DoorContext<N>): void;
   /** Console pages (HTML under `/console/…`), registered inside the console's session and CSRF scope. */
   pages?(app: FastifyInstance, ctx: DoorContext<N>): void;
   /** Its owner `/v1` operations, each defined once (owner-operation.ts) and served by one adapter. */

@@ -2,19 +2,15 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import {
-  BOARD_PURPOSES,
-  type PublicBoards,
-  type ResearchReports,
-  slugArg,
-} from '../../domains/campaigns/index.ts';
+import { AREAS } from '../../domains/catalog.ts';
 import { DEFAULT_RUNTIME, type Discovery, RUNTIMES } from '../../domains/discovery/index.ts';
-import type { PublicIntents } from '../../domains/matching/index.ts';
+import type { Area } from '../../framework/index.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 import { OAUTH_ERROR_REFERENCE } from '../../kernel/oauth-error.ts';
 import { RETRY_AFTER_SECONDS } from '../../storage/unavailable.ts';
 import { allowAnyOrigin } from '../../web/http/cors.ts';
 import { registerRateLimit } from '../../web/http/rate-limit.ts';
+import type { DoorContextOfAll } from '../door-context.ts';
 
 export interface PublicDeps {
   discovery: Discovery;
@@ -29,12 +25,8 @@ export interface PublicDeps {
     startedAt: string;
   }>;
   stats(): Promise<Record<string, unknown>>;
-  /** Research reports their campaigns' owners published. */
-  reports: ResearchReports;
-  /** Task boards their owners published. */
-  boards: PublicBoards;
-  /** Matching intents their owners allowed public. */
-  intents: PublicIntents;
+  /** What the areas' public lists (Doors.publicApi) are handed. */
+  doors: DoorContextOfAll;
 }
 
 const tags = ['public'];
@@ -147,113 +139,8 @@ export async function publicRoutes(app: FastifyInstance, deps: PublicDeps): Prom
     async () => deps.discovery.researchCases.research,
   );
 
-  r.get(
-    '/v1/public/research-reports',
-    {
-      schema: {
-        tags,
-        summary: 'Research reports campaign owners chose to publish (none by default)',
-        querystring: z
-          .object({
-            limit: z.coerce.number().int().min(1).max(100).default(20),
-            cursor: z.string().max(500).optional(),
-          })
-          .strict(),
-      },
-    },
-    async (req) => deps.reports.listPublished({ limit: req.query.limit, cursor: req.query.cursor }),
-  );
-
-  r.get(
-    '/v1/public/research-reports/:report_id',
-    {
-      schema: {
-        tags,
-        summary: "A published report's STIX 2.1 bundle, as frozen when it was published",
-        params: z
-          .object({ report_id: z.string().regex(/^rpt_[0-9A-Za-z]{1,64}$/, 'a report id starts with rpt_') })
-          .strict(),
-      },
-    },
-    async (req, reply) =>
-      reply
-        .type('application/stix+json;version=2.1')
-        .send(await deps.reports.publishedBundle(req.params.report_id)),
-  );
-
-  r.get(
-    '/v1/public/boards',
-    {
-      schema: {
-        tags,
-        summary: 'Published task boards, newest first; next_cursor and previous_cursor keep the filters',
-        querystring: z
-          .object({
-            q: z
-              .string()
-              .trim()
-              .min(1)
-              .max(200)
-              .optional()
-              .describe('Words in a board title or a listed task.'),
-            purpose: z.enum(BOARD_PURPOSES).optional(),
-            status: z
-              .enum(['OPEN', 'CLOSED'])
-              .optional()
-              .describe('OPEN: at least one listed task can be taken now; CLOSED: none can.'),
-            funded: z
-              .enum(['true', 'false'])
-              .optional()
-              .describe('true: at least one listed task carries a funded reward; false: none does.'),
-            limit: z.coerce.number().int().min(1).max(50).default(20),
-            cursor: z
-              .string()
-              .max(500)
-              .optional()
-              .describe('next_cursor or previous_cursor, with the same filters.'),
-          })
-          .strict(),
-      },
-    },
-    async (req) => {
-      const { q, purpose, status, funded, limit, cursor } = req.query;
-      return deps.boards.list(
-        { q, purpose, status, funded: funded === undefined ? undefined : funded === 'true' },
-        { limit, cursor },
-      );
-    },
-  );
-
-  r.get(
-    '/v1/public/boards/:slug',
-    {
-      schema: {
-        tags,
-        summary: 'A published board: its listed tasks with their terms, reward, funding and availability',
-        params: z.object({ slug: slugArg }).strict(),
-      },
-    },
-    async (req) => deps.boards.get(req.params.slug),
-  );
-
-  r.get(
-    '/v1/public/matching/intents',
-    {
-      schema: {
-        tags,
-        summary:
-          'Matching intents their owners allowed public, newest first: alias, topic, help, effort, availability (self-reported; never agent ids or owners)',
-        querystring: z
-          .object({
-            q: z.string().trim().min(1).max(200).optional().describe('Words in the alias, topic or help.'),
-            limit: z.coerce.number().int().min(1).max(50).default(20),
-            cursor: z.string().max(500).optional().describe('next_cursor, with the same q.'),
-          })
-          .strict(),
-      },
-    },
-    async (req) => deps.intents.list(req.query),
-  );
+  // The areas' public lists (boards, reports, intents), under this scope's one rate limit.
+  for (const area of AREAS as ReadonlyArray<Area>) area.doors?.publicApi?.(app, deps.doors);
 
   r.get(
     '/v1/public/oauth-client-checks',

@@ -146,6 +146,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   // Each group of routes gets the services it uses, and nothing else.
   const { services, discovery, limits, redis, clock, database } = deps;
   const { baseUrl, publicRateLimitPerMinute, mcpRateLimitPerMinute } = config;
+  // What every area's doors are handed (door-context.ts).
+  const doors = buildDoorContext({ services, config, secret: deps.secret, clock, redis });
   const publicDeps: PublicDeps = {
     discovery,
     limits,
@@ -153,12 +155,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     redis,
     status: serverStatus(database, clock, clock.now()),
     stats: publicStats(services, clock, discovery.tools.length),
-    reports: services.researchReports,
-    boards: services.publicBoards,
-    intents: services.publicIntents,
+    doors,
   };
-  // What every area's doors are handed (door-context.ts).
-  const doors = buildDoorContext({ services, config, secret: deps.secret, clock, redis });
   const mcpDeps: McpEndpointDeps = {
     runner: deps.runner,
     discovery,

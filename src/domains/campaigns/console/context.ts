@@ -3,6 +3,7 @@ import type { FundsService } from '../../funds/index.ts';
 import type { Operators, OwnerService } from '../../identity/index.ts';
 import type { ImportService, OwnerEvidence } from '../../reading/index.ts';
 import type { BoardService } from '../boards/owner-boards.ts';
+import type { PublicBoards } from '../boards/public-boards.ts';
 import type { FindingOwnerService } from '../findings/owner-findings.ts';
 import type { ResearchReports } from '../findings/reports.ts';
 import type { MailService } from '../mail/owner-mail.ts';
@@ -16,6 +17,8 @@ export interface CampaignDoorServices {
   ownerFindings: FindingOwnerService;
   researchReports: ResearchReports;
   boards: BoardService;
+  /** The published boards, as anyone reads them (http/public-routes.ts). */
+  publicBoards: PublicBoards;
   mail: MailService;
   /** Balances and postings, and the operator's credit (rewards pages). */
   funds: FundsService;

@@ -1,4 +1,5 @@
 import type { Doors } from '../../../framework/index.ts';
+import { campaignPublicRoutes } from '../http/public-routes.ts';
 import { boardOperations } from './board-operations.ts';
 import { boardRoutes } from './board-routes.ts';
 import { campaignOperations } from './campaign-operations.ts';
@@ -35,6 +36,7 @@ export const campaignDoors: Doors<CampaignDoorServices> = {
     mailRoutes(app, ctx);
     boardRoutes(app, ctx);
   },
+  publicApi: campaignPublicRoutes,
   ownerOperations: [
     ...campaignOperations,
     ...researchOperations,

@@ -1,4 +1,5 @@
 import type { Doors } from '../../../framework/index.ts';
+import { matchingPublicRoutes } from '../http/public-routes.ts';
 import { matchingAgentPart } from './agent-part.ts';
 import { matchingCampaignPart } from './campaign-part.ts';
 import type { MatchingDoorServices } from './context.ts';
@@ -13,5 +14,6 @@ export const matchingDoors: Doors<MatchingDoorServices> = {
   nav: [{ key: 'matching', href: '/console/matching', label: 'Matching', order: 60 }],
   pages: matchingRoutes,
   ownerOperations: matchingOperations,
+  publicApi: matchingPublicRoutes,
   parts: { agentPage: matchingAgentPart, campaignPage: matchingCampaignPart },
 };

@@ -27,7 +27,6 @@ import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
 import { answerClientError } from './client-errors.ts';
 import { Connections } from './connections.ts';
 import { exampleRoutes } from './examples-routes.ts';
-import { mailCallbackRoutes } from './mail-callbacks.ts';
 import { installMetrics, type Metrics } from './metrics.ts';
 import { type PublicDeps, publicRoutes } from './public-routes.ts';
 import { countStatementsPerRequest } from './statement-header.ts';
@@ -180,17 +179,6 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     const publicRoutes = area.doors?.publicRoutes;
     if (publicRoutes) await app.register(async (scope) => publicRoutes(scope, doors));
   }
-  // The mail providers' callbacks, with body parsers of their own (signatures are over raw bytes).
-  await app.register(async (scope) =>
-    mailCallbackRoutes(scope, {
-      mail: services.mail,
-      clock,
-      ratePerMinute: publicRateLimitPerMinute,
-      redis,
-      mailgun: config.mail.mailgun,
-      postal: config.mail.postal,
-    }),
-  );
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -1,5 +1,6 @@
 import type { Doors } from '../../../framework/index.ts';
 import { campaignPublicRoutes } from '../http/public-routes.ts';
+import { mailCallbackRoutes } from '../mail/http/callbacks.ts';
 import { boardOperations } from './board-operations.ts';
 import { boardRoutes } from './board-routes.ts';
 import { campaignOperations } from './campaign-operations.ts';
@@ -19,7 +20,7 @@ import { rewardRoutes } from './rewards-routes.ts';
 /**
  * Campaigns' doors besides their tools: the owner's campaign pages (and their live stream),
  * imports, findings and reports, rewards and funds, mailboxes and public boards, with their
- * `/v1` routes.
+ * `/v1` operations; the public board and report lists; the mail providers' callbacks.
  */
 export const campaignDoors: Doors<CampaignDoorServices> = {
   nav: [
@@ -37,6 +38,16 @@ export const campaignDoors: Doors<CampaignDoorServices> = {
     boardRoutes(app, ctx);
   },
   publicApi: campaignPublicRoutes,
+  // The mail providers' callbacks, with body parsers of their own (signatures are over raw bytes).
+  publicRoutes: (app, ctx) =>
+    mailCallbackRoutes(app, {
+      mail: ctx.mail,
+      clock: ctx.clock,
+      ratePerMinute: ctx.config.publicRateLimitPerMinute,
+      redis: ctx.redis,
+      mailgun: ctx.config.mail.mailgun,
+      postal: ctx.config.mail.postal,
+    }),
   ownerOperations: [
     ...campaignOperations,
     ...researchOperations,

@@ -2,8 +2,9 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import Busboy from 'busboy';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { ConfigError } from '../../config/config.ts';
-import type { DeliveryOutcome, MailService } from '../../domains/campaigns/index.ts';
+import { ConfigError } from '../../../../config/config.ts';
+import type { Clock } from '../../../../kernel/clock.ts';
+import { registerRateLimit } from '../../../../web/http/rate-limit.ts';
 import {
   type InboundMail,
   type MailgunFile,
@@ -13,9 +14,9 @@ import {
   postalToInbound,
   verifyMailgun,
   verifyPostal,
-} from '../../domains/mail/index.ts';
-import type { Clock } from '../../kernel/clock.ts';
-import { registerRateLimit } from '../../web/http/rate-limit.ts';
+} from '../../../mail/index.ts';
+import type { DeliveryOutcome } from '../deliver.ts';
+import type { MailService } from '../owner-mail.ts';
 
 /**
  * The mail providers' callbacks (SPEC "Mail callbacks"; docs/mail.md): Mailgun, the hosted one,

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { BOARD_PURPOSES, slugArg } from '../boards/board-rules.ts';
-import type { ConsoleContext } from '../console/context.ts';
+import type { PublicBoards } from '../boards/public-boards.ts';
+import type { ResearchReports } from '../findings/reports.ts';
 
 const tags = ['public'];
 
@@ -10,7 +11,10 @@ const tags = ['public'];
  * Campaigns' public lists (SPEC "Public (no token)"): the research reports owners published and
  * the task boards, inside the one public scope (its rate limit per client address).
  */
-export function campaignPublicRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+export function campaignPublicRoutes(
+  app: FastifyInstance,
+  ctx: { researchReports: ResearchReports; publicBoards: PublicBoards },
+): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get(

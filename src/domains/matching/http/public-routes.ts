@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { ConsoleContext } from '../console/context.ts';
+import type { PublicIntents } from '../public-intents.ts';
 
 const tags = ['public'];
 
 /** Matching's public list (docs/matching.md): the intents their owners allowed public, inside the one public scope. */
-export function matchingPublicRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
+export function matchingPublicRoutes(app: FastifyInstance, ctx: { publicIntents: PublicIntents }): void {
   const r = app.withTypeProvider<ZodTypeProvider>();
 
   r.get(

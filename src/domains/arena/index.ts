@@ -140,3 +140,25 @@ type OwnTables = typeof tables;
 declare module '../../storage/tables.ts' {
   interface Tables extends OwnTables {}
 }
+
+/** The ids this area makes (kernel/ids.ts). */
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes {
+    /** runs. */
+    arun: 'arena';
+    /** assignments. */
+    asg: 'arena';
+    /** artifacts. */
+    art: 'arena';
+    /** run thread messages. */
+    amsg: 'arena';
+    /** cases. */
+    case: 'arena';
+    /** publications. */
+    pub: 'arena';
+    /** publication reviews. */
+    prv: 'arena';
+    /** superchallenges. */
+    sch: 'arena';
+  }
+}

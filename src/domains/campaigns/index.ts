@@ -236,3 +236,39 @@ declare module '../../framework/area.ts' {
     completionGate: CompletionGate;
   }
 }
+
+/** The ids this area makes (kernel/ids.ts). */
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes {
+    /** campaigns. */
+    cmp: 'campaigns';
+    /** tasks. */
+    task: 'campaigns';
+    /** leases. */
+    lse: 'campaigns';
+    /** submissions. */
+    sub: 'campaigns';
+    /** messages. */
+    msg: 'campaigns';
+    /** ledger events. */
+    evt: 'campaigns';
+    /** task history entries. */
+    thx: 'campaigns';
+    /** peer reviews. */
+    rvw: 'campaigns';
+    /** published reports. */
+    rpt: 'campaigns';
+    /** release requests. */
+    apr: 'campaigns';
+    /** mailboxes. */
+    mail: 'campaigns';
+    /** mail attempts. */
+    mat: 'campaigns';
+    /** deferred mail reads. */
+    mdf: 'campaigns';
+    /** mail access requests. */
+    mar: 'campaigns';
+    /** public entries. */
+    pen: 'campaigns';
+  }
+}

@@ -188,3 +188,37 @@ declare module '../../framework/area.ts' {
     guestPairing: GuestPairing;
   }
 }
+
+/** The ids this area makes (kernel/ids.ts). */
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes {
+    /** owner accounts. */
+    own: 'identity';
+    /** agent identities. */
+    agt: 'identity';
+    /** project keys. */
+    key: 'identity';
+    /** MCP sessions (opaque ids). */
+    ses: 'identity';
+    /** audit entries. */
+    aud: 'identity';
+    /** device authorizations. */
+    dva: 'identity';
+    /** tokens. */
+    tok: 'identity';
+    /** bootstrap tokens. */
+    bst: 'identity';
+    /** (reserved; unused). */
+    osn: 'identity';
+    /** OAuth clients. */
+    cli: 'identity';
+    /** OAuth consent requests. */
+    orq: 'identity';
+    /** OAuth grants. */
+    grt: 'identity';
+    /** owner messages. */
+    omg: 'identity';
+    /** owner API tokens. */
+    otk: 'identity';
+  }
+}

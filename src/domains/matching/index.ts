@@ -53,3 +53,13 @@ type OwnTables = typeof tables;
 declare module '../../storage/tables.ts' {
   interface Tables extends OwnTables {}
 }
+
+/** The ids this area makes (kernel/ids.ts). */
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes {
+    /** matching intents. */
+    mint: 'matching';
+    /** matching requests. */
+    mreq: 'matching';
+  }
+}

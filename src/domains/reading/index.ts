@@ -84,3 +84,13 @@ declare module '../../framework/area.ts' {
     readCoverage: ReadCoverage;
   }
 }
+
+/** The ids this area makes (kernel/ids.ts). */
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes {
+    /** evidence. */
+    evd: 'reading';
+    /** policy decisions. */
+    pol: 'reading';
+  }
+}

@@ -74,3 +74,27 @@ type OwnTables = typeof tables;
 declare module '../../storage/tables.ts' {
   interface Tables extends OwnTables {}
 }
+
+/** The ids this area makes (kernel/ids.ts). */
+declare module '../../kernel/ids.ts' {
+  interface IdPrefixes {
+    /** skills. */
+    skl: 'skills';
+    /** skill drafts. */
+    sdr: 'skills';
+    /** skill versions. */
+    skv: 'skills';
+    /** skill grants. */
+    sgr: 'skills';
+    /** campaign skills. */
+    csk: 'skills';
+    /** Arena skill packages. */
+    apkg: 'skills';
+    /** task skills. */
+    tsk: 'skills';
+    /** skill usage reports. */
+    sur: 'skills';
+    /** skill events. */
+    sev: 'skills';
+  }
+}

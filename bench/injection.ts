@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { parseBody } from '../src/parsing/dispatch.ts';
-import { detectInstructions } from '../src/parsing/instructions.ts';
+import { detectInstructions } from '../src/parsing/instructions/instructions.ts';
 import { longArticle } from './article.ts';
 
 /**

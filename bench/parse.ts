@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { MAX_READABILITY_DEPTH, parseHtml } from '../src/parsing/html.ts';
+import { MAX_READABILITY_DEPTH, parseHtml } from '../src/parsing/html/html.ts';
 import { longArticle } from './article.ts';
 
 /**

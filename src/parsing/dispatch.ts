@@ -4,7 +4,7 @@
  * is otherwise honoured (HTML served as text/plain stays text); anything else is refused.
  */
 import { looksLikeText, parseMediaType, sniffBytes } from './content-type.ts';
-import { decodeHtml, parseHtml, parseHtmlDocument } from './html.ts';
+import { decodeHtml, parseHtml, parseHtmlDocument } from './html/html.ts';
 import { extractHtmlJson } from './json-extract.ts';
 import { extractHtmlTables } from './tables.ts';
 import { parseJson, parsePlainText, readJsonValue } from './text.ts';

@@ -4,8 +4,8 @@
  */
 import sharp, { type Metadata } from 'sharp';
 import { LIMITS } from '../kernel/limits.ts';
-import { detectInstructions } from './instructions.ts';
-import { stripInvisible } from './invisible.ts';
+import { stripInvisible } from './html/invisible.ts';
+import { detectInstructions } from './instructions/instructions.ts';
 import { tidyLines } from './lines.ts';
 import { recogniseText } from './ocr.ts';
 import { type ParsedDocument, ParseRefusal } from './types.ts';

@@ -7,8 +7,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { getDocument, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { LIMITS } from '../kernel/limits.ts';
-import { detectInstructions } from './instructions.ts';
-import { cleanTitle, stripInvisible } from './invisible.ts';
+import { cleanTitle, stripInvisible } from './html/invisible.ts';
+import { detectInstructions } from './instructions/instructions.ts';
 import { tidyLines } from './lines.ts';
 import { type ParsedDocument, ParseRefusal } from './types.ts';
 

@@ -14,7 +14,7 @@ import type { PayloadFields } from '../kernel/base64.ts';
 import { FairShares } from '../kernel/fair-shares.ts';
 import { LIMITS } from '../kernel/limits.ts';
 import { currentTenant } from '../kernel/tenant.ts';
-import { type ImportInput, type ImportOutcome, importRefusalOf } from './import-types.ts';
+import { type ImportInput, type ImportOutcome, importRefusalOf } from './import/types.ts';
 import { BodyFieldRefused, type BodyOutcome, bodyParseError, PrototypeKeyRefused } from './json-body.ts';
 import {
   type MailParseOutcome,
@@ -22,7 +22,7 @@ import {
   mailRefusalOf,
   type ParsedMail,
   type ProcessedMailInput,
-} from './mail-types.ts';
+} from './mail/types.ts';
 import type { NearMiss } from './near-miss.ts';
 import {
   type DiffInput,

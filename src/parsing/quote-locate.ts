@@ -4,7 +4,7 @@
  * the match reported in the original text's offsets. No case folding: a quote must read the same.
  * Runs in the parser pool: the text and the quote are untrusted.
  */
-import { INVISIBLE_CHARACTER } from './invisible.ts';
+import { INVISIBLE_CHARACTER } from './html/invisible.ts';
 import type { PageOffset, QuoteMatch } from './types.ts';
 
 const QUOTES: Record<string, string> = {

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ImportRefused } from './import-types.ts';
-import { decodeTransfer, readMhtml } from './mhtml.ts';
+import { ImportRefused } from './import/types.ts';
+import { decodeTransfer, readMhtml } from './mail/mhtml.ts';
 import { capturedUrlOf, parseSnapshot, singleFileUrl } from './snapshot.ts';
 
 const fixture = (name: string): Uint8Array =>

@@ -5,11 +5,11 @@
  * is handed back so the caller can show it as the source, labelled as the owner's claim.
  */
 import { charsetFromMeta } from './content-type.ts';
-import { parseHtml } from './html.ts';
-import { isMhtml } from './import-infer.ts';
-import { decodeImportText } from './import-text.ts';
-import type { ImportedDocument } from './import-types.ts';
-import { readMhtml } from './mhtml.ts';
+import { parseHtml } from './html/html.ts';
+import { isMhtml } from './import/infer.ts';
+import { decodeImportText } from './import/text.ts';
+import type { ImportedDocument } from './import/types.ts';
+import { readMhtml } from './mail/mhtml.ts';
 import type { ParsedDocument } from './types.ts';
 
 const MAX_URL_CHARS = 2048;

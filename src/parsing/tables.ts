@@ -1,6 +1,6 @@
 /** HTML tables as rows of cell text, bounded so a hostile page cannot make the job unbounded. */
-import { sanitiseDocument } from './html-sanitise.ts';
-import { tableRows } from './html-text.ts';
+import { sanitiseDocument } from './html/sanitise.ts';
+import { tableRows } from './html/text.ts';
 import type { ExtractedTable } from './types.ts';
 
 export const MAX_TABLES = 200;

@@ -1,7 +1,7 @@
 /** Plain text (text/plain, text/markdown, text/csv, …) and JSON bodies. */
 import { decodeText } from './content-type.ts';
-import { detectInstructions } from './instructions.ts';
-import { stripInvisible } from './invisible.ts';
+import { stripInvisible } from './html/invisible.ts';
+import { detectInstructions } from './instructions/instructions.ts';
 import { type ParsedDocument, ParseRefusal } from './types.ts';
 
 /** Normalises line endings so offsets are the same whichever platform wrote the file. */

@@ -4,10 +4,10 @@
  * its fields and rebuilt by the pool.
  */
 import { extractBodyJson, extractBodyTables, parseBody } from './dispatch.ts';
-import { runImport } from './import.ts';
-import type { ImportInput, ImportOutcome } from './import-types.ts';
+import { runImport } from './import/import.ts';
+import type { ImportInput, ImportOutcome } from './import/types.ts';
 import { type BodyInput, type BodyOutcome, decodeJsonBody } from './json-body.ts';
-import type { MailParseOutcome, ProcessedMailInput } from './mail-types.ts';
+import type { MailParseOutcome, ProcessedMailInput } from './mail/types.ts';
 import { type NearMiss, nearestMiss } from './near-miss.ts';
 import { locateQuote } from './quote-locate.ts';
 import { diffTexts } from './text-diff.ts';
@@ -102,11 +102,11 @@ async function runTask(task: ParserTask): Promise<TaskValue> {
       return runImport({ ...task.input, bytes: unshared(task.input.bytes) });
     case 'mail': {
       // Loaded on first use, as pdf.js is: a thread that never reads mail never loads mailparser.
-      const { runMail } = await import('./mail.ts');
+      const { runMail } = await import('./mail/mail.ts');
       return runMail(task.input);
     }
     case 'processedMail': {
-      const { runProcessedMail } = await import('./mail.ts');
+      const { runProcessedMail } = await import('./mail/mail.ts');
       return runProcessedMail(task.input);
     }
     case 'body':

@@ -1,4 +1,4 @@
-import { detectInstructions } from '../../parsing/instructions.ts';
+import { detectInstructions } from '../../parsing/instructions/instructions.ts';
 import type { VersionRow } from './access.ts';
 
 /** Rows of the skills area as callers see them. */

@@ -10,7 +10,7 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import type { ProcessedMailInput } from '../../../parsing/mail-types.ts';
+import type { ProcessedMailInput } from '../../../parsing/mail/types.ts';
 import { bytea, ts } from '../../../storage/columns.ts';
 import { agentRef } from '../../identity/tables.ts';
 import { campaigns } from '../tables.ts';

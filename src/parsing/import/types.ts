@@ -4,7 +4,7 @@
  * refusals are values, not exceptions, so they keep their code across the thread boundary and
  * the caller can map each one to VALIDATION_FAILED or PAYLOAD_TOO_LARGE without guessing.
  */
-import type { ParsedDocument, ParseRefusal } from './types.ts';
+import type { ParsedDocument, ParseRefusal } from '../types.ts';
 
 export const IMPORT_FORMATS = [
   'pdf',

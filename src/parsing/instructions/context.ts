@@ -9,7 +9,7 @@
  * An attacker who dresses a payload as a quoted example passes; docs/injection.md says so.
  */
 
-import { unicodeWords } from './instruction-regex.ts';
+import { unicodeWords } from './regex.ts';
 
 /** Words that say quoted text is an example of something rather than a request. */
 const CUE = unicodeWords(

@@ -6,9 +6,9 @@
  * (games, classroom exercises: "pretend you are a journalist"); it is the persona together with
  * the absence of rules, in the same paragraph, that marks a jailbreak.
  */
-import type { Pattern } from './instruction-patterns.ts';
-import { unicodeWords } from './instruction-regex.ts';
-import { AI_NP, hasDirective, lineAfter } from './instruction-vocabulary.ts';
+import type { Pattern } from './patterns.ts';
+import { unicodeWords } from './regex.ts';
+import { AI_NP, hasDirective, lineAfter } from './vocabulary.ts';
 
 const KIND = 'ROLE_PROMPT';
 

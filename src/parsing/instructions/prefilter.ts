@@ -6,7 +6,7 @@
  * article costs about as much as a few patterns; the fifty-odd patterns then read a fraction of it.
  * instructions.test.ts checks that windows find exactly what a full scan finds on the labelled set.
  */
-import { alternatives } from './instruction-regex.ts';
+import { alternatives } from './regex.ts';
 
 /**
  * ASCII anchors, as word starts; for each pattern family, a word or phrase every one of its

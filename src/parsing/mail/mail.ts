@@ -19,11 +19,12 @@ import {
   MailParser,
   type MessageText,
 } from 'mailparser';
-import { maskCairnCredentials } from '../kernel/credential-scan.ts';
-import { LIMITS } from '../kernel/limits.ts';
-import { parseHtml } from './html.ts';
-import { detectInstructions } from './instructions.ts';
-import { cleanTitle, stripInvisible } from './invisible.ts';
+import { maskCairnCredentials } from '../../kernel/credential-scan.ts';
+import { LIMITS } from '../../kernel/limits.ts';
+import { parseHtml } from '../html/html.ts';
+import { cleanTitle, stripInvisible } from '../html/invisible.ts';
+import { detectInstructions } from '../instructions/instructions.ts';
+import type { InstructionSpan } from '../types.ts';
 import {
   MAIL_HEADER_MAX_CHARS,
   type MailAttachment,
@@ -31,8 +32,7 @@ import {
   MailRefused,
   type ParsedMail,
   type ProcessedMailInput,
-} from './mail-types.ts';
-import type { InstructionSpan } from './types.ts';
+} from './types.ts';
 
 const L = LIMITS.mailbox;
 /** As instructions.ts: enough spans to show what a message does, never an unbounded list. */

@@ -3,8 +3,8 @@
  * text they claim to be are refused rather than silently turned into U+FFFD), line counting and
  * telling a log from other text.
  */
-import { decodeText } from './content-type.ts';
-import { ImportRefused } from './import-types.ts';
+import { decodeText } from '../content-type.ts';
+import { ImportRefused } from './types.ts';
 
 const UTF8_LABELS = new Set(['utf-8', 'utf8', 'unicode-1-1-utf-8']);
 

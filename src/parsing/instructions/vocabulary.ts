@@ -4,7 +4,7 @@
  * that read what follows an address (a directive) or what precedes a match (a clause start).
  * Sources are written with `\b` and `\w` and compiled by `unicodeWords` (instruction-regex.ts).
  */
-import { unicodeWords } from './instruction-regex.ts';
+import { unicodeWords } from './regex.ts';
 
 /** Nouns that name an AI reader on their own: "language models", "chatbots", "Claude". */
 const STRONG = String.raw`(?:(?:large\s+)?language[\s-]+models?|chat\s?bots?|bots?|summari[sz]ers?|ChatGPT|GPT-?\d[\w.-]*|Claude|Gemini|Copilot|Bard|Llama|Perplexity|Grok|LLM[\s-]+(?:agents?|assistants?|apps?))`;

@@ -5,9 +5,9 @@
  */
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildPdf } from '../../test/support/pdf-fixture.ts';
-import type { ImportOutcome } from './import-types.ts';
-import { inferImportFormat, ParserBusy, ParserPool } from './index.ts';
+import { buildPdf } from '../../../test/support/pdf-fixture.ts';
+import { inferImportFormat, ParserBusy, ParserPool } from '../index.ts';
+import type { ImportOutcome } from './types.ts';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 const pool = new ParserPool();

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseBody } from './dispatch.ts';
+import { parseBody } from '../dispatch.ts';
+import type { ParseInput } from '../types.ts';
 import { decodeTagCharacters, stripInvisible } from './invisible.ts';
-import type { ParseInput } from './types.ts';
 
 const fixture = (name: string): Uint8Array =>
-  new Uint8Array(readFileSync(new URL(`../../test/fixtures/reading/${name}`, import.meta.url)));
+  new Uint8Array(readFileSync(new URL(`../../../test/fixtures/reading/${name}`, import.meta.url)));
 const input = (bytes: Uint8Array | string, contentType: string): ParseInput => ({
   bytes: typeof bytes === 'string' ? new TextEncoder().encode(bytes) : bytes,
   contentType,

@@ -6,8 +6,8 @@
  * text needs no addressee to be an injection. Each pattern names one of these objects; the verbs
  * around it are kept general (instruction-vocabulary.ts).
  */
-import type { Pattern } from './instruction-patterns.ts';
-import { ADVERBS, atClauseStart } from './instruction-vocabulary.ts';
+import type { Pattern } from './patterns.ts';
+import { ADVERBS, atClauseStart } from './vocabulary.ts';
 
 const re = (source: string) => new RegExp(source, 'gi');
 

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseBody } from './dispatch.ts';
+import { parseBody } from '../dispatch.ts';
 
 /**
  * The labelled set of test/fixtures/injection/set.json read through the reader's own parser, as
@@ -18,7 +18,7 @@ interface Item {
 }
 
 const SET = JSON.parse(
-  readFileSync(new URL('../../test/fixtures/injection/set.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../../test/fixtures/injection/set.json', import.meta.url), 'utf8'),
 ) as Item[];
 
 /**

@@ -4,7 +4,7 @@
  * the text path would drop anyway. The file is read as latin-1 so each character is one byte
  * and a part's bytes can be recovered exactly before its own charset is applied.
  */
-import { ImportRefused } from './import-types.ts';
+import { ImportRefused } from '../import/types.ts';
 
 export interface MhtmlRoot {
   /** The root part's body, transfer-decoded. */

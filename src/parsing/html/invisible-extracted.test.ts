@@ -29,12 +29,12 @@ vi.mock('pdfjs-dist/legacy/build/pdf.mjs', () => ({
   }),
 }));
 
-vi.mock('./ocr.ts', () => ({
+vi.mock('../ocr.ts', () => ({
   recogniseText: async () => `OCR\u0000 line\u{E0041}\nsecond\u200B line`,
 }));
 
-const { parsePdf } = await import('./pdf.ts');
-const { parseImage } = await import('./image.ts');
+const { parsePdf } = await import('../pdf.ts');
+const { parseImage } = await import('../image.ts');
 
 describe('invisible characters in extracted text', () => {
   it('are removed from each PDF page before page offsets are taken', async () => {
@@ -57,7 +57,7 @@ describe('invisible characters in extracted text', () => {
 
   it('are removed from OCR text', async () => {
     const png = new Uint8Array(
-      readFileSync(new URL('../../test/fixtures/reading/text.png', import.meta.url)),
+      readFileSync(new URL('../../../test/fixtures/reading/text.png', import.meta.url)),
     );
     const doc = await parseImage(png, 'png');
     expect(doc.text).toBe('[page 1]\nOCR line\nsecond line');

@@ -5,7 +5,7 @@
  * delivery attempt; it crosses the thread boundary as a value (as imports do). Kept apart
  * from mail.ts so the pool can use these without loading mailparser in the main thread.
  */
-import type { InstructionSpan, ParseRefusal } from './types.ts';
+import type { InstructionSpan, ParseRefusal } from '../types.ts';
 
 /** Longest From, To, Subject, Message-ID or attachment name kept; longer ones are cut. */
 export const MAIL_HEADER_MAX_CHARS = 1_000;

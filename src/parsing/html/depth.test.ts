@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { flattenDeepNesting, MAX_HTML_DEPTH } from './depth.ts';
 import { nestingDepth, parseHtml, parseHtmlDocument } from './html.ts';
-import { flattenDeepNesting, MAX_HTML_DEPTH } from './html-depth.ts';
 
 const page = (body: string) =>
   `<!doctype html><html><head><title>T</title></head><body>${body}</body></html>`;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { propertyHides, removeCssHidden } from './css-hidden.ts';
 import { MAX_CSS_CHARS, parseStylesheet, specificity, staticSelector } from './css-parse.ts';
 import { parseHtml, parseHtmlDocument } from './html.ts';
-import { sanitiseDocument } from './html-sanitise.ts';
+import { sanitiseDocument } from './sanitise.ts';
 
 const parse = (html: string) => parseHtml(new TextEncoder().encode(html), null);
 

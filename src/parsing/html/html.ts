@@ -5,14 +5,14 @@
  */
 import { Readability } from '@mozilla/readability';
 import { parseHTML } from 'linkedom';
-import { decodeText } from './content-type.ts';
-import { flattenDeepNesting } from './html-depth.ts';
-import { type HtmlDocument, sanitiseDocument } from './html-sanitise.ts';
-import { HEADING_LEVEL_ATTRIBUTE, renderText } from './html-text.ts';
-import { detectInstructions } from './instructions.ts';
+import { decodeText } from '../content-type.ts';
+import { detectInstructions } from '../instructions/instructions.ts';
+import { classifySurface, readSurfaceSignals } from '../surface.ts';
+import type { HiddenText, ParsedDocument } from '../types.ts';
+import { flattenDeepNesting } from './depth.ts';
 import { cleanTitle, stripInvisible } from './invisible.ts';
-import { classifySurface, readSurfaceSignals } from './surface.ts';
-import type { HiddenText, ParsedDocument } from './types.ts';
+import { type HtmlDocument, sanitiseDocument } from './sanitise.ts';
+import { HEADING_LEVEL_ATTRIBUTE, renderText } from './text.ts';
 
 /** Readability's main content is used only when it holds at least this much text… */
 const MAIN_CONTENT_MIN_CHARS = 200;

@@ -7,16 +7,17 @@
  * reported as what someone told a model is left alone (instruction-context.ts). How well this
  * works is measured on a labelled set: docs/injection.md, `npm run bench -- injection`.
  */
-import { ADDRESS_PATTERNS } from './instruction-address.ts';
-import { DiscussionContext } from './instruction-context.ts';
-import { findEncodedSpans } from './instruction-decode.ts';
-import { PATTERNS, type Pattern } from './instruction-patterns.ts';
-import { OTHER_LANGUAGE_PATTERNS } from './instruction-patterns-intl.ts';
-import { PERSONA_PATTERNS } from './instruction-persona.ts';
-import { candidateWindows, type Window } from './instruction-prefilter.ts';
-import { splitByStart, unicodeWords } from './instruction-regex.ts';
-import { TASK_PATTERNS } from './instruction-task.ts';
-import type { HiddenSource, HiddenText, InstructionSpan } from './types.ts';
+
+import type { HiddenSource, HiddenText, InstructionSpan } from '../types.ts';
+import { ADDRESS_PATTERNS } from './address.ts';
+import { DiscussionContext } from './context.ts';
+import { findEncodedSpans } from './decode.ts';
+import { PATTERNS, type Pattern } from './patterns.ts';
+import { OTHER_LANGUAGE_PATTERNS } from './patterns-intl.ts';
+import { PERSONA_PATTERNS } from './persona.ts';
+import { candidateWindows, type Window } from './prefilter.ts';
+import { splitByStart, unicodeWords } from './regex.ts';
+import { TASK_PATTERNS } from './task.ts';
 
 const MAX_SPANS = 50;
 const MAX_EXCERPT = 200;

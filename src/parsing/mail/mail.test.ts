@@ -4,11 +4,11 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { LIMITS } from '../kernel/limits.ts';
-import { parseHtml } from './html.ts';
-import { MailRefused, ParserPool, type ProcessedMailInput } from './index.ts';
+import { LIMITS } from '../../kernel/limits.ts';
+import { parseHtml } from '../html/html.ts';
+import { MailRefused, ParserPool, type ProcessedMailInput } from '../index.ts';
 import { parseMail, parseProcessedMail, runMail } from './mail.ts';
-import type { ParsedMail } from './mail-types.ts';
+import type { ParsedMail } from './types.ts';
 
 /** A message written with LF line ends, sent with CRLF as on the wire. */
 const mime = (text: string): Buffer => Buffer.from(text.replace(/\r?\n/g, '\r\n'));

@@ -4,7 +4,7 @@
  * compiled by instructions.ts with word boundaries that know every script (instruction-regex.ts):
  * JavaScript's own `\b` sees no boundary before "À" or inside Cyrillic.
  */
-import type { Pattern } from './instruction-patterns.ts';
+import type { Pattern } from './patterns.ts';
 
 export const OTHER_LANGUAGE_PATTERNS: Pattern[] = [
   {

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { buildPdf } from '../../test/support/pdf-fixture.ts';
-import { inferImportFormat, isMhtml, isSingleFileHtml } from './import-infer.ts';
-import { countLines, decodeImportText, looksLikeLog } from './import-text.ts';
-import { type ImportFormat, ImportRefused } from './import-types.ts';
+import { buildPdf } from '../../../test/support/pdf-fixture.ts';
+import { inferImportFormat, isMhtml, isSingleFileHtml } from './infer.ts';
+import { countLines, decodeImportText, looksLikeLog } from './text.ts';
+import { type ImportFormat, ImportRefused } from './types.ts';
 
 const fixture = (name: string): Uint8Array =>
-  new Uint8Array(readFileSync(new URL(`../../test/fixtures/imports/${name}`, import.meta.url)));
+  new Uint8Array(readFileSync(new URL(`../../../test/fixtures/imports/${name}`, import.meta.url)));
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 const pdf = buildPdf(['one page']);

@@ -4,8 +4,9 @@
  * instruction detector can look at it. Elements hidden by the page's `<style>` rules are removed
  * too (see css-hidden.ts), after the elements hidden inline.
  */
+
+import type { HiddenSource, HiddenText } from '../types.ts';
 import { readStylesheets, removeCssHidden } from './css-hidden.ts';
-import type { HiddenSource, HiddenText } from './types.ts';
 
 /** linkedom's document and nodes are DOM-shaped; these are the only members we rely on. */
 export type HtmlDocument = Document;

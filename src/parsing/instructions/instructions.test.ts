@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseHtml } from './html.ts';
-import { candidateWindows } from './instruction-prefilter.ts';
-import { unicodeWords } from './instruction-regex.ts';
+import { parseHtml } from '../html/html.ts';
 import { detectInstructions, findInstructionSpans } from './instructions.ts';
+import { candidateWindows } from './prefilter.ts';
+import { unicodeWords } from './regex.ts';
 
 /** Ordinary prose that uses the detector's words in their everyday senses. */
 const ORDINARY_ARTICLE = `Building a cairn on a windy ridge
@@ -270,7 +270,7 @@ describe('the mechanisms, in wording the labelled set does not use', () => {
 
 describe('the prefilter', () => {
   const set = JSON.parse(
-    readFileSync(new URL('../../test/fixtures/injection/set.json', import.meta.url), 'utf8'),
+    readFileSync(new URL('../../../test/fixtures/injection/set.json', import.meta.url), 'utf8'),
   ) as Array<{ id: string; content: string }>;
   const filler = 'Moss and lichen cover the older stones, and the newer ones sit on top. '.repeat(40);
 

@@ -5,10 +5,10 @@
 import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { buildPdf } from '../../test/support/pdf-fixture.ts';
-import { LIMITS } from '../kernel/limits.ts';
+import { buildPdf } from '../../../test/support/pdf-fixture.ts';
+import { LIMITS } from '../../kernel/limits.ts';
 import { runImport } from './import.ts';
-import type { ImportedDocument, ImportInput, ImportRefusal } from './import-types.ts';
+import type { ImportedDocument, ImportInput, ImportRefusal } from './types.ts';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 

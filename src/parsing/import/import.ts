@@ -4,12 +4,16 @@
  * whole file, never a cut copy: evidence that silently lost its 41st page or 5,001st line would
  * misquote the original. Runs inside the parser pool (job `import`).
  */
-import { findCredential } from '../kernel/credential-scan.ts';
-import { LIMITS } from '../kernel/limits.ts';
-import { parseMediaType } from './content-type.ts';
-import { parseHtml } from './html.ts';
-import { resolveImportFormat } from './import-infer.ts';
-import { countLines, decodeImportText } from './import-text.ts';
+import { findCredential } from '../../kernel/credential-scan.ts';
+import { LIMITS } from '../../kernel/limits.ts';
+import { parseMediaType } from '../content-type.ts';
+import { parseHtml } from '../html/html.ts';
+import { SUPPORTED_VERSIONS, validateSbom } from '../sbom/index.ts';
+import { checkHtmlEncoding, parseSnapshot } from '../snapshot.ts';
+import { parseTextContent } from '../text.ts';
+import { type ParsedDocument, ParseRefusal } from '../types.ts';
+import { resolveImportFormat } from './infer.ts';
+import { countLines, decodeImportText } from './text.ts';
 import {
   type ImportedDocument,
   type ImportFormat,
@@ -17,11 +21,7 @@ import {
   type ImportOutcome,
   type ImportRefusalCode,
   ImportRefused,
-} from './import-types.ts';
-import { SUPPORTED_VERSIONS, validateSbom } from './sbom/index.ts';
-import { checkHtmlEncoding, parseSnapshot } from './snapshot.ts';
-import { parseTextContent } from './text.ts';
-import { type ParsedDocument, ParseRefusal } from './types.ts';
+} from './types.ts';
 
 const L = LIMITS.researchImports;
 
@@ -60,7 +60,7 @@ function fromParseRefusal(error: ParseRefusal, format: ImportFormat): ImportRefu
 
 async function readPdf(bytes: Uint8Array, ocr: boolean): Promise<ImportedDocument> {
   // Loaded on first use, as in dispatch.ts: pdf.js is large and most imports are not PDFs.
-  const { parsePdf } = await import('./pdf.ts');
+  const { parsePdf } = await import('../pdf.ts');
   const { pagesWithoutText, ...parsed } = await parsePdf(bytes, { ocrEmptyPages: ocr });
   return imported('pdf', parsed, pagesWithoutText.length ? { pagesWithoutText } : {});
 }
@@ -86,7 +86,7 @@ async function readFormat(format: ImportFormat, input: ImportInput, charset: str
     case 'png':
     case 'jpeg': {
       // A PNG or JPEG has no text layer, so OCR is the only reading whatever `ocr` says.
-      const { parseImage } = await import('./image.ts');
+      const { parseImage } = await import('../image.ts');
       return imported(format, await parseImage(input.bytes, format));
     }
     case 'html':

@@ -4,9 +4,9 @@
  * `format: png` on a PDF is refused, never read as something else, so what is stored is what the
  * owner said it was.
  */
-import { looksLikeText, parseMediaType, sniffBytes } from './content-type.ts';
-import { looksLikeLog } from './import-text.ts';
-import { type ImportFormat, type ImportRefusal, ImportRefused } from './import-types.ts';
+import { looksLikeText, parseMediaType, sniffBytes } from '../content-type.ts';
+import { looksLikeLog } from './text.ts';
+import { type ImportFormat, type ImportRefusal, ImportRefused } from './types.ts';
 
 /** What the bytes are before any text reading: a binary format we import, text, or something else. */
 type Family = 'pdf' | 'png' | 'jpeg' | 'text' | { other: string };

@@ -5,8 +5,8 @@
  * is for and how the set measures them.
  */
 
-import { unicodeWords } from './instruction-regex.ts';
-import { AI_NP, atClauseStart as atClauseOpening } from './instruction-vocabulary.ts';
+import { unicodeWords } from './regex.ts';
+import { AI_NP, atClauseStart as atClauseOpening } from './vocabulary.ts';
 
 export interface Pattern {
   kind: string;

@@ -3,8 +3,9 @@
  * names it. The decoded text is read by the same detector; a run whose decoding is instruction-like
  * becomes one ENCODED_INSTRUCTIONS span over the encoded characters, with the decoding in its note.
  */
-import { unicodeWords } from './instruction-regex.ts';
-import type { InstructionSpan } from './types.ts';
+
+import type { InstructionSpan } from '../types.ts';
+import { unicodeWords } from './regex.ts';
 
 /** Bounds, so a text full of long tokens costs little: runs decoded per text, characters per run. */
 const MAX_RUNS = 20;

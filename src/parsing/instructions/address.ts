@@ -9,8 +9,8 @@
  * "As an LLM reviewer, your…") and a greeting ("Hey Claude"). Vocatives and dedications to a
  * common noun ("the agent") need the directive after them; the vocabulary is instruction-vocabulary.ts.
  */
-import type { Pattern } from './instruction-patterns.ts';
-import { unicodeWords } from './instruction-regex.ts';
+import type { Pattern } from './patterns.ts';
+import { unicodeWords } from './regex.ts';
 import {
   AI_NP,
   AI_NP_INTL,
@@ -21,7 +21,7 @@ import {
   IMPERATIVE,
   inTranscript,
   lineAfter,
-} from './instruction-vocabulary.ts';
+} from './vocabulary.ts';
 
 const KIND = 'ADDRESSED_TO_AGENT';
 const re = (source: string, flags = 'gi') => new RegExp(source, flags);

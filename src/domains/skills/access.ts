@@ -3,7 +3,7 @@ import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
 import type { ArenaCaller } from '../arena/index.ts';
 import { activeRole, campaignForSkills, taskForSkills } from '../campaigns/index.ts';
-import { arenaPackaged, arenaStandingOf } from './arena-access.ts';
+import { arenaPackaged, arenaStandingOf } from './arena/access.ts';
 import { contextString, OWN, type SkillContext } from './context.ts';
 import { campaignSkills, skillGrants, skillVersions, taskSkills } from './tables.ts';
 

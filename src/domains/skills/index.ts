@@ -1,29 +1,35 @@
 import type { Area } from '../../framework/index.ts';
-import { arenaSkillShare } from './arena-package-tools.ts';
-import { attachmentTools } from './attachment-tools.ts';
 import { skillsCompletionGate } from './completion-gate.ts';
 import { skillDoors } from './console/doors.ts';
-import { draftTools } from './draft-tools.ts';
 import { SKILL_ERRORS } from './errors.ts';
-import { libraryTools } from './library-tools.ts';
-import { SkillArenaOwnerService } from './owner-arena-packages.ts';
-import { SkillTaskOwnerService } from './owner-attachments.ts';
-import { SkillGrantOwnerService } from './owner-grants.ts';
-import { SkillHistoryOwnerService } from './owner-history.ts';
-import { SkillLibraryOwnerService } from './owner-library.ts';
-import { SkillLifecycleOwnerService } from './owner-lifecycle.ts';
-import { SkillOwnerService } from './owner-skills.ts';
+import { SkillArenaOwnerService } from './owner/arena-packages.ts';
+import { SkillTaskOwnerService } from './owner/attachments.ts';
+import { SkillGrantOwnerService } from './owner/grants.ts';
+import { SkillHistoryOwnerService } from './owner/history.ts';
+import { SkillLibraryOwnerService } from './owner/library.ts';
+import { SkillLifecycleOwnerService } from './owner/lifecycle.ts';
+import { SkillOwnerService } from './owner/skills.ts';
 import * as tables from './tables.ts';
-import { skillFileBytesGet, skillFileGet, skillGet, skillList, skillPackageGet } from './version-tools.ts';
+import { arenaSkillShare } from './tools/arena-package-tools.ts';
+import { attachmentTools } from './tools/attachment-tools.ts';
+import { draftTools } from './tools/draft-tools.ts';
+import { libraryTools } from './tools/library-tools.ts';
+import {
+  skillFileBytesGet,
+  skillFileGet,
+  skillGet,
+  skillList,
+  skillPackageGet,
+} from './tools/version-tools.ts';
 
 export { SCOPES } from './context.ts';
-export { SkillArenaOwnerService } from './owner-arena-packages.ts';
-export { SkillTaskOwnerService } from './owner-attachments.ts';
-export { SkillGrantOwnerService } from './owner-grants.ts';
-export { SkillHistoryOwnerService } from './owner-history.ts';
-export { SkillLibraryOwnerService } from './owner-library.ts';
-export { SkillLifecycleOwnerService } from './owner-lifecycle.ts';
-export { SkillOwnerService } from './owner-skills.ts';
+export { SkillArenaOwnerService } from './owner/arena-packages.ts';
+export { SkillTaskOwnerService } from './owner/attachments.ts';
+export { SkillGrantOwnerService } from './owner/grants.ts';
+export { SkillHistoryOwnerService } from './owner/history.ts';
+export { SkillLibraryOwnerService } from './owner/library.ts';
+export { SkillLifecycleOwnerService } from './owner/lifecycle.ts';
+export { SkillOwnerService } from './owner/skills.ts';
 
 /** Why a deployment with CAIRN_SKILLS=off offers no skill tools. */
 export const SKILLS_OFF =

@@ -3,7 +3,7 @@ import { DomainError } from '../../kernel/errors.ts';
 import type { Executor } from '../../storage/database.ts';
 import { containsPattern } from '../../storage/like.ts';
 import { type Actor, inCampaign, ownVersionsSql, taskStanding, type VersionRow } from './access.ts';
-import { arenaPackagedSql, arenaStandingOf } from './arena-access.ts';
+import { arenaPackagedSql, arenaStandingOf } from './arena/access.ts';
 import { contextString, OWN, type SkillContext } from './context.ts';
 import { pageById } from './paging.ts';
 import { campaignSkills, skills, skillVersions, taskSkills } from './tables.ts';

@@ -2,9 +2,9 @@ import { LIMITS } from '../../../kernel/limits.ts';
 import { html, type SafeHtml } from '../../../web/console/html.ts';
 import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
 import { lines, type Signed } from '../../../web/console/views.ts';
-import type { SkillGrantOwnerService } from '../owner-grants.ts';
-import type { SkillHistoryOwnerService } from '../owner-history.ts';
-import type { SkillOwnerService } from '../owner-skills.ts';
+import type { SkillGrantOwnerService } from '../owner/grants.ts';
+import type { SkillHistoryOwnerService } from '../owner/history.ts';
+import type { SkillOwnerService } from '../owner/skills.ts';
 import { authorCell, statusBadge } from './views.ts';
 
 /**

@@ -2,7 +2,7 @@ import { LIMITS } from '../../../kernel/limits.ts';
 import { html, type SafeHtml } from '../../../web/console/html.ts';
 import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
 import { lines, type Signed } from '../../../web/console/views.ts';
-import type { SkillOwnerService } from '../owner-skills.ts';
+import type { SkillOwnerService } from '../owner/skills.ts';
 
 /**
  * Skills for their owners (docs/skills.md): the account's versions and drafts with a form to

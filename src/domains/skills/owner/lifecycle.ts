@@ -1,13 +1,13 @@
-import type { Clock } from '../../kernel/clock.ts';
-import type { Database } from '../../storage/database.ts';
-import type { VersionRow } from './access.ts';
+import type { Clock } from '../../../kernel/clock.ts';
+import type { Database } from '../../../storage/database.ts';
+import type { VersionRow } from '../access.ts';
 import {
   archiveSkill,
   blockVersion,
   deleteVersionBytes,
   type SkillRow,
   unblockVersion,
-} from './lifecycle.ts';
+} from '../lifecycle.ts';
 
 /**
  * The lifecycle for owners (`POST /v1/skills/{id}/archive`, `…/versions/{id}/block`,

@@ -1,9 +1,9 @@
-import type { Database } from '../../storage/database.ts';
-import { listConsents } from './consents.ts';
-import { diffVersions } from './diff.ts';
-import { versionActivity, versionHistory, versionUsage } from './history.ts';
-import { ownedVersion } from './lifecycle.ts';
-import type { PageQuery } from './paging.ts';
+import type { Database } from '../../../storage/database.ts';
+import { listConsents } from '../consents.ts';
+import { diffVersions } from '../diff.ts';
+import { versionActivity, versionHistory, versionUsage } from '../history.ts';
+import { ownedVersion } from '../lifecycle.ts';
+import type { PageQuery } from '../paging.ts';
 
 /**
  * What an owner reads about its own versions: their history, activity and usage pages, the diff

@@ -1,13 +1,13 @@
 import { and, eq, isNull, type SQL, sql } from 'drizzle-orm';
-import type { Executor } from '../../storage/database.ts';
+import type { Executor } from '../../../storage/database.ts';
 import {
   type ArenaCaller,
   type ArenaStanding,
   arenaReviewStanding,
   arenaRunStanding,
-} from '../arena/index.ts';
-import type { SkillContext } from './context.ts';
-import { arenaSkillPackages, skillVersions } from './tables.ts';
+} from '../../arena/index.ts';
+import type { SkillContext } from '../context.ts';
+import { arenaSkillPackages, skillVersions } from '../tables.ts';
 
 /**
  * The Arena contexts of skill reads (docs/skills.md, "Arena packages"): ARENA_RUN of a run the

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { type Audience, defineTool, type OperationContext } from '../../framework/index.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import type { Caller } from '../identity/index.ts';
-import { presentPackage, readInRun, runForShare, sharePackage } from './arena-packages.ts';
-import { contextString, OWN } from './context.ts';
-import { actorOf } from './policy.ts';
+import { type Audience, defineTool, type OperationContext } from '../../../framework/index.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import type { Caller } from '../../identity/index.ts';
+import { presentPackage, readInRun, runForShare, sharePackage } from '../arena/packages.ts';
+import { contextString, OWN } from '../context.ts';
+import { actorOf } from '../policy.ts';
 import { versionIdArg } from './version-tools.ts';
 
 /**

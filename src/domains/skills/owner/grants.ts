@@ -1,11 +1,11 @@
 import { eq } from 'drizzle-orm';
-import type { Clock } from '../../kernel/clock.ts';
-import type { Database } from '../../storage/database.ts';
-import { lockedOne } from '../../storage/locked.ts';
-import { versionNotFound } from './errors.ts';
-import { grantVersion, listGrants, presentGrant, revokeGrant } from './grants.ts';
-import { pageById } from './paging.ts';
-import { skillGrants, skillVersions } from './tables.ts';
+import type { Clock } from '../../../kernel/clock.ts';
+import type { Database } from '../../../storage/database.ts';
+import { lockedOne } from '../../../storage/locked.ts';
+import { versionNotFound } from '../errors.ts';
+import { grantVersion, listGrants, presentGrant, revokeGrant } from '../grants.ts';
+import { pageById } from '../paging.ts';
+import { skillGrants, skillVersions } from '../tables.ts';
 
 /**
  * Grants for owners: `POST /v1/skills/versions/{id}/grants`, `POST /v1/skill-grants/{id}/revoke`

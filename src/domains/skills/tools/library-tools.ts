@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { defineTool, type OperationContext } from '../../framework/index.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import { contextString } from './context.ts';
+import { defineTool, type OperationContext } from '../../../framework/index.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { contextString } from '../context.ts';
 import {
   decideEntry,
   type EntryRow,
@@ -9,9 +9,9 @@ import {
   proposeEntry,
   removeEntry,
   updateEntry,
-} from './library.ts';
-import { actorOf, SKILLS_COORDINATOR_AUDIENCE, SKILLS_MEMBER_AUDIENCE } from './policy.ts';
-import { campaignStanding } from './standing.ts';
+} from '../library.ts';
+import { actorOf, SKILLS_COORDINATOR_AUDIENCE, SKILLS_MEMBER_AUDIENCE } from '../policy.ts';
+import { campaignStanding } from '../standing.ts';
 import { versionIdArg } from './version-tools.ts';
 
 /**

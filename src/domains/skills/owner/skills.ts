@@ -1,20 +1,20 @@
-import type { Clock } from '../../kernel/clock.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import { withTenant } from '../../kernel/tenant.ts';
-import type { Database } from '../../storage/database.ts';
-import { findAgent } from '../identity/index.ts';
-import { type Actor, reachVersion } from './access.ts';
-import { describeCapabilities } from './capabilities.ts';
-import { parseContext, type SkillContext } from './context.ts';
-import { openTicket } from './download-ticket.ts';
-import { type DraftPage, listDrafts } from './draft-list.ts';
-import { draftWindow, presentDraft } from './draft-view.ts';
-import { createDraft, draftOf, putFile, removeFile, updateDraft, validateDraft } from './drafts.ts';
-import { importZip, readImportedZip, type ZipReader } from './imports.ts';
-import { type ListFilters, listVersions } from './listing.ts';
-import { flaggedText, presentVersion, UNTRUSTED_NOTE } from './present.ts';
-import { publishVersion } from './publish.ts';
-import { readPackage, readTextWindow, readWholeFile, versionFiles } from './reads.ts';
+import type { Clock } from '../../../kernel/clock.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import { withTenant } from '../../../kernel/tenant.ts';
+import type { Database } from '../../../storage/database.ts';
+import { findAgent } from '../../identity/index.ts';
+import { type Actor, reachVersion } from '../access.ts';
+import { describeCapabilities } from '../capabilities.ts';
+import { parseContext, type SkillContext } from '../context.ts';
+import { openTicket } from '../download-ticket.ts';
+import { type DraftPage, listDrafts } from '../draft-list.ts';
+import { draftWindow, presentDraft } from '../draft-view.ts';
+import { createDraft, draftOf, putFile, removeFile, updateDraft, validateDraft } from '../drafts.ts';
+import { importZip, readImportedZip, type ZipReader } from '../imports.ts';
+import { type ListFilters, listVersions } from '../listing.ts';
+import { flaggedText, presentVersion, UNTRUSTED_NOTE } from '../present.ts';
+import { publishVersion } from '../publish.ts';
+import { readPackage, readTextWindow, readWholeFile, versionFiles } from '../reads.ts';
 
 /**
  * Skills for owners (the `/v1/skills…` owner API and the console): the owner acts for its account,

@@ -1,17 +1,17 @@
 import { z } from 'zod';
-import { defineTool, type OperationContext } from '../../framework/index.ts';
-import { LIMITS } from '../../kernel/limits.ts';
+import { defineTool, type OperationContext } from '../../../framework/index.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
 import {
   attachVersion,
   type BindingRow,
   detachBinding,
   presentBinding,
   updateBinding,
-} from './attachments.ts';
-import { contextString } from './context.ts';
-import { actorOf, SKILLS_AUDIENCE, SKILLS_MEMBER_AUDIENCE } from './policy.ts';
-import { taskStandingForChange } from './standing.ts';
-import { reportUsage } from './usage.ts';
+} from '../attachments.ts';
+import { contextString } from '../context.ts';
+import { actorOf, SKILLS_AUDIENCE, SKILLS_MEMBER_AUDIENCE } from '../policy.ts';
+import { taskStandingForChange } from '../standing.ts';
+import { reportUsage } from '../usage.ts';
 import { versionIdArg } from './version-tools.ts';
 
 /**

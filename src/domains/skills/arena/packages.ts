@@ -1,16 +1,16 @@
 import { and, desc, eq, gte, isNull, lte } from 'drizzle-orm';
-import { DomainError } from '../../kernel/errors.ts';
-import { newId } from '../../kernel/ids.ts';
-import type { Executor } from '../../storage/database.ts';
-import { lockedOne } from '../../storage/locked.ts';
-import { arenaRunTaken } from '../arena/index.ts';
-import { type Actor, type Reached, reachVersion, type VersionRow } from './access.ts';
-import { arenaStandingOf } from './arena-access.ts';
-import type { SkillContext } from './context.ts';
-import { recordSkillEvent } from './events.ts';
-import { type PageQuery, pageById } from './paging.ts';
-import { distributableVersion } from './standing.ts';
-import { arenaSkillPackages, skillDeliveries, skillVersions } from './tables.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import { newId } from '../../../kernel/ids.ts';
+import type { Executor } from '../../../storage/database.ts';
+import { lockedOne } from '../../../storage/locked.ts';
+import { arenaRunTaken } from '../../arena/index.ts';
+import { type Actor, type Reached, reachVersion, type VersionRow } from '../access.ts';
+import type { SkillContext } from '../context.ts';
+import { recordSkillEvent } from '../events.ts';
+import { type PageQuery, pageById } from '../paging.ts';
+import { distributableVersion } from '../standing.ts';
+import { arenaSkillPackages, skillDeliveries, skillVersions } from '../tables.ts';
+import { arenaStandingOf } from './access.ts';
 
 /**
  * Skill packages shared to an Arena challenge version (docs/skills.md, "Arena packages"): a version

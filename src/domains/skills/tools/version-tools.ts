@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { defineTool, type OperationContext } from '../../framework/index.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import { maxCharsArg, offsetArg } from '../reading/index.ts';
-import { reachVersion, requireDeliverable } from './access.ts';
-import { contextArg, contextString, OWN, parseContext } from './context.ts';
-import { downloadUrl } from './download-ticket.ts';
-import { listVersions } from './listing.ts';
-import { actorOf, SKILLS_AUDIENCE } from './policy.ts';
-import { flaggedText, presentVersion, UNTRUSTED_NOTE } from './present.ts';
-import { readByteWindow, readTextWindow, versionFiles } from './reads.ts';
+import { defineTool, type OperationContext } from '../../../framework/index.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { maxCharsArg, offsetArg } from '../../reading/index.ts';
+import { reachVersion, requireDeliverable } from '../access.ts';
+import { contextArg, contextString, OWN, parseContext } from '../context.ts';
+import { downloadUrl } from '../download-ticket.ts';
+import { listVersions } from '../listing.ts';
+import { actorOf, SKILLS_AUDIENCE } from '../policy.ts';
+import { flaggedText, presentVersion, UNTRUSTED_NOTE } from '../present.ts';
+import { readByteWindow, readTextWindow, versionFiles } from '../reads.ts';
 
 /** The Skills tools that read published versions (SPEC Skills): always under a named context. */
 

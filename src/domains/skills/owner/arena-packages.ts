@@ -1,8 +1,8 @@
-import type { Clock } from '../../kernel/clock.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import type { Database } from '../../storage/database.ts';
-import { builtinChallenges, ChallengeRegistry } from '../arena/index.ts';
-import type { Actor } from './access.ts';
+import type { Clock } from '../../../kernel/clock.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import type { Database } from '../../../storage/database.ts';
+import { builtinChallenges, ChallengeRegistry } from '../../arena/index.ts';
+import type { Actor } from '../access.ts';
 import {
   listOwnPackages,
   presentPackage,
@@ -10,11 +10,11 @@ import {
   readInRun,
   sharePackage,
   withdrawPackage,
-} from './arena-packages.ts';
-import { parseContext } from './context.ts';
-import type { PageQuery } from './paging.ts';
-import { flaggedText, UNTRUSTED_NOTE } from './present.ts';
-import { readTextWindow, readWholeFile, versionFiles } from './reads.ts';
+} from '../arena/packages.ts';
+import { parseContext } from '../context.ts';
+import type { PageQuery } from '../paging.ts';
+import { flaggedText, UNTRUSTED_NOTE } from '../present.ts';
+import { readTextWindow, readWholeFile, versionFiles } from '../reads.ts';
 
 /**
  * Arena skill packages for owners (`/v1/arena/skill-packages…`, docs/skills.md "Arena packages"):

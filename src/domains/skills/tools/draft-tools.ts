@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { defineTool, type OperationContext } from '../../framework/index.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import { maxCharsArg, offsetArg } from '../reading/index.ts';
-import { draftWindow, presentDraft } from './draft-view.ts';
-import { createDraft, draftOf, putFile, removeFile, updateDraft, validateDraft } from './drafts.ts';
-import { actorOf, SKILLS_AUDIENCE } from './policy.ts';
-import { publishVersion } from './publish.ts';
+import { defineTool, type OperationContext } from '../../../framework/index.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { maxCharsArg, offsetArg } from '../../reading/index.ts';
+import { draftWindow, presentDraft } from '../draft-view.ts';
+import { createDraft, draftOf, putFile, removeFile, updateDraft, validateDraft } from '../drafts.ts';
+import { actorOf, SKILLS_AUDIENCE } from '../policy.ts';
+import { publishVersion } from '../publish.ts';
 import { pathArg } from './version-tools.ts';
 
 /** The Skills tools that write drafts and publish versions (docs/skills.md). */

@@ -1,8 +1,8 @@
-import type { Clock } from '../../kernel/clock.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import type { Database } from '../../storage/database.ts';
-import { leaseOfTask, taskForSkills } from '../campaigns/index.ts';
-import type { Actor } from './access.ts';
+import type { Clock } from '../../../kernel/clock.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import type { Database } from '../../../storage/database.ts';
+import { leaseOfTask, taskForSkills } from '../../campaigns/index.ts';
+import type { Actor } from '../access.ts';
 import {
   attachVersion,
   type Delivery,
@@ -10,13 +10,13 @@ import {
   liveBindings,
   presentBinding,
   updateBinding,
-} from './attachments.ts';
-import { leaseNotOfTask } from './errors.ts';
-import { buildMaterials } from './materials-export.ts';
-import { presentVersion } from './present.ts';
-import { recordDelivery, versionFiles } from './reads.ts';
-import { taskStandingForChange, taskStandingOf } from './standing.ts';
-import { taskUsage } from './usage.ts';
+} from '../attachments.ts';
+import { leaseNotOfTask } from '../errors.ts';
+import { buildMaterials } from '../materials-export.ts';
+import { presentVersion } from '../present.ts';
+import { recordDelivery, versionFiles } from '../reads.ts';
+import { taskStandingForChange, taskStandingOf } from '../standing.ts';
+import { taskUsage } from '../usage.ts';
 
 /**
  * A task's skills for the owner of its campaign (`/v1/tasks/{id}/skills…`, `/skill-usage`,

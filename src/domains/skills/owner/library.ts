@@ -1,10 +1,10 @@
 import { and, desc, eq, ilike, lt, or, type SQL, sql } from 'drizzle-orm';
-import type { Clock } from '../../kernel/clock.ts';
-import { openCursor, signCursor } from '../../kernel/cursor.ts';
-import { cutPage } from '../../kernel/paging.ts';
-import type { Database, Executor } from '../../storage/database.ts';
-import { containsPattern } from '../../storage/like.ts';
-import type { Actor } from './access.ts';
+import type { Clock } from '../../../kernel/clock.ts';
+import { openCursor, signCursor } from '../../../kernel/cursor.ts';
+import { cutPage } from '../../../kernel/paging.ts';
+import type { Database, Executor } from '../../../storage/database.ts';
+import { containsPattern } from '../../../storage/like.ts';
+import type { Actor } from '../access.ts';
 import {
   decideEntry,
   type EntryRow,
@@ -12,10 +12,10 @@ import {
   proposeEntry,
   removeEntry,
   updateEntry,
-} from './library.ts';
-import { presentVersion } from './present.ts';
-import { campaignStanding, type Standing } from './standing.ts';
-import { campaignSkills, skills, skillVersions } from './tables.ts';
+} from '../library.ts';
+import { presentVersion } from '../present.ts';
+import { campaignStanding, type Standing } from '../standing.ts';
+import { campaignSkills, skills, skillVersions } from '../tables.ts';
 
 /**
  * A campaign's skill library for its owner (`/v1/campaigns/{id}/skills…`): the owner sees every

@@ -7,11 +7,11 @@
  */
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
+import { Admission } from './admission.ts';
 // sharp must be loaded by the main thread before worker threads start: on glibc Linux its shared
 // libraries would otherwise be unloaded when the first thread that used them exits.
 import 'sharp';
 import type { PayloadFields } from '../kernel/base64.ts';
-import { FairShares } from '../kernel/fair-shares.ts';
 import { LIMITS } from '../kernel/limits.ts';
 import { currentTenant } from '../kernel/tenant.ts';
 import { type ImportInput, type ImportOutcome, importRefusalOf } from './import/types.ts';
@@ -34,7 +34,6 @@ import {
   type ParseInput,
   ParseRefusal,
   type Parser,
-  ParserBusy,
   type QuoteMatch,
   type TextDiff,
 } from './types.ts';
@@ -74,8 +73,6 @@ const SOURCE_ROOT = new URL('../', import.meta.url).href;
 const MIN_MEMORY_MB = 64;
 /** Threads beyond the first stay warm this long after their last job. */
 const IDLE_TIMEOUT_MS = 60_000;
-/** Weight of the newest job in the running estimate of how long a job takes. */
-const RUN_TIME_WEIGHT = 0.2;
 
 /** A thread that died (out of memory, crashed) surfaces as one of these from piscina. */
 const isWorkerDeath = (error: unknown): boolean =>
@@ -89,39 +86,24 @@ const isShutdown = (error: unknown): boolean =>
 
 const closedError = (): Error => new Error('The parser pool is closed.');
 
-/** A job waiting in line for a thread. */
-interface Waiter {
-  /** Whose job it is (kernel/tenant.ts); undefined for work of nobody in particular. */
-  tenant: string | undefined;
-  /** Hands the waiter the slot of a job that just finished. */
-  start(): void;
-  /** Refuses the waiter without a slot (the pool closed). */
-  fail(error: Error): void;
-}
-
 export class ParserPool implements Parser {
   private readonly pool: Piscina<ParserTask, TaskOutcome>;
   private readonly maxJobs: number;
   private readonly timeoutMs: number;
   private readonly markupTimeoutMs: number;
-  private readonly maxWaiting: number;
-  private readonly maxWaitMs: number;
-  private running = 0;
-  /** Fair shares (issue 40): past its own, a tenant is told ParserBusy('OWNER') while others go on. */
-  private readonly shares: FairShares;
-  /** How long a job has taken lately, in ms (smoothed; 0 before the first one ends). */
-  private typicalRunMs = 0;
-  /** Jobs waiting for a thread, first come first served; each is started by the job it follows. */
-  private readonly waiting: Waiter[] = [];
+  /** Who runs now and who waits: at most maxJobs at once, fair shares per tenant (admission.ts). */
+  private readonly gate: Admission;
   private closed = false;
 
   constructor(options: ParserPoolOptions = {}) {
     this.maxJobs = Math.max(1, Math.floor(options.maxJobs ?? 2));
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.markupTimeoutMs = Math.min(this.timeoutMs, options.markupTimeoutMs ?? 10_000);
-    this.maxWaiting = Math.max(0, Math.floor(options.maxWaiting ?? 0));
-    this.maxWaitMs = Math.max(0, options.maxWaitMs ?? 5_000);
-    this.shares = new FairShares(this.maxJobs, this.maxWaiting);
+    this.gate = new Admission(
+      this.maxJobs,
+      Math.max(0, Math.floor(options.maxWaiting ?? 0)),
+      Math.max(0, options.maxWaitMs ?? 5_000),
+    );
     this.pool = new Piscina<ParserTask, TaskOutcome>({
       filename: WORKER_ENTRY,
       minThreads: 1,
@@ -137,12 +119,12 @@ export class ParserPool implements Parser {
 
   /** Jobs running now (for metrics). */
   get activeJobs(): number {
-    return this.running;
+    return this.gate.running;
   }
 
   /** Jobs waiting for a thread now (for metrics). */
   get waitingJobs(): number {
-    return this.waiting.length;
+    return this.gate.waitingJobs;
   }
 
   /** @throws ParserBusy at capacity; ParseRefusal for unsupported, oversized, unreadable or slow bodies. */
@@ -261,7 +243,7 @@ export class ParserPool implements Parser {
   /** Stops the threads once running jobs end; waiting and later calls are refused. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const waiter of this.waiting.splice(0)) waiter.fail(closedError());
+    this.gate.close(closedError);
     await this.pool.close();
   }
 
@@ -285,71 +267,11 @@ export class ParserPool implements Parser {
     throw new MailRefused(code, message, details);
   }
 
-  /** Resolves once the job holds a slot; the caller must then release it. */
-  private async acquire(tenant: string | undefined): Promise<void> {
-    if (this.closed) throw closedError();
-    // Counted synchronously, so a burst of calls can never put more than maxJobs in flight.
-    if (this.running < this.maxJobs && this.shares.mayStart(tenant)) {
-      this.started(tenant);
-      return;
-    }
-    if (this.shares.lineFull(tenant)) throw new ParserBusy('OWNER');
-    if (this.waiting.length >= this.maxWaiting) throw new ParserBusy();
-    // Refused at the door rather than after waiting: a caller told to retry only after it has
-    // waited maxWaitMs has lost that time and its place. The newcomer starts once the jobs ahead
-    // of it and one running job have ended, about one typical run per maxJobs of them.
-    const expectedWaitMs = (Math.floor(this.waiting.length / this.maxJobs) + 1) * this.typicalRunMs;
-    // A tenant held back by its own running jobs waits on its own share, not on the instance.
-    const share = this.shares.mayStart(tenant) ? 'INSTANCE' : 'OWNER';
-    if (expectedWaitMs > this.maxWaitMs) throw new ParserBusy(share);
-    // The finishing job hands its slot over directly, so `running` never dips below the line.
-    this.shares.queued(tenant);
-    await new Promise<void>((resolve, reject) => {
-      const waiter: Waiter = {
-        tenant,
-        start: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        fail: (error) => {
-          clearTimeout(timer);
-          reject(error);
-        },
-      };
-      const timer = setTimeout(() => {
-        const index = this.waiting.indexOf(waiter);
-        if (index >= 0) {
-          this.waiting.splice(index, 1);
-          this.shares.dequeued(tenant);
-        }
-        reject(new ParserBusy(share));
-      }, 2 * this.maxWaitMs);
-      this.waiting.push(waiter);
-    });
-  }
-
-  private started(tenant: string | undefined): void {
-    this.running++;
-    this.shares.started(tenant);
-  }
-
-  /** Frees the slot, then starts the first waiting jobs whose tenants are within their shares. */
-  private release(tenant: string | undefined): void {
-    this.running--;
-    this.shares.finished(tenant);
-    while (this.running < this.maxJobs) {
-      const next = this.shares.takeNext(this.waiting);
-      if (!next) break;
-      this.started(next.tenant);
-      next.start();
-    }
-  }
-
   private async run(task: ParserTask): Promise<TaskValue> {
     const tenant = currentTenant();
-    await this.acquire(tenant);
+    await this.gate.acquire(tenant, closedError);
     if (this.closed) {
-      this.release(tenant);
+      this.gate.release(tenant);
       throw closedError();
     }
     // The job's time limit starts once it holds a slot, not while it waits.
@@ -369,12 +291,8 @@ export class ParserPool implements Parser {
       clearTimeout(timer);
       // A job cut off at its limit says what one hostile body cost, not what a job takes: counted
       // in, a few of them would keep newcomers out long after the pool is idle again (issue 40).
-      if (!abort.signal.aborted) {
-        const took = performance.now() - started;
-        this.typicalRunMs =
-          this.typicalRunMs === 0 ? took : (1 - RUN_TIME_WEIGHT) * this.typicalRunMs + RUN_TIME_WEIGHT * took;
-      }
-      this.release(tenant);
+      if (!abort.signal.aborted) this.gate.ran(performance.now() - started);
+      this.gate.release(tenant);
     }
   }
 

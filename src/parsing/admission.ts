@@ -22,7 +22,7 @@ interface Waiter {
  * the others go on. The pool (pool.ts) runs the jobs; this only says when each may start.
  */
 export class Admission {
-  running = 0;
+  private runningJobs = 0;
   private readonly shares: FairShares;
   /** How long a job has taken lately, in ms (smoothed; 0 before the first one ends). */
   private typicalRunMs = 0;
@@ -36,6 +36,10 @@ export class Admission {
     private readonly maxWaitMs: number,
   ) {
     this.shares = new FairShares(maxJobs, maxWaiting);
+  }
+
+  get running(): number {
+    return this.runningJobs;
   }
 
   get waitingJobs(): number {
@@ -58,7 +62,7 @@ export class Admission {
   async acquire(tenant: string | undefined, closedError: () => Error): Promise<void> {
     if (this.closed) throw closedError();
     // Counted synchronously, so a burst of calls can never put more than maxJobs in flight.
-    if (this.running < this.maxJobs && this.shares.mayStart(tenant)) {
+    if (this.runningJobs < this.maxJobs && this.shares.mayStart(tenant)) {
       this.started(tenant);
       return;
     }
@@ -98,15 +102,15 @@ export class Admission {
   }
 
   private started(tenant: string | undefined): void {
-    this.running++;
+    this.runningJobs++;
     this.shares.started(tenant);
   }
 
   /** Frees the slot, then starts the first waiting jobs whose tenants are within their shares. */
   release(tenant: string | undefined): void {
-    this.running--;
+    this.runningJobs--;
     this.shares.finished(tenant);
-    while (this.running < this.maxJobs) {
+    while (this.runningJobs < this.maxJobs) {
       const next = this.shares.takeNext(this.waiting);
       if (!next) break;
       this.started(next.tenant);

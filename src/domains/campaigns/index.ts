@@ -1,5 +1,6 @@
 import type { Area } from '../../framework/index.ts';
 import { campaignDoors } from './console/doors.ts';
+import { contextRead, eventsWatch } from './context-tools.ts';
 import { CAMPAIGN_ERRORS } from './errors.ts';
 import {
   findingCreate,
@@ -9,7 +10,6 @@ import {
   researchExportStix,
 } from './findings/finding-tools.ts';
 import { agentDirectory, campaignGraphTool, campaignMetricsTool } from './insights/insight-tools.ts';
-import { contextRead, eventsWatch } from './ledger/ledger-tools.ts';
 import { mailTools } from './mail/mail-tools.ts';
 import {
   campaignCreate,
@@ -36,6 +36,7 @@ import { evidenceSubmit, resultVerify, taskComplete } from './verification/compl
 export { BOARD_PURPOSES, type BoardPurpose, MAX_BOARD_TASKS, slugArg } from './boards/board-rules.ts';
 export { BoardService } from './boards/owner-boards.ts';
 export { type BoardFilters, PublicBoards } from './boards/public-boards.ts';
+export { closeByOperator } from './campaign-close.ts';
 export {
   type CampaignPageChange,
   type CampaignPagePart,
@@ -47,7 +48,6 @@ export { listEventsForOwner, type PresentedEvent } from './ledger/ledger-repo.ts
 export { type DeliveryOutcome, MAIL_CHANNEL, type RecipientVerdict } from './mail/deliver.ts';
 export { MailService } from './mail/owner-mail.ts';
 export { sweepMail } from './mail/retention.ts';
-export { closeByOperator } from './membership/campaign-close.ts';
 export { resumeByOperator, stopByOperator } from './membership/campaign-stop.ts';
 export {
   admitMatched,
@@ -109,8 +109,8 @@ const tables = { ...ownTables, ...findingTables, ...rewardTables, ...mailTables,
 
 import { Housekeeper } from '../identity/index.ts';
 import { sweepMail } from './mail/retention.ts';
+import { campaignCoverage } from './read-coverage.ts';
 import { LeaseSweeper } from './tasks/lease-sweeper.ts';
-import { campaignCoverage } from './tasks/read-coverage.ts';
 
 /** Campaigns: membership, tasks and leases, messages and proposals, the ledger, verified completion. */
 export const campaignsArea = {

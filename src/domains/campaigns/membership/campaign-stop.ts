@@ -2,11 +2,11 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Clock } from '../../../kernel/clock.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
 import { enqueueToolsChanged } from '../../identity/index.ts';
+import { anyCampaign, ownerReason } from '../campaign-close.ts';
 import { campaignClosed } from '../errors.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import { presentCampaign } from '../present.ts';
 import { campaignMembers, campaigns, taskLeases } from '../tables.ts';
-import { anyCampaign, ownerReason } from './campaign-close.ts';
 import type { CampaignRow } from './member.ts';
 
 /**

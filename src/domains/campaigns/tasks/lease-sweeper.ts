@@ -2,7 +2,7 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { Clock } from '../../../kernel/clock.ts';
 import type { Database } from '../../../storage/database.ts';
 import { inactiveAgent } from '../../identity/index.ts';
-import { closedUnsettled, settleClosed } from '../membership/campaign-close.ts';
+import { closedUnsettled, settleClosed } from '../campaign-close.ts';
 import { taskLeases } from '../tables.ts';
 import { endLeasesOfHolders, expireDueLeases } from './leases.ts';
 

@@ -10,13 +10,13 @@ import { submissionsVisible } from '../audience.ts';
 import { appendEvent } from '../ledger/ledger.ts';
 import type { Membership } from '../membership/member.ts';
 import { rewardOfTask } from '../rewards/escrow.ts';
-import { withPaidRule } from '../rewards/paid-quotes.ts';
 import { campaignEvidence, taskLeases, taskSubmissions, tasks } from '../tables.ts';
 import { requireCurrentLease, requireLeaseHeld } from '../tasks/leases.ts';
 import { taskForMember } from '../tasks/task-access.ts';
 import { isFunded } from '../tasks/task-reads.ts';
 import { historyInsert, type TaskRow } from '../tasks/task-repo.ts';
 import type { CompletionGate } from '../types.ts';
+import { withPaidRule } from './paid-quotes.ts';
 import { type Verification, verifySummary } from './source-checks.ts';
 
 /**

@@ -1,14 +1,14 @@
 import { and, eq, isNull, or } from 'drizzle-orm';
-import { type Alternative, DomainError } from '../../../kernel/errors.ts';
-import type { Executor } from '../../../storage/database.ts';
-import { type Caller, inactiveReason } from '../../identity/index.ts';
-import type { Coverage, ReadCoverage } from '../../reading/index.ts';
-import { evidenceOfOwner, evidenceSharedWith } from '../audience.ts';
-import { appendEvent } from '../ledger/ledger.ts';
-import { searchReach } from '../search-messages.ts';
-import { campaignEvidence, campaignMembers, tasks } from '../tables.ts';
-import { bindImport, recordImport } from '../verification/import-binding.ts';
-import { currentLeases } from './leases.ts';
+import { type Alternative, DomainError } from '../../kernel/errors.ts';
+import type { Executor } from '../../storage/database.ts';
+import { type Caller, inactiveReason } from '../identity/index.ts';
+import type { Coverage, ReadCoverage } from '../reading/index.ts';
+import { evidenceOfOwner, evidenceSharedWith } from './audience.ts';
+import { appendEvent } from './ledger/ledger.ts';
+import { searchReach } from './search-messages.ts';
+import { campaignEvidence, campaignMembers, tasks } from './tables.ts';
+import { currentLeases } from './tasks/leases.ts';
+import { bindImport, recordImport } from './verification/import-binding.ts';
 
 /**
  * Reading inside a campaign (SPEC Authentication 10, issue 5 item 5; docs/decisions.md "Reading

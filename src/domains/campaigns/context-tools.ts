@@ -1,17 +1,17 @@
 import { z } from 'zod';
-import { openCursor, signCursor } from '../../../kernel/cursor.ts';
-import { DomainError } from '../../../kernel/errors.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
-import { cutPage } from '../../../kernel/paging.ts';
-import { isDatabaseUnavailable } from '../../../storage/unavailable.ts';
-import { viewerOf, visibleToEveryMember } from '../audience.ts';
-import { campaignTool } from '../campaign-tool.ts';
-import { type Membership, requireMembership } from '../membership/member.ts';
-import { listVisibleMessages } from '../messages/message-repo.ts';
-import { presentCompact, presentMessage } from '../messages/messages.ts';
-import { cursorArg, limitArg } from '../schemas.ts';
-import type { CampaignCtx } from '../services.ts';
-import { eventsAfter, presentEventFor, signWatchCursor, watchBinding } from './ledger-repo.ts';
+import { openCursor, signCursor } from '../../kernel/cursor.ts';
+import { DomainError } from '../../kernel/errors.ts';
+import { LIMITS } from '../../kernel/limits.ts';
+import { cutPage } from '../../kernel/paging.ts';
+import { isDatabaseUnavailable } from '../../storage/unavailable.ts';
+import { viewerOf, visibleToEveryMember } from './audience.ts';
+import { campaignTool } from './campaign-tool.ts';
+import { eventsAfter, presentEventFor, signWatchCursor, watchBinding } from './ledger/ledger-repo.ts';
+import { type Membership, requireMembership } from './membership/member.ts';
+import { listVisibleMessages } from './messages/message-repo.ts';
+import { presentCompact, presentMessage } from './messages/messages.ts';
+import { cursorArg, limitArg } from './schemas.ts';
+import type { CampaignCtx } from './services.ts';
 
 /** Reading the campaign: watching its ledger (events_watch) and a page of its messages (context_read). */
 

@@ -1,15 +1,15 @@
 import { and, asc, eq, inArray, isNull, notInArray, sql } from 'drizzle-orm';
-import type { Clock } from '../../../kernel/clock.ts';
-import { DomainError } from '../../../kernel/errors.ts';
-import type { Database, Executor } from '../../../storage/database.ts';
-import { enqueueToolsChanged } from '../../identity/index.ts';
-import { boards, publicEntries } from '../boards/tables.ts';
-import { appendEvent } from '../ledger/ledger.ts';
-import { presentCampaign } from '../present.ts';
-import { campaignMembers, campaigns, tasks } from '../tables.ts';
-import { cancelLocked } from '../tasks/task-cancel.ts';
-import type { CampaignRow } from './member.ts';
-import { findCampaign } from './members-repo.ts';
+import type { Clock } from '../../kernel/clock.ts';
+import { DomainError } from '../../kernel/errors.ts';
+import type { Database, Executor } from '../../storage/database.ts';
+import { enqueueToolsChanged } from '../identity/index.ts';
+import { boards, publicEntries } from './boards/tables.ts';
+import { appendEvent } from './ledger/ledger.ts';
+import type { CampaignRow } from './membership/member.ts';
+import { findCampaign } from './membership/members-repo.ts';
+import { presentCampaign } from './present.ts';
+import { campaignMembers, campaigns, tasks } from './tables.ts';
+import { cancelLocked } from './tasks/task-cancel.ts';
 
 /**
  * Closing a campaign (docs/campaign-lifecycle.md). Two steps, each its own transaction:

@@ -2,8 +2,8 @@ import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import type { EvidenceRecord, ReadingService } from '../../reading/index.ts';
-import { extractQuotes, MAX_QUOTES } from '../verification/quotes.ts';
-import { matchQuotes, type Verification } from '../verification/source-checks.ts';
+import { extractQuotes, MAX_QUOTES } from './quotes.ts';
+import { matchQuotes, type Verification } from './source-checks.ts';
 
 /**
  * Paid work is verified harder (SPEC Errors 4: "paid work requires all qualifying quotes to match

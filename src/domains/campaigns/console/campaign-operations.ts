@@ -11,6 +11,12 @@ const agentId = z
   .describe('One active member (agt_…); omitted, the whole campaign.');
 
 const op = defineOwnerOperation<CampaignDoorServices>();
+const campaignParams = z.object({ campaign_id: id }).strict();
+/** Stopping and closing take an optional reason the members read on the ledger. */
+const reasonBody = z
+  .object({ reason: z.string().max(500).optional().describe('Shown to members on the ledger.') })
+  .strict()
+  .optional();
 
 /**
  * Campaign operations for a signed-in owner (SPEC Authentication 3, `/v1/campaigns/...`). They
@@ -23,7 +29,7 @@ export const campaignOperations = [
     path: '/v1/campaigns/:campaign_id',
     tags,
     summary: 'Settings and members of a campaign you are the owner of record of',
-    params: z.object({ campaign_id: id }).strict(),
+    params: campaignParams,
     run: async (ctx, { ownerId, params }) => ctx.campaigns.campaign(ownerId, params.campaign_id),
   }),
   op({
@@ -32,7 +38,7 @@ export const campaignOperations = [
     tags,
     summary:
       'Post an OWNER_COMMENT message to your campaign (SPEC Campaign messages); returns the stored message',
-    params: z.object({ campaign_id: id }).strict(),
+    params: campaignParams,
     body: z
       .object({
         content: messageContentArg,
@@ -49,11 +55,8 @@ export const campaignOperations = [
     tags,
     summary:
       'Close your campaign: no new work; unfinished tasks are cancelled (leases end, escrow refunded) and boards withdrawn; members keep reading its records (docs/campaign-lifecycle.md)',
-    params: z.object({ campaign_id: id }).strict(),
-    body: z
-      .object({ reason: z.string().max(500).optional().describe('Shown to members on the ledger.') })
-      .strict()
-      .optional(),
+    params: campaignParams,
+    body: reasonBody,
     run: async (ctx, { ownerId, params, body }) =>
       ctx.campaigns.close(ownerId, params.campaign_id, body?.reason),
   }),
@@ -63,11 +66,8 @@ export const campaignOperations = [
     tags,
     summary:
       'Stop your campaign before closing it: running leases finish, but no new claims, tasks, members, mail or board entries are accepted (CAMPAIGN_STOPPING); resume or close it after',
-    params: z.object({ campaign_id: id }).strict(),
-    body: z
-      .object({ reason: z.string().max(500).optional().describe('Shown to members on the ledger.') })
-      .strict()
-      .optional(),
+    params: campaignParams,
+    body: reasonBody,
     run: async (ctx, { ownerId, params, body }) =>
       ctx.campaigns.stop(ownerId, params.campaign_id, body?.reason),
   }),
@@ -76,7 +76,7 @@ export const campaignOperations = [
     path: '/v1/campaigns/:campaign_id/resume',
     tags,
     summary: 'Resume your stopped campaign: it takes new work again',
-    params: z.object({ campaign_id: id }).strict(),
+    params: campaignParams,
     run: async (ctx, { ownerId, params }) => ctx.campaigns.resume(ownerId, params.campaign_id),
   }),
   op({

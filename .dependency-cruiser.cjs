@@ -1,6 +1,37 @@
 /** Layer rules from shared/DESIGN.md: domains never reach up into transport; the lower layers stay domain-free. */
+
+/**
+ * The campaigns area's sub-folders, lowest first. A sub-folder imports only those on a lower
+ * line (and the area's top-level files), so no two of them import each other and a change to
+ * one can be read without the ones above it. core/ holds what every step of a campaign names:
+ * the ledger append, the member lookup, a task's row and conditions, a member's access to a task.
+ */
+const CAMPAIGN_LAYERS = [
+  ['core'],
+  ['ledger', 'mail', 'messages', 'insights', 'rewards'],
+  ['tasks'],
+  ['membership'],
+  ['verification'],
+  ['findings'],
+  ['boards'],
+  ['http'],
+  ['console'],
+];
+
+const campaignLayerRules = CAMPAIGN_LAYERS.map((level, i) => ({
+  name: `campaigns-${level.join('-')}-below`,
+  comment: `campaigns/${level.join(', ')} import only the sub-folders on lower lines of CAMPAIGN_LAYERS.`,
+  severity: 'error',
+  from: { path: `^src/domains/campaigns/(${level.join('|')})/` },
+  to: {
+    path: `^src/domains/campaigns/(${CAMPAIGN_LAYERS.slice(i).flat().join('|')})/`,
+    pathNot: '^src/domains/campaigns/$1/',
+  },
+}));
+
 module.exports = {
   forbidden: [
+    ...campaignLayerRules,
     {
       name: 'domains-not-transport',
       comment:

@@ -1,7 +1,7 @@
 import { type AnyColumn, and, eq, or, type SQL, sql } from 'drizzle-orm';
 import { publicEntries } from './boards/tables.ts';
+import type { CampaignRow, Membership } from './core/member.ts';
 import { findingReviews, findings } from './findings/tables.ts';
-import type { CampaignRow, Membership } from './membership/member.ts';
 import {
   campaignEvents,
   campaignEvidence,

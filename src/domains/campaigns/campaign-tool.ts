@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { type Audience, defineTool, type Operation, type ToolSpec } from '../../framework/index.ts';
-import { type Membership, requireMembership } from './membership/member.ts';
+import { type Membership, requireMembership } from './core/member.ts';
 import {
   COORDINATOR_VISIBLE_WHEN,
   ENTRY_VISIBLE_WHEN,

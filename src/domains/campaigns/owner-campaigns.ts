@@ -5,13 +5,14 @@ import type { Database, Executor } from '../../storage/database.ts';
 import { describeAgents, describeOwnerAgents, findAgent } from '../identity/index.ts';
 import { ownerViewer } from './audience.ts';
 import { closeCampaign } from './campaign-close.ts';
+import type { CampaignRow, MemberRole } from './core/member.ts';
+import { listTasks, liveLeasesOf } from './core/task-repo.ts';
 import { campaignClosed, campaignNotOwned } from './errors.ts';
 import { listEventsForOwner } from './ledger/ledger-repo.ts';
 import type { LedgerWaiter } from './ledger/ledger-waiter.ts';
 import { waitForOwnerEvents } from './ledger/owner-watch.ts';
 import { createCampaignForOwner, type NewCampaign } from './membership/campaign-create.ts';
 import { resumeCampaign, stopCampaign } from './membership/campaign-stop.ts';
-import type { CampaignRow, MemberRole } from './membership/member.ts';
 import * as members from './membership/members-repo.ts';
 import { decideInvitation, inviteAgent } from './membership/membership-changes.ts';
 import { endMembership } from './membership/membership-ends.ts';
@@ -25,9 +26,9 @@ import {
 import { presentCampaign } from './present.ts';
 import { campaignMembers, campaigns } from './tables.ts';
 import { taskChoices } from './task-choices.ts';
+import { cancelTask } from './tasks/task-cancel.ts';
 import { presentTaskSummary } from './tasks/task-present.ts';
 import { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
-import { listTasks, liveLeasesOf } from './tasks/task-repo.ts';
 
 /** How many campaigns, tasks, messages and ledger events one console page shows. */
 const PAGE = 25;
@@ -187,6 +188,11 @@ export class CampaignOwnerService {
     return this.database.transaction((tx) =>
       publishTaskAsOwner(tx, ownerId, campaignId, input, this.clock.now()),
     );
+  }
+
+  /** Cancels a task of the owner's campaign, refunding an escrowed reward in the same transaction. */
+  cancelTask(ownerId: string, taskId: string, reason: string) {
+    return this.database.transaction((tx) => cancelTask(tx, ownerId, taskId, reason, this.clock.now()));
   }
 
   /** Posts an OWNER_COMMENT message; returns it as members read it. */

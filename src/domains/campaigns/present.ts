@@ -1,4 +1,4 @@
-import type { CampaignRow, MemberRole } from './membership/member.ts';
+import type { CampaignRow, MemberRole } from './core/member.ts';
 
 /** Row → wire shapes of campaigns. */
 

@@ -4,7 +4,7 @@ import type { Executor } from '../../storage/database.ts';
 import { type Caller, inactiveReason } from '../identity/index.ts';
 import type { Coverage, ReadCoverage } from '../reading/index.ts';
 import { evidenceOfOwner, evidenceSharedWith } from './audience.ts';
-import { appendEvent } from './ledger/ledger.ts';
+import { appendEvent } from './core/ledger.ts';
 import { searchReach } from './search-messages.ts';
 import { campaignEvidence, campaignMembers, tasks } from './tables.ts';
 import { currentLeases } from './tasks/leases.ts';

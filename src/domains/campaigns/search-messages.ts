@@ -3,7 +3,7 @@ import type { Executor } from '../../storage/database.ts';
 import type { Caller } from '../identity/index.ts';
 import type { SearchReach, TextMatch } from '../reading/index.ts';
 import { evidenceSharedWith, messagesVisible, type Viewer, viewerOf } from './audience.ts';
-import { requireMembership } from './membership/member.ts';
+import { requireMembership } from './core/member.ts';
 import { campaignEvidence, campaignMembers, campaignMessages, campaigns } from './tables.ts';
 
 /**

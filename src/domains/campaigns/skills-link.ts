@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import type { Executor } from '../../storage/database.ts';
-import { type Actor, appendEvent } from './ledger/ledger.ts';
+import { type Actor, appendEvent } from './core/ledger.ts';
 import { campaignMembers, campaigns, taskLeases, tasks } from './tables.ts';
 import { liveLeaseOf } from './tasks/leases.ts';
 

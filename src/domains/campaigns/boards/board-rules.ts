@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { DomainError } from '../../../kernel/errors.ts';
-import { storedConditions } from '../tasks/conditions.ts';
-import type { TaskRow } from '../tasks/task-repo.ts';
+import { storedConditions } from '../core/conditions.ts';
+import type { TaskRow } from '../core/task-repo.ts';
 
 /** Board rules (docs/boards.md): what a slug is, what a board is for, which tasks may be listed. */
 

@@ -5,8 +5,8 @@ import { DomainError } from '../../../kernel/errors.ts';
 import { base32 } from '../../../kernel/ids.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
 import { lockedOne } from '../../../storage/locked.ts';
+import { appendEvent } from '../core/ledger.ts';
 import { campaignNotOwned, requireTakingNew } from '../errors.ts';
-import { appendEvent } from '../ledger/ledger.ts';
 import { campaigns, tasks } from '../tables.ts';
 import {
   BOARD_PURPOSES,

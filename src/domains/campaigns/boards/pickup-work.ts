@@ -7,7 +7,7 @@ import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import { type ReadingService, windowOf } from '../../reading/index.ts';
-import { appendEvent } from '../ledger/ledger.ts';
+import { appendEvent } from '../core/ledger.ts';
 import { campaignEvidence, tasks } from '../tables.ts';
 import { heartbeatAs, type RELEASE_REASONS, releaseAs } from '../tasks/lease-moves.ts';
 import type { CompletionGate } from '../types.ts';

@@ -3,12 +3,12 @@ import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
-import { appendEvent } from '../ledger/ledger.ts';
-import { activeMembers, type Membership } from '../membership/member.ts';
+import { appendEvent } from '../core/ledger.ts';
+import { activeMembers, type Membership } from '../core/member.ts';
+import { recordHistory } from '../core/task-repo.ts';
 import { findCampaign } from '../membership/members-repo.ts';
 import { taskLeases, tasks } from '../tables.ts';
 import { type LostClaim, tryClaim } from '../tasks/task-claims.ts';
-import { recordHistory } from '../tasks/task-repo.ts';
 import { publicConditions, unlistable } from './board-rules.ts';
 import { boards, boardTasks, publicEntries } from './tables.ts';
 

@@ -246,7 +246,7 @@ export function campaignRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
   });
   // The task id travels in the form (one form per task row); cancelling is the owner's act alone.
   change('tasks/cancel', 'cancel', cancelTaskForm, async (owner, _id, data) => {
-    const cancelled = await ctx.ownerRewards.cancel(owner.id, data.taskId, data.reason);
+    const cancelled = await ctx.campaigns.cancelTask(owner.id, data.taskId, data.reason);
     return cancelled.reward_status === 'REFUNDED' ? 'cancelled_refunded' : 'cancelled';
   });
   change('stop', 'stop', stopCampaignForm, async (owner, id, data) => {

@@ -97,7 +97,7 @@ export const rewardsOperations = [
     params: z.object({ task_id: taskId }).strict(),
     body: z.object({ reason }).strict(),
     run: async (ctx, { ownerId, params, body }) =>
-      ctx.ownerRewards.cancel(ownerId, params.task_id, body.reason),
+      ctx.campaigns.cancelTask(ownerId, params.task_id, body.reason),
   }),
   op({
     method: 'POST',

@@ -2,7 +2,7 @@ import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import type { EvidenceRecord, ReadingService } from '../../reading/index.ts';
-import type { Membership } from '../membership/member.ts';
+import type { Membership } from '../core/member.ts';
 import { campaignEvidence } from '../tables.ts';
 import { inCampaign } from '../verification/source-checks.ts';
 

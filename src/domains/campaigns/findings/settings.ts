@@ -3,8 +3,8 @@ import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { lockedOne } from '../../../storage/locked.ts';
 import { TLP_LEVELS, type TlpLevel } from '../../research/index.ts';
+import { appendEvent } from '../core/ledger.ts';
 import { campaignClosed, campaignNotOwned } from '../errors.ts';
-import { appendEvent } from '../ledger/ledger.ts';
 import { campaigns } from '../tables.ts';
 
 /**

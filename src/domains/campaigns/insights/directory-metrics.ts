@@ -10,7 +10,7 @@ import {
   tasksVisible,
   viewerOf,
 } from '../audience.ts';
-import type { Membership } from '../membership/member.ts';
+import type { Membership } from '../core/member.ts';
 import {
   campaignEvidence,
   campaignMembers,

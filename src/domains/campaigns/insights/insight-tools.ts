@@ -3,7 +3,7 @@ import { DomainError } from '../../../kernel/errors.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
 import { viewerOf } from '../audience.ts';
 import { campaignTool, memberTool } from '../campaign-tool.ts';
-import { requireMembership } from '../membership/member.ts';
+import { requireMembership } from '../core/member.ts';
 import { agentIdArg, cursorArg, taskIdArg } from '../schemas.ts';
 import { campaignDirectory, campaignMetrics, ownAgentsDirectory } from './directory-metrics.ts';
 import { campaignGraph } from './graph.ts';

@@ -1,6 +1,6 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { Database } from '../../../storage/database.ts';
-import type { MemberRole } from '../membership/member.ts';
+import type { MemberRole } from '../core/member.ts';
 import { campaignEvents, campaignMembers } from '../tables.ts';
 
 /**

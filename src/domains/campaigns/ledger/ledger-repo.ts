@@ -3,7 +3,7 @@ import { signCursor } from '../../../kernel/cursor.ts';
 import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { eventsVisible, ownerViewer, seesOtherWorkers, type Viewer } from '../audience.ts';
-import type { CampaignRow } from '../membership/member.ts';
+import type { CampaignRow } from '../core/member.ts';
 import { campaignEvents } from '../tables.ts';
 
 /** Reading the ledger: the queries (always through audience.eventsVisible) and the event's wire shape. */

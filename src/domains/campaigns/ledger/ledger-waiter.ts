@@ -1,6 +1,6 @@
 import type { Database } from '../../../storage/database.ts';
 import { NotifyWaiter, type WaitOutcome, type WaitTicket } from '../../../storage/notify-waiter.ts';
-import { LEDGER_CHANNEL } from './ledger.ts';
+import { LEDGER_CHANNEL } from '../core/ledger.ts';
 
 export type { WaitOutcome };
 export type LedgerTicket = WaitTicket;

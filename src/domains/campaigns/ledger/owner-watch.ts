@@ -1,6 +1,6 @@
 import type { Executor } from '../../../storage/database.ts';
 import { ownerViewer } from '../audience.ts';
-import type { CampaignRow } from '../membership/member.ts';
+import type { CampaignRow } from '../core/member.ts';
 import { eventsAfter, type PresentedEvent, presentEvent } from './ledger-repo.ts';
 import type { LedgerWaiter } from './ledger-waiter.ts';
 

@@ -3,8 +3,8 @@ import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { lockedOne } from '../../../storage/locked.ts';
-import { appendEvent } from '../ledger/ledger.ts';
-import type { Membership } from '../membership/member.ts';
+import { appendEvent } from '../core/ledger.ts';
+import type { Membership } from '../core/member.ts';
 import { mailAccess } from './tables.ts';
 
 /**

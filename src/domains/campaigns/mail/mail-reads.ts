@@ -6,7 +6,7 @@ import type { Executor } from '../../../storage/database.ts';
 import { lockedOne } from '../../../storage/locked.ts';
 import type { NotifyWaiter } from '../../../storage/notify-waiter.ts';
 import { windowOf } from '../../reading/index.ts';
-import type { Membership } from '../membership/member.ts';
+import type { Membership } from '../core/member.ts';
 import { requireMailAccess } from './access.ts';
 import { mailMessages } from './tables.ts';
 

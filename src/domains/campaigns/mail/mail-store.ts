@@ -4,7 +4,7 @@ import { newId } from '../../../kernel/ids.ts';
 import type { ParsedMail } from '../../../parsing/index.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { InboundMail, MailRefusal } from '../../mail/types.ts';
-import { appendEvent } from '../ledger/ledger.ts';
+import { appendEvent } from '../core/ledger.ts';
 import { campaigns } from '../tables.ts';
 import { MAIL_LIMITS, type MailboxRow, usageOf } from './mailbox.ts';
 import { mailboxes, mailDeliveryAttempts, mailMessages } from './tables.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { LIMITS } from '../../../kernel/limits.ts';
 import { memberTool } from '../campaign-tool.ts';
-import { requireMembership } from '../membership/member.ts';
+import { requireMembership } from '../core/member.ts';
 import { cursorArg, limitArg, longText, mailIdArg } from '../schemas.ts';
 import { accessOf, presentAccess, requestAccess } from './access.ts';
 import { getMail, listMail, waitForMail } from './mail-reads.ts';

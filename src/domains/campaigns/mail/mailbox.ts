@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { and, count, eq, sql } from 'drizzle-orm';
 import { base32 } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
-import type { CampaignRow } from '../membership/member.ts';
+import type { CampaignRow } from '../core/member.ts';
 import { mailboxes, mailMessages } from './tables.ts';
 
 /**

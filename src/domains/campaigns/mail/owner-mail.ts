@@ -7,8 +7,8 @@ import { withTenant } from '../../../kernel/tenant.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
 import { describeAgents } from '../../identity/index.ts';
 import type { InboundMail, MailRefusal } from '../../mail/types.ts';
+import { appendEvent } from '../core/ledger.ts';
 import { campaignNotOwned } from '../errors.ts';
-import { appendEvent } from '../ledger/ledger.ts';
 import { campaigns } from '../tables.ts';
 import { decideAccess } from './access.ts';
 import {

@@ -2,10 +2,10 @@ import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { type Caller, enqueueToolsChanged, findAgent, guestBound } from '../../identity/index.ts';
-import { type Actor, appendEvent } from '../ledger/ledger.ts';
+import { type Actor, appendEvent } from '../core/ledger.ts';
+import { setDefaultCampaign } from '../core/member.ts';
 import { presentCampaign } from '../present.ts';
 import { campaignDefaults } from '../tables.ts';
-import { setDefaultCampaign } from './member.ts';
 import * as repo from './members-repo.ts';
 
 /** Opening a campaign: by an agent (campaign_create) or by an owner from the console. */

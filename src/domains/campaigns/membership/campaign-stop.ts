@@ -3,11 +3,11 @@ import type { Clock } from '../../../kernel/clock.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
 import { enqueueToolsChanged } from '../../identity/index.ts';
 import { anyCampaign, ownerReason } from '../campaign-close.ts';
+import { appendEvent } from '../core/ledger.ts';
+import type { CampaignRow } from '../core/member.ts';
 import { campaignClosed } from '../errors.ts';
-import { appendEvent } from '../ledger/ledger.ts';
 import { presentCampaign } from '../present.ts';
 import { campaignMembers, campaigns, taskLeases } from '../tables.ts';
-import type { CampaignRow } from './member.ts';
 
 /**
  * The stop phase before a close (docs/campaign-lifecycle.md): a STOPPING campaign accepts

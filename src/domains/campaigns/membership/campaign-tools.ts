@@ -5,6 +5,7 @@ import { DomainError } from '../../../kernel/errors.ts';
 import { cutPage } from '../../../kernel/paging.ts';
 import { seesOtherWorkers, viewerOf } from '../audience.ts';
 import { COORDINATORS, ENTRANTS, memberTool, RECORD_READERS } from '../campaign-tool.ts';
+import { actorOf, requireCoordinator } from '../core/member.ts';
 import { afterCreate, afterInvite, afterJoin } from '../next-steps.ts';
 import { presentCampaign, presentMembership } from '../present.ts';
 import {
@@ -22,7 +23,6 @@ import {
 } from '../schemas.ts';
 import type { CampaignCtx } from '../services.ts';
 import { createCampaign } from './campaign-create.ts';
-import { actorOf, requireCoordinator } from './member.ts';
 import * as repo from './members-repo.ts';
 import { inviteAgent, joinCampaign } from './membership-changes.ts';
 import { endMembership } from './membership-ends.ts';

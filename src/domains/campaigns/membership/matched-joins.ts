@@ -2,10 +2,10 @@ import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { activateForCampaigns, enqueueToolsChanged, findAgent } from '../../identity/index.ts';
+import { appendEvent } from '../core/ledger.ts';
+import { ownerActorId } from '../core/task-repo.ts';
 import { requireTakingNew } from '../errors.ts';
-import { appendEvent } from '../ledger/ledger.ts';
 import { campaignMembers, campaigns } from '../tables.ts';
-import { ownerActorId } from '../tasks/task-repo.ts';
 import * as repo from './members-repo.ts';
 
 /**

@@ -8,10 +8,16 @@ import {
   guestBound,
   inactiveReason,
 } from '../../identity/index.ts';
+import { type Actor, appendEvent } from '../core/ledger.ts';
+import {
+  actorOf,
+  type CampaignRow,
+  type MemberRole,
+  type Membership,
+  setDefaultCampaign,
+} from '../core/member.ts';
+import { ownerActorId } from '../core/task-repo.ts';
 import { requireTakingNew } from '../errors.ts';
-import { type Actor, appendEvent } from '../ledger/ledger.ts';
-import { ownerActorId } from '../tasks/task-repo.ts';
-import { actorOf, type CampaignRow, type MemberRole, type Membership, setDefaultCampaign } from './member.ts';
 import * as repo from './members-repo.ts';
 
 /** Membership moves: invitations (agent and owner sides), joining and applying. */

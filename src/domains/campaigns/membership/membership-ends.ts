@@ -2,12 +2,12 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { enqueueToolsChanged } from '../../identity/index.ts';
-import { type Actor, appendEvent } from '../ledger/ledger.ts';
+import { type Actor, appendEvent } from '../core/ledger.ts';
+import type { CampaignRow } from '../core/member.ts';
+import { ownerActorId } from '../core/task-repo.ts';
 import { mailAccess } from '../mail/tables.ts';
 import { campaignDefaults, taskLeases, tasks } from '../tables.ts';
 import { endLeasesOfHolders } from '../tasks/leases.ts';
-import { ownerActorId } from '../tasks/task-repo.ts';
-import type { CampaignRow } from './member.ts';
 import * as repo from './members-repo.ts';
 
 /**

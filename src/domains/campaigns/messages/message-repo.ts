@@ -1,7 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { Executor } from '../../../storage/database.ts';
 import { messagesVisible, tasksVisible, type Viewer } from '../audience.ts';
-import type { AlongRow } from '../ledger/ledger.ts';
+import type { AlongRow } from '../core/ledger.ts';
 import { campaignMessages, tasks } from '../tables.ts';
 
 /** SQL of campaign messages. Every read goes through audience.ts, so a mode hides the same rows everywhere. */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { viewerOf } from '../audience.ts';
 import { COORDINATORS, memberTool } from '../campaign-tool.ts';
-import type { Membership } from '../membership/member.ts';
+import type { Membership } from '../core/member.ts';
 import { agentIdArg, messageIdArg, taskIdArg, titleArg } from '../schemas.ts';
 import type { CampaignCtx } from '../services.ts';
 import {

@@ -8,15 +8,9 @@ import { plainText } from '../../../kernel/plain-text.ts';
 import { toValidationDetail } from '../../../kernel/validation.ts';
 import type { Executor, TransactionEnd } from '../../../storage/database.ts';
 import { ownerViewer, type Viewer } from '../audience.ts';
+import { type Actor, type AlongRow, alongInserts, appendEvent, appendEventAtCommit } from '../core/ledger.ts';
+import { activeMembers, type CampaignRow } from '../core/member.ts';
 import { campaignClosed, taskNotFound } from '../errors.ts';
-import {
-  type Actor,
-  type AlongRow,
-  alongInserts,
-  appendEvent,
-  appendEventAtCommit,
-} from '../ledger/ledger.ts';
-import { activeMembers, type CampaignRow } from '../membership/member.ts';
 import * as repo from './message-repo.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { blindReplyTo, viewerOf } from '../audience.ts';
-import { type Membership, requireCoordinator } from '../membership/member.ts';
+import { type Membership, requireCoordinator } from '../core/member.ts';
 import * as repo from './message-repo.ts';
 import { postMessage } from './messages.ts';
 

@@ -11,8 +11,8 @@ import {
   ownerAccount,
   post,
 } from '../../funds/index.ts';
-import { appendEvent } from '../ledger/ledger.ts';
-import { lockTask } from '../tasks/task-repo.ts';
+import { appendEvent } from '../core/ledger.ts';
+import { lockTask } from '../core/task-repo.ts';
 import { lockRewardOfTask } from './escrow.ts';
 import { returnForRework } from './release.ts';
 import { rewardApprovals, taskRewards } from './tables.ts';

@@ -13,10 +13,9 @@ import {
   money,
   ownerAccount,
 } from '../../funds/index.ts';
-import { appendEvent } from '../ledger/ledger.ts';
+import { appendEvent } from '../core/ledger.ts';
+import { lockTask } from '../core/task-repo.ts';
 import { campaigns, taskSubmissions, tasks } from '../tables.ts';
-import { cancelTask } from '../tasks/task-cancel.ts';
-import { lockTask } from '../tasks/task-repo.ts';
 import { type ApprovalRow, approvalNotFound, decideApproval } from './approvals.ts';
 import { escrowIfCovered, lockRewardOfTask, rewardOfTask } from './escrow.ts';
 import { approvalUrl, presentReward } from './reward-present.ts';
@@ -24,7 +23,7 @@ import { rewardApprovals, taskRewards } from './tables.ts';
 
 /**
  * The owner's side of task rewards (console and `/v1/rewards`): release requests to decide,
- * funding a task that waits for it, cancelling a task (refunding its escrow), and the rewards
+ * funding a task that waits for it, and the rewards
  * half of `cairn rewards check`.
  */
 export class RewardOwnerService {
@@ -185,11 +184,6 @@ export class RewardOwnerService {
         escrowed: money(r.currency as Currency, r.amount),
       };
     });
-  }
-
-  /** Cancels a task of the owner's campaign, refunding an escrowed reward in the same transaction. */
-  cancel(ownerId: string, taskId: string, reason: string) {
-    return this.database.transaction((tx) => cancelTask(tx, ownerId, taskId, reason, this.clock.now()));
   }
 
   /**

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { type Currency, feeOf, formatMoney, MAX_MINOR, money, toMinor } from '../../funds/index.ts';
-import type { CampaignRow } from '../membership/member.ts';
-import type { Conditions } from '../tasks/conditions.ts';
+import type { Conditions } from '../core/conditions.ts';
+import type { CampaignRow } from '../core/member.ts';
 import { taskRewards } from './tables.ts';
 
 /**

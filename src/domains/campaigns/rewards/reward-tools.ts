@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { DomainError } from '../../../kernel/errors.ts';
 import { campaignTool, RECORD_READERS } from '../campaign-tool.ts';
-import { actorOf } from '../membership/member.ts';
+import { storedConditions } from '../core/conditions.ts';
+import { actorOf } from '../core/member.ts';
+import { taskForMember } from '../core/task-access.ts';
+import { lockTask } from '../core/task-repo.ts';
 import { longText, taskIdArg } from '../schemas.ts';
-import { storedConditions } from '../tasks/conditions.ts';
-import { taskForMember } from '../tasks/task-access.ts';
-import { lockTask } from '../tasks/task-repo.ts';
 import { requestRelease, returnForRework } from './release.ts';
 
 /** reward_release (SPEC tool table): RELEASE asks the campaign owner to approve; RETURN sends to rework. */

@@ -2,12 +2,12 @@ import { eq, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
-import { appendEvent } from '../ledger/ledger.ts';
-import { actorOf, type Membership } from '../membership/member.ts';
+import { appendEvent } from '../core/ledger.ts';
+import { actorOf, type Membership } from '../core/member.ts';
+import { requireActiveAgent, taskForMember } from '../core/task-access.ts';
+import { recordHistory } from '../core/task-repo.ts';
 import { taskLeases, tasks } from '../tables.ts';
 import { requireCurrentLease } from './leases.ts';
-import { requireActiveAgent, taskForMember } from './task-access.ts';
-import { recordHistory } from './task-repo.ts';
 
 /**
  * What the holder of a lease does with it, and the coordinator's hand-over: keeping it

@@ -2,10 +2,10 @@ import { and, asc, eq, gt, inArray, isNull, lte, type Placeholder, type SQL, sql
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { lockedOne } from '../../../storage/locked.ts';
+import { type Actor, appendEvent } from '../core/ledger.ts';
+import { recordHistory } from '../core/task-repo.ts';
 import { leaseNotFound, taskNotFound } from '../errors.ts';
-import { type Actor, appendEvent } from '../ledger/ledger.ts';
 import { taskLeases, tasks } from '../tables.ts';
-import { recordHistory } from './task-repo.ts';
 
 /**
  * Claim leases (SPEC Task.lease, States and transitions). A lease is current iff it has not

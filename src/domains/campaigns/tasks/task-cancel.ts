@@ -2,11 +2,11 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { type Currency, money } from '../../funds/index.ts';
+import { appendEvent } from '../core/ledger.ts';
+import { lockTask, ownerActorId, recordHistory, type TaskRow } from '../core/task-repo.ts';
 import { taskNotFound } from '../errors.ts';
-import { appendEvent } from '../ledger/ledger.ts';
 import { settleOnCancel } from '../rewards/escrow.ts';
 import { campaigns, taskLeases, tasks } from '../tables.ts';
-import { lockTask, ownerActorId, recordHistory, type TaskRow } from './task-repo.ts';
 
 /**
  * Cancelling a task, by the campaign's owner of record (console, `/v1`). One transaction: an

@@ -3,22 +3,22 @@ import { canonicalJson } from '../../../kernel/canonical-json.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
-import { appendEvent } from '../ledger/ledger.ts';
-import { actorOf, askACoordinator } from '../membership/member.ts';
-import { rewardOfTask } from '../rewards/escrow.ts';
-import { requireWithinCap } from '../rewards/reward-terms.ts';
-import { tasks } from '../tables.ts';
-import { type ConditionsInput, completeConditions } from './conditions.ts';
-import { expireDueLeases } from './leases.ts';
+import { type ConditionsInput, completeConditions } from '../core/conditions.ts';
+import { appendEvent } from '../core/ledger.ts';
+import { actorOf, askACoordinator } from '../core/member.ts';
 import {
   CHANGEABLE,
   notEditable,
   requireActiveAgent,
   taskForMember,
   versionConflict,
-} from './task-access.ts';
+} from '../core/task-access.ts';
+import { hasSubmission, lockTask, openLeaseOf, recordHistory, type TaskRow } from '../core/task-repo.ts';
+import { rewardOfTask } from '../rewards/escrow.ts';
+import { requireWithinCap } from '../rewards/reward-terms.ts';
+import { tasks } from '../tables.ts';
+import { expireDueLeases } from './leases.ts';
 import { isFunded } from './task-reads.ts';
-import { hasSubmission, lockTask, openLeaseOf, recordHistory, type TaskRow } from './task-repo.ts';
 
 /** Changing a task while nobody works on it (task_edit, task_assign). */
 

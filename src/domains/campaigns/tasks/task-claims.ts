@@ -5,15 +5,15 @@ import type { Executor } from '../../../storage/database.ts';
 import { preparedStatement } from '../../../storage/prepared.ts';
 import type { Caller } from '../../identity/index.ts';
 import { seesAllTasks, seesOtherWorkers, tasksVisible, type Viewer, viewerOf } from '../audience.ts';
+import { storedConditions } from '../core/conditions.ts';
+import { appendEvent } from '../core/ledger.ts';
+import { actorOf, type Membership } from '../core/member.ts';
+import { taskForMember } from '../core/task-access.ts';
+import { historyInsert } from '../core/task-repo.ts';
 import { taskNotFound } from '../errors.ts';
-import { appendEvent } from '../ledger/ledger.ts';
-import { actorOf, type Membership } from '../membership/member.ts';
 import { taskRewards } from '../rewards/tables.ts';
 import { taskLeases, tasks } from '../tables.ts';
-import { storedConditions } from './conditions.ts';
 import { expireDueLeases, liveLeaseOn } from './leases.ts';
-import { taskForMember } from './task-access.ts';
-import { historyInsert } from './task-repo.ts';
 
 /** Claiming a task (task_claim, and the claim of an open pickup); lease-moves.ts keeps, gives up and hands over. */
 

@@ -1,6 +1,6 @@
 import { historyDetailShown, seesOtherWorkers, type Viewer } from '../audience.ts';
+import type { HistoryRow, TaskRow } from '../core/task-repo.ts';
 import type { LeaseRow } from './leases.ts';
-import type { HistoryRow, TaskRow } from './task-repo.ts';
 
 /**
  * Task rows to wire shapes. Where the campaign's mode hides other workers from the viewer

@@ -2,16 +2,16 @@ import { eq } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
+import { type ConditionsInput, completeConditions } from '../core/conditions.ts';
+import { type Actor, appendEvent } from '../core/ledger.ts';
+import { actorOf, askACoordinator, type CampaignRow, type Membership } from '../core/member.ts';
+import { requireActiveAgent } from '../core/task-access.ts';
+import { ownerActorId, recordHistory } from '../core/task-repo.ts';
 import { campaignNotOwned, requireTakingNew } from '../errors.ts';
-import { type Actor, appendEvent } from '../ledger/ledger.ts';
-import { actorOf, askACoordinator, type CampaignRow, type Membership } from '../membership/member.ts';
 import { escrowIfCovered } from '../rewards/escrow.ts';
 import { type Reward, requireWithinLimits } from '../rewards/reward-terms.ts';
 import { taskRewards } from '../rewards/tables.ts';
 import { campaigns, tasks } from '../tables.ts';
-import { type ConditionsInput, completeConditions } from './conditions.ts';
-import { requireActiveAgent } from './task-access.ts';
-import { ownerActorId, recordHistory } from './task-repo.ts';
 
 /** Publishing tasks (task_publish, and the owner of record from the console). */
 

@@ -5,15 +5,15 @@ import type { Executor } from '../../../storage/database.ts';
 import { preparedStatement } from '../../../storage/prepared.ts';
 import type { Caller } from '../../identity/index.ts';
 import { seesOtherWorkers, submissionScope, submissionsVisible, type Viewer, viewerOf } from '../audience.ts';
-import type { Membership } from '../membership/member.ts';
+import type { Membership } from '../core/member.ts';
+import { CHANGEABLE, taskForMember } from '../core/task-access.ts';
+import { historyPage, isInvolved, listTasks, liveLeasesOf, type TaskStatus } from '../core/task-repo.ts';
 import { pendingApprovalOf, rewardsOfTasks } from '../rewards/escrow.ts';
 import { presentReward, rewardSummary } from '../rewards/reward-present.ts';
 import { taskRewards } from '../rewards/tables.ts';
 import { taskLeases, taskSubmissions, tasks } from '../tables.ts';
 import { liveLeaseOn } from './leases.ts';
-import { CHANGEABLE, taskForMember } from './task-access.ts';
 import { presentHistory, presentTask, presentTaskSummary } from './task-present.ts';
-import { historyPage, isInvolved, listTasks, liveLeasesOf, type TaskStatus } from './task-repo.ts';
 
 /** Reading tasks: task_get, task_list, task_history. Each filters by the campaign's visibility mode. */
 

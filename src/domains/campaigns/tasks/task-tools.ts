@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { campaignTool } from '../campaign-tool.ts';
-import { requireMembership } from '../membership/member.ts';
+import { conditionsArg } from '../core/conditions.ts';
+import { requireMembership } from '../core/member.ts';
+import { TASK_STATUSES } from '../core/task-repo.ts';
 import { afterList, afterPublish } from '../next-steps.ts';
 import { rewardOfTask } from '../rewards/escrow.ts';
 import { fundUrl, presentReward } from '../rewards/reward-present.ts';
 import { rewardArgs, rewardOf } from '../rewards/reward-terms.ts';
 import { agentIdArg, cursorArg, limitArg, longText, taskIdArg, titleArg } from '../schemas.ts';
-import { conditionsArg } from './conditions.ts';
 import { assignTask, editTask } from './task-changes.ts';
 import { publishTask } from './task-publish.ts';
 import { getTask, listTasksFor, taskHistoryFor } from './task-reads.ts';
-import { TASK_STATUSES } from './task-repo.ts';
 
 /** Publishing, finding and changing tasks (docs/campaign-tasks.md). */
 

@@ -11,11 +11,11 @@ import {
   type ReadingService,
   sendsOneFile,
 } from '../../reading/index.ts';
-import { appendEvent } from '../ledger/ledger.ts';
-import { type Membership, requireMembership } from '../membership/member.ts';
+import { appendEvent } from '../core/ledger.ts';
+import { type Membership, requireMembership } from '../core/member.ts';
+import { taskForMember } from '../core/task-access.ts';
 import { findCampaign } from '../membership/members-repo.ts';
 import { campaignEvidence } from '../tables.ts';
-import { taskForMember } from '../tasks/task-access.ts';
 import { inCampaign } from './source-checks.ts';
 
 /** evidence_submit: shares a stored read the caller may see with the campaign (and a task). */

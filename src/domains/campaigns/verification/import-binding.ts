@@ -1,12 +1,12 @@
 import type { Executor } from '../../../storage/database.ts';
 import type { ImportBinding, Importer } from '../../reading/types.ts';
+import { appendEvent } from '../core/ledger.ts';
+import { requireMembership } from '../core/member.ts';
+import { taskForMember } from '../core/task-access.ts';
+import { findTask } from '../core/task-repo.ts';
 import { campaignClosed, campaignNotOwned, taskNotFound } from '../errors.ts';
-import { appendEvent } from '../ledger/ledger.ts';
-import { requireMembership } from '../membership/member.ts';
 import { findCampaign } from '../membership/members-repo.ts';
 import { campaignEvidence } from '../tables.ts';
-import { taskForMember } from '../tasks/task-access.ts';
-import { findTask } from '../tasks/task-repo.ts';
 
 /**
  * Where an import joins a campaign. A person imports into campaigns they own (as owner of

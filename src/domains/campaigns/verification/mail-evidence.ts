@@ -2,9 +2,9 @@ import { newId } from '../../../kernel/ids.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import { storeReceivedMail } from '../../reading/index.ts';
+import { requireMembership } from '../core/member.ts';
+import { taskForMember } from '../core/task-access.ts';
 import { mailForEvidence, recordMailEvidence } from '../mail/mail-reads.ts';
-import { requireMembership } from '../membership/member.ts';
-import { taskForMember } from '../tasks/task-access.ts';
 import { shareEvidence } from './evidence-share.ts';
 
 /**

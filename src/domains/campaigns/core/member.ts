@@ -4,8 +4,8 @@ import type { Executor } from '../../../storage/database.ts';
 import { preparedStatement } from '../../../storage/prepared.ts';
 import type { Caller } from '../../identity/index.ts';
 import { campaignClosed, requireTakingNew } from '../errors.ts';
-import type { Actor } from '../ledger/ledger.ts';
 import { campaignDefaults, campaignMembers, campaigns } from '../tables.ts';
+import type { Actor } from './ledger.ts';
 
 export type CampaignRow = typeof campaigns.$inferSelect;
 /** What a call is about to do in the campaign: change its records, or start new work in it. */

@@ -5,8 +5,8 @@ import { preparedStatement } from '../../../storage/prepared.ts';
 import type { Caller } from '../../identity/index.ts';
 import { seesAllTasks, seesOtherWorkers, type Viewer, viewerOf } from '../audience.ts';
 import { taskNotFound } from '../errors.ts';
-import { activeMembers, checkMembership, type Membership, memberOn } from '../membership/member.ts';
 import { campaignMembers, campaigns, tasks } from '../tables.ts';
+import { activeMembers, checkMembership, type Membership, memberOn } from './member.ts';
 import { isVisible, type TaskRow } from './task-repo.ts';
 
 /** The task a task tool names, in the caller's standing inside the task's campaign. */

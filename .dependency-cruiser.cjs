@@ -8,7 +8,7 @@
  */
 const CAMPAIGN_LAYERS = [
   ['core'],
-  ['ledger', 'mail', 'messages', 'insights', 'rewards'],
+  ['ledger', 'messages', 'insights', 'rewards'],
   ['tasks'],
   ['membership'],
   ['verification'],

@@ -12,9 +12,10 @@ import { buildOutbound } from './net/outbound.ts';
 import { ParserPool } from './parsing/index.ts';
 import type { Database } from './storage/database.ts';
 import { resolveSecret } from './storage/secret.ts';
+import { buildDoorContext } from './transport/door-context.ts';
 import { Metrics } from './transport/http/metrics.ts';
 import { buildHttpServer } from './transport/http/server.ts';
-import { startMailboxReceiver } from './transport/smtp/mailbox-receiver.ts';
+import { startListeners } from './transport/listeners.ts';
 import { connectRateLimitStore } from './web/http/rate-limit.ts';
 
 export interface App {
@@ -22,8 +23,8 @@ export interface App {
   services: AppServices;
   runner: OperationRunner<AppServices>;
   database: Database;
-  /** The built-in SMTP receiver's port while it runs (CAIRN_SMTP_PORT), else null. */
-  smtpPort: number | null;
+  /** The ports of the areas' own listeners, by name: `smtp` while mail's receiver runs (CAIRN_SMTP_PORT). */
+  ports: Readonly<Record<string, number>>;
 }
 
 export interface AppOptions {
@@ -81,6 +82,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     config.oauthChecksFile,
   );
   const redis = await connectRateLimitStore(config.redisUrl, logger);
+  const doors = buildDoorContext({ services, config, secret: core.secret, clock, redis });
 
   const http = await buildHttpServer({
     config,
@@ -95,9 +97,10 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     metrics,
     redis,
     bodies: core.parser,
+    doors,
   });
-  // The built-in SMTP receiver (CAIRN_SMTP_PORT), beside the HTTP server; closed with it.
-  const smtp = await startMailboxReceiver(config, services.mail, logger);
+  // The areas' own listeners (the SMTP receiver), beside the HTTP server; closed with it.
+  const listening = await startListeners(doors, logger);
   for (const worker of workers) worker.start();
   // Before the server waits for in-flight requests: waiting calls answer now.
   http.addHook('preClose', async () => {
@@ -105,9 +108,9 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
   });
   http.addHook('onClose', async () => {
     await Promise.all(workers.map((worker) => worker.stop()));
-    await smtp?.close();
+    await listening.close();
     await core.parser.close();
     await redis?.quit().catch(() => redis.disconnect());
   });
-  return { http, services, runner, database, smtpPort: smtp?.port ?? null };
+  return { http, services, runner, database, ports: listening.ports };
 }

@@ -12,6 +12,7 @@ import { campaignsArea } from './campaigns/index.ts';
 import { capabilitiesArea } from './capabilities/index.ts';
 import { fundsArea } from './funds/index.ts';
 import { identityArea } from './identity/index.ts';
+import { mailArea } from './mail/index.ts';
 import { matchingArea } from './matching/index.ts';
 import { readingArea } from './reading/index.ts';
 import { skillsArea } from './skills/index.ts';
@@ -28,6 +29,7 @@ export const AREAS = [
   readingArea,
   fundsArea,
   campaignsArea,
+  mailArea,
   matchingArea,
   skillsArea,
   arenaArea,

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import type { NavEntry } from '../web/console/layout.ts';
 import type { DoorContext, PageParts, PartOf } from './door-context.ts';
 import type { OwnerOperation } from './owner-operation.ts';
@@ -26,6 +27,18 @@ export interface Doors<N = object> {
   ownerOperations?: ReadonlyArray<OwnerOperation<N>>;
   /** Its entries in the console's navigation bar. */
   nav?: ReadonlyArray<NavEntry>;
+  /**
+   * Doors of its own beside the HTTP server, by name (mail's `smtp` receiver): each starts once the
+   * server is built, or answers null where the deployment leaves it off, and closes with the
+   * server; the app names their ports (`App.ports`).
+   */
+  listeners?: Readonly<Record<string, (ctx: DoorContext<N>, logger: Logger) => Promise<Listener | null>>>;
   /** What it adds to other areas' console pages (the host area declares each slot in `PageParts`). */
   parts?: { [K in keyof PageParts]?: (ctx: DoorContext<N>) => PartOf<K> };
+}
+
+/** A listening door: the port it took (an ephemeral one when asked for 0) and how to close it. */
+export interface Listener {
+  port: number;
+  close(): Promise<void>;
 }

@@ -15,7 +15,7 @@ export {
   type Worker,
 } from './area.ts';
 export { CommitValue } from './commit-value.ts';
-export type { DoorContext, Doors, OwnerOf, PageParts, PartOf } from './doors.ts';
+export type { DoorContext, Doors, Listener, OwnerOf, PageParts, PartOf } from './doors.ts';
 export { isForm, joinForms, type ToolForm } from './forms.ts';
 export { earlierAnswer, runOnce } from './idempotency-repo.ts';
 export {

@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sweepMail } from '../../src/domains/campaigns/index.ts';
-import { mailDeliveryAttempts, mailProviderDeliveries } from '../../src/domains/campaigns/mail/tables.ts';
 import { deviceAuthorizations } from '../../src/domains/identity/credentials/tables.ts';
 import { sweepIdentity } from '../../src/domains/identity/index.ts';
 import { mcpNotifications } from '../../src/domains/identity/tables.ts';
+import { sweepMail } from '../../src/domains/mail/index.ts';
+import { mailDeliveryAttempts, mailProviderDeliveries } from '../../src/domains/mail/tables.ts';
 import { FakeClock } from '../../src/kernel/clock.ts';
 import { onPostgres } from '../support/database.ts';
 import { createAgent, uniqueEmail } from '../support/factories.ts';

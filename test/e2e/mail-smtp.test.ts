@@ -35,7 +35,7 @@ const client = () =>
 
 describe('the built-in SMTP receiver', () => {
   it('stores mail for a campaign address, wakes campaign_mail_wait, and refuses other recipients at RCPT', async () => {
-    expect(server.app.smtpPort).toBe(port);
+    expect(server.app.ports.smtp).toBe(port);
     const coordinator = await newMember(server);
     const campaignId = await campaignWith(coordinator, []);
     const address = (await ok(coordinator, 'campaign_mail_address', { campaign_id: campaignId }, false))

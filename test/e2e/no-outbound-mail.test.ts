@@ -157,7 +157,7 @@ describe('no code path sends mail', () => {
   it('reads the sources it vouches for', () => {
     const names = sources.map((s) => s.file.split(path.sep).join('/'));
     expect(names.length).toBeGreaterThan(100);
-    expect(names).toContain('src/transport/smtp/receiver.ts');
+    expect(names).toContain('src/domains/mail/smtp/receiver.ts');
     expect(names).toContain('src/net/pinned-request.ts');
     expect(names.some((n) => n.endsWith('.test.ts'))).toBe(false);
   });
@@ -218,7 +218,7 @@ describe('no code path sends mail', () => {
 
   it('the built-in receiver imports nothing but smtp-server, Cairn itself and local files', () => {
     const smtp = sources.filter(({ file }) =>
-      file.startsWith(`src${path.sep}transport${path.sep}smtp${path.sep}`),
+      file.startsWith(`src${path.sep}domains${path.sep}mail${path.sep}smtp${path.sep}`),
     );
     expect(smtp.length).toBeGreaterThan(0);
     const outside = smtp.flatMap(({ file, text }) =>

@@ -1,5 +1,11 @@
 import type { z } from 'zod';
-import { type Audience, defineTool, type Operation, type ToolSpec } from '../../framework/index.ts';
+import {
+  type Audience,
+  defineTool,
+  type Operation,
+  type OperationContext,
+  type ToolSpec,
+} from '../../framework/index.ts';
 import { type Membership, requireMembership } from './core/member.ts';
 import {
   COORDINATOR_VISIBLE_WHEN,
@@ -12,7 +18,7 @@ import {
   whenRecordReader,
 } from './policy.ts';
 import { campaignIdArg } from './schemas.ts';
-import type { CampaignCtx, CampaignServices } from './services.ts';
+import type { CampaignServices } from './services.ts';
 
 /** Active members of at least one campaign (most Campaigns tools). */
 export const MEMBERS: Audience = { visibleWhen: MEMBER_VISIBLE_WHEN, visibility: whenMember };
@@ -32,14 +38,18 @@ type Input<A extends z.ZodRawShape> = Parameters<
   ToolSpec<CampaignServices, WithCampaign<A>, unknown>['handler']
 >[1];
 
-interface CampaignToolSpec<A extends z.ZodRawShape, O> {
+/**
+ * The services a campaign tool reaches: campaigns' own, and those of the area defining it (the
+ * mail area's tools are campaign tools with its services too).
+ */
+interface CampaignToolSpec<A extends z.ZodRawShape, O, S extends CampaignServices = CampaignServices> {
   name: string;
   description: string;
   args: A;
   mutates: boolean;
   /** Members unless said otherwise (tools that only read: members of closed campaigns too). */
   audience?: Audience;
-  handler(ctx: CampaignCtx, input: Input<A>): Promise<O>;
+  handler(ctx: OperationContext<S>, input: Input<A>): Promise<O>;
 }
 
 /**
@@ -48,10 +58,10 @@ interface CampaignToolSpec<A extends z.ZodRawShape, O> {
  * every handler checks membership of the campaign it acts in), the Campaigns group and who is
  * offered it.
  */
-export function campaignTool<A extends z.ZodRawShape, O>(
-  spec: CampaignToolSpec<A, O>,
-): Operation<CampaignServices, z.ZodObject<WithCampaign<A>, z.core.$strict>, O> {
-  return defineTool<CampaignServices, WithCampaign<A>, O>({
+export function campaignTool<A extends z.ZodRawShape, O, S extends CampaignServices = CampaignServices>(
+  spec: CampaignToolSpec<A, O, S>,
+): Operation<S, z.ZodObject<WithCampaign<A>, z.core.$strict>, O> {
+  return defineTool<S, WithCampaign<A>, O>({
     ...spec,
     group: 'Campaigns',
     args: { ...optionalCampaign, ...spec.args },
@@ -63,17 +73,17 @@ export function campaignTool<A extends z.ZodRawShape, O>(
  * A campaign tool whose handler acts as a member of the campaign named (or the default one):
  * membership is checked first, for a change when the tool mutates, and handed to the handler.
  */
-export function memberTool<A extends z.ZodRawShape, O>(
-  spec: Omit<CampaignToolSpec<A, O>, 'handler'> & {
+export function memberTool<A extends z.ZodRawShape, O, S extends CampaignServices = CampaignServices>(
+  spec: Omit<CampaignToolSpec<A, O, S>, 'handler'> & {
     /** Whether a closed campaign refuses it; by default, when it mutates. */
     forChange?: boolean;
     /** Whether it starts new work, which a stopping campaign refuses too. */
     forNew?: boolean;
-    handler(ctx: CampaignCtx, input: Input<A>, member: Membership): Promise<O>;
+    handler(ctx: OperationContext<S>, input: Input<A>, member: Membership): Promise<O>;
   },
 ) {
   const { forChange = spec.mutates, forNew = false, ...rest } = spec;
-  return campaignTool<A, O>({
+  return campaignTool<A, O, S>({
     ...rest,
     handler: async (ctx, input) => {
       const { campaignId } = input as { campaignId?: string };

@@ -10,7 +10,6 @@ import {
   researchExportStix,
 } from './findings/finding-tools.ts';
 import { agentDirectory, campaignGraphTool, campaignMetricsTool } from './insights/insight-tools.ts';
-import { mailTools } from './mail/mail-tools.ts';
 import {
   campaignCreate,
   campaignInvite,
@@ -30,7 +29,7 @@ import {
 import { rewardRelease } from './rewards/reward-tools.ts';
 import { taskClaim, taskDelegate, taskHeartbeat, taskRelease } from './tasks/lease-tools.ts';
 import { taskAssign, taskEdit, taskGet, taskHistory, taskList, taskPublish } from './tasks/task-tools.ts';
-import { type CompletionGate, noCompletionGate } from './types.ts';
+import { type CampaignMail, type CompletionGate, noCampaignMail, noCompletionGate } from './types.ts';
 import { evidenceSubmit, resultVerify, taskComplete } from './verification/completion-tools.ts';
 
 export { BOARD_PURPOSES, type BoardPurpose, MAX_BOARD_TASKS, slugArg } from './boards/board-rules.ts';
@@ -45,9 +44,20 @@ export {
 export { FindingOwnerService } from './findings/owner-findings.ts';
 export { ResearchReports } from './findings/reports.ts';
 export { listEventsForOwner, type PresentedEvent } from './ledger/ledger-repo.ts';
-export { type DeliveryOutcome, MAIL_CHANNEL, type RecipientVerdict } from './mail/deliver.ts';
-export { MailService } from './mail/owner-mail.ts';
-export { sweepMail } from './mail/retention.ts';
+export {
+  type Actor,
+  appendEvent,
+  type CampaignRow,
+  campaignStatusOf,
+  cursorArg,
+  limitArg,
+  longText,
+  type Membership,
+  mailIdArg,
+  memberTool,
+  ownedCampaign,
+  requireMembership,
+} from './mail-link.ts';
 export { resumeByOperator, stopByOperator } from './membership/campaign-stop.ts';
 export {
   admitMatched,
@@ -82,9 +92,14 @@ export {
 } from './skills-link.ts';
 export { sweepExpiredLeases, sweepStoppedHolders } from './tasks/lease-sweeper.ts';
 export { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
-export { type CompletionGate, noCompletionGate } from './types.ts';
+export {
+  type CampaignMail,
+  type CompletionGate,
+  type MailAsEvidence,
+  noCampaignMail,
+  noCompletionGate,
+} from './types.ts';
 
-import { NotifyWaiter } from '../../storage/notify-waiter.ts';
 import { jobFailureLevel } from '../../storage/unavailable.ts';
 import { BoardService } from './boards/owner-boards.ts';
 import { publicTaskTake, publicTaskWork } from './boards/pickup-tools.ts';
@@ -95,20 +110,14 @@ import { ResearchReports } from './findings/reports.ts';
 import * as findingTables from './findings/tables.ts';
 import { LedgerFeed } from './ledger/ledger-feed.ts';
 import { LedgerWaiter } from './ledger/ledger-waiter.ts';
-import { DeferredMailReader } from './mail/deferred.ts';
-import { MAIL_CHANNEL } from './mail/deliver.ts';
-import { MailService } from './mail/owner-mail.ts';
-import * as mailTables from './mail/tables.ts';
 import { campaignLinks, standingColumn } from './membership/standing.ts';
 import { CampaignOwnerService } from './owner-campaigns.ts';
 import { RewardOwnerService } from './rewards/owner-rewards.ts';
 import * as rewardTables from './rewards/tables.ts';
 import * as ownTables from './tables.ts';
 
-const tables = { ...ownTables, ...findingTables, ...rewardTables, ...mailTables, ...boardTables };
+const tables = { ...ownTables, ...findingTables, ...rewardTables, ...boardTables };
 
-import { Housekeeper } from '../identity/index.ts';
-import { sweepMail } from './mail/retention.ts';
 import { campaignCoverage } from './read-coverage.ts';
 import { LeaseSweeper } from './tasks/lease-sweeper.ts';
 
@@ -118,7 +127,7 @@ export const campaignsArea = {
   doors: campaignDoors,
   tables,
   errors: CAMPAIGN_ERRORS,
-  extensionDefaults: { completionGate: noCompletionGate },
+  extensionDefaults: { completionGate: noCompletionGate, campaignMail: noCampaignMail },
   operations: [
     campaignCreate,
     campaignInvite,
@@ -153,7 +162,6 @@ export const campaignsArea = {
     findingReview,
     researchExportStix,
     rewardRelease,
-    ...mailTools,
     publicTaskTake,
     publicTaskWork,
     agentDirectory,
@@ -164,20 +172,7 @@ export const campaignsArea = {
   start({ database, clock, secret, parser, logger, config, extensions }) {
     // This process's ledger wake-ups (one LISTEN), for events_watch.
     const ledger = new LedgerWaiter(database);
-    // This process's mailbox wake-ups (one LISTEN), for campaign_mail_wait.
-    const mailWaiter = new NotifyWaiter(database, MAIL_CHANNEL);
     // Puts lease expiries on the ledger for watchers; every replica may run it.
-    // Deletes delivery records past their retention (never mail); every replica may run it.
-    const mailSweeper = new Housekeeper(
-      () => sweepMail(database.db, clock.now()),
-      (result) =>
-        result instanceof Error
-          ? logger[jobFailureLevel(result)](
-              { err: result },
-              'mail retention sweep failed; it runs again in ten minutes',
-            )
-          : logger.debug({ result }, 'mail retention sweep done'),
-    );
     const leaseSweeper = new LeaseSweeper(database, clock, (result) => {
       if (result instanceof Error)
         logger[jobFailureLevel(result)]({ err: result }, 'lease sweep failed; it runs again soon');
@@ -194,27 +189,23 @@ export const campaignsArea = {
           feed: new LedgerFeed(database),
           baseUrl: config.baseUrl,
           feePct: config.platformFeePct,
-          mailDomain: config.mail.domain,
-          mailWaiter,
           completionGate: extensions.completionGate,
+          campaignMail: extensions.campaignMail,
         },
-        campaigns: new CampaignOwnerService(database, clock, ledger),
+        campaigns: new CampaignOwnerService(database, clock, ledger, extensions.campaignMail),
         ownerFindings: new FindingOwnerService(database, secret, clock),
         researchReports: new ResearchReports(database, clock, secret),
         ownerRewards: new RewardOwnerService(database, clock, secret, config.baseUrl),
-        mail: new MailService(database, clock, parser, config.mail.domain),
         boards: new BoardService(database, clock, config.baseUrl),
         publicBoards: new PublicBoards(database, secret, config.baseUrl),
       },
       // A waiting events_watch answers its heartbeat as soon as the server starts closing.
       workers: [
         leaseSweeper,
-        mailSweeper,
-        new DeferredMailReader(database, parser, clock, logger),
         {
           start: () => {},
           drain: async () => {
-            await Promise.all([ledger.close(), mailWaiter.close()]);
+            await ledger.close();
           },
           stop: () => {},
         },
@@ -234,6 +225,8 @@ declare module '../../framework/area.ts' {
   interface Extensions {
     /** A check before a submission is taken (skills: attached skills read first). */
     completionGate: CompletionGate;
+    /** The campaign's mailbox: mail as evidence, access that ends with a membership (mail). */
+    campaignMail: CampaignMail;
   }
 }
 
@@ -260,14 +253,6 @@ declare module '../../kernel/ids.ts' {
     rpt: 'campaigns';
     /** release requests. */
     apr: 'campaigns';
-    /** mailboxes. */
-    mail: 'campaigns';
-    /** mail attempts. */
-    mat: 'campaigns';
-    /** deferred mail reads. */
-    mdf: 'campaigns';
-    /** mail access requests. */
-    mar: 'campaigns';
     /** public entries. */
     pen: 'campaigns';
   }

@@ -29,6 +29,7 @@ import { taskChoices } from './task-choices.ts';
 import { cancelTask } from './tasks/task-cancel.ts';
 import { presentTaskSummary } from './tasks/task-present.ts';
 import { type PublishInput, publishTaskAsOwner } from './tasks/task-publish.ts';
+import type { CampaignMail } from './types.ts';
 
 /** How many campaigns, tasks, messages and ledger events one console page shows. */
 const PAGE = 25;
@@ -58,6 +59,8 @@ export class CampaignOwnerService {
     private readonly clock: Clock,
     /** This process's ledger wake-ups (the one events_watch uses), for the live console page. */
     private readonly ledger: LedgerWaiter,
+    /** The mailbox a removed member stops reading (Extensions.campaignMail). */
+    private readonly campaignMail: CampaignMail,
   ) {}
 
   /**
@@ -241,6 +244,7 @@ export class CampaignOwnerService {
           agentId,
           { how: 'REMOVED', actor: { ownerId, role: 'OWNER' }, reason: why },
           this.clock.now(),
+          this.campaignMail,
         );
       }
       const agent = campaign ? await findAgent(tx, agentId) : null;
@@ -255,6 +259,7 @@ export class CampaignOwnerService {
         agentId,
         { how: 'WITHDRAWN', actor: { role: 'SYSTEM' }, reason: why },
         this.clock.now(),
+        this.campaignMail,
       );
     });
   }

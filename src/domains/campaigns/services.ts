@@ -2,11 +2,10 @@ import type { OperationContext } from '../../framework/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { ParserPool } from '../../parsing/index.ts';
 import type { Database } from '../../storage/database.ts';
-import type { NotifyWaiter } from '../../storage/notify-waiter.ts';
 import type { ImportService, ReadingService } from '../reading/index.ts';
 import type { LedgerFeed } from './ledger/ledger-feed.ts';
 import type { LedgerWaiter } from './ledger/ledger-waiter.ts';
-import type { CompletionGate } from './types.ts';
+import type { CampaignMail, CompletionGate } from './types.ts';
 
 /** What the campaigns area needs from the composition root. */
 export interface CampaignDeps {
@@ -24,10 +23,8 @@ export interface CampaignDeps {
   baseUrl: string;
   /** The platform fee in percent, taken at funding on top of a reward. */
   feePct: number;
-  /** The receiving domain of campaign mailboxes. */
-  mailDomain: string;
-  /** This process's mailbox wake-ups (one LISTEN), for campaign_mail_wait. */
-  mailWaiter: NotifyWaiter;
+  /** The campaign's mailbox: mail as evidence, access that ends with a membership (Extensions.campaignMail). */
+  campaignMail: CampaignMail;
   /** Checks other areas add before a submission is taken (Extensions.completionGate). */
   completionGate: CompletionGate;
 }

@@ -22,7 +22,7 @@ import { installJsonBodyParser } from '../../web/http/json-body.ts';
 import type { BodyDecoder } from '../../web/http/large-body.ts';
 import { openApiTransform } from '../../web/http/openapi.ts';
 import { consoleRoutes } from '../console/routes.ts';
-import { buildDoorContext } from '../door-context.ts';
+import type { DoorContextOfAll } from '../door-context.ts';
 import { type McpEndpointDeps, mcpRoutes } from '../mcp/endpoint.ts';
 import { answerClientError } from './client-errors.ts';
 import { Connections } from './connections.ts';
@@ -46,6 +46,8 @@ export interface HttpDeps {
   redis: Redis | null;
   /** Reads large request bodies off the main thread (the parser pool). */
   bodies: BodyDecoder;
+  /** What every area's doors are handed (door-context.ts). */
+  doors: DoorContextOfAll;
 }
 
 /** An incoming x-request-id is kept when it is a plain token, so traces join up across proxies. */
@@ -143,10 +145,8 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   installMetrics(app, deps.metrics, config.metricsToken, config.baseUrl);
 
   // Each group of routes gets the services it uses, and nothing else.
-  const { services, discovery, limits, redis, clock, database } = deps;
+  const { services, discovery, limits, redis, clock, database, doors } = deps;
   const { baseUrl, publicRateLimitPerMinute, mcpRateLimitPerMinute } = config;
-  // What every area's doors are handed (door-context.ts).
-  const doors = buildDoorContext({ services, config, secret: deps.secret, clock, redis });
   const publicDeps: PublicDeps = {
     discovery,
     limits,

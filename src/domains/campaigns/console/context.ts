@@ -6,7 +6,6 @@ import type { BoardService } from '../boards/owner-boards.ts';
 import type { PublicBoards } from '../boards/public-boards.ts';
 import type { FindingOwnerService } from '../findings/owner-findings.ts';
 import type { ResearchReports } from '../findings/reports.ts';
-import type { MailService } from '../mail/owner-mail.ts';
 import type { CampaignOwnerService } from '../owner-campaigns.ts';
 import type { RewardOwnerService } from '../rewards/owner-rewards.ts';
 
@@ -19,7 +18,6 @@ export interface CampaignDoorServices {
   boards: BoardService;
   /** The published boards, as anyone reads them (http/public-routes.ts). */
   publicBoards: PublicBoards;
-  mail: MailService;
   /** Balances and postings, and the operator's credit (rewards pages). */
   funds: FundsService;
   operators: Operators;

@@ -1,6 +1,5 @@
 import type { Doors } from '../../../framework/index.ts';
 import { campaignPublicRoutes } from '../http/public-routes.ts';
-import { mailCallbackRoutes } from '../mail/http/callbacks.ts';
 import { boardOperations } from './board-operations.ts';
 import { boardRoutes } from './board-routes.ts';
 import { campaignOperations } from './campaign-operations.ts';
@@ -8,8 +7,6 @@ import { campaignRoutes } from './campaign-routes.ts';
 import type { CampaignDoorServices } from './context.ts';
 import { findingRoutes } from './findings-routes.ts';
 import { liveRoutes } from './live-routes.ts';
-import { mailOperations } from './mail-operations.ts';
-import { mailRoutes } from './mail-routes.ts';
 import { researchFindingOperations } from './research-finding-operations.ts';
 import { researchOperations } from './research-operations.ts';
 import { researchReportOperations } from './research-report-operations.ts';
@@ -19,8 +16,8 @@ import { rewardRoutes } from './rewards-routes.ts';
 
 /**
  * Campaigns' doors besides their tools: the owner's campaign pages (and their live stream),
- * imports, findings and reports, rewards and funds, mailboxes and public boards, with their
- * `/v1` operations; the public board and report lists; the mail providers' callbacks.
+ * imports, findings and reports, rewards and funds and public boards, with their `/v1`
+ * operations; the public board and report lists. A campaign's mailbox pages are mail's.
  */
 export const campaignDoors: Doors<CampaignDoorServices> = {
   nav: [
@@ -34,27 +31,15 @@ export const campaignDoors: Doors<CampaignDoorServices> = {
     researchRoutes(app, ctx);
     findingRoutes(app, ctx);
     rewardRoutes(app, ctx);
-    mailRoutes(app, ctx);
     boardRoutes(app, ctx);
   },
   publicApi: campaignPublicRoutes,
-  // The mail providers' callbacks, with body parsers of their own (signatures are over raw bytes).
-  publicRoutes: (app, ctx) =>
-    mailCallbackRoutes(app, {
-      mail: ctx.mail,
-      clock: ctx.clock,
-      ratePerMinute: ctx.config.publicRateLimitPerMinute,
-      redis: ctx.redis,
-      mailgun: ctx.config.mail.mailgun,
-      postal: ctx.config.mail.postal,
-    }),
   ownerOperations: [
     ...campaignOperations,
     ...researchOperations,
     ...researchFindingOperations,
     ...researchReportOperations,
     ...rewardsOperations,
-    ...mailOperations,
     ...boardOperations,
   ],
 };

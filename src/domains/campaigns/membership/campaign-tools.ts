@@ -150,6 +150,7 @@ const campaignLeave = memberTool({
       m.agentId,
       { how: 'LEFT', actor: actorOf(m), reason: null },
       ctx.clock.now(),
+      ctx.services.campaignDeps.campaignMail,
     );
     return {
       ...left,
@@ -197,6 +198,7 @@ const campaignMemberRemove = memberTool({
       input.agentId,
       { how: 'REMOVED', actor: actorOf(m), reason: input.reason },
       ctx.clock.now(),
+      ctx.services.campaignDeps.campaignMail,
     );
     return {
       ...removed,

@@ -5,9 +5,9 @@ import { enqueueToolsChanged } from '../../identity/index.ts';
 import { type Actor, appendEvent } from '../core/ledger.ts';
 import type { CampaignRow } from '../core/member.ts';
 import { ownerActorId } from '../core/task-repo.ts';
-import { mailAccess } from '../mail/tables.ts';
 import { campaignDefaults, taskLeases, tasks } from '../tables.ts';
 import { endLeasesOfHolders } from '../tasks/leases.ts';
+import type { CampaignMail } from '../types.ts';
 import * as repo from './members-repo.ts';
 
 /**
@@ -33,6 +33,7 @@ export async function endMembership(
   agentId: string,
   end: { how: EndHow; actor: Actor; reason: string | null },
   now: Date,
+  campaignMail: CampaignMail,
 ) {
   const member = await repo.lockMember(ex, campaign.id, agentId);
   if (member?.status !== 'ACTIVE') {
@@ -90,17 +91,12 @@ export async function endMembership(
     actor: end.actor,
     wait: true,
   });
-  const mail = await ex
-    .update(mailAccess)
-    .set({ status: 'REVOKED', decidedAt: now, decidedBy: endedBy })
-    .where(
-      and(
-        eq(mailAccess.campaignId, campaign.id),
-        eq(mailAccess.agentId, agentId),
-        inArray(mailAccess.status, ['REQUESTED', 'GRANTED']),
-      ),
-    )
-    .returning({ status: mailAccess.status });
+  const mailAccessEnded = await campaignMail.endAccess(ex, {
+    campaignId: campaign.id,
+    agentId,
+    endedBy,
+    now,
+  });
   await ex
     .delete(campaignDefaults)
     .where(and(eq(campaignDefaults.agentId, agentId), eq(campaignDefaults.campaignId, campaign.id)));
@@ -129,6 +125,6 @@ export async function endMembership(
     ended_how: end.how,
     leases_ended: leases.map((l) => ({ task_id: l.taskId, lease_id: l.id })),
     reservations_cleared: unreserved.map((t) => t.id),
-    mail_access_ended: mail.length > 0,
+    mail_access_ended: mailAccessEnded,
   };
 }

@@ -89,7 +89,13 @@ const evidenceSubmit = campaignTool({
     const form = submitForm(input);
     if (form === 'import') return importEvidence(ctx.ex, ctx.services.imports, ctx.caller, input);
     if (form === 'mail') {
-      return submitMailEvidence(ctx.ex, ctx.caller, { ...input, mailId: input.mailId! }, ctx.clock.now());
+      return submitMailEvidence(
+        ctx.ex,
+        ctx.caller,
+        { ...input, mailId: input.mailId! },
+        ctx.clock.now(),
+        ctx.services.campaignDeps.campaignMail,
+      );
     }
     return submitEvidence(
       ctx.ex,

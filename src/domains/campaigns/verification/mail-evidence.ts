@@ -4,7 +4,7 @@ import type { Caller } from '../../identity/index.ts';
 import { storeReceivedMail } from '../../reading/index.ts';
 import { requireMembership } from '../core/member.ts';
 import { taskForMember } from '../core/task-access.ts';
-import { mailForEvidence, recordMailEvidence } from '../mail/mail-reads.ts';
+import type { CampaignMail } from '../types.ts';
 import { shareEvidence } from './evidence-share.ts';
 
 /**
@@ -25,12 +25,13 @@ export async function submitMailEvidence(
     note?: string | undefined;
   },
   now: Date,
+  campaignMail: CampaignMail,
 ) {
   const member = input.taskId
     ? (await taskForMember(ex, caller, input.taskId, { forChange: true, campaignId: input.campaignId }))
         .member
     : await requireMembership(ex, caller, input.campaignId, { forChange: true });
-  const mail = await mailForEvidence(ex, member, input.mailId);
+  const mail = await campaignMail.forEvidence(ex, member, input.mailId);
   let evidenceId = mail.evidenceId;
   if (!evidenceId) {
     const stored = await storeReceivedMail(
@@ -51,7 +52,7 @@ export async function submitMailEvidence(
       now,
     );
     evidenceId = stored.id;
-    await recordMailEvidence(ex, mail.id, evidenceId);
+    await campaignMail.recordEvidence(ex, mail.id, evidenceId);
   }
   const shared = await shareEvidence(ex, member, { id: evidenceId, provenance: 'RECEIVED_MAIL' }, input, now);
   return {

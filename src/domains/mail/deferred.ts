@@ -1,14 +1,14 @@
 import { and, asc, eq, inArray, lte, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
-import type { Clock } from '../../../kernel/clock.ts';
-import { newId } from '../../../kernel/ids.ts';
-import { withTenant } from '../../../kernel/tenant.ts';
-import { MailRefused, type ParsedMail, ParserBusy } from '../../../parsing/index.ts';
-import type { Database, Executor } from '../../../storage/database.ts';
-import { jobFailureLevel } from '../../../storage/unavailable.ts';
-import type { InboundMail, MailRefusal, MailVia, ProcessedMail } from '../../mail/types.ts';
+import type { Clock } from '../../kernel/clock.ts';
+import { newId } from '../../kernel/ids.ts';
+import { withTenant } from '../../kernel/tenant.ts';
+import { MailRefused, type ParsedMail, ParserBusy } from '../../parsing/index.ts';
+import type { Database, Executor } from '../../storage/database.ts';
+import { jobFailureLevel } from '../../storage/unavailable.ts';
 import { attempt, bodyHashOf, type DeliveryOutcome, isDataError, refuse, store } from './mail-store.ts';
 import { mailDeferred } from './tables.ts';
+import type { InboundMail, MailRefusal, MailVia, ProcessedMail } from './types.ts';
 
 /**
  * Mail read later (issue 40 item 2). A message whose parse found the parser full, or ran out of

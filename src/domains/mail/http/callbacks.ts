@@ -2,21 +2,14 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import Busboy from 'busboy';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { ConfigError } from '../../../../config/config.ts';
-import type { Clock } from '../../../../kernel/clock.ts';
-import { registerRateLimit } from '../../../../web/http/rate-limit.ts';
-import {
-  type InboundMail,
-  type MailgunFile,
-  type MailRefusal,
-  mailgunToInbound,
-  postalPublicKey,
-  postalToInbound,
-  verifyMailgun,
-  verifyPostal,
-} from '../../../mail/index.ts';
+import { ConfigError } from '../../../config/config.ts';
+import type { Clock } from '../../../kernel/clock.ts';
+import { registerRateLimit } from '../../../web/http/rate-limit.ts';
 import type { DeliveryOutcome } from '../deliver.ts';
+import { type MailgunFile, mailgunToInbound, verifyMailgun } from '../inbound/mailgun.ts';
+import { postalPublicKey, postalToInbound, verifyPostal } from '../inbound/postal.ts';
 import type { MailService } from '../owner-mail.ts';
+import type { InboundMail, MailRefusal } from '../types.ts';
 
 /**
  * The mail providers' callbacks (SPEC "Mail callbacks"; docs/mail.md): Mailgun, the hosted one,

@@ -1,8 +1,9 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { type Config, ConfigError } from '../../config/config.ts';
-import type { DeliveryOutcome, MailService, RecipientVerdict } from '../../domains/campaigns/index.ts';
+import { type Config, ConfigError } from '../../../config/config.ts';
+import type { DeliveryOutcome, RecipientVerdict } from '../deliver.ts';
+import type { MailService } from '../owner-mail.ts';
 import { type RecipientReply, type SmtpReceiver, startSmtpReceiver } from './receiver.ts';
 
 /** SPEC Limits (Mailbox): a delivery payload is at most 2 MiB; the SIZE extension advertises it. */

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { and, count, eq, sql } from 'drizzle-orm';
-import { base32 } from '../../../kernel/ids.ts';
-import type { Executor } from '../../../storage/database.ts';
-import type { CampaignRow } from '../core/member.ts';
+import { base32 } from '../../kernel/ids.ts';
+import type { Executor } from '../../storage/database.ts';
+import type { CampaignRow } from '../campaigns/index.ts';
 import { mailboxes, mailMessages } from './tables.ts';
 
 /**

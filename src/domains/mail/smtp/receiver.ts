@@ -1,5 +1,5 @@
 import { SMTPServer, type SMTPServerDataStream, type SMTPServerSession } from 'smtp-server';
-import { loggableError } from '../../logging.ts';
+import { loggableError } from '../../../logging.ts';
 import { deliveryReply, type ReplyError, replyError } from './replies.ts';
 
 /**

@@ -1,15 +1,12 @@
 import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
-import type { Clock } from '../../../kernel/clock.ts';
-import { DomainError } from '../../../kernel/errors.ts';
-import { newId } from '../../../kernel/ids.ts';
-import { cutPage } from '../../../kernel/paging.ts';
-import { withTenant } from '../../../kernel/tenant.ts';
-import type { Database, Executor } from '../../../storage/database.ts';
-import { describeAgents } from '../../identity/index.ts';
-import type { InboundMail, MailRefusal } from '../../mail/types.ts';
-import { appendEvent } from '../core/ledger.ts';
-import { campaignNotOwned } from '../errors.ts';
-import { campaigns } from '../tables.ts';
+import type { Clock } from '../../kernel/clock.ts';
+import { DomainError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import { cutPage } from '../../kernel/paging.ts';
+import { withTenant } from '../../kernel/tenant.ts';
+import type { Database, Executor } from '../../storage/database.ts';
+import { appendEvent, ownedCampaign } from '../campaigns/index.ts';
+import { describeAgents } from '../identity/index.ts';
 import { decideAccess } from './access.ts';
 import {
   checkRecipient,
@@ -20,6 +17,7 @@ import {
 } from './deliver.ts';
 import { ensureMailbox, mailboxAddress, presentMailbox, usageOf } from './mailbox.ts';
 import { mailAccess, mailboxes, mailDeliveryAttempts, mailMessages } from './tables.ts';
+import type { InboundMail, MailRefusal } from './types.ts';
 
 /** Delivery attempts in one answer, at most. */
 const MAX_ATTEMPTS = 100;
@@ -82,7 +80,7 @@ export class MailService {
   /** The mailbox as the owner sees it: address, delivery state, usage, attempts and access requests. */
   async mailbox(ownerId: string, campaignId: string) {
     const db = this.database.db;
-    const campaign = await this.owned(db, ownerId, campaignId);
+    const campaign = await ownedCampaign(db, ownerId, campaignId);
     const box = await ensureMailbox(db, campaign, this.domain, this.clock.now());
     return {
       campaign_id: campaignId,
@@ -102,7 +100,7 @@ export class MailService {
    */
   async attempts(ownerId: string, campaignId: string, opts: { before?: string; limit?: number } = {}) {
     const db = this.database.db;
-    await this.owned(db, ownerId, campaignId);
+    await ownedCampaign(db, ownerId, campaignId);
     return { campaign_id: campaignId, ...(await this.attemptList(db, campaignId, opts)) };
   }
 
@@ -114,7 +112,7 @@ export class MailService {
    */
   async messages(ownerId: string, campaignId: string, opts: { before?: string; limit?: number } = {}) {
     const db = this.database.db;
-    const campaign = await this.owned(db, ownerId, campaignId);
+    const campaign = await ownedCampaign(db, ownerId, campaignId);
     const limit = Math.min(Math.max(opts.limit ?? 50, 1), MAX_MAILS);
     const m = mailMessages;
     // Mail ids are ULIDs made from the arrival time: their byte order is the arrival order.
@@ -188,7 +186,7 @@ export class MailService {
       });
     }
     return this.database.transaction(async (tx) => {
-      const campaign = await this.owned(tx, ownerId, campaignId);
+      const campaign = await ownedCampaign(tx, ownerId, campaignId);
       const now = this.clock.now();
       // The delivery's lock: its "is there room" stays true until either commits.
       const [box] = await tx
@@ -263,13 +261,13 @@ export class MailService {
   /** Every agent's access to the campaign's mail, pending requests first. */
   async accessRequests(ownerId: string, campaignId: string) {
     const db = this.database.db;
-    await this.owned(db, ownerId, campaignId);
+    await ownedCampaign(db, ownerId, campaignId);
     return { campaign_id: campaignId, requests: await this.accessList(db, campaignId) };
   }
 
   decide(ownerId: string, campaignId: string, requestId: string, decision: 'APPROVE' | 'DECLINE') {
     return this.database.transaction(async (tx) => {
-      await this.owned(tx, ownerId, campaignId);
+      await ownedCampaign(tx, ownerId, campaignId);
       return decideAccess(
         tx,
         campaignId,
@@ -284,7 +282,7 @@ export class MailService {
   /** Takes a grant back at once: the agent's next read or wait is refused. */
   revoke(ownerId: string, campaignId: string, agentId: string) {
     return this.database.transaction(async (tx) => {
-      await this.owned(tx, ownerId, campaignId);
+      await ownedCampaign(tx, ownerId, campaignId);
       return decideAccess(tx, campaignId, ownerId, { agentId }, 'REVOKED', this.clock.now());
     });
   }
@@ -372,14 +370,5 @@ export class MailService {
         requested_at: r.requestedAt.toISOString(),
         decided_at: r.decidedAt?.toISOString() ?? null,
       }));
-  }
-
-  private async owned(ex: Executor, ownerId: string, campaignId: string) {
-    const [campaign] = await ex
-      .select()
-      .from(campaigns)
-      .where(and(eq(campaigns.id, campaignId), eq(campaigns.ownerId, ownerId)));
-    if (!campaign) throw campaignNotOwned(campaignId);
-    return campaign;
   }
 }

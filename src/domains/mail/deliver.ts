@@ -1,12 +1,11 @@
-import { eq } from 'drizzle-orm';
-import { MailRefused, type ParsedMail } from '../../../parsing/index.ts';
-import type { Database, Executor } from '../../../storage/database.ts';
-import type { InboundMail, MailRefusal, ProcessedMail } from '../../mail/types.ts';
-import { campaigns } from '../tables.ts';
+import { MailRefused, type ParsedMail } from '../../parsing/index.ts';
+import type { Database, Executor } from '../../storage/database.ts';
+import { campaignStatusOf } from '../campaigns/index.ts';
 import { deferMail, isDeferrable } from './deferred.ts';
 import { bodyHashOf, type DeliveryOutcome, isDataError, refuse, store, tellOwnerFull } from './mail-store.ts';
 import { MAIL_LIMITS, type MailboxRow, mailboxAt, usageOf } from './mailbox.ts';
 import { mailProviderDeliveries } from './tables.ts';
+import type { InboundMail, MailRefusal, ProcessedMail } from './types.ts';
 
 export { type DeliveryOutcome, MAIL_CHANNEL } from './mail-store.ts';
 
@@ -150,15 +149,12 @@ export async function checkRecipient(
   const recipient = address.trim().toLowerCase();
   const box = await mailboxAt(database.db, recipient, domain);
   if (!box) return 'UNKNOWN_MAILBOX';
-  const [campaign] = await database.db
-    .select({ status: campaigns.status })
-    .from(campaigns)
-    .where(eq(campaigns.id, box.campaignId));
+  const status = await campaignStatusOf(database.db, box.campaignId);
   const usage = await usageOf(database.db, box.campaignId);
   const verdict: RecipientVerdict =
-    campaign?.status === 'STOPPING'
+    status === 'STOPPING'
       ? 'CAMPAIGN_STOPPED'
-      : campaign?.status !== 'ACTIVE'
+      : status !== 'ACTIVE'
         ? 'CAMPAIGN_CLOSED'
         : usage.messages >= box.messageLimit || usage.bytes >= box.byteLimit
           ? 'MAILBOX_FULL'

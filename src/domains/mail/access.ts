@@ -1,10 +1,9 @@
-import { and, eq } from 'drizzle-orm';
-import { DomainError } from '../../../kernel/errors.ts';
-import { newId } from '../../../kernel/ids.ts';
-import type { Executor } from '../../../storage/database.ts';
-import { lockedOne } from '../../../storage/locked.ts';
-import { appendEvent } from '../core/ledger.ts';
-import type { Membership } from '../core/member.ts';
+import { and, eq, inArray } from 'drizzle-orm';
+import { DomainError } from '../../kernel/errors.ts';
+import { newId } from '../../kernel/ids.ts';
+import type { Executor } from '../../storage/database.ts';
+import { lockedOne } from '../../storage/locked.ts';
+import { appendEvent, type Membership } from '../campaigns/index.ts';
 import { mailAccess } from './tables.ts';
 
 /**
@@ -240,4 +239,27 @@ export async function decideAccess(
     status: decision,
     decided_at: now.toISOString(),
   };
+}
+
+/**
+ * A membership ended (campaign_leave, removal, withdrawal): the agent's pending request or grant
+ * ends with it (REVOKED), in the same transaction; whether there was one. Back in the campaign,
+ * the agent asks again and the owner decides afresh.
+ */
+export async function endAccess(
+  ex: Executor,
+  end: { campaignId: string; agentId: string; endedBy: string; now: Date },
+): Promise<boolean> {
+  const ended = await ex
+    .update(mailAccess)
+    .set({ status: 'REVOKED', decidedAt: end.now, decidedBy: end.endedBy })
+    .where(
+      and(
+        eq(mailAccess.campaignId, end.campaignId),
+        eq(mailAccess.agentId, end.agentId),
+        inArray(mailAccess.status, ['REQUESTED', 'GRANTED']),
+      ),
+    )
+    .returning({ status: mailAccess.status });
+  return ended.length > 0;
 }

@@ -10,10 +10,10 @@ import {
   text,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import type { ProcessedMailInput } from '../../../parsing/mail/types.ts';
-import { bytea, ts } from '../../../storage/columns.ts';
-import { agentRef } from '../../identity/tables.ts';
-import { campaigns } from '../tables.ts';
+import type { ProcessedMailInput } from '../../parsing/mail/types.ts';
+import { bytea, ts } from '../../storage/columns.ts';
+import { campaigns } from '../campaigns/tables.ts';
+import { agentRef } from '../identity/tables.ts';
 
 /**
  * Campaign mailboxes (SPEC "What the service does" 5, Mailbox message, Limits: Mailbox): one

@@ -1,7 +1,7 @@
 import { html, type SafeHtml } from '../../../web/console/html.ts';
 import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
 import { lines, type Signed } from '../../../web/console/views.ts';
-import type { MailService } from '../mail/owner-mail.ts';
+import type { MailService } from '../owner-mail.ts';
 
 /**
  * A campaign's mailbox for its owner of record (docs/mail.md): the address with the check-mail

@@ -1,5 +1,5 @@
 import { and, eq, isNotNull, isNull, lt } from 'drizzle-orm';
-import type { Executor } from '../../../storage/database.ts';
+import type { Executor } from '../../storage/database.ts';
 import { mailDeliveryAttempts, mailProviderDeliveries } from './tables.ts';
 
 const DAY = 86_400_000;

@@ -7,7 +7,7 @@ import tls from 'node:tls';
 import nodemailer from 'nodemailer';
 import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { InboundMail } from '../../domains/mail/types.ts';
+import type { InboundMail } from '../types.ts';
 import { readTls } from './mailbox-receiver.ts';
 import {
   type SmtpInboundMail,

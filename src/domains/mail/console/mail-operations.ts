@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineOwnerOperation } from '../../../framework/index.ts';
 import { idOf } from '../../../web/console/id-params.ts';
-import type { CampaignDoorServices } from './context.ts';
+import type { MailDoorServices } from './context.ts';
 
 const tags = ['mail'];
 const campaignId = idOf('cmp', 'campaign');
@@ -9,7 +9,7 @@ const mailId = idOf('mail', 'mail');
 /** Mails one deletion names, at most (MailService.deleteMessages refuses more as well). */
 const MAX_DELETE = 100;
 
-const op = defineOwnerOperation<CampaignDoorServices>();
+const op = defineOwnerOperation<MailDoorServices>();
 
 /**
  * A campaign's mailbox for its owner of record (docs/mail.md): the address, delivery state and

@@ -1,13 +1,12 @@
 import { createHash } from 'node:crypto';
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { newId } from '../../../kernel/ids.ts';
-import type { ParsedMail } from '../../../parsing/index.ts';
-import type { Executor } from '../../../storage/database.ts';
-import type { InboundMail, MailRefusal } from '../../mail/types.ts';
-import { appendEvent } from '../core/ledger.ts';
-import { campaigns } from '../tables.ts';
+import { newId } from '../../kernel/ids.ts';
+import type { ParsedMail } from '../../parsing/index.ts';
+import type { Executor } from '../../storage/database.ts';
+import { appendEvent, campaignStatusOf } from '../campaigns/index.ts';
 import { MAIL_LIMITS, type MailboxRow, usageOf } from './mailbox.ts';
 import { mailboxes, mailDeliveryAttempts, mailMessages } from './tables.ts';
+import type { InboundMail, MailRefusal } from './types.ts';
 
 /**
  * Storing a mail that was read, in one mailbox's transaction, and the attempts log: what every
@@ -64,12 +63,9 @@ export async function store(
     .from(mailboxes)
     .where(eq(mailboxes.campaignId, box.campaignId))
     .for('update');
-  const [campaign] = await ex
-    .select({ status: campaigns.status })
-    .from(campaigns)
-    .where(eq(campaigns.id, box.campaignId));
-  if (!locked || campaign?.status !== 'ACTIVE') {
-    const why = campaign?.status === 'STOPPING' ? 'CAMPAIGN_STOPPED' : 'CAMPAIGN_CLOSED';
+  const status = await campaignStatusOf(ex, box.campaignId);
+  if (!locked || status !== 'ACTIVE') {
+    const why = status === 'STOPPING' ? 'CAMPAIGN_STOPPED' : 'CAMPAIGN_CLOSED';
     return refuse(ex, mail, recipient, box.campaignId, why, now, attemptId);
   }
   const [duplicate] = await ex

@@ -1,12 +1,12 @@
 import { and, asc, desc, eq, gt, lt, sql } from 'drizzle-orm';
-import { openCursor, signCursor } from '../../../kernel/cursor.ts';
-import { DomainError } from '../../../kernel/errors.ts';
-import { cutPage } from '../../../kernel/paging.ts';
-import type { Executor } from '../../../storage/database.ts';
-import { lockedOne } from '../../../storage/locked.ts';
-import type { NotifyWaiter } from '../../../storage/notify-waiter.ts';
-import { windowOf } from '../../reading/index.ts';
-import type { Membership } from '../core/member.ts';
+import { openCursor, signCursor } from '../../kernel/cursor.ts';
+import { DomainError } from '../../kernel/errors.ts';
+import { cutPage } from '../../kernel/paging.ts';
+import type { Executor } from '../../storage/database.ts';
+import { lockedOne } from '../../storage/locked.ts';
+import type { NotifyWaiter } from '../../storage/notify-waiter.ts';
+import type { Membership } from '../campaigns/index.ts';
+import { windowOf } from '../reading/index.ts';
 import { requireMailAccess } from './access.ts';
 import { mailMessages } from './tables.ts';
 

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { createApp } from '../src/app.ts';
-import { loadConfig } from '../src/config/config.ts';
+import { loadAppConfig } from '../src/domains/catalog.ts';
 import type { Database } from '../src/storage/database.ts';
 import { makeTempDir, removeTempDir } from './children.ts';
 
@@ -83,7 +83,7 @@ export async function preparePendingReleases(
 ): Promise<Prepared> {
   const site = await serveArticle();
   const dataDir = makeTempDir('cairn-bench-rewards-');
-  const config = loadConfig({
+  const config = loadAppConfig({
     DATABASE_URL: databaseUrl,
     CAIRN_DATA_DIR: dataDir,
     CAIRN_SECRET: secret,

@@ -8,8 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pino from 'pino';
 import { createApp } from './app.ts';
-import { loadConfig } from './config/config.ts';
-import { TABLES } from './domains/catalog.ts';
+import { loadAppConfig, TABLES } from './domains/catalog.ts';
 import { DEMO_STEPS } from './domains/discovery/demo.ts';
 import { openDatabase } from './storage/database.ts';
 
@@ -54,7 +53,7 @@ async function main(): Promise<void> {
   const probe = createServer();
   const port = await listen(probe);
   await new Promise((r) => probe.close(r));
-  const config = loadConfig({
+  const config = loadAppConfig({
     PORT: String(port),
     HOST: '127.0.0.1',
     CAIRN_DATA_DIR: dataDir,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { type AnyCommand, BOOLEAN_FLAGS, COMMANDS, findCommand, USAGE } from './cli/commands.ts';
-import { type Config, ConfigError, loadConfig } from './config/config.ts';
+import { type Config, ConfigError } from './config/config.ts';
 import { ArenaKeys, builtinChallenges, ChallengeRegistry } from './domains/arena/index.ts';
 import {
   closeByOperator,
@@ -11,7 +11,7 @@ import {
   resumeByOperator,
   stopByOperator,
 } from './domains/campaigns/index.ts';
-import { TABLES } from './domains/catalog.ts';
+import { loadAppConfig, TABLES } from './domains/catalog.ts';
 import { FundsService, ManualCredit } from './domains/funds/index.ts';
 import { IdentityService, mcpResource } from './domains/identity/index.ts';
 import { systemClock } from './kernel/clock.ts';
@@ -237,7 +237,7 @@ async function main(argv: string[]): Promise<number> {
     return command === '' && !help ? 2 : 0;
   }
   try {
-    const config = loadConfig();
+    const config = loadAppConfig();
     if (command === 'serve') {
       await serve(config);
       return -1;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.ts';
+import { loadAppConfig as loadConfig } from '../domains/catalog.ts';
+import { ConfigError } from './config.ts';
 
 describe('loadConfig', () => {
   it('defaults to the embedded database on 127.0.0.1:8080', () => {
@@ -25,6 +26,33 @@ describe('loadConfig', () => {
     );
     expect(problems.join('\n')).not.toContain('short');
     expect(problems.join('\n')).toMatch(/DATABASE_URL: must be a URL starting with postgres:/);
+  });
+
+  it("reports an area's bad variables in the same pass as the server's, and hides their keys", () => {
+    let err: unknown;
+    try {
+      loadConfig({
+        PORT: 'eighty',
+        CAIRN_SMTP_PORT: 'twenty-five',
+        CAIRN_MAILGUN_API_KEY: 'key-1',
+        CAIRN_SEARCH_BRAVE_API_KEY: 'brave',
+        CAIRN_SANDBOX_JOBS: '99',
+      });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const problems = (err as ConfigError).problems.join('\n');
+    expect((err as ConfigError).problems).toHaveLength(5);
+    expect(problems).toMatch(/PORT: .*"eighty"/);
+    expect(problems).toMatch(/CAIRN_SMTP_PORT: .*"twenty-five"/);
+    expect(problems).toMatch(/CAIRN_SANDBOX_JOBS: .*"99"/);
+    expect(problems).toMatch(
+      /CAIRN_MAILGUN_API_KEY: must be at least 8 characters \(got a value that is not shown\)/,
+    );
+    expect(problems).toMatch(/CAIRN_SEARCH_BRAVE_API_KEY: .*\(got a value that is not shown\)/);
+    expect(problems).not.toContain('key-1');
+    expect(problems).not.toContain('brave"');
   });
 
   it('refuses half a mail setting rather than ignoring it', () => {

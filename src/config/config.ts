@@ -1,16 +1,18 @@
+import type { z } from 'zod';
 import { envSchema, type LOG_LEVELS, normalizeOrigin } from './env-schema.ts';
+import type { AreaSettings, SettingsFragment } from './settings.ts';
 
 /**
- * Configuration from the environment, validated once at start (the variables: env-schema.ts).
- * Every bad value gets its own message naming the variable, so an operator can fix them all in
- * one go.
+ * Configuration from the environment, validated once at start: the server's own variables
+ * (env-schema.ts) and every area's settings fragment (settings.ts), in one pass. Every bad value
+ * gets its own message naming the variable, so an operator can fix them all in one go.
  */
 
 export { normalizeOrigin };
 
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-export interface Config {
+export interface Config extends AreaSettings {
   port: number;
   host: string;
   /** Public address agents and owners use; links in documents are built from it. */
@@ -28,22 +30,6 @@ export interface Config {
   /** MCP requests per minute per identity. */
   mcpRateLimitPerMinute: number;
   dbPoolSize: number;
-  /** Campaign mailboxes (docs/mail.md). */
-  mail: {
-    /** The receiving domain of campaign addresses (default: the host of CAIRN_BASE_URL). */
-    domain: string;
-    /** The built-in SMTP receiver: off when port is unset. */
-    smtp: { port: number | undefined; host: string; tlsKeyFile?: string; tlsCertFile?: string };
-    mailgun: { signingKey?: string; apiKey?: string };
-    postal: { publicKey?: string; apiKey?: string };
-  };
-  /** Platform fee in percent (0-50, two decimals), taken at funding on top of a reward. */
-  platformFeePct: number;
-  /**
-   * Owners who may credit funds in the console (lowercased); empty means the first owner, the
-   * one who set the instance up (docs/rewards.md).
-   */
-  operatorEmails: string[];
   /** Whether (or through how many hops) X-Forwarded-For is believed: rate limits count per client address. */
   trustProxy: boolean | number;
   /** Outbound reads: extra ports, DNS servers, and hosts allowed despite a private address. */
@@ -57,20 +43,10 @@ export interface Config {
   };
   /** Shared rate-limit counters for all replicas; each process counts alone when unset. */
   redisUrl: string | undefined;
-  /** Whether anyone may create a console account; otherwise only the first owner may sign up. */
-  openSignup: boolean;
-  /** Whether the skills area is on (CAIRN_SKILLS). */
-  skills: boolean;
   /** Parser and OCR jobs run at once per process (SPEC: two per web worker). */
   parserJobs: number;
   /** Jobs that may wait for a parser thread; past them reads get DEGRADED_MODE. */
   parserQueue: number;
-  sandboxJobs: number;
-  sandboxQueue: number;
-  arenaSchedule: string;
-  arenaScheduleTickSeconds: number;
-  /** Fresh reads in flight per process; past them reads get DEGRADED_MODE. */
-  readConcurrency: number;
   /** Seconds a client has to send a whole request, headers and body (answers are not limited). */
   requestTimeoutSeconds: number;
   /** Seconds an answer may wait in this process's buffers with nothing of it taken by the client. */
@@ -93,12 +69,6 @@ export interface Config {
   allowedHosts: string[];
   /** Browser origins /mcp answers besides the base URL's own, normalized; `*` for any. */
   allowedOrigins: string[];
-  /** web_search providers; SearXNG wins when both are set. */
-  search: {
-    searxngUrl: string | undefined;
-    braveApiKey: string | undefined;
-    braveUrl: string;
-  };
 }
 
 export class ConfigError extends Error {
@@ -108,44 +78,47 @@ export class ConfigError extends Error {
   }
 }
 
-/** Parses the environment; throws ConfigError listing every bad variable. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+/**
+ * Parses the environment with the areas' fragments (the catalogue's `loadAppConfig` passes them
+ * all); throws ConfigError listing every bad variable.
+ */
+export function loadConfig(
+  env: Record<string, string | undefined>,
+  fragments: ReadonlyArray<SettingsFragment>,
+): Config {
   // Empty strings count as unset: `PORT= npm start` should mean the default.
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = envSchema.safeParse(cleaned);
+  const schema = fragments.reduce((all, f) => all.extend(f.env), envSchema as z.ZodObject<z.ZodRawShape>);
+  const secrets = new Set([...SECRET_VARS, ...fragments.flatMap((f) => f.secrets ?? [])]);
+  const parsed = schema.safeParse(cleaned);
   if (!parsed.success) {
     throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message} (got ${show(cleaned, i.path)})`),
+      parsed.error.issues.map(
+        (i) => `${i.path.join('.')}: ${i.message} (got ${show(cleaned, i.path, secrets)})`,
+      ),
     );
   }
-  const e = parsed.data;
+  const all = parsed.data as Record<string, unknown>;
+  const e = parsed.data as z.infer<typeof envSchema>;
   if (!e.CAIRN_BASE_URL && e.PORT === 0) {
     throw new ConfigError([
       'CAIRN_BASE_URL: required with PORT=0, because the port, and so every link Cairn publishes, is not known before start',
     ]);
   }
   // Half a setting would be silently ignored (no STARTTLS, a provider route answering 404).
-  const pairs: Array<[string, string, string]> = [
-    ['CAIRN_SMTP_TLS_KEY_FILE', 'CAIRN_SMTP_TLS_CERT_FILE', 'STARTTLS needs the key and its certificate'],
-    ['CAIRN_POSTAL_PUBLIC_KEY', 'CAIRN_POSTAL_API_KEY', 'Postal deliveries are checked with both'],
-  ];
-  const halves = pairs
-    .filter(([a, b]) => (cleaned[a] === undefined) !== (cleaned[b] === undefined))
-    .map(
-      ([a, b, why]) =>
-        `${cleaned[a] === undefined ? a : b}: required with ${cleaned[a] === undefined ? b : a} (${why})`,
-    );
-  if (e.CAIRN_MAILGUN_API_KEY && !e.CAIRN_MAILGUN_SIGNING_KEY) {
-    halves.push(
-      'CAIRN_MAILGUN_SIGNING_KEY: required with CAIRN_MAILGUN_API_KEY (receiving checks the webhook signing key; the API key alone receives nothing)',
-    );
-  }
+  const given = (name: string) => cleaned[name] !== undefined;
+  const halves = fragments.flatMap((f) => f.check?.(all, given) ?? []);
   if (halves.length > 0) throw new ConfigError(halves);
   // A wildcard listen address is not an address anyone can reach: link to loopback instead.
   const host = WILDCARD_HOSTS.has(e.HOST) ? '127.0.0.1' : e.HOST;
   const shownHost = host.includes(':') ? `[${host}]` : host;
   const baseUrl = (e.CAIRN_BASE_URL ?? `http://${shownHost}:${e.PORT}`).replace(/\/+$/, '');
+  const areas = Object.assign(
+    {},
+    ...fragments.map((f) => f.read(all, { host: e.HOST, baseUrl })),
+  ) as AreaSettings;
   return {
+    ...areas,
     port: e.PORT,
     host: e.HOST,
     baseUrl,
@@ -161,35 +134,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: /^\d+$/.test(e.CAIRN_TRUST_PROXY)
       ? Number(e.CAIRN_TRUST_PROXY)
       : e.CAIRN_TRUST_PROXY === 'true',
-    openSignup: e.CAIRN_OPEN_SIGNUP === 'true',
-    skills: e.CAIRN_SKILLS === 'on',
     redisUrl: e.CAIRN_REDIS_URL,
     parserJobs: e.CAIRN_PARSER_JOBS,
-    platformFeePct: e.CAIRN_PLATFORM_FEE_PCT,
-    mail: {
-      domain: e.CAIRN_MAIL_DOMAIN ?? new URL(baseUrl).hostname.replace(/^\[|\]$/g, ''),
-      smtp: {
-        port: e.CAIRN_SMTP_PORT,
-        host: e.CAIRN_SMTP_HOST ?? e.HOST,
-        ...(e.CAIRN_SMTP_TLS_KEY_FILE ? { tlsKeyFile: e.CAIRN_SMTP_TLS_KEY_FILE } : {}),
-        ...(e.CAIRN_SMTP_TLS_CERT_FILE ? { tlsCertFile: e.CAIRN_SMTP_TLS_CERT_FILE } : {}),
-      },
-      mailgun: {
-        ...(e.CAIRN_MAILGUN_SIGNING_KEY ? { signingKey: e.CAIRN_MAILGUN_SIGNING_KEY } : {}),
-        ...(e.CAIRN_MAILGUN_API_KEY ? { apiKey: e.CAIRN_MAILGUN_API_KEY } : {}),
-      },
-      postal: {
-        ...(e.CAIRN_POSTAL_PUBLIC_KEY ? { publicKey: e.CAIRN_POSTAL_PUBLIC_KEY } : {}),
-        ...(e.CAIRN_POSTAL_API_KEY ? { apiKey: e.CAIRN_POSTAL_API_KEY } : {}),
-      },
-    },
-    operatorEmails: e.CAIRN_OPERATOR_EMAILS.map((m) => m.toLowerCase()),
     parserQueue: e.CAIRN_PARSER_QUEUE,
-    sandboxJobs: e.CAIRN_SANDBOX_JOBS,
-    sandboxQueue: e.CAIRN_SANDBOX_QUEUE,
-    arenaSchedule: e.CAIRN_ARENA_SCHEDULE,
-    arenaScheduleTickSeconds: e.CAIRN_ARENA_SCHEDULE_TICK_SECONDS,
-    readConcurrency: e.CAIRN_READ_CONCURRENCY,
     requestTimeoutSeconds: e.CAIRN_REQUEST_TIMEOUT_SECONDS,
     writeTimeoutSeconds: e.CAIRN_WRITE_TIMEOUT_SECONDS,
     oauthChecksFile: e.CAIRN_OAUTH_CHECKS_FILE,
@@ -201,11 +148,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     debugDbStatements: e.CAIRN_DEBUG_DB_STATEMENTS === 'true',
     allowedHosts: e.CAIRN_ALLOWED_HOSTS.map((h) => h.toLowerCase().replace(/\.(?=:\d+$|$)/, '')),
     allowedOrigins: e.CAIRN_ALLOWED_ORIGINS.map((o) => normalizeOrigin(o)!),
-    search: {
-      searxngUrl: e.CAIRN_SEARCH_SEARXNG_URL,
-      braveApiKey: e.CAIRN_SEARCH_BRAVE_API_KEY,
-      braveUrl: e.CAIRN_SEARCH_BRAVE_URL,
-    },
     fetch: {
       ports: [80, 443, ...e.CAIRN_FETCH_PORTS.map(Number)],
       dns: e.CAIRN_FETCH_DNS,
@@ -218,17 +160,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
 
 const WILDCARD_HOSTS = new Set(['0.0.0.0', '::', '[::]']);
 
-const SECRET_VARS = new Set([
-  'CAIRN_SECRET',
-  'CAIRN_METRICS_TOKEN',
-  'DATABASE_URL',
-  'CAIRN_REDIS_URL',
-  'CAIRN_SEARCH_BRAVE_API_KEY',
-]);
+const SECRET_VARS = new Set(['CAIRN_SECRET', 'CAIRN_METRICS_TOKEN', 'DATABASE_URL', 'CAIRN_REDIS_URL']);
 
-function show(env: Record<string, string | undefined>, path: PropertyKey[]): string {
+function show(env: Record<string, string | undefined>, path: PropertyKey[], secrets: Set<string>): string {
   const key = String(path[0]);
-  if (SECRET_VARS.has(key)) return 'a value that is not shown';
+  if (secrets.has(key)) return 'a value that is not shown';
   const value = env[key];
   return value === undefined ? 'nothing' : JSON.stringify(value.slice(0, 80));
 }

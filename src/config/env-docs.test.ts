@@ -1,11 +1,13 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SETTINGS } from '../domains/catalog.ts';
 import { envSchema } from './env-schema.ts';
 
 /**
  * Issue 39 item 7: docs/configuration.md is true of the code. Every environment variable the
- * server reads (the schema, and any direct process.env read in src/) is documented there, and
+ * server reads (its own schema, the areas' settings fragments, and any direct process.env read in
+ * src/) is documented there, and
  * every variable documented there is one the code reads.
  */
 
@@ -29,7 +31,9 @@ function directReads(dir: string): string[] {
   return [...names];
 }
 
-const read = [...new Set([...Object.keys(envSchema.shape), ...directReads('src')])].sort();
+/** The server's own variables and every area's settings fragment. */
+const schemaNames = [...Object.keys(envSchema.shape), ...SETTINGS.flatMap((f) => Object.keys(f.env))];
+const read = [...new Set([...schemaNames, ...directReads('src')])].sort();
 /** What the test support reads too (CAIRN_OAUTH_CHECKS_OUT, which CI sets, may be documented). */
 const readByTests = directReads('test/support');
 

@@ -1,13 +1,15 @@
 import { z } from 'zod';
 
 /**
- * The environment variables Cairn reads, each with its rule and default (docs/configuration.md).
- * config.ts turns what passes into the Config the server runs on.
+ * The server's own environment variables, each with its rule and default (docs/configuration.md):
+ * listening, storage, logs, limits, outbound reads, the MCP endpoint. An area's variables are in
+ * its settings fragment (config/settings.ts). config.ts turns what passes into the Config.
  */
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
-const url = (protocols: string[]) =>
+/** A URL whose scheme is one of `protocols` (each with its colon). */
+export const url = (protocols: string[]) =>
   z.string().refine(
     (v) => {
       try {
@@ -20,7 +22,7 @@ const url = (protocols: string[]) =>
   );
 
 /** A comma-separated list whose every item matches `item`. */
-const list = (item: RegExp, message: string) =>
+export const list = (item: RegExp, message: string) =>
   z
     .string()
     .default('')
@@ -65,57 +67,8 @@ export const envSchema = z.object({
   CAIRN_FETCH_CA_FILE: z.string().min(1).optional(),
   CAIRN_FETCH_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(120).default(20),
   CAIRN_REDIS_URL: url(['redis:', 'rediss:']).optional(),
-  CAIRN_OPEN_SIGNUP: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
-  // Skills (docs/skills.md): on by default, so the quick start shows them; off hides the tools.
-  CAIRN_SKILLS: z.enum(['on', 'off'], { message: 'must be on or off' }).default('on'),
   CAIRN_PARSER_JOBS: z.coerce.number().int().min(1).max(16).default(2),
-  // A percentage with at most two decimals, taken at funding on top of a task's reward (docs/rewards.md).
-  CAIRN_PLATFORM_FEE_PCT: z.coerce
-    .number()
-    .min(0)
-    .max(50)
-    .refine((v) => Number.isInteger(Math.round(v * 100)) && Math.abs(v * 100 - Math.round(v * 100)) < 1e-9, {
-      message: 'must have at most two decimals',
-    })
-    .default(0),
-  // Campaign mailboxes (docs/mail.md): the receiving domain, the built-in SMTP receiver, the providers.
-  CAIRN_MAIL_DOMAIN: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .regex(
-      /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/,
-      'must be a domain name',
-    )
-    .optional(),
-  CAIRN_SMTP_PORT: z.coerce.number().int().min(1).max(65_535).optional(),
-  CAIRN_SMTP_HOST: z.string().min(1).optional(),
-  CAIRN_SMTP_TLS_KEY_FILE: z.string().min(1).optional(),
-  CAIRN_SMTP_TLS_CERT_FILE: z.string().min(1).optional(),
-  CAIRN_MAILGUN_SIGNING_KEY: z.string().min(8, 'must be at least 8 characters').max(500).optional(),
-  CAIRN_MAILGUN_API_KEY: z.string().min(8, 'must be at least 8 characters').max(500).optional(),
-  CAIRN_POSTAL_PUBLIC_KEY: z.string().min(40, 'must be a PEM or base64 public key').max(10_000).optional(),
-  CAIRN_POSTAL_API_KEY: z.string().min(16, 'must be at least 16 characters').max(500).optional(),
-  CAIRN_OPERATOR_EMAILS: list(/^[^\s@,]+@[^\s@,]+$/, 'a comma-separated list of owner email addresses'),
   CAIRN_PARSER_QUEUE: z.coerce.number().int().min(0).max(1_000).default(32),
-  /** The Arena sandbox: programs at once (one worker thread each), and how many may wait. */
-  CAIRN_SANDBOX_JOBS: z.coerce.number().int().min(1).max(16).default(2),
-  CAIRN_SANDBOX_QUEUE: z.coerce.number().int().min(0).max(1_000).default(8),
-  /**
-   * The operator's schedule of Arena assignments (docs/arena.md): `challenge[@version]/hours`,
-   * comma-separated; empty for none. How often it is looked at, in seconds.
-   */
-  CAIRN_ARENA_SCHEDULE: z.string().max(2_000).default(''),
-  CAIRN_ARENA_SCHEDULE_TICK_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
-  CAIRN_SEARCH_SEARXNG_URL: url(['http:', 'https:']).optional(),
-  CAIRN_SEARCH_BRAVE_API_KEY: z.string().min(8, 'must be at least 8 characters').max(500).optional(),
-  CAIRN_SEARCH_BRAVE_URL: url(['https:', 'http:'])
-    .refine(
-      (v) =>
-        v.startsWith('https:') || /^http:\/\/(?:127\.\d+\.\d+\.\d+|localhost|\[::1\])(?::\d+)?\//.test(v),
-      'must be https (http only on loopback), since the API key travels with every request',
-    )
-    .default('https://api.search.brave.com/res/v1/web/search'),
   CAIRN_MCP_NO_STREAM_CLIENTS: z
     .string()
     .max(4_000)
@@ -133,7 +86,6 @@ export const envSchema = z.object({
   CAIRN_MCP_DIRECT_CALLS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('true'),
   CAIRN_DEBUG_DB_STATEMENTS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   CAIRN_OAUTH_CHECKS_FILE: z.string().min(1).max(4_096).optional(),
-  CAIRN_READ_CONCURRENCY: z.coerce.number().int().min(1).max(1_000).default(32),
   CAIRN_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(2).max(600).default(30),
   CAIRN_WRITE_TIMEOUT_SECONDS: z.coerce.number().int().min(2).max(600).default(30),
   CAIRN_ALLOWED_HOSTS: list(

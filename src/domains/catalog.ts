@@ -1,4 +1,4 @@
-import type { Config } from '../config/config.ts';
+import { type Config, loadConfig } from '../config/config.ts';
 import {
   areasOn as areasOnOf,
   errorsOf,
@@ -34,6 +34,17 @@ export const AREAS = [
   skillsArea,
   arenaArea,
 ] as const;
+
+/**
+ * The configuration with every area's settings fragment: what `cairn serve` and the tests start
+ * from. An area's variables are its own (`settings.ts` beside its `index.ts`).
+ */
+export function loadAppConfig(env: Record<string, string | undefined> = process.env): Config {
+  return loadConfig(env, SETTINGS);
+}
+
+/** Every area's settings fragment, in the catalogue's order. */
+export const SETTINGS = AREAS.flatMap((area) => ((area as Area).settings ? [(area as Area).settings!] : []));
 
 /** The services operations reach through their context, and transports through the app. */
 export type AppServices = ServicesOf<typeof AREAS>;

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
+import type { SettingsFragment } from '../config/settings.ts';
 import type { Clock } from '../kernel/clock.ts';
 import type { PublishedLimit } from '../kernel/limits.ts';
 import type { Outbound } from '../net/outbound.ts';
@@ -78,6 +79,8 @@ export interface Area<S extends object = object> {
   /** Its console pages, owner `/v1` routes and parts of other areas' pages (doors.ts). */
   // biome-ignore lint/suspicious/noExplicitAny: each area names the services its doors use; the catalogue checks them.
   doors?: Doors<any>;
+  /** Its environment variables and the typed settings they become (config/settings.ts). */
+  settings?: SettingsFragment;
   /** Limits it enforces beyond SPEC's table, published with the rest at `/v1/public/limits`. */
   limits?: ReadonlyArray<PublishedLimit>;
   start(core: Core): Started<S> | Promise<Started<S>>;

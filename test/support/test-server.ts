@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import pino, { type Logger } from 'pino';
 import { type App, createApp } from '../../src/app.ts';
-import { loadConfig } from '../../src/config/config.ts';
+import { loadAppConfig } from '../../src/domains/catalog.ts';
 import type { Clock } from '../../src/kernel/clock.ts';
 import type { Database } from '../../src/storage/database.ts';
 import { openTestDatabase } from './database.ts';
@@ -41,7 +41,7 @@ export async function freePort(): Promise<number> {
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'cairn-test-'));
-  const config = loadConfig({
+  const config = loadAppConfig({
     PORT: String(port),
     HOST: '127.0.0.1',
     CAIRN_DATA_DIR: dataDir,

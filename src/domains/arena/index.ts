@@ -29,6 +29,7 @@ import {
   workspaceWrite,
 } from './runs/workspace-tools.ts';
 import { ArenaScores } from './scores/score-service.ts';
+import { type ArenaSettings, arenaSettings } from './settings.ts';
 import { PUBLISHED_SUPERCHALLENGE_LIMITS } from './superchallenges/present.ts';
 import { SuperchallengeReviewService } from './superchallenges/review.ts';
 import { superchallengeCreate } from './superchallenges/tools.ts';
@@ -68,6 +69,7 @@ export { SuperchallengeReviewService } from './superchallenges/review.ts';
 
 export const arenaArea = {
   name: 'arena',
+  settings: arenaSettings,
   doors: arenaDoors,
   tables,
   errors: ARENA_ERRORS,
@@ -161,4 +163,9 @@ declare module '../../kernel/ids.ts' {
     /** superchallenges. */
     sch: 'arena';
   }
+}
+
+/** Its settings, joined into Config (config/settings.ts). */
+declare module '../../config/settings.ts' {
+  interface AreaSettings extends ArenaSettings {}
 }

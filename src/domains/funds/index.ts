@@ -2,6 +2,7 @@ import type { Area } from '../../framework/index.ts';
 import { FUNDS_ERRORS } from './errors.ts';
 import { ManualCredit } from './funding.ts';
 import { FundsService } from './funds-service.ts';
+import { type FundsSettings, fundsSettings } from './settings.ts';
 import * as tables from './tables.ts';
 
 /**
@@ -40,6 +41,7 @@ export {
 
 export const fundsArea = {
   name: 'funds',
+  settings: fundsSettings,
   tables,
   errors: FUNDS_ERRORS,
   operations: [],
@@ -66,4 +68,9 @@ declare module '../../kernel/ids.ts' {
     /** funds transactions. */
     ftx: 'funds';
   }
+}
+
+/** Its settings, joined into Config (config/settings.ts). */
+declare module '../../config/settings.ts' {
+  interface AreaSettings extends FundsSettings {}
 }

@@ -18,6 +18,7 @@ import { identityOperations } from './operations.ts';
 import { Operators } from './operators.ts';
 import { OwnerService } from './owners.ts';
 import { SessionService } from './sessions.ts';
+import { type IdentitySettings, identitySettings } from './settings.ts';
 import * as identityTables from './tables.ts';
 import {
   type CampaignLinks,
@@ -121,6 +122,7 @@ export {
 /** Owners, agent identities, their credentials (tokens, keys, pairing, native OAuth) and MCP sessions. */
 export const identityArea = {
   name: 'identity',
+  settings: identitySettings,
   tables: { ...identityTables, ...credentialTables },
   errors: IDENTITY_ERRORS,
   operations: identityOperations,
@@ -221,4 +223,9 @@ declare module '../../kernel/ids.ts' {
     /** owner API tokens. */
     otk: 'identity';
   }
+}
+
+/** Its settings, joined into Config (config/settings.ts). */
+declare module '../../config/settings.ts' {
+  interface AreaSettings extends IdentitySettings {}
 }

@@ -9,6 +9,7 @@ import { MAIL_CHANNEL } from './deliver.ts';
 import { mailTools } from './mail-tools.ts';
 import { MailService } from './owner-mail.ts';
 import { sweepMail } from './retention.ts';
+import { type MailSettings, mailSettings } from './settings.ts';
 import * as tables from './tables.ts';
 
 export { type DeliveryOutcome, MAIL_CHANNEL, type RecipientVerdict } from './deliver.ts';
@@ -26,6 +27,7 @@ export type { InboundMail, MailRefusal, MailVia, ProcessedMail } from './types.t
  */
 export const mailArea = {
   name: 'mail',
+  settings: mailSettings,
   doors: mailDoors,
   tables,
   errors: {},
@@ -77,4 +79,9 @@ declare module '../../kernel/ids.ts' {
     /** mail access requests. */
     mar: 'mail';
   }
+}
+
+/** Its settings, joined into Config (config/settings.ts). */
+declare module '../../config/settings.ts' {
+  interface AreaSettings extends MailSettings {}
 }

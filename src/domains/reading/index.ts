@@ -8,6 +8,7 @@ import { OwnerEvidence } from './owner-evidence.ts';
 import { searchProviderFor } from './search.ts';
 import { EvidenceSearch } from './search-index.ts';
 import { ReadingService } from './service.ts';
+import { type ReadingSettings, readingSettings } from './settings.ts';
 import * as tables from './tables.ts';
 import { noCampaigns, type ReadCoverage } from './types.ts';
 
@@ -48,6 +49,7 @@ export { type TextWindow, windowOf } from './window.ts';
 
 export const readingArea = {
   name: 'reading',
+  settings: readingSettings,
   tables,
   errors: READING_ERRORS,
   operations: readingOperations,
@@ -93,4 +95,9 @@ declare module '../../kernel/ids.ts' {
     /** policy decisions. */
     pol: 'reading';
   }
+}
+
+/** Its settings, joined into Config (config/settings.ts). */
+declare module '../../config/settings.ts' {
+  interface AreaSettings extends ReadingSettings {}
 }

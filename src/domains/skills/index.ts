@@ -9,6 +9,7 @@ import { SkillHistoryOwnerService } from './owner/history.ts';
 import { SkillLibraryOwnerService } from './owner/library.ts';
 import { SkillLifecycleOwnerService } from './owner/lifecycle.ts';
 import { SkillOwnerService } from './owner/skills.ts';
+import { type SkillsSettings, skillsSettings } from './settings.ts';
 import * as tables from './tables.ts';
 import { arenaSkillShare } from './tools/arena-package-tools.ts';
 import { attachmentTools } from './tools/attachment-tools.ts';
@@ -42,6 +43,7 @@ export const SKILLS_OFF =
  */
 export const skillsArea = {
   name: 'skills',
+  settings: skillsSettings,
   tables,
   errors: SKILL_ERRORS,
   operations: [
@@ -103,4 +105,9 @@ declare module '../../kernel/ids.ts' {
     /** skill events. */
     sev: 'skills';
   }
+}
+
+/** Its settings, joined into Config (config/settings.ts). */
+declare module '../../config/settings.ts' {
+  interface AreaSettings extends SkillsSettings {}
 }

@@ -4,22 +4,12 @@ import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { type AnyCommand, BOOLEAN_FLAGS, COMMANDS, findCommand, USAGE } from './cli/commands.ts';
 import { type Config, ConfigError } from './config/config.ts';
-import { ArenaKeys, builtinChallenges, ChallengeRegistry } from './domains/arena/index.ts';
-import {
-  closeByOperator,
-  RewardOwnerService,
-  resumeByOperator,
-  stopByOperator,
-} from './domains/campaigns/index.ts';
-import { loadAppConfig, TABLES } from './domains/catalog.ts';
-import { FundsService, ManualCredit } from './domains/funds/index.ts';
-import { IdentityService, mcpResource } from './domains/identity/index.ts';
+import { cliServices, loadAppConfig, TABLES } from './domains/catalog.ts';
 import { systemClock } from './kernel/clock.ts';
 import { DomainError, errorEnvelope } from './kernel/errors.ts';
 import { createLogger, logFormatFor } from './logging.ts';
 import { DataDirHeldError, type DataDirLock, lockDataDir } from './storage/data-dir-lock.ts';
 import { type Database, type ListenerChange, openDatabase } from './storage/database.ts';
-import { resolveSecret } from './storage/secret.ts';
 
 /** `cairn`: serve, migrate, and the operator's admin commands. */
 
@@ -162,25 +152,7 @@ async function admin(config: Config, command: AnyCommand, flags: Record<string, 
   const secret = command.stdin ? await readSecret(command.stdin) : '';
   const { database, lock } = await open(config);
   try {
-    // The CLI signs no cursors, so the services get no server secret.
-    const services = {
-      identity: new IdentityService(database, systemClock, mcpResource(config.baseUrl)),
-      funds: new FundsService(database, systemClock, '', new ManualCredit(), config.platformFeePct),
-      rewards: new RewardOwnerService(database, systemClock, '', config.baseUrl),
-      campaigns: {
-        close: (id: string, reason?: string) => closeByOperator(database, systemClock, id, reason),
-        stop: (id: string, reason?: string) => stopByOperator(database, systemClock, id, reason),
-        resume: (id: string) => resumeByOperator(database, systemClock, id),
-      },
-      arenaKeys: async () =>
-        new ArenaKeys(
-          database,
-          systemClock,
-          await resolveSecret(config.secret, database, config.dataDir, systemClock),
-        ),
-      // The built-ins are loaded (and validated) only by the command that needs them.
-      arenaChallenges: async () => new ChallengeRegistry(database, await builtinChallenges()),
-    };
+    const services = cliServices({ database, clock: systemClock, config });
     return await command.run(services, parsed.data, secret);
   } finally {
     await database.close();

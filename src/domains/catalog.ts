@@ -1,12 +1,22 @@
 import { type Config, loadConfig } from '../config/config.ts';
 import {
   areasOn as areasOnOf,
+  cliServicesOf,
+  commandsOf,
   errorsOf,
   operationsFor as operationsOf,
   orderOperations as orderOf,
   tablesOf,
 } from '../framework/catalogue.ts';
-import type { Area, Doors, Operation, ServicesOf, UnionToIntersection } from '../framework/index.ts';
+import type {
+  Area,
+  CliCore,
+  CliDoor,
+  Doors,
+  Operation,
+  ServicesOf,
+  UnionToIntersection,
+} from '../framework/index.ts';
 import { arenaArea } from './arena/index.ts';
 import { campaignsArea } from './campaigns/index.ts';
 import { capabilitiesArea } from './capabilities/index.ts';
@@ -58,6 +68,24 @@ type DoorNeeds = UnionToIntersection<
 >;
 const doorsServed: AppServices extends DoorNeeds ? true : never = true;
 void doorsServed;
+
+/** The services the areas' operator commands act through, joined (each area's `cli.ts`). */
+export type CliServices = UnionToIntersection<
+  (typeof AREAS)[number] extends infer A ? (A extends { cli: CliDoor<infer P, unknown> } ? P : never) : never
+>;
+
+/** Likewise: a command that names a CLI service no area builds fails to compile here. */
+type CliNeeds = UnionToIntersection<
+  (typeof AREAS)[number] extends infer A ? (A extends { cli: CliDoor<unknown, infer N> } ? N : never) : never
+>;
+const cliServed: CliServices extends CliNeeds ? true : never = true;
+void cliServed;
+
+/** Every area's operator commands (`cairn <words>`), in the areas' order. */
+export const CLI_COMMANDS = commandsOf(AREAS);
+
+/** Every area's CLI services, built for one command on the opened database. */
+export const cliServices = (core: CliCore): CliServices => cliServicesOf(AREAS, core) as CliServices;
 
 /**
  * SPEC's tool table, group by group, in its order: `tools/list`, `/v1/public/tools` and the

@@ -6,6 +6,7 @@ import type { PublishedLimit } from '../kernel/limits.ts';
 import type { Outbound } from '../net/outbound.ts';
 import type { ParserPool } from '../parsing/index.ts';
 import type { Database, Schema } from '../storage/database.ts';
+import type { CliDoor } from './cli.ts';
 import type { DoorContext, Doors, PageParts } from './doors.ts';
 import type { Operation } from './operation.ts';
 
@@ -79,6 +80,9 @@ export interface Area<S extends object = object> {
   /** Its console pages, owner `/v1` routes and parts of other areas' pages (doors.ts). */
   // biome-ignore lint/suspicious/noExplicitAny: each area names the services its doors use; the catalogue checks them.
   doors?: Doors<any>;
+  /** Its operator commands on the `cairn` command line, and the services they act through (cli.ts). */
+  // biome-ignore lint/suspicious/noExplicitAny: each area types its own CLI services; the catalogue checks them.
+  cli?: CliDoor<any, any>;
   /** Its environment variables and the typed settings they become (config/settings.ts). */
   settings?: SettingsFragment;
   /** Limits it enforces beyond SPEC's table, published with the rest at `/v1/public/limits`. */

@@ -5,6 +5,7 @@ import { describeErrorCatalog } from '../kernel/errors.ts';
 import type { Schema } from '../storage/database.ts';
 import * as serverTables from '../storage/tables.ts';
 import type { Area } from './area.ts';
+import type { AnyCommand, CliCore } from './cli.ts';
 import { isForm, joinForms } from './forms.ts';
 import type { Operation } from './operation.ts';
 import * as operationTables from './tables.ts';
@@ -82,4 +83,28 @@ export function tablesOf(areas: ReadonlyArray<Area>): Schema {
 /** The reference at `/v1/public/errors`: the general codes, then each area's, in the areas' order. */
 export function errorsOf(areas: ReadonlyArray<Area>) {
   return describeErrorCatalog(areas.map((a) => a.name));
+}
+
+/** Every area's operator commands by name, in the areas' order; a name two areas offer stops the start. */
+export function commandsOf(areas: ReadonlyArray<Area>): Readonly<Record<string, AnyCommand>> {
+  const all: Record<string, AnyCommand> = {};
+  for (const area of areas) {
+    for (const [name, command] of Object.entries(area.cli?.commands ?? {})) {
+      if (name in all) throw new Error(`The command "cairn ${name}" is offered twice (${area.name}).`);
+      all[name] = command;
+    }
+  }
+  return all;
+}
+
+/** Every area's CLI services for one command's run; a name two areas build stops it. */
+export function cliServicesOf(areas: ReadonlyArray<Area>, core: CliCore): object {
+  const all: Record<string, unknown> = {};
+  for (const area of areas) {
+    for (const [name, service] of Object.entries(area.cli?.services(core) ?? {})) {
+      if (name in all) throw new Error(`The CLI service ${name} is built by two areas (${area.name}).`);
+      all[name] = service;
+    }
+  }
+  return all;
 }

@@ -46,6 +46,14 @@ declare module '../storage/tables.ts' {
 }
 
 export {
+  type AnyCommand,
+  type CliCore,
+  type CliDoor,
+  type Command,
+  defineCommand,
+  type OfflineCommand,
+} from './cli.ts';
+export {
   type Audience,
   type Camelized,
   defineTool,

@@ -5,6 +5,7 @@ import { arenaAppeal, arenaReport, arenaReports } from './cases/case-tools.ts';
 import { ArenaReviewService } from './cases/review.ts';
 import { builtinChallenges } from './challenges/index.ts';
 import { ChallengeRegistry } from './challenges/registry.ts';
+import { arenaCli } from './cli.ts';
 import { arenaDoors } from './console/doors.ts';
 import { ARENA_ERRORS } from './errors.ts';
 import { ArenaKeys, KeyChurnError } from './keys.ts';
@@ -70,6 +71,7 @@ export { SuperchallengeReviewService } from './superchallenges/review.ts';
 export const arenaArea = {
   name: 'arena',
   settings: arenaSettings,
+  cli: arenaCli,
   doors: arenaDoors,
   tables,
   errors: ARENA_ERRORS,

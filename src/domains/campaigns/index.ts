@@ -1,4 +1,5 @@
 import type { Area } from '../../framework/index.ts';
+import { campaignCli } from './cli.ts';
 import { campaignDoors } from './console/doors.ts';
 import { contextRead, eventsWatch } from './context-tools.ts';
 import { CAMPAIGN_ERRORS } from './errors.ts';
@@ -124,6 +125,7 @@ import { LeaseSweeper } from './tasks/lease-sweeper.ts';
 /** Campaigns: membership, tasks and leases, messages and proposals, the ledger, verified completion. */
 export const campaignsArea = {
   name: 'campaigns',
+  cli: campaignCli,
   doors: campaignDoors,
   tables,
   errors: CAMPAIGN_ERRORS,

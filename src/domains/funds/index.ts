@@ -1,4 +1,5 @@
 import type { Area } from '../../framework/index.ts';
+import { fundsCli } from './cli.ts';
 import { FUNDS_ERRORS } from './errors.ts';
 import { ManualCredit } from './funding.ts';
 import { FundsService } from './funds-service.ts';
@@ -42,6 +43,7 @@ export {
 export const fundsArea = {
   name: 'funds',
   settings: fundsSettings,
+  cli: fundsCli,
   tables,
   errors: FUNDS_ERRORS,
   operations: [],

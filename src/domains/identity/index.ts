@@ -1,5 +1,6 @@
 import type { Area } from '../../framework/index.ts';
 import { jobFailureLevel } from '../../storage/unavailable.ts';
+import { identityCli } from './cli.ts';
 import { identityDoors } from './console/doors.ts';
 import { DeviceService } from './credentials/device.ts';
 import { OAuthClientService } from './credentials/oauth-clients.ts';
@@ -42,6 +43,7 @@ export {
   setArenaActivation,
   setArenaReviewer,
 } from './arena-activation.ts';
+export { emailFlag } from './cli.ts';
 export { type AgentPageChange, type AgentPagePart, agentPageChange } from './console/agent-parts.ts';
 export { claimsLine, claimsPanel } from './console/claims.ts';
 export {
@@ -123,6 +125,7 @@ export {
 export const identityArea = {
   name: 'identity',
   settings: identitySettings,
+  cli: identityCli,
   tables: { ...identityTables, ...credentialTables },
   errors: IDENTITY_ERRORS,
   operations: identityOperations,

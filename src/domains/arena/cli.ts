@@ -2,35 +2,34 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { decodeProtectedHeader, type JSONWebKeySet } from 'jose';
 import { z } from 'zod';
-import type { Config } from '../config/config.ts';
+import type { Config } from '../../config/config.ts';
+import type { CliDoor } from '../../framework/index.ts';
+import { systemClock } from '../../kernel/clock.ts';
+import { DomainError } from '../../kernel/errors.ts';
+import { resolveSecret } from '../../storage/secret.ts';
 import {
-  type ArenaKeys,
-  type ChallengeRegistry,
+  builtinChallenges,
   loadChallengeDir,
-  MAX_SIGNED_SCORE_CHARS,
   packageSha256,
   readChallengeDir,
-  verifyScore,
   worldSha256,
-} from '../domains/arena/index.ts';
-import { systemClock } from '../kernel/clock.ts';
-import { DomainError } from '../kernel/errors.ts';
+} from './challenges/index.ts';
+import { ChallengeRegistry } from './challenges/registry.ts';
+import { ArenaKeys } from './keys.ts';
+import { MAX_SIGNED_SCORE_CHARS, verifyScore } from './scores/signing.ts';
 
 /**
  * The arena's operator commands (docs/arena.md): adding a challenge version from a folder
  * ("Challenge packages"), rotating the signing key, and checking a signed score offline ("Signed
- * scores"). commands.ts lists them with the others and checks their shape
- * (`Command`, `OfflineCommand`); they do not import it, so the two files form no cycle.
+ * scores").
  */
 
-/** What rotate-key and add-challenge act through (a part of commands.ts's CliServices). */
+/** What rotate-key and add-challenge act through; each is made on first use. */
 interface ArenaCliServices {
+  /** The score-signing keys; only they need the server secret. */
   arenaKeys(): Promise<ArenaKeys>;
-  /**
-   * Every assignable challenge version: the built-ins and those stored in the database. main.ts
-   * always supplies it; optional only while commands.ts's CliServices does not name it.
-   */
-  arenaChallenges?(): Promise<ChallengeRegistry>;
+  /** Every assignable challenge version: the built-ins (loaded and validated here) and the stored ones. */
+  arenaChallenges(): Promise<ChallengeRegistry>;
 }
 
 /** The longest JWKS taken (a file or an answer): far more keys than any deployment rotates to. */
@@ -41,16 +40,14 @@ const location = z.string().trim().min(1).max(4096);
 const verifyFlags = z.object({ file: location, jwks: location.optional() }).strict();
 const addFlags = z.object({ dir: location }).strict();
 
-export const ARENA_COMMANDS = {
+const ARENA_COMMANDS = {
   'arena add-challenge': {
     usage:
       'cairn arena add-challenge DIR [--json]   (validates the challenge version in DIR (challenge.json, world/…, sources/…; a folder laid out <id>/<version>/ must repeat both) and stores it in the database for every replica; prints what was added, or exits 1 with every problem, one a line; a version is immutable: an existing one is refused)',
     flags: addFlags,
     operand: 'dir',
-    run: async ({ arenaChallenges }: ArenaCliServices, f: z.infer<typeof addFlags>) => {
-      if (!arenaChallenges) throw new Error('the CLI was started without the challenge registry');
-      return addChallenge(await arenaChallenges(), f.dir);
-    },
+    run: async ({ arenaChallenges }: ArenaCliServices, f: z.infer<typeof addFlags>) =>
+      addChallenge(await arenaChallenges(), f.dir),
   },
   'arena rotate-key': {
     usage:
@@ -71,6 +68,15 @@ export const ARENA_COMMANDS = {
       return { valid: true, kid: decodeProtectedHeader(jws).kid, payload };
     },
   },
+};
+
+export const arenaCli: CliDoor<ArenaCliServices> = {
+  services: ({ database, clock, config }) => ({
+    arenaKeys: async () =>
+      new ArenaKeys(database, clock, await resolveSecret(config.secret, database, config.dataDir, clock)),
+    arenaChallenges: async () => new ChallengeRegistry(database, await builtinChallenges()),
+  }),
+  commands: ARENA_COMMANDS,
 };
 
 /**

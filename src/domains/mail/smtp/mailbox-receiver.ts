@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { type Config, ConfigError } from '../../../config/config.ts';
 import type { DeliveryOutcome, RecipientVerdict } from '../deliver.ts';
 import type { MailService } from '../owner-mail.ts';
-import { type RecipientReply, type SmtpReceiver, startSmtpReceiver } from './receiver.ts';
+import { startSmtpReceiver } from './receiver.ts';
+import type { RecipientReply, SmtpReceiver } from './receiver-options.ts';
 
 /** SPEC Limits (Mailbox): a delivery payload is at most 2 MiB; the SIZE extension advertises it. */
 const MAX_BYTES = 2 * 1024 * 1024;

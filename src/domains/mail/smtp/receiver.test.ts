@@ -9,12 +9,8 @@ import type SMTPTransport from 'nodemailer/lib/smtp-transport/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboundMail } from '../types.ts';
 import { readTls } from './mailbox-receiver.ts';
-import {
-  type SmtpInboundMail,
-  type SmtpReceiver,
-  type SmtpReceiverOptions,
-  startSmtpReceiver,
-} from './receiver.ts';
+import { startSmtpReceiver } from './receiver.ts';
+import type { SmtpInboundMail, SmtpReceiver, SmtpReceiverOptions } from './receiver-options.ts';
 import { deliveryReply, replyText } from './replies.ts';
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { propertyHides, removeCssHidden } from './css-hidden.ts';
-import { MAX_CSS_CHARS, parseStylesheet, specificity, staticSelector } from './css-parse.ts';
+import { MAX_CSS_CHARS, parseStylesheet } from './css-parse.ts';
+import { specificity, staticSelector } from './css-selectors.ts';
 import { parseHtml, parseHtmlDocument } from './html.ts';
 import { sanitiseDocument } from './sanitise.ts';
 

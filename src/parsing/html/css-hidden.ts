@@ -14,8 +14,8 @@ import {
   mediaApplies,
   parseDeclarations,
   parseStylesheet,
-  type Subject,
 } from './css-parse.ts';
+import type { Subject } from './css-selectors.ts';
 
 /** A rule is not applied when, with the rules applied before it, it would remove more than this share of the body's text. */
 const MAX_REMOVED_SHARE = 0.5;

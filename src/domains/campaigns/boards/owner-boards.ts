@@ -17,7 +17,7 @@ import {
   unlistable,
 } from './board-rules.ts';
 import { type BoardRow, listedTasks, presentBoardSummary, presentListedTask } from './board-view.ts';
-import { endEntriesOf } from './pickup.ts';
+import { endEntriesOf } from './public-entries.ts';
 import { boards, boardTasks } from './tables.ts';
 
 /**

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LIMITS } from '../../../kernel/limits.ts';
 import { evidenceIdArg, longText } from '../schemas.ts';
 import { RELEASE_REASONS } from '../tasks/lease-moves.ts';
-import { ENTRY_ACTIONS, type EntryAction } from './pickup.ts';
+import { ENTRY_ACTIONS, type EntryAction } from './public-entries.ts';
 
 /** The arguments and meaning of each public_task_work action (describe_action publishes them). */
 

@@ -3,8 +3,9 @@ import { type Audience, defineTool } from '../../../framework/index.ts';
 import { whenActive } from '../../identity/index.ts';
 import type { CampaignCtx } from '../services.ts';
 import { slugArg } from './board-rules.ts';
-import { ENTRY_ACTIONS, takePublicTask } from './pickup.ts';
+import { takePublicTask } from './pickup.ts';
 import { workOnEntry } from './pickup-work.ts';
+import { ENTRY_ACTIONS } from './public-entries.ts';
 
 /** The Open pickup tools (SPEC): take a task from a public board, then work on it through the entry. */
 

@@ -12,8 +12,14 @@ import { campaignEvidence, tasks } from '../tables.ts';
 import { heartbeatAs, type RELEASE_REASONS, releaseAs } from '../tasks/lease-moves.ts';
 import type { CompletionGate } from '../types.ts';
 import { submitAs } from '../verification/completion.ts';
-import { ENTRY_ACTIONS, type EntryAction, type EntryStanding, endEntry, liveEntry } from './pickup.ts';
 import { CHILD_ARGS, WHAT } from './pickup-actions.ts';
+import {
+  ENTRY_ACTIONS,
+  type EntryAction,
+  type EntryStanding,
+  endEntry,
+  liveEntry,
+} from './public-entries.ts';
 
 /**
  * public_task_work (SPEC): what a public taker may do with its entry, and nothing else: no

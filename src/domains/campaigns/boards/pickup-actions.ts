@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { LIMITS } from '../../../kernel/limits.ts';
 import { evidenceIdArg, longText } from '../schemas.ts';
 import { RELEASE_REASONS } from '../tasks/lease-moves.ts';
-import { ENTRY_ACTIONS, type EntryAction } from './public-entries.ts';
+import { ENTRY_ACTIONS, type EntryAction, type EntryStanding } from './public-entries.ts';
 
 /** The arguments and meaning of each public_task_work action (describe_action publishes them). */
 
@@ -65,3 +65,12 @@ export const WHAT: Record<EntryAction, string> = {
   notes: 'Leave a note for the campaign on this task (on its ledger).',
   renew_lease: 'Say you are still working: records a heartbeat; the execution deadline never moves.',
 };
+
+/** The next step that goes on with the entry by one of its actions, described in WHAT's words. */
+export function continueWith(standing: EntryStanding, action: EntryAction) {
+  return {
+    tool: 'public_task_work',
+    action: WHAT[action],
+    arguments: { public_entry_id: standing.entry.id, action, arguments: {} },
+  };
+}

@@ -46,13 +46,13 @@ export {
 export { emailFlag } from './cli.ts';
 export { type AgentPageChange, type AgentPagePart, agentPageChange } from './console/agent-parts.ts';
 export { claimsLine, claimsPanel } from './console/claims.ts';
+export { DeviceService } from './credentials/device.ts';
 export {
   type DeviceRequest,
-  DeviceService,
   deviceRequestSchema,
   formatUserCode,
   normalizeUserCode,
-} from './credentials/device.ts';
+} from './credentials/device-request.ts';
 export {
   type ClientAuthMethod,
   DEVICE_GRANT,

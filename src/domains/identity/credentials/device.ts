@@ -1,5 +1,3 @@
-import { randomInt } from 'node:crypto';
-import { z } from 'zod';
 import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { hashSecret, newId, newToken } from '../../../kernel/ids.ts';
@@ -14,13 +12,11 @@ import { addressKey } from '../owners.ts';
 import { FailureThrottle, secondsUntil } from '../throttle.ts';
 import type { AboutYou, Agent, GuestPairing } from '../types.ts';
 import * as drepo from './device-repo.ts';
+import { type DeviceRequest, formatUserCode, newUserCode, normalizeUserCode } from './device-request.ts';
 import { findGrant, insertGrant } from './oauth-repo.ts';
 import { mcpResource } from './oauth-request.ts';
 import type { TokenAnswer, TokenService } from './tokens.ts';
 
-/** RFC 8628 §6.1: consonants only, no vowels (no words) and nothing easily confused. */
-const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
-const USER_CODE_LENGTH = 8;
 const EXPIRES_IN_SECONDS = 15 * 60;
 const INTERVAL_SECONDS = 5;
 const SLOW_DOWN_STEP_SECONDS = 5;
@@ -38,45 +34,6 @@ function pairingThrottled(until: Date, now: Date): DomainError {
     `Too many pairing codes that match nothing. Try again in ${Math.ceil(seconds / 60)} minutes.`,
     { retry_after_seconds: seconds },
   );
-}
-
-/** What a runtime sends to start pairing (SPEC: POST /oauth/device_authorization). */
-export const deviceRequestSchema = z
-  .object({
-    /**
-     * RFC 8628 §3.1: a registered client names itself (a confidential one authenticates too);
-     * SPEC's runtimes pair without one and name themselves with display_name and runtime, which
-     * default to the client's registered name when a client asks.
-     */
-    client_id: z.string().min(1).max(200).optional(),
-    client_secret: z.string().min(1).max(512).optional(),
-    display_name: z.string().trim().min(1).max(LIMITS.displayName.maxChars).optional(),
-    runtime: z.string().trim().min(1).max(LIMITS.runtime.maxChars).optional(),
-    requested_mode: z.enum(['READ', 'NONE']).optional(),
-    matching_request_id: z.string().min(1).max(96).optional(),
-    // Self-description: checked softly (bad values are dropped and shown as ignored), like identity_update_about.
-    model: z.unknown().optional(),
-    software: z.unknown().optional(),
-    purpose: z.unknown().optional(),
-    contacts: z.unknown().optional(),
-    organization: z.unknown().optional(),
-  })
-  .strict();
-export type DeviceRequest = z.infer<typeof deviceRequestSchema>;
-
-/** Normalises what an owner types: case and the dash do not matter. */
-export function normalizeUserCode(input: string): string {
-  return input.toUpperCase().replace(/[^A-Z]/g, '');
-}
-
-export function formatUserCode(code: string): string {
-  return `${code.slice(0, 4)}-${code.slice(4)}`;
-}
-
-function newUserCode(): string {
-  let code = '';
-  for (let i = 0; i < USER_CODE_LENGTH; i++) code += USER_CODE_ALPHABET[randomInt(USER_CODE_ALPHABET.length)];
-  return code;
 }
 
 /** Device pairing: a runtime asks, the owner approves or declines on /pair, the runtime polls for tokens. */

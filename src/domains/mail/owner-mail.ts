@@ -1,12 +1,11 @@
-import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import { cutPage } from '../../kernel/paging.ts';
 import { withTenant } from '../../kernel/tenant.ts';
-import type { Database, Executor } from '../../storage/database.ts';
+import type { Database } from '../../storage/database.ts';
 import { appendEvent, ownedCampaign } from '../campaigns/index.ts';
-import { describeAgents } from '../identity/index.ts';
 import { decideAccess } from './access.ts';
 import {
   checkRecipient,
@@ -16,11 +15,10 @@ import {
   type RecipientVerdict,
 } from './deliver.ts';
 import { ensureMailbox, mailboxAddress, presentMailbox, usageOf } from './mailbox.ts';
-import { mailAccess, mailboxes, mailDeliveryAttempts, mailMessages } from './tables.ts';
+import { accessList, attemptList } from './mailbox-lists.ts';
+import { mailboxes, mailDeliveryAttempts, mailMessages } from './tables.ts';
 import type { InboundMail, MailRefusal } from './types.ts';
 
-/** Delivery attempts in one answer, at most. */
-const MAX_ATTEMPTS = 100;
 /** Stored mails in one answer, at most. */
 const MAX_MAILS = 100;
 /** Mails deleted by one call, at most. */
@@ -88,8 +86,8 @@ export class MailService {
       ...presentMailbox(box, await usageOf(db, campaignId), campaign.status === 'ACTIVE', this.domain),
       check: `Send any mail to ${mailboxAddress(box, this.domain)}: when it arrives, delivery_state turns VERIFIED.`,
       full_since: box.fullNoticeAt?.toISOString() ?? null,
-      attempts: (await this.attemptList(db, campaignId, { limit: 50 })).attempts,
-      access: await this.accessList(db, campaignId),
+      attempts: (await attemptList(db, campaignId, { limit: 50 })).attempts,
+      access: await accessList(db, campaignId),
     };
   }
 
@@ -101,7 +99,7 @@ export class MailService {
   async attempts(ownerId: string, campaignId: string, opts: { before?: string; limit?: number } = {}) {
     const db = this.database.db;
     await ownedCampaign(db, ownerId, campaignId);
-    return { campaign_id: campaignId, ...(await this.attemptList(db, campaignId, opts)) };
+    return { campaign_id: campaignId, ...(await attemptList(db, campaignId, opts)) };
   }
 
   /**
@@ -262,7 +260,7 @@ export class MailService {
   async accessRequests(ownerId: string, campaignId: string) {
     const db = this.database.db;
     await ownedCampaign(db, ownerId, campaignId);
-    return { campaign_id: campaignId, requests: await this.accessList(db, campaignId) };
+    return { campaign_id: campaignId, requests: await accessList(db, campaignId) };
   }
 
   decide(ownerId: string, campaignId: string, requestId: string, decision: 'APPROVE' | 'DECLINE') {
@@ -285,90 +283,5 @@ export class MailService {
       await ownedCampaign(tx, ownerId, campaignId);
       return decideAccess(tx, campaignId, ownerId, { agentId }, 'REVOKED', this.clock.now());
     });
-  }
-
-  private async attemptList(
-    ex: Executor,
-    campaignId: string,
-    opts: { before?: string | undefined; limit?: number | undefined },
-  ) {
-    const limit = Math.min(Math.max(opts.limit ?? 50, 1), MAX_ATTEMPTS);
-    const a = mailDeliveryAttempts;
-    const [from] = opts.before
-      ? await ex
-          .select({ at: a.createdAt })
-          .from(a)
-          .where(and(eq(a.id, opts.before), eq(a.campaignId, campaignId)))
-      : [];
-    const rows = await ex
-      .select({
-        attempt: a,
-        mail: {
-          id: mailMessages.id,
-          from: mailMessages.fromAddress,
-          subject: mailMessages.subject,
-          messageId: mailMessages.messageIdHeader,
-        },
-      })
-      .from(a)
-      .leftJoin(mailMessages, eq(mailMessages.id, a.mailId))
-      .where(
-        and(
-          eq(a.campaignId, campaignId),
-          from && opts.before
-            ? or(lt(a.createdAt, from.at), and(eq(a.createdAt, from.at), lt(a.id, opts.before)))
-            : undefined,
-        ),
-      )
-      .orderBy(desc(a.createdAt), desc(a.id))
-      .limit(limit + 1);
-    const page = cutPage(rows, limit, (last) => last.attempt.id);
-    return {
-      attempts: page.rows.map(({ attempt: r, mail }) => ({
-        attempt_id: r.id,
-        via: r.via,
-        outcome: r.outcome,
-        reason: r.reason,
-        recipient: r.recipient,
-        remote: r.remote,
-        size: r.size,
-        mail_id: r.mailId,
-        // The stored mail's headers (untrusted: the sender wrote them); null for a refused attempt
-        // and for a mail the owner has deleted since (mail_deleted).
-        mail:
-          r.mailId && mail ? { from: mail.from, subject: mail.subject, message_id: mail.messageId } : null,
-        mail_deleted: r.mailId !== null && !mail,
-        at: r.createdAt.toISOString(),
-      })),
-      next_before: page.next,
-    };
-  }
-
-  private async accessList(ex: Executor, campaignId: string) {
-    const rows = await ex
-      .select()
-      .from(mailAccess)
-      .where(eq(mailAccess.campaignId, campaignId))
-      .orderBy(desc(mailAccess.requestedAt));
-    const names = new Map(
-      (
-        await describeAgents(
-          ex,
-          rows.map((r) => r.agentId),
-        )
-      ).map((a) => [a.id, a.displayName]),
-    );
-    const order = (s: string) => (s === 'REQUESTED' ? 0 : 1);
-    return rows
-      .sort((a, b) => order(a.status) - order(b.status))
-      .map((r) => ({
-        request_id: r.requestId,
-        agent_id: r.agentId,
-        agent_display_name: names.get(r.agentId) ?? null,
-        status: r.status,
-        reason: r.reason,
-        requested_at: r.requestedAt.toISOString(),
-        decided_at: r.decidedAt?.toISOString() ?? null,
-      }));
   }
 }

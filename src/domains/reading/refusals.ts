@@ -4,6 +4,10 @@ import { NetRefusal, type NetRefusalReason } from '../../net/refusal.ts';
 import { urlCarriesCredential } from '../../net/url-policy.ts';
 import { ParseRefusal, type ParseRefusalReason, ParserBusy } from '../../parsing/types.ts';
 
+/** Why a read inside a campaign is refused when no lease covers it. */
+export const LEASE_RULE =
+  'Inside a campaign every read needs a task lease (SPEC Authentication 10): the task_id named, or the only lease held.';
+
 /** A read that will not be served, with everything its receipt and its error need. */
 export interface ReadRefusal {
   code: ErrorCode;

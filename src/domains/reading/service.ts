@@ -1,6 +1,5 @@
 import type { Clock } from '../../kernel/clock.ts';
 import { type Alternative, DomainError, isErrorCode, retryableByDefault } from '../../kernel/errors.ts';
-import { newId } from '../../kernel/ids.ts';
 import type { FetchResult } from '../../net/guarded-fetch.ts';
 import type { ParsedDocument, Parser } from '../../parsing/types.ts';
 import type { Database, Executor } from '../../storage/database.ts';
@@ -13,17 +12,15 @@ import {
   normaliseUrl,
   readBlockedBy,
 } from './denials.ts';
-import { buildRead, PUBLIC_READ_RULE } from './evidence-rows.ts';
-import { type ReadRefusal, receiptUrl, refusalOf, upstreamStatusRefusal } from './refusals.ts';
+import { buildRead } from './evidence-rows.ts';
+import { simulateRead } from './read-simulation.ts';
+import { LEASE_RULE, type ReadRefusal, receiptUrl, refusalOf, upstreamStatusRefusal } from './refusals.ts';
 import type { ReceiptRow } from './repo.ts';
 import * as repo from './repo.ts';
 import { type BodyDecoder, StoredText } from './stored-text.ts';
 import type { Coverage, EvidenceMeta, EvidenceRecord, ReadCoverage, ReadRequest } from './types.ts';
 
 export type { ReadRequest } from './types.ts';
-
-const LEASE_RULE =
-  'Inside a campaign every read needs a task lease (SPEC Authentication 10): the task_id named, or the only lease held.';
 
 /** The guarded fetcher as reading uses it: one page read with every network-safety check. */
 export interface PageReader {
@@ -199,53 +196,18 @@ export class ReadingService {
     return { evidence, receipt };
   }
 
-  /**
-   * policy_explain on a URL (SPEC: simulate receipts): what a read of it would be decided now,
-   * without fetching. The lease check and every check made before a request run as for a read;
-   * the verdict is stored as a SIMULATE receipt naming the decision a read would get.
-   */
+  /** policy_explain on a URL: what a read of it would be decided now, without fetching (read-simulation.ts). */
   async simulate(caller: Caller, req: { url: string; taskId: string | null }) {
-    const now = this.clock.now();
-    let verdict: { code: string; rule: string; message: string; details: Record<string, unknown> } | null =
-      null;
-    let coverage: Coverage | null = null;
-    try {
-      coverage = await this.coverage.coverRead(this.database.db, caller, req.taskId, now);
-      this.pages.preflight(req.url);
-    } catch (err) {
-      const refusal = err instanceof DomainError ? null : refusalOf(err);
-      if (err instanceof DomainError) {
-        verdict = { code: err.code, rule: LEASE_RULE, message: err.message, details: err.details };
-      } else if (refusal) {
-        verdict = {
-          code: refusal.code,
-          rule: refusal.rule,
-          message: refusal.message,
-          details: refusal.details,
-        };
-      } else throw err;
-    }
-    const receipt: ReceiptRow = {
-      id: newId('pol', now),
-      agentId: caller.agent.id,
-      tool: 'policy_explain',
-      decision: 'SIMULATE',
-      reasonCode: verdict?.code ?? 'PUBLIC_READ',
-      rule: verdict?.rule ?? PUBLIC_READ_RULE,
-      inputs: {
-        url: receiptUrl(req.url),
-        task_id: coverage?.taskId ?? req.taskId,
-        campaign_id: coverage?.campaignId ?? null,
-        would_decide: verdict ? 'DENY' : 'ALLOW_ONCE',
-        ...(verdict ? { refusal: verdict.details } : {}),
-        not_checked:
-          'Name resolution, robots.txt, redirects and the page itself are checked only when it is read.',
+    return simulateRead(
+      {
+        database: this.database,
+        clock: this.clock,
+        coverage: this.coverage,
+        preflight: (url) => this.pages.preflight(url),
       },
-      evidenceId: null,
-      createdAt: now,
-    };
-    await repo.insertReceipt(this.database.db, receipt);
-    return { receipt, message: verdict?.message ?? null };
+      caller,
+      req,
+    );
   }
 
   /** Stores the DENY receipt of a refusal and returns the error that carries it (see denials.ts). */

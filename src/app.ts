@@ -6,7 +6,7 @@ import { type AppServices, AREAS, areasOn, describeErrors, operationsFor } from 
 import { buildDiscovery, SERVER_VERSION, type ToolDoc } from './domains/discovery/index.ts';
 import { type Area, type Core, gatherExtensions, OperationRunner, startAreas } from './framework/index.ts';
 import { type Clock, systemClock } from './kernel/clock.ts';
-import { describeLimits } from './kernel/limits.ts';
+import { describeLimits } from './kernel/published-limits.ts';
 import { createLogger, loggableError } from './logging.ts';
 import { buildOutbound } from './net/outbound.ts';
 import { ParserPool } from './parsing/index.ts';

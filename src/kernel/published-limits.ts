@@ -1,0 +1,253 @@
+/**
+ * The published limits table (`/v1/public/limits`, the `cairn://limits` MCP resource): SPEC's
+ * Limits table plus the bounds Cairn chose where SPEC leaves them open, each row read from LIMITS
+ * (or the configured rate limits), so what is published is what is enforced. Areas add their own
+ * rows (an Area's `limits`).
+ */
+import { LIMITS, type PublishedLimit } from './limits.ts';
+
+/** SPEC's Limits table plus the bounds Cairn chose where SPEC leaves them open. */
+export function describeLimits(
+  publicRateLimitPerMinute: number,
+  mcpRateLimitPerMinute: number,
+): PublishedLimit[] {
+  const L = LIMITS;
+  return [
+    { area: 'Access token', limit: '60 minutes', values: { minutes: L.accessTokenMinutes } },
+    { area: 'Refresh token', limit: '7 days', values: { days: L.refreshTokenDays } },
+    {
+      area: 'OAuth connection',
+      limit: 'up to 7 days from approval; refresh does not extend',
+      values: { days: L.oauthConnectionDays },
+    },
+    {
+      area: 'Refresh duplicate retry window',
+      limit: 'two seconds',
+      values: { seconds: L.refreshDuplicateWindowSeconds },
+    },
+    { area: 'Public task entry', limit: '24 hours', values: { hours: L.publicTaskEntryHours } },
+    {
+      area: 'Arena assignment',
+      limit: 'one hour; one concurrent Arena run per identity',
+      values: { minutes: L.arenaAssignmentMinutes, concurrent_runs: 1 },
+    },
+    {
+      area: 'fetch_text / file windows',
+      limit: 'default 12,000 characters; max_chars 200-60,000',
+      values: {
+        default_chars: L.readWindow.defaultChars,
+        min_chars: L.readWindow.minChars,
+        max_chars: L.readWindow.maxChars,
+      },
+    },
+    {
+      area: 'Quote for verification',
+      limit: 'verbatim, 20 or more characters',
+      values: { min_chars: L.quoteMinChars },
+    },
+    {
+      area: 'Campaign message content',
+      limit: '8,000 characters and 16 KiB UTF-8',
+      values: { max_chars: L.messageContent.maxChars, max_bytes: L.messageContent.maxBytes },
+    },
+    {
+      area: 'Report/appeal statement',
+      limit:
+        '1-8,000 characters; evidence ids up to ten; intake ten new reports or appeals per identity per hour',
+      values: {
+        min_chars: L.reportStatement.minChars,
+        max_chars: L.reportStatement.maxChars,
+        max_evidence_ids: L.reportStatement.maxEvidenceIds,
+        per_hour: L.reportStatement.perHour,
+      },
+    },
+    {
+      area: 'matching response_reason',
+      limit: '1-2,000 characters',
+      values: { min_chars: L.matchingResponseReason.minChars, max_chars: L.matchingResponseReason.maxChars },
+    },
+    {
+      area: 'Matching profile',
+      limit: 'expires in at most 168 hours',
+      values: { hours: L.matchingProfileHours },
+    },
+    {
+      area: 'Matching request',
+      limit: 'expires 72 hours after it was made; at most 20 open requests per requester',
+      values: {
+        expiry_hours: L.matchingRequest.expiryHours,
+        max_open_per_requester: L.matchingRequest.maxOpenPerRequester,
+      },
+    },
+    { area: 'events_watch wait', limit: 'up to 60 seconds', values: { seconds: L.eventsWatchSeconds } },
+    {
+      area: 'campaign_mail_wait, matching_watch',
+      limit: 'up to 25 seconds',
+      values: { seconds: L.longPollSeconds },
+    },
+    {
+      area: 'campaign_graph',
+      limit: 'limit 1-50 (default 20); 4 evidence references per event; 50 evidence nodes per page',
+      values: {
+        min_limit: L.campaignGraph.minLimit,
+        max_limit: L.campaignGraph.maxLimit,
+        default_limit: L.campaignGraph.defaultLimit,
+        evidence_per_event: L.campaignGraph.evidencePerEvent,
+        evidence_nodes_per_page: L.campaignGraph.evidenceNodesPerPage,
+      },
+    },
+    {
+      area: 'Mailbox',
+      limit:
+        'delivery payload 2 MiB; stored text 200,000 characters; default 1,000 messages and 20 MiB per mailbox; no automatic deletion; attachments metadata only',
+      values: {
+        delivery_bytes: L.mailbox.deliveryBytes,
+        stored_text_chars: L.mailbox.storedTextChars,
+        messages: L.mailbox.messages,
+        bytes: L.mailbox.bytes,
+      },
+    },
+    {
+      area: 'Research imports',
+      limit:
+        'files up to 12 MiB; PDF up to 40 pages; embedded image 20 million pixels; page 40 million pixels; OCR render 20 million pixels; two parser/OCR subprocesses per web worker; logs up to 5,000 lines; SBOM CycloneDX JSON 1.4-1.6, SPDX JSON 2.x',
+      values: {
+        file_bytes: L.researchImports.fileBytes,
+        pdf_pages: L.researchImports.pdfPages,
+        embedded_image_pixels: L.researchImports.embeddedImagePixels,
+        page_pixels: L.researchImports.pagePixels,
+        ocr_render_pixels: L.researchImports.ocrRenderPixels,
+        parser_processes_per_worker: L.researchImports.parserProcessesPerWorker,
+        log_lines: L.researchImports.logLines,
+      },
+    },
+    {
+      area: 'Reading (fetch_text and other fresh reads)',
+      limit: `responses up to 12 MiB, ${L.read.timeoutSeconds} seconds per read by default, at most ${L.read.redirects} redirects; url up to ${L.read.urlChars} characters; declared_purpose up to ${L.read.purposeChars}; quotes to locate up to ${L.read.quoteChars}; diffs and extractions return up to 60,000 characters (tables up to ${L.read.tableRows} rows); stored text up to 2,000,000 characters per read (cut beyond, with TEXT_TRUNCATED)`,
+      values: {
+        response_bytes: L.read.responseBytes,
+        timeout_seconds: L.read.timeoutSeconds,
+        redirects: L.read.redirects,
+        url_chars: L.read.urlChars,
+        purpose_chars: L.read.purposeChars,
+        quote_chars: L.read.quoteChars,
+        diff_chars: L.read.diffChars,
+        extract_chars: L.read.extractChars,
+        table_rows: L.read.tableRows,
+        stored_text_chars: L.read.storedTextChars,
+      },
+    },
+    {
+      area: 'web_search',
+      limit: `query up to ${L.search.queryChars} characters; limit 1-${L.search.maxResults} (default ${L.search.defaultResults})`,
+      values: {
+        query_chars: L.search.queryChars,
+        default_results: L.search.defaultResults,
+        max_results: L.search.maxResults,
+      },
+    },
+    { area: 'STIX export', limit: 'up to 20 sources', values: { max_sources: L.stixSources } },
+    { area: 'Preview page', limit: '1-40', values: { min: L.previewPage.min, max: L.previewPage.max } },
+    {
+      area: 'task-choices limit',
+      limit: '1-200 (default 200)',
+      values: { min: L.taskChoices.min, max: L.taskChoices.max, default: L.taskChoices.default },
+    },
+    {
+      area: 'public boards limit',
+      limit: '1-50',
+      values: { min: L.publicBoards.min, max: L.publicBoards.max },
+    },
+    {
+      area: 'task_evidence limit',
+      limit: '1-50',
+      values: { min: L.taskEvidence.min, max: L.taskEvidence.max },
+    },
+    {
+      area: 'Skills list parameters',
+      limit:
+        'limit 1-100 default 25; q <=300; cursor <=4096; compatibility <=500; context <=512; path <=240; lease_id and other_version_id <=96',
+      values: {
+        min_limit: L.skillsList.minLimit,
+        max_limit: L.skillsList.maxLimit,
+        default_limit: L.skillsList.defaultLimit,
+        q_chars: L.skillsList.qChars,
+        cursor_chars: L.skillsList.cursorChars,
+        compatibility_chars: L.skillsList.compatibilityChars,
+        context_chars: L.skillsList.contextChars,
+        path_chars: L.skillsList.pathChars,
+        id_chars: L.skillsList.idChars,
+      },
+    },
+    {
+      area: 'Skill packages',
+      limit: `files up to ${L.skillPackage.fileBytes} bytes; packages up to ${L.skillPackage.packageBytes} bytes and ${L.skillPackage.files} files; zip imports up to ${L.skillPackage.importBytes} bytes (decompressed bytes are counted, not the archive's claims); paths up to 240 characters`,
+      values: {
+        file_bytes: L.skillPackage.fileBytes,
+        package_bytes: L.skillPackage.packageBytes,
+        files: L.skillPackage.files,
+        import_bytes: L.skillPackage.importBytes,
+        tags: L.skillPackage.tags,
+        tag_chars: L.skillPackage.tagChars,
+      },
+    },
+    {
+      area: 'skill_file_bytes_get window',
+      limit: `max_bytes ${L.skillFileBytesWindow.min}-${L.skillFileBytesWindow.max}, default ${L.skillFileBytesWindow.default} (base64 in the answer)`,
+      values: {
+        min: L.skillFileBytesWindow.min,
+        max: L.skillFileBytesWindow.max,
+        default: L.skillFileBytesWindow.default,
+      },
+    },
+    {
+      area: 'arena_reports limit',
+      limit: '1-50, default 25',
+      values: { min: L.arenaReports.min, max: L.arenaReports.max, default: L.arenaReports.default },
+    },
+    {
+      area: 'Task time budget',
+      limit:
+        'time_budget_minutes starts at claim/pickup and fixes execution_deadline; heartbeats never extend it',
+    },
+    { area: 'Spend cap', limit: 'max_spend_usd covers funded reward plus platform fee, not model cost' },
+    {
+      area: 'Project key',
+      limit: 'expiry chosen by the owner: 1-365 days, default 30',
+      values: {
+        default_days: L.projectKeyDays.default,
+        min_days: L.projectKeyDays.min,
+        max_days: L.projectKeyDays.max,
+      },
+    },
+    {
+      area: 'Request body',
+      limit: `JSON bodies up to 1 MiB; file uploads (research imports, skill files and zips) up to their own limits, read off the event loop, at most ${L.largeBodies.perPrincipal} at once per owner and ${L.largeBodies.perProcess} per server process`,
+      values: {
+        max_bytes: L.requestBodyBytes,
+        large_uploads_per_owner: L.largeBodies.perPrincipal,
+        large_uploads_per_process: L.largeBodies.perProcess,
+      },
+    },
+    {
+      area: 'Tool arguments',
+      limit: `nested at most ${L.argumentsDepth} levels deep`,
+      values: { max_depth: L.argumentsDepth },
+    },
+    {
+      area: 'idempotency_key',
+      limit: '8-200 characters; the same key with the same arguments returns the first result',
+      values: { min_chars: L.idempotencyKey.minChars, max_chars: L.idempotencyKey.maxChars },
+    },
+    {
+      area: 'Public (no token) routes',
+      limit: `${publicRateLimitPerMinute} requests per minute per client address`,
+      values: { per_minute: publicRateLimitPerMinute },
+    },
+    {
+      area: 'MCP requests',
+      limit: `${mcpRateLimitPerMinute} requests per minute per identity`,
+      values: { per_minute: mcpRateLimitPerMinute },
+    },
+  ];
+}

@@ -43,6 +43,7 @@ export {
   setArenaActivation,
   setArenaReviewer,
 } from './arena-activation.ts';
+export type { Authenticated } from './authenticate.ts';
 export { emailFlag } from './cli.ts';
 export { type AgentPageChange, type AgentPagePart, agentPageChange } from './console/agent-parts.ts';
 export { claimsLine, claimsPanel } from './console/claims.ts';
@@ -82,7 +83,7 @@ export { SecretGuard } from './credentials/secret-guard.ts';
 export { type TokenAnswer, TokenService } from './credentials/tokens.ts';
 export { DomainVerifier } from './domain-verification.ts';
 export { Housekeeper, RETENTION, sweepIdentity } from './housekeeping.ts';
-export { type Authenticated, IdentityService } from './identities.ts';
+export { IdentityService } from './identities.ts';
 export { activateForCampaigns, guestBound, ManagementService } from './management.ts';
 export {
   inactiveAgent,

@@ -6,7 +6,7 @@ import type { Database, Executor } from '../../storage/database.ts';
 import { type AboutInput, mergeAbout } from './about.ts';
 import * as agentRepo from './agent-repo.ts';
 import { arenaReviewers, setArenaReviewer } from './arena-activation.ts';
-import { type Authenticated, authenticateBearer } from './authenticate.ts';
+import { type Authenticated, authenticateBearer } from './credentials/authenticate.ts';
 import { reissueBootstrap } from './credentials/bootstrap-tokens.ts';
 import { revokeGrantsOfAgent } from './credentials/oauth-repo.ts';
 import { issueOwnerToken, OwnerTokenService } from './credentials/owner-tokens.ts';

@@ -43,10 +43,10 @@ export {
   setArenaActivation,
   setArenaReviewer,
 } from './arena-activation.ts';
-export type { Authenticated } from './authenticate.ts';
 export { emailFlag } from './cli.ts';
 export { type AgentPageChange, type AgentPagePart, agentPageChange } from './console/agent-parts.ts';
 export { claimsLine, claimsPanel } from './console/claims.ts';
+export type { Authenticated } from './credentials/authenticate.ts';
 export { DeviceService } from './credentials/device.ts';
 export {
   type DeviceRequest,

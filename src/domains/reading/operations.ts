@@ -1,7 +1,7 @@
-import { citationGet, evidenceGet, evidenceLocate, evidenceView } from './evidence-tools.ts';
-import { diffSince, extractJson, extractTable } from './extract-tools.ts';
-import { explainPolicy, fetchSnapshot, fetchText, webSearch } from './read-tools.ts';
-import { evidenceSearch } from './search-tools.ts';
+import { citationGet, evidenceGet, evidenceLocate, evidenceView } from './tools/evidence-tools.ts';
+import { diffSince, extractJson, extractTable } from './tools/extract-tools.ts';
+import { explainPolicy, fetchSnapshot, fetchText, webSearch } from './tools/read-tools.ts';
+import { evidenceSearch } from './tools/search-tools.ts';
 
 /** The reading tools (the Read group, and evidence_get of SPEC's Campaigns group); the catalogue orders them. */
 export const readingOperations = [

@@ -4,7 +4,7 @@ import { degradedOf } from '../../parsing/busy.ts';
 import { ParseRefusal, ParserBusy } from '../../parsing/types.ts';
 import type { Executor } from '../../storage/database.ts';
 import type { Actor } from './access.ts';
-import { bumpRevision, draftForEdit } from './drafts.ts';
+import { bumpRevision, draftForEdit } from './drafts/drafts.ts';
 import { recordSkillEvent } from './events.ts';
 import { PACKAGE_LIMITS, type PackageFile, type Problem } from './package/index.ts';
 import { descriptionOf } from './skill-md.ts';

@@ -4,7 +4,7 @@ import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
 import type { Executor } from '../../storage/database.ts';
 import type { Actor, VersionRow } from './access.ts';
-import { draftFiles, draftForEdit } from './drafts.ts';
+import { draftFiles, draftForEdit } from './drafts/drafts.ts';
 import { recordSkillEvent } from './events.ts';
 import { buildZip, isText, readMeta, validatePackage } from './package/index.ts';
 import { skills, skillVersionFiles, skillVersions } from './tables.ts';

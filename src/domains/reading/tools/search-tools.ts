@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineTool, type OperationContext } from '../../framework/index.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import { plainLine } from './schemas.ts';
-import { type EvidenceSearch, SEARCH_KINDS, SEARCH_QUERY_CHARS } from './search-index.ts';
-import { READERS } from './visibility.ts';
+import { defineTool, type OperationContext } from '../../../framework/index.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { plainLine } from '../schemas.ts';
+import { type EvidenceSearch, SEARCH_KINDS, SEARCH_QUERY_CHARS } from '../search-index.ts';
+import { READERS } from '../visibility.ts';
 
 /** evidence_search: full-text search over the evidence, findings and messages the caller may see. */
 

@@ -1,6 +1,6 @@
-import type { OperationContext } from '../../framework/index.ts';
-import type { SearchProvider } from './search.ts';
-import type { ReadingService } from './service.ts';
+import type { OperationContext } from '../../../framework/index.ts';
+import type { SearchProvider } from '../search.ts';
+import type { ReadingService } from '../service.ts';
 
 /** What the Read tools reach through their context. */
 export type ReadServices = { reading: ReadingService; search: SearchProvider | null };

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { defineTool } from '../../framework/index.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import { presentCitation, presentEvidence, presentNearMiss, presentObservation } from './present.ts';
-import { evidenceIdArg, findArg, maxCharsArg, offsetArg, plainText } from './schemas.ts';
+import { defineTool } from '../../../framework/index.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { presentCitation, presentEvidence, presentNearMiss, presentObservation } from '../present.ts';
+import { evidenceIdArg, findArg, maxCharsArg, offsetArg, plainText } from '../schemas.ts';
+import { READERS } from '../visibility.ts';
+import { windowOf } from '../window.ts';
 import type { ReadCtx } from './tool-context.ts';
-import { READERS } from './visibility.ts';
-import { windowOf } from './window.ts';
 
 /** Stored evidence: records, windows of text, citations and quote location. Never contacts a site. */
 

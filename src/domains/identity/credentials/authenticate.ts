@@ -1,12 +1,12 @@
-import type { Clock } from '../../kernel/clock.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import { hashSecret } from '../../kernel/ids.ts';
-import type { Database } from '../../storage/database.ts';
-import * as agentRepo from './agent-repo.ts';
-import { OWNER_TOKEN_PREFIX } from './credentials/owner-tokens.ts';
-import * as tokenRepo from './credentials/token-repo.ts';
-import { touchSession } from './session-repo.ts';
-import type { Caller } from './types.ts';
+import type { Clock } from '../../../kernel/clock.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import { hashSecret } from '../../../kernel/ids.ts';
+import type { Database } from '../../../storage/database.ts';
+import * as agentRepo from '../agent-repo.ts';
+import { touchSession } from '../session-repo.ts';
+import type { Caller } from '../types.ts';
+import { OWNER_TOKEN_PREFIX } from './owner-tokens.ts';
+import * as tokenRepo from './token-repo.ts';
 
 /**
  * Bearer authentication: a project key or access token resolved to its caller (and whether the

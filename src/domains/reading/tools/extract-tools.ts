@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { defineTool } from '../../framework/index.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import { resolvePointer } from './json-pointer.ts';
-import { presentCitation, presentPolicy } from './present.ts';
+import { defineTool } from '../../../framework/index.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { resolvePointer } from '../json-pointer.ts';
+import { presentCitation, presentPolicy } from '../present.ts';
 import {
   evidenceIdArg,
   purposeArg,
@@ -12,10 +12,10 @@ import {
   taskIdArg,
   timestampArg,
   urlArg,
-} from './schemas.ts';
+} from '../schemas.ts';
+import type { EvidenceRecord } from '../types.ts';
+import { READERS } from '../visibility.ts';
 import type { ReadCtx } from './tool-context.ts';
-import type { EvidenceRecord } from './types.ts';
-import { READERS } from './visibility.ts';
 
 /** Structured reads: tables, JSON and diffs, from stored evidence or a fresh read. */
 

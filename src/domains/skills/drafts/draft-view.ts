@@ -1,8 +1,8 @@
-import { DomainError } from '../../kernel/errors.ts';
-import type { Executor } from '../../storage/database.ts';
-import { windowOf } from '../reading/index.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import type { Executor } from '../../../storage/database.ts';
+import { windowOf } from '../../reading/index.ts';
+import { isText } from '../package/index.ts';
 import { type DraftRow, draftFileList, readDraftFile, validateDraft } from './drafts.ts';
-import { isText } from './package/index.ts';
 
 /** A draft as its author or owner sees it (the tool and the owner API alike). */
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { defineTool } from '../../framework/index.ts';
-import { DomainError } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
-import { presentRead, presentReceipt } from './present.ts';
+import { defineTool } from '../../../framework/index.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import { LIMITS } from '../../../kernel/limits.ts';
+import { presentRead, presentReceipt } from '../present.ts';
 import {
   evidenceIdArg,
   plainText,
@@ -12,10 +12,10 @@ import {
   textWindowArgs,
   timestampArg,
   urlArg,
-} from './schemas.ts';
+} from '../schemas.ts';
+import { READERS } from '../visibility.ts';
+import { windowOf } from '../window.ts';
 import type { ReadCtx } from './tool-context.ts';
-import { READERS } from './visibility.ts';
-import { windowOf } from './window.ts';
 
 /** Reading the web: search, fresh reads, stored copies and the policy behind each decision. */
 

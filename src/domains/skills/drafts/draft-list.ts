@@ -1,8 +1,8 @@
 import { and, desc, eq, ilike, or, type SQL } from 'drizzle-orm';
-import type { Executor } from '../../storage/database.ts';
-import { containsPattern } from '../../storage/like.ts';
-import { pageById } from './paging.ts';
-import { skillDrafts } from './tables.ts';
+import type { Executor } from '../../../storage/database.ts';
+import { containsPattern } from '../../../storage/like.ts';
+import { pageById } from '../paging.ts';
+import { skillDrafts } from '../tables.ts';
 
 export interface DraftPage {
   q?: string | undefined;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { resolvePointer } from './json-pointer.ts';
-import { findInText, pageAt, windowOf } from './window.ts';
+import { resolvePointer } from '../json-pointer.ts';
+import { findInText, pageAt, windowOf } from '../window.ts';
 
 describe('windowOf', () => {
   const text = '# Title\n\nIntro line.\n\n## Methods\n\nWe counted cairns.\n\n## Results\n\nThere were 12.';

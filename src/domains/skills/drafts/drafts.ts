@@ -1,20 +1,20 @@
 import { createHash } from 'node:crypto';
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { DomainError } from '../../kernel/errors.ts';
-import { newId } from '../../kernel/ids.ts';
-import type { Executor } from '../../storage/database.ts';
-import type { Actor } from './access.ts';
-import { draftNotFound, staleRevision } from './errors.ts';
-import { recordSkillEvent } from './events.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import { newId } from '../../../kernel/ids.ts';
+import type { Executor } from '../../../storage/database.ts';
+import type { Actor } from '../access.ts';
+import { draftNotFound, staleRevision } from '../errors.ts';
+import { recordSkillEvent } from '../events.ts';
 import {
   checkPath,
   PACKAGE_LIMITS,
   type PackageFile,
   type Problem,
   validatePackage,
-} from './package/index.ts';
-import { descriptionOf, newSkillMd, setBody, setFrontmatterField } from './skill-md.ts';
-import { skillDraftFiles, skillDrafts, skills } from './tables.ts';
+} from '../package/index.ts';
+import { descriptionOf, newSkillMd, setBody, setFrontmatterField } from '../skill-md.ts';
+import { skillDraftFiles, skillDrafts, skills } from '../tables.ts';
 
 /**
  * Drafts (docs/skills.md): the private working copy of a skill. Every edit names the revision it

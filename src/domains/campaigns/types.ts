@@ -47,10 +47,12 @@ export interface MailAsEvidence {
 /** No mail area: there is no mail to share, and none to stop reading. */
 export const noCampaignMail: CampaignMail = {
   forEvidence: async (_ex, m, mailId) => {
-    throw new DomainError('NOT_FOUND', `No mail ${mailId} in this campaign.`, {
-      mail_id: mailId,
-      campaign_id: m.campaign.id,
-    });
+    throw new DomainError(
+      'NOT_FOUND',
+      `No mail ${mailId} in this campaign: this deployment has no campaign mailboxes.`,
+      { mail_id: mailId, campaign_id: m.campaign.id },
+      { next: 'Share evidence you read (evidence_id) or a file with evidence_submit instead.' },
+    );
   },
   recordEvidence: async () => {},
   endAccess: async () => false,

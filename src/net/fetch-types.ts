@@ -49,6 +49,13 @@ export interface FetchOptions {
    * as operator-allowed for the address check. Other callers' `fetch` options never carry it.
    */
   trustedService?: boolean;
+  /**
+   * A smaller size cap than the policy's, refused past (RESPONSE_TOO_LARGE) rather than cut: for
+   * small documents read on a person's behalf, such as a client's metadata document.
+   */
+  maxBytes?: number;
+  /** A shorter deadline than the policy's for the whole read, for reads a person waits on. */
+  timeoutMs?: number;
 }
 
 /** What the robots.txt cache needs from a fetcher: the low-level read, without robots checks. */

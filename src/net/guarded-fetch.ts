@@ -128,7 +128,9 @@ export class GuardedFetcher {
     options: FetchOptions,
     gate: HopGate | null,
   ): Promise<FetchResult> {
-    const deadline = AbortSignal.timeout(this.policy.timeoutMs);
+    const timeoutMs = Math.min(options.timeoutMs ?? this.policy.timeoutMs, this.policy.timeoutMs);
+    // The deadline remembers its length, so a TIMEOUT names the deadline that ran out.
+    const deadline = Object.assign(AbortSignal.timeout(timeoutMs), { ms: timeoutMs });
     const hops: string[] = [];
     let current = first;
     let address = await this.withinDeadline(this.pick(current, options.trustedService === true), deadline);
@@ -141,7 +143,7 @@ export class GuardedFetcher {
         accept,
         userAgent: this.policy.userAgent,
         signal: deadline,
-        timeoutMs: this.policy.timeoutMs,
+        timeoutMs,
         extraCa: this.policy.extraCa,
         serviceHeaders: options.serviceHeaders,
       });
@@ -153,7 +155,7 @@ export class GuardedFetcher {
         [current, address] = await this.admitRedirect(location, current, gate, deadline);
         continue;
       }
-      const cap = options.truncateAt ?? this.policy.maxBytes;
+      const cap = options.truncateAt ?? Math.min(options.maxBytes ?? Infinity, this.policy.maxBytes);
       const raw = await this.receive(
         () => readCapped(res.body, cap, options.truncateAt !== undefined),
         deadline,
@@ -161,7 +163,7 @@ export class GuardedFetcher {
       const encoding = flattenHeaders(res.headers)['content-encoding'];
       const body = options.truncateAt
         ? decodeLayers(raw, encoding, this.policy.maxBytes, true).subarray(0, options.truncateAt)
-        : decodeLayers(raw, encoding, this.policy.maxBytes, false);
+        : decodeLayers(raw, encoding, cap, false);
       return {
         url: current.href,
         status: res.statusCode,
@@ -252,16 +254,16 @@ export class GuardedFetcher {
       return await read();
     } catch (err) {
       if (err instanceof NetRefusal) throw err;
-      if (deadline.aborted) throw this.timeout();
+      if (deadline.aborted) throw this.timeout(deadline);
       throw new NetRefusal('CONNECTION_FAILED', 'The response broke off.', { cause: (err as Error).message });
     }
   }
 
   /** Waits for `work` no longer than the whole read's deadline (DNS and robots.txt have their own, longer, clocks). */
   private withinDeadline<T>(work: Promise<T>, deadline: AbortSignal): Promise<T> {
-    if (deadline.aborted) return Promise.reject(this.timeout());
+    if (deadline.aborted) return Promise.reject(this.timeout(deadline));
     return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(this.timeout());
+      const onAbort = () => reject(this.timeout(deadline));
       deadline.addEventListener('abort', onAbort, { once: true });
       work.then(
         (value) => {
@@ -276,8 +278,8 @@ export class GuardedFetcher {
     });
   }
 
-  private timeout(): NetRefusal {
-    return new NetRefusal('TIMEOUT', `No answer within ${this.policy.timeoutMs} ms.`);
+  private timeout(deadline: AbortSignal & { ms?: number }): NetRefusal {
+    return new NetRefusal('TIMEOUT', `No answer within ${deadline.ms ?? this.policy.timeoutMs} ms.`);
   }
 }
 

@@ -38,6 +38,8 @@ export interface OAuthHarness {
   ): Promise<{ url: URL; verifier: string }>;
   /** The owner's browser follows the authorization URL, reviews it and decides; the redirect back. */
   consent(authorizationUrl: string, decision: 'allow' | 'decline'): Promise<URL>;
+  /** The owner's browser follows the authorization URL to its review page; the page's text. */
+  reviewPage(authorizationUrl: string): Promise<string>;
   /** The code grant for a redirect, checked by oauth4webapi (state, iss). */
   codeGrant(
     as: oauth.AuthorizationServer,
@@ -73,10 +75,12 @@ export interface OAuthHarness {
 export const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
 
-/** Starts the server for one test file; call `close` in afterAll. */
-export async function startOAuthHarness(): Promise<OAuthHarness & { close(): Promise<void> }> {
+/** Starts the server for one test file (with extra `env`, such as the fetcher's); call `close` in afterAll. */
+export async function startOAuthHarness(
+  env: Record<string, string> = {},
+): Promise<OAuthHarness & { close(): Promise<void> }> {
   const clock = new FakeClock(new Date('2026-11-21T09:00:00Z'));
-  const server = await startTestServer({ clock, env: { CAIRN_TRUST_PROXY: 'true' } });
+  const server = await startTestServer({ clock, env: { CAIRN_TRUST_PROXY: 'true', ...env } });
   const owner = new Visitor(server.url);
   const ownerEmail = uniqueEmail();
   const { owner_id: ownerId } = await server.app.services.identity.addOwner(
@@ -182,6 +186,13 @@ export async function startOAuthHarness(): Promise<OAuthHarness & { close(): Pro
       const decided = await owner.post(review, { csrf: csrfOf(page.text), decision });
       expect(decided.status).toBe(303);
       return new URL(decided.location!);
+    },
+    async reviewPage(authorizationUrl) {
+      const start = await owner.get(authorizationUrl.replace(server.url, ''));
+      expect(start.status).toBe(302);
+      const page = await owner.get(start.location!);
+      expect(page.status).toBe(200);
+      return page.text;
     },
     async codeGrant(as, clientId, back, verifier) {
       const client: oauth.Client = { client_id: clientId, token_endpoint_auth_method: 'none' };

@@ -35,6 +35,8 @@ export function authorizationServerMetadata(baseUrl: string) {
     revocation_endpoint_auth_methods_supported: authMethods,
     scopes_supported: ['mcp'],
     authorization_response_iss_parameter_supported: true,
+    // A client may name itself by the https URL of its metadata document, without registering.
+    client_id_metadata_document_supported: true,
     service_documentation: `${baseUrl}/guide`,
   };
 }

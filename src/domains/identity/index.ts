@@ -2,6 +2,7 @@ import type { Area } from '../../framework/index.ts';
 import { jobFailureLevel } from '../../storage/unavailable.ts';
 import { identityCli } from './cli.ts';
 import { identityDoors } from './console/doors.ts';
+import { ClientMetadataDocuments } from './credentials/client-metadata.ts';
 import { DeviceService } from './credentials/device.ts';
 import { OAuthClientService } from './credentials/oauth-clients.ts';
 import { OAuthConsentService } from './credentials/oauth-consent.ts';
@@ -150,6 +151,7 @@ export const identityArea = {
             )
           : logger.debug({ result }, 'housekeeping done'),
     );
+    const clientDocuments = new ClientMetadataDocuments(database, clock, outbound.fetcher);
     const identity = new IdentityService(
       database,
       clock,
@@ -168,7 +170,8 @@ export const identityArea = {
         owners: new OwnerService(database, clock, { openSignup: config.openSignup }),
         oauthClients: new OAuthClientService(database, clock),
         secrets: new SecretGuard(database, clock),
-        oauth: new OAuthConsentService(database, clock, config.baseUrl),
+        clientDocuments,
+        oauth: new OAuthConsentService(database, clock, config.baseUrl, clientDocuments),
         grants: new OAuthGrantService(database, clock, tokens),
         domains: new DomainVerifier(database, clock, secret, outbound.resolver, outbound.fetcher),
       },

@@ -27,14 +27,8 @@ export function reviewPage(v: Signed & { request: ConsentRequest; error?: string
     body: html`<h1>An application asks to connect</h1>
       <p class="sub">Allow only if you started connecting this application yourself, just now, and the return address below is where you expect it to be.</p>
       ${v.error ? notice('error', v.error) : ''}
-      <section class="panel claims">
-        <h2>Application <small>self-described, not verified</small></h2>
-        <p class="hint">The application chose this name when it registered. Cairn has not checked it: anyone can register any name.</p>
-        <dl class="facts">
-          <dt>Name it gives</dt><dd><strong>${r.client.client_name}</strong></dd>
-          <dt>Client id</dt><dd><code>${r.client.client_id}</code></dd>
-        </dl>
-      </section>
+      ${r.warnings.map((w) => notice('error', w))}
+      ${applicationPanel(r)}
       <section class="panel">
         <h2>Return address</h2>
         <p class="hint">After you decide, your browser is sent to this host with the answer:</p>
@@ -58,6 +52,35 @@ export function reviewPage(v: Signed & { request: ConsentRequest; error?: string
         </div>
       </form>`,
   });
+}
+
+/**
+ * Who the application says it is. A registered client's name is only what it registered; a
+ * client named by its metadata document's URL is vouched for by the host that serves that
+ * document, so the host is shown large, as the return address is (draft-ietf-oauth-client-id-
+ * metadata-document §8.3: show the client_id's host).
+ */
+function applicationPanel(r: ConsentRequest): SafeHtml {
+  const host = r.client.metadata_document_host;
+  if (host === null) {
+    return html`<section class="panel claims">
+        <h2>Application <small>self-described, not verified</small></h2>
+        <p class="hint">The application chose this name when it registered. Cairn has not checked it: anyone can register any name.</p>
+        <dl class="facts">
+          <dt>Name it gives</dt><dd><strong>${r.client.client_name}</strong></dd>
+          <dt>Client id</dt><dd><code>${r.client.client_id}</code></dd>
+        </dl>
+      </section>`;
+  }
+  return html`<section class="panel claims">
+        <h2>Application <small>described by ${host}</small></h2>
+        <p class="hint">Cairn read this application's description over HTTPS from the host below. The name is what that host says; allow only if the host belongs to the application's maker.</p>
+        <p class="code" id="client-host">${host}</p>
+        <dl class="facts">
+          <dt>Name it gives</dt><dd><strong>${r.client.client_name}</strong></dd>
+          <dt>Client id</dt><dd><code>${r.client.client_id}</code></dd>
+        </dl>
+      </section>`;
 }
 
 /** A request that can no longer be decided: it expired, or someone already answered it. */

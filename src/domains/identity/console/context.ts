@@ -1,4 +1,5 @@
 import type { DoorContext } from '../../../framework/index.ts';
+import type { ClientMetadataDocuments } from '../credentials/client-metadata.ts';
 import type { DeviceService } from '../credentials/device.ts';
 import type { OAuthClientService } from '../credentials/oauth-clients.ts';
 import type { OAuthConsentService } from '../credentials/oauth-consent.ts';
@@ -19,6 +20,7 @@ export interface IdentityDoorServices {
   tokens: TokenService;
   secrets: SecretGuard;
   oauthClients: OAuthClientService;
+  clientDocuments: ClientMetadataDocuments;
   grants: OAuthGrantService;
 }
 

@@ -18,6 +18,7 @@ const oauthDeps = (ctx: ConsoleContext) => ({
   tokens: ctx.tokens,
   secrets: ctx.secrets,
   clients: ctx.oauthClients,
+  documents: ctx.clientDocuments,
   consent: ctx.oauth,
   grants: ctx.grants,
   baseUrl: ctx.baseUrl,

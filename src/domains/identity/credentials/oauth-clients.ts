@@ -41,7 +41,7 @@ export type ClientAuthMethod = 'none' | 'client_secret_post' | 'client_secret_ba
  * The application's self-chosen name as owners will see it: control, bidirectional, zero-width
  * and tag characters removed (they could disguise it), cut to the identity name limit.
  */
-function cleanClientName(raw: string | undefined): string {
+export function cleanClientName(raw: string | undefined): string {
   const cleaned = (raw ?? '')
     .replace(/[\p{Cc}\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u{e0000}-\u{e007f}]/gu, '')
     .replace(/\s+/g, ' ')
@@ -78,6 +78,78 @@ export function redirectUriProblem(raw: string): string | null {
   return `the scheme ${scheme}: is not allowed; use https, loopback http, or a private-use scheme like com.example.app:`;
 }
 
+/** A client's grants, redirect URIs, authentication method and response types, checked. */
+export interface CheckedMetadata {
+  grants: string[];
+  redirectUris: string[];
+  method: ClientAuthMethod;
+  responses: string[];
+}
+
+/**
+ * The rules every client's metadata meets, registered (RFC 7591) or published at its client_id
+ * URL: offered grants only, redirect URIs with the code grant and only then, each allowed by
+ * redirectUriProblem, response types that follow the grants, and a known authentication method
+ * (`defaultMethod` when none is named). Throws invalid_client_metadata or invalid_redirect_uri.
+ */
+export function checkClientMetadata(
+  input: Pick<
+    Registration,
+    'grant_types' | 'redirect_uris' | 'response_types' | 'token_endpoint_auth_method'
+  >,
+  defaultMethod: ClientAuthMethod,
+): CheckedMetadata {
+  const grants = input.grant_types ?? ['authorization_code'];
+  const unknownGrant = grants.find((g) => !(CLIENT_GRANTS as readonly string[]).includes(g));
+  const redirects = grants.includes('authorization_code');
+  if (unknownGrant || !(redirects || grants.includes(DEVICE_GRANT))) {
+    throw new OAuthError(
+      'invalid_client_metadata',
+      `grant_types must include authorization_code or ${DEVICE_GRANT} (RFC 8628), and may add refresh_token${unknownGrant ? `; ${unknownGrant.slice(0, 80)} is not offered to registered clients` : ''}.`,
+    );
+  }
+  const redirectUris = input.redirect_uris ?? [];
+  // A device-flow client has no redirection endpoint (RFC 8628 §3): redirect URIs go with codes.
+  if (redirects && redirectUris.length === 0) {
+    throw new OAuthError('invalid_redirect_uri', 'redirect_uris must name at least one redirect URI.');
+  }
+  for (const uri of redirectUris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) throw new OAuthError('invalid_redirect_uri', problem);
+  }
+  const method = input.token_endpoint_auth_method ?? defaultMethod;
+  if (!(AUTH_METHODS as readonly string[]).includes(method)) {
+    throw new OAuthError(
+      'invalid_client_metadata',
+      `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}.`,
+    );
+  }
+  if (!redirects && redirectUris.length > 0) {
+    throw new OAuthError('invalid_redirect_uri', 'redirect_uris are for the authorization_code grant only.');
+  }
+  const responses = input.response_types ?? (redirects ? ['code'] : []);
+  const expected = redirects ? ['code'] : [];
+  if (responses.length !== expected.length || responses.some((r, i) => r !== expected[i])) {
+    throw new OAuthError(
+      'invalid_client_metadata',
+      redirects
+        ? 'response_types must be ["code"].'
+        : 'response_types must be [] without authorization_code.',
+    );
+  }
+  return { grants, redirectUris, method: method as ClientAuthMethod, responses: expected };
+}
+
+/** invalid_client for an id Cairn does not know, saying how that kind of client becomes known. */
+function unknownClient(clientId: string | undefined): OAuthError {
+  return new OAuthError(
+    'invalid_client',
+    clientId?.startsWith('https://')
+      ? 'Unknown client_id: a client named by its metadata document URL becomes known at /oauth/authorize (or /oauth/device_authorization).'
+      : 'Unknown client_id; register the client again.',
+  );
+}
+
 export interface RegisteredClient {
   client_id: string;
   client_id_issued_at: number;
@@ -102,48 +174,13 @@ export class OAuthClientService {
   ) {}
 
   async register(input: Registration): Promise<RegisteredClient> {
-    const grants = input.grant_types ?? ['authorization_code'];
-    const unknownGrant = grants.find((g) => !(CLIENT_GRANTS as readonly string[]).includes(g));
-    const redirects = grants.includes('authorization_code');
-    if (unknownGrant || !(redirects || grants.includes(DEVICE_GRANT))) {
-      throw new OAuthError(
-        'invalid_client_metadata',
-        `grant_types must include authorization_code or ${DEVICE_GRANT} (RFC 8628), and may add refresh_token${unknownGrant ? `; ${unknownGrant.slice(0, 80)} is not offered to registered clients` : ''}.`,
-      );
-    }
-    const redirectUris = input.redirect_uris ?? [];
-    // A device-flow client has no redirection endpoint (RFC 8628 §3): redirect URIs go with codes.
-    if (redirects && redirectUris.length === 0) {
-      throw new OAuthError('invalid_redirect_uri', 'redirect_uris must name at least one redirect URI.');
-    }
-    for (const uri of redirectUris) {
-      const problem = redirectUriProblem(uri);
-      if (problem) throw new OAuthError('invalid_redirect_uri', problem);
-    }
     // RFC 7591 §2 makes client_secret_basic the default; MCP clients register as public clients with "none".
-    const method = input.token_endpoint_auth_method ?? 'client_secret_basic';
-    if (!(AUTH_METHODS as readonly string[]).includes(method)) {
-      throw new OAuthError(
-        'invalid_client_metadata',
-        `token_endpoint_auth_method must be one of ${AUTH_METHODS.join(', ')}.`,
-      );
-    }
-    if (!redirects && redirectUris.length > 0) {
-      throw new OAuthError(
-        'invalid_redirect_uri',
-        'redirect_uris are for the authorization_code grant only.',
-      );
-    }
-    const responses = input.response_types ?? (redirects ? ['code'] : []);
-    const expected = redirects ? ['code'] : [];
-    if (responses.length !== expected.length || responses.some((r, i) => r !== expected[i])) {
-      throw new OAuthError(
-        'invalid_client_metadata',
-        redirects
-          ? 'response_types must be ["code"].'
-          : 'response_types must be [] without authorization_code.',
-      );
-    }
+    const {
+      grants,
+      redirectUris,
+      method,
+      responses: expected,
+    } = checkClientMetadata(input, 'client_secret_basic');
     if (input.scope?.split(' ').some((s) => s && s !== 'mcp')) {
       throw new OAuthError('invalid_client_metadata', 'The only scope is "mcp".');
     }
@@ -156,7 +193,7 @@ export class OAuthClientService {
       secretHash: secret ? hashSecret(secret) : null,
       clientName: name,
       redirectUris,
-      tokenEndpointAuthMethod: method as (typeof AUTH_METHODS)[number],
+      tokenEndpointAuthMethod: method,
       grantTypes: grants,
       metadata: {
         ...(input.client_uri ? { client_uri: input.client_uri } : {}),
@@ -211,7 +248,7 @@ export class OAuthClientService {
     method: ClientAuthMethod,
   ): Promise<oauthRepo.ClientRow> {
     const client = clientId ? await oauthRepo.findClient(this.database.db, clientId) : null;
-    if (!client) throw new OAuthError('invalid_client', 'Unknown client_id; register the client again.');
+    if (!client) throw unknownClient(clientId);
     // A client authenticates the way it registered (RFC 7591 §2): a public client sends no secret.
     if (method !== client.tokenEndpointAuthMethod) {
       throw new OAuthError(

@@ -2,10 +2,12 @@ import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { hashSecret, newId, newOpaqueId } from '../../../kernel/ids.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
+import { OAuthError } from '../../../kernel/oauth-error.ts';
 import type { Database } from '../../../storage/database.ts';
 import * as agentRepo from '../agent-repo.ts';
 import { recordAudit } from '../audit.ts';
 import { changeMode } from '../management.ts';
+import { type ClientMetadataDocuments, isClientIdUrl } from './client-metadata.ts';
 import * as oauthRepo from './oauth-repo.ts';
 import {
   type AuthorizeOutcome,
@@ -27,6 +29,20 @@ const CONNECTION_MS = LIMITS.oauthConnectionDays * 86_400_000;
 const MAX_STATE_CHARS = 1_000;
 
 /**
+ * What the owner should weigh about a client before allowing it. A client named by its document's
+ * URL whose every return address is on this computer proves nothing by that URL: any program
+ * here could send the same client_id and listen there (MCP 2026-07-28, "Localhost Redirect URI
+ * Risks"), so the page says so.
+ */
+function consentWarnings(client: oauthRepo.ClientRow): string[] {
+  const localOnly = client.redirectUris.every((uri) => uri.startsWith('http://'));
+  if (!isClientIdUrl(client.id) || !localOnly) return [];
+  return [
+    `${new URL(client.id).host} lets this application return only to this computer (localhost). Any program running here could present the same name, so allow only if you started this application yourself, just now.`,
+  ];
+}
+
+/**
  * Native OAuth for MCP clients (SPEC Authentication 7): authorization requests, the owner's
  * consent, authorization codes with S256 PKCE (redeemed in oauth-grants.ts), and connections. Each approval creates an identity
  * of its own with public reading (READ) active, and nothing else.
@@ -36,6 +52,7 @@ export class OAuthConsentService {
     private readonly database: Database,
     private readonly clock: Clock,
     private readonly baseUrl: string,
+    private readonly documents: ClientMetadataDocuments,
   ) {}
 
   /** The protected resource every token is bound to. */
@@ -45,11 +62,20 @@ export class OAuthConsentService {
 
   /** Checks an authorization request (RFC 6749 §4.1.1, RFC 7636, RFC 8707) and files it for review. */
   async startAuthorization(q: AuthorizeQuery): Promise<AuthorizeOutcome> {
-    const client = q.client_id
-      ? await oauthRepo.findClient(this.database.db, q.client_id.slice(0, 100))
-      : null;
+    let client: oauthRepo.ClientRow | null = null;
+    try {
+      client = await this.clientOf(q.client_id);
+    } catch (err) {
+      // The document could not be read or is not valid: nothing about the client can be trusted yet.
+      if (err instanceof OAuthError) return { kind: 'page_error', message: err.description };
+      throw err;
+    }
     if (!client) {
-      return { kind: 'page_error', message: 'This application is not registered here (unknown client_id).' };
+      return {
+        kind: 'page_error',
+        message:
+          'This application is not registered here (unknown client_id). It can register (RFC 7591) or name itself by the https URL of its client metadata document.',
+      };
     }
     // Without a redirect URI the client registered, errors must not leave this page (§4.1.2.1).
     // OAuth 2.1 and the MCP authorization spec require it, so it is never implied.
@@ -112,6 +138,13 @@ export class OAuthConsentService {
     return { kind: 'review', requestId, binding };
   }
 
+  /** The client an authorization request names: registered, or read from its client_id URL. */
+  private async clientOf(clientId: string | undefined): Promise<oauthRepo.ClientRow | null> {
+    if (!clientId) return null;
+    if (isClientIdUrl(clientId)) return this.documents.client(clientId);
+    return oauthRepo.findClient(this.database.db, clientId);
+  }
+
   /**
    * A consent request for a signed-in owner to review: a pending one in the browser that started
    * it (see mayDecide), a decided one only by the owner who decided it. NOT_FOUND otherwise.
@@ -124,7 +157,13 @@ export class OAuthConsentService {
     return {
       request_id: r.id,
       status: expired ? 'EXPIRED' : r.status,
-      client: { client_id: client.id, client_name: client.clientName, name_is_verified: false },
+      client: {
+        client_id: client.id,
+        client_name: client.clientName,
+        name_is_verified: false,
+        metadata_document_host: isClientIdUrl(client.id) ? new URL(client.id).host : null,
+      },
+      warnings: consentWarnings(client),
       redirect_uri: r.redirectUri,
       return_host: returnHost(r.redirectUri),
       scope: r.scope,

@@ -19,6 +19,31 @@ export async function findClient(ex: Executor, id: string): Promise<ClientRow | 
   return row ?? null;
 }
 
+/**
+ * Keeps a client read from its metadata document: a new row, or the row of the same URL brought
+ * up to date (name, redirect URIs, grants, freshness). When it was first seen and last used stay.
+ */
+export async function keepDocumentClient(
+  ex: Executor,
+  row: typeof oauthClients.$inferInsert,
+): Promise<ClientRow> {
+  const [kept] = await ex
+    .insert(oauthClients)
+    .values(row)
+    .onConflictDoUpdate({
+      target: oauthClients.id,
+      set: {
+        clientName: row.clientName,
+        redirectUris: row.redirectUris,
+        grantTypes: row.grantTypes,
+        tokenEndpointAuthMethod: row.tokenEndpointAuthMethod,
+        metadata: row.metadata,
+      },
+    })
+    .returning();
+  return kept!;
+}
+
 export async function touchClient(ex: Executor, id: string, now: Date) {
   await ex.update(oauthClients).set({ lastUsedAt: now }).where(eq(oauthClients.id, id));
 }

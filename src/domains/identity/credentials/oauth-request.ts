@@ -32,7 +32,18 @@ export type AuthorizeOutcome =
 export interface ConsentRequest {
   request_id: string;
   status: 'PENDING' | 'APPROVED' | 'DECLINED' | 'EXPIRED';
-  client: { client_id: string; client_name: string; name_is_verified: false };
+  client: {
+    client_id: string;
+    client_name: string;
+    name_is_verified: false;
+    /**
+     * For a client named by its metadata document's URL: the host Cairn read that document from
+     * over https, which is what vouches for the name. Null for a registered client.
+     */
+    metadata_document_host: string | null;
+  };
+  /** What the owner should weigh before allowing (a localhost-only return address, for one). */
+  warnings: string[];
   redirect_uri: string;
   /** The host (or private-use scheme) the browser will be sent back to, for the owner to check. */
   return_host: string;

@@ -5,6 +5,7 @@ import { messagePage } from '../../../web/console/layout.ts';
 import { allowAnyOrigin } from '../../../web/http/cors.ts';
 import { answers } from '../../../web/http/openapi.ts';
 import { registerRateLimit } from '../../../web/http/rate-limit.ts';
+import { CLIENT_DOCUMENT } from '../credentials/client-metadata.ts';
 import { registrationSchema } from '../credentials/oauth-clients.ts';
 import { consentCookies } from './consent-cookie.ts';
 import { clientCredentials, guarded, installOAuthErrors, noStore, sendOAuthError } from './oauth-reply.ts';
@@ -12,7 +13,7 @@ import type { OAuthDeps } from './oauth-routes.ts';
 
 const authorizeQuery = z.object({
   response_type: z.string().max(100).optional(),
-  client_id: z.string().max(200).optional(),
+  client_id: z.string().max(CLIENT_DOCUMENT.urlChars).optional(),
   redirect_uri: z.string().max(2_000).optional(),
   code_challenge: z.string().max(200).optional(),
   code_challenge_method: z.string().max(20).optional(),
@@ -124,7 +125,7 @@ export async function nativeOAuthRoutes(app: FastifyInstance, deps: OAuthDeps): 
       try {
         const presented = clientCredentials(
           req.headers.authorization,
-          typeof body.client_id === 'string' ? body.client_id.slice(0, 200) : undefined,
+          typeof body.client_id === 'string' ? body.client_id.slice(0, CLIENT_DOCUMENT.urlChars) : undefined,
           typeof body.client_secret === 'string' ? body.client_secret.slice(0, 512) : undefined,
         );
         await guarded(deps.secrets, presented, req, async () => {

@@ -4,6 +4,11 @@ import { z } from 'zod';
 import { OAuthError } from '../../../kernel/oauth-error.ts';
 import { allowAnyOrigin } from '../../../web/http/cors.ts';
 import { registerRateLimit } from '../../../web/http/rate-limit.ts';
+import {
+  CLIENT_DOCUMENT,
+  type ClientMetadataDocuments,
+  isClientIdUrl,
+} from '../credentials/client-metadata.ts';
 import type { DeviceService } from '../credentials/device.ts';
 import { deviceRequestSchema } from '../credentials/device-request.ts';
 import type { OAuthClientService } from '../credentials/oauth-clients.ts';
@@ -23,6 +28,8 @@ export interface OAuthDeps {
   secrets: SecretGuard;
   tokens: TokenService;
   clients: OAuthClientService;
+  /** Clients that name themselves by their metadata document's URL. */
+  documents: ClientMetadataDocuments;
   consent: OAuthConsentService;
   grants: OAuthGrantService;
   baseUrl: string;
@@ -31,7 +38,8 @@ export interface OAuthDeps {
 }
 
 const secret = z.string().min(1).max(512);
-const clientId = z.string().max(200).optional();
+/** A registered client's id, or a Client Identifier URL (as long as any redirect URI). */
+const clientId = z.string().max(CLIENT_DOCUMENT.urlChars).optional();
 const scopeParam = z.string().max(200).optional();
 const resourceParam = z.string().max(2_000).optional();
 
@@ -39,7 +47,7 @@ const tokenRequest = z.discriminatedUnion('grant_type', [
   z.object({
     grant_type: z.literal(DEVICE_GRANT),
     device_code: secret,
-    client_id: z.string().max(200).optional(),
+    client_id: clientId,
     client_secret: secret.optional(),
     scope: scopeParam,
     resource: resourceParam,
@@ -48,7 +56,7 @@ const tokenRequest = z.discriminatedUnion('grant_type', [
     grant_type: z.literal('client_credentials'),
     // Or in HTTP Basic: the bootstrap token is the client secret.
     client_secret: secret.optional(),
-    client_id: z.string().max(200).optional(),
+    client_id: clientId,
     scope: scopeParam,
     resource: resourceParam,
   }),
@@ -138,7 +146,7 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
             ? clientCredentials(req.headers.authorization, request.client_id, request.client_secret)
             : { id: request.client_id, secret: request.client_secret, method: 'none' as const };
         const client = asking.id
-          ? await guarded(deps.secrets, asking, req, () => deviceClient(deps, asking))
+          ? await guarded(deps.secrets, asking, req, () => deviceClient(deps, asking, true))
           : undefined;
         return noStore(reply).send(await deps.device.authorize(request, participant, client));
       } catch (err) {
@@ -202,8 +210,17 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
 
 type TokenRequest = z.infer<typeof tokenRequest>;
 
+/**
+ * A client_id that names a client of record: registered here (`cli_`), or known by its metadata
+ * document's URL. Any other client_id of a device flow or refresh is only a name.
+ */
+const isClientOfRecord = (id: string | undefined): id is string =>
+  id !== undefined && (id.startsWith('cli_') || isClientIdUrl(id));
+
 /** The registered client of a device flow, authenticated, and registered for that grant. */
-async function deviceClient(deps: OAuthDeps, presented: Presented) {
+async function deviceClient(deps: OAuthDeps, presented: Presented, firstContact = false) {
+  // Starting a pairing is a first contact, like /oauth/authorize: a stale document is read again.
+  if (firstContact && presented.id && isClientIdUrl(presented.id)) await deps.documents.client(presented.id);
   const client = await deps.clients.authenticate(presented.id, presented.secret, presented.method);
   if (!client.grantTypes.includes(DEVICE_GRANT)) {
     throw new OAuthError('unauthorized_client', `This client did not register the ${DEVICE_GRANT} grant.`);
@@ -217,12 +234,12 @@ async function grantTokens(deps: OAuthDeps, r: TokenRequest, presented: Presente
   if (r.grant_type === DEVICE_GRANT) {
     // A registered client authenticates as it registered; any other client_id is only a name,
     // which a code issued to a client will not match.
-    const client = presented.id?.startsWith('cli_') ? await deviceClient(deps, presented) : undefined;
+    const client = isClientOfRecord(presented.id) ? await deviceClient(deps, presented) : undefined;
     return deps.device.poll(r.device_code, client?.id ?? presented.id);
   }
   if (r.grant_type === 'client_credentials') {
     // A registered client's own id and secret are never taken for a bootstrap token.
-    if (presented.id?.startsWith('cli_')) {
+    if (isClientOfRecord(presented.id)) {
       await deps.clients.refuseClientCredentials(presented.id, presented.secret, presented.method);
     }
     if (!presented.secret) {
@@ -235,7 +252,7 @@ async function grantTokens(deps: OAuthDeps, r: TokenRequest, presented: Presente
   }
   if (r.grant_type === 'refresh_token') {
     // Device-paired runtimes refresh without a registered client; registered ones authenticate.
-    const client = presented.id?.startsWith('cli_')
+    const client = isClientOfRecord(presented.id)
       ? await deps.clients.authenticate(presented.id, presented.secret, presented.method)
       : null;
     return deps.tokens.refresh(r.refresh_token, client);

@@ -5,10 +5,6 @@
  */
 
 export const LIMITS = {
-  accessTokenMinutes: 60,
-  refreshTokenDays: 7,
-  oauthConnectionDays: 7,
-  refreshDuplicateWindowSeconds: 2,
   publicTaskEntryHours: 24,
   arenaAssignmentMinutes: 60,
   readWindow: { defaultChars: 12_000, minChars: 200, maxChars: 60_000 },
@@ -88,22 +84,11 @@ export const LIMITS = {
   },
   /** skill_file_bytes_get windows: base64 of the largest stays within the 60,000-character window. */
   skillFileBytesWindow: { min: 150, max: 45_000, default: 9_000 },
-  /** Cairn's own bounds on its foundation surface (SPEC leaves them to us). */
-  projectKeyDays: { default: 30, min: 1, max: 365 },
-  bootstrapDays: { default: 7, min: 1, max: 30 },
-  /** Owner API tokens (cd_own_): days of life and the length of their name. */
-  ownerTokenDays: { default: 30, min: 1, max: 365 },
-  ownerTokenName: { maxChars: 100 },
   requestBodyBytes: 1024 * 1024,
   /** Uploads over requestBodyBytes (files as JSON) in flight at once: per owner, per process (issue 40). */
   largeBodies: { perPrincipal: 2, perProcess: 8 },
   argumentsDepth: 32,
   idempotencyKey: { minChars: 8, maxChars: 200 },
-  aboutYou: { shortTextChars: 200, purposeChars: 1_000, contacts: 5, contactChars: 300 },
-  displayName: { maxChars: 120 },
-  runtime: { maxChars: 120 },
-  email: { maxChars: 254 },
-  password: { minChars: 10, maxChars: 1_024 },
 } as const;
 
 export interface PublishedLimit {

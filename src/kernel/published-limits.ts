@@ -13,18 +13,6 @@ export function describeLimits(
 ): PublishedLimit[] {
   const L = LIMITS;
   return [
-    { area: 'Access token', limit: '60 minutes', values: { minutes: L.accessTokenMinutes } },
-    { area: 'Refresh token', limit: '7 days', values: { days: L.refreshTokenDays } },
-    {
-      area: 'OAuth connection',
-      limit: 'up to 7 days from approval; refresh does not extend',
-      values: { days: L.oauthConnectionDays },
-    },
-    {
-      area: 'Refresh duplicate retry window',
-      limit: 'two seconds',
-      values: { seconds: L.refreshDuplicateWindowSeconds },
-    },
     { area: 'Public task entry', limit: '24 hours', values: { hours: L.publicTaskEntryHours } },
     {
       area: 'Arena assignment',
@@ -211,15 +199,6 @@ export function describeLimits(
         'time_budget_minutes starts at claim/pickup and fixes execution_deadline; heartbeats never extend it',
     },
     { area: 'Spend cap', limit: 'max_spend_usd covers funded reward plus platform fee, not model cost' },
-    {
-      area: 'Project key',
-      limit: 'expiry chosen by the owner: 1-365 days, default 30',
-      values: {
-        default_days: L.projectKeyDays.default,
-        min_days: L.projectKeyDays.min,
-        max_days: L.projectKeyDays.max,
-      },
-    },
     {
       area: 'Request body',
       limit: `JSON bodies up to 1 MiB; file uploads (research imports, skill files and zips) up to their own limits, read off the event loop, at most ${L.largeBodies.perPrincipal} at once per owner and ${L.largeBodies.perProcess} per server process`,

@@ -3,6 +3,7 @@ import { jobFailureLevel } from '../../storage/unavailable.ts';
 import { identityCli } from './cli.ts';
 import { identityDoors } from './console/doors.ts';
 import { DeviceService } from './credentials/device.ts';
+import { PUBLISHED_IDENTITY_LIMITS } from './credentials/limits.ts';
 import { OAuthClientService } from './credentials/oauth-clients.ts';
 import { OAuthConsentService } from './credentials/oauth-consent.ts';
 import { OAuthGrantService } from './credentials/oauth-grants.ts';
@@ -54,6 +55,7 @@ export {
   formatUserCode,
   normalizeUserCode,
 } from './credentials/device-request.ts';
+export { IDENTITY_LIMITS } from './credentials/limits.ts';
 export {
   type ClientAuthMethod,
   DEVICE_GRANT,
@@ -131,6 +133,7 @@ export const identityArea = {
   errors: IDENTITY_ERRORS,
   operations: identityOperations,
   doors: identityDoors,
+  limits: PUBLISHED_IDENTITY_LIMITS,
   extensionDefaults: {
     callerStanding: noStanding,
     campaignLinks: noCampaignLinks,

@@ -6,6 +6,7 @@ import type { Database, Executor } from '../../storage/database.ts';
 import * as agentRepo from './agent-repo.ts';
 import { type AuditAction, listAudit, recordAudit } from './audit.ts';
 import { issueBootstrap, reissueBootstrap } from './credentials/bootstrap-tokens.ts';
+import { IDENTITY_LIMITS } from './credentials/limits.ts';
 import { revokeGrantsOfAgent } from './credentials/oauth-repo.ts';
 import { issueProjectKey } from './credentials/project-keys.ts';
 import * as mrepo from './management-repo.ts';
@@ -90,10 +91,10 @@ export class ManagementService {
 
   async rename(ownerId: string, agentId: string, displayName: string) {
     const name = displayName.trim();
-    if (name.length < 1 || name.length > LIMITS.displayName.maxChars) {
+    if (name.length < 1 || name.length > IDENTITY_LIMITS.displayName.maxChars) {
       throw new DomainError(
         'VALIDATION_FAILED',
-        `The name must be 1-${LIMITS.displayName.maxChars} characters.`,
+        `The name must be 1-${IDENTITY_LIMITS.displayName.maxChars} characters.`,
         {
           detail: [{ loc: ['body', 'display_name'], msg: 'length out of range', type: 'too_big' }],
         },
@@ -144,7 +145,7 @@ export class ManagementService {
   ) {
     const displayName = input.displayName.trim();
     const runtime = input.runtime.trim();
-    const { displayName: nameLimit, runtime: runtimeLimit, bootstrapDays: daysLimit } = LIMITS;
+    const { displayName: nameLimit, runtime: runtimeLimit, bootstrapDays: daysLimit } = IDENTITY_LIMITS;
     const problems = [
       (displayName.length < 1 || displayName.length > nameLimit.maxChars) &&
         `display_name: 1-${nameLimit.maxChars} characters`,

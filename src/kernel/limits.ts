@@ -84,11 +84,6 @@ export const LIMITS = {
   },
   /** skill_file_bytes_get windows: base64 of the largest stays within the 60,000-character window. */
   skillFileBytesWindow: { min: 150, max: 45_000, default: 9_000 },
-  requestBodyBytes: 1024 * 1024,
-  /** Uploads over requestBodyBytes (files as JSON) in flight at once: per owner, per process (issue 40). */
-  largeBodies: { perPrincipal: 2, perProcess: 8 },
-  argumentsDepth: 32,
-  idempotencyKey: { minChars: 8, maxChars: 200 },
 } as const;
 
 export interface PublishedLimit {

@@ -7,10 +7,7 @@
 import { LIMITS, type PublishedLimit } from './limits.ts';
 
 /** SPEC's Limits table plus the bounds Cairn chose where SPEC leaves them open. */
-export function describeLimits(
-  publicRateLimitPerMinute: number,
-  mcpRateLimitPerMinute: number,
-): PublishedLimit[] {
+export function describeLimits(): PublishedLimit[] {
   const L = LIMITS;
   return [
     { area: 'Public task entry', limit: '24 hours', values: { hours: L.publicTaskEntryHours } },
@@ -199,34 +196,5 @@ export function describeLimits(
         'time_budget_minutes starts at claim/pickup and fixes execution_deadline; heartbeats never extend it',
     },
     { area: 'Spend cap', limit: 'max_spend_usd covers funded reward plus platform fee, not model cost' },
-    {
-      area: 'Request body',
-      limit: `JSON bodies up to 1 MiB; file uploads (research imports, skill files and zips) up to their own limits, read off the event loop, at most ${L.largeBodies.perPrincipal} at once per owner and ${L.largeBodies.perProcess} per server process`,
-      values: {
-        max_bytes: L.requestBodyBytes,
-        large_uploads_per_owner: L.largeBodies.perPrincipal,
-        large_uploads_per_process: L.largeBodies.perProcess,
-      },
-    },
-    {
-      area: 'Tool arguments',
-      limit: `nested at most ${L.argumentsDepth} levels deep`,
-      values: { max_depth: L.argumentsDepth },
-    },
-    {
-      area: 'idempotency_key',
-      limit: '8-200 characters; the same key with the same arguments returns the first result',
-      values: { min_chars: L.idempotencyKey.minChars, max_chars: L.idempotencyKey.maxChars },
-    },
-    {
-      area: 'Public (no token) routes',
-      limit: `${publicRateLimitPerMinute} requests per minute per client address`,
-      values: { per_minute: publicRateLimitPerMinute },
-    },
-    {
-      area: 'MCP requests',
-      limit: `${mcpRateLimitPerMinute} requests per minute per identity`,
-      values: { per_minute: mcpRateLimitPerMinute },
-    },
   ];
 }

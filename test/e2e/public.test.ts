@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STEPS } from '../../src/domains/discovery/demo.ts';
+import { FRAMEWORK_LIMITS } from '../../src/framework/index.ts';
 import { LIMITS } from '../../src/kernel/limits.ts';
 import { callTool, connectClient, createAgent } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
@@ -42,7 +43,7 @@ describe('public documents', () => {
       max_chars: 60_000,
     });
     expect(byArea['Campaign message content'].values).toEqual({ max_chars: 8000, max_bytes: 16384 });
-    expect(byArea.idempotency_key.values.min_chars).toBe(LIMITS.idempotencyKey.minChars);
+    expect(byArea.idempotency_key.values.min_chars).toBe(FRAMEWORK_LIMITS.idempotencyKey.minChars);
     // Every row of SPEC's Limits table is published.
     const specAreas = [
       'Access token',

@@ -1,5 +1,6 @@
 import type { Area } from '../../framework/index.ts';
 import { describeLimits } from '../../kernel/published-limits.ts';
+import { publishedServerLimits } from './limits.ts';
 import { capabilityOperations } from './operations.ts';
 
 /** capabilities_describe: what an identity can do now and why. */
@@ -8,6 +9,6 @@ export const capabilitiesArea = {
   tables: {},
   errors: {},
   operations: capabilityOperations,
-  limits: (config) => describeLimits(config.publicRateLimitPerMinute, config.mcpRateLimitPerMinute),
+  limits: (config) => [...describeLimits(), ...publishedServerLimits(config)],
   start: ({ limits }) => ({ services: { limits } }),
 } satisfies Area;

@@ -17,15 +17,6 @@ export function describeLimits(): PublishedLimit[] {
       values: { minutes: L.arenaAssignmentMinutes, concurrent_runs: 1 },
     },
     {
-      area: 'fetch_text / file windows',
-      limit: 'default 12,000 characters; max_chars 200-60,000',
-      values: {
-        default_chars: L.readWindow.defaultChars,
-        min_chars: L.readWindow.minChars,
-        max_chars: L.readWindow.maxChars,
-      },
-    },
-    {
       area: 'Quote for verification',
       limit: 'verbatim, 20 or more characters',
       values: { min_chars: L.quoteMinChars },
@@ -92,47 +83,7 @@ export function describeLimits(): PublishedLimit[] {
         bytes: L.mailbox.bytes,
       },
     },
-    {
-      area: 'Research imports',
-      limit:
-        'files up to 12 MiB; PDF up to 40 pages; embedded image 20 million pixels; page 40 million pixels; OCR render 20 million pixels; two parser/OCR subprocesses per web worker; logs up to 5,000 lines; SBOM CycloneDX JSON 1.4-1.6, SPDX JSON 2.x',
-      values: {
-        file_bytes: L.researchImports.fileBytes,
-        pdf_pages: L.researchImports.pdfPages,
-        embedded_image_pixels: L.researchImports.embeddedImagePixels,
-        page_pixels: L.researchImports.pagePixels,
-        ocr_render_pixels: L.researchImports.ocrRenderPixels,
-        parser_processes_per_worker: L.researchImports.parserProcessesPerWorker,
-        log_lines: L.researchImports.logLines,
-      },
-    },
-    {
-      area: 'Reading (fetch_text and other fresh reads)',
-      limit: `responses up to 12 MiB, ${L.read.timeoutSeconds} seconds per read by default, at most ${L.read.redirects} redirects; url up to ${L.read.urlChars} characters; declared_purpose up to ${L.read.purposeChars}; quotes to locate up to ${L.read.quoteChars}; diffs and extractions return up to 60,000 characters (tables up to ${L.read.tableRows} rows); stored text up to 2,000,000 characters per read (cut beyond, with TEXT_TRUNCATED)`,
-      values: {
-        response_bytes: L.read.responseBytes,
-        timeout_seconds: L.read.timeoutSeconds,
-        redirects: L.read.redirects,
-        url_chars: L.read.urlChars,
-        purpose_chars: L.read.purposeChars,
-        quote_chars: L.read.quoteChars,
-        diff_chars: L.read.diffChars,
-        extract_chars: L.read.extractChars,
-        table_rows: L.read.tableRows,
-        stored_text_chars: L.read.storedTextChars,
-      },
-    },
-    {
-      area: 'web_search',
-      limit: `query up to ${L.search.queryChars} characters; limit 1-${L.search.maxResults} (default ${L.search.defaultResults})`,
-      values: {
-        query_chars: L.search.queryChars,
-        default_results: L.search.defaultResults,
-        max_results: L.search.maxResults,
-      },
-    },
     { area: 'STIX export', limit: 'up to 20 sources', values: { max_sources: L.stixSources } },
-    { area: 'Preview page', limit: '1-40', values: { min: L.previewPage.min, max: L.previewPage.max } },
     {
       area: 'task-choices limit',
       limit: '1-200 (default 200)',

@@ -1,4 +1,5 @@
 import { LIMITS } from '../../kernel/limits.ts';
+import { READING_LIMITS } from '../reading/index.ts';
 import { SCOPES } from './context.ts';
 import { PACKAGE_LIMITS } from './package/index.ts';
 
@@ -24,7 +25,7 @@ export function describeCapabilities(enabled: boolean) {
       files: PACKAGE_LIMITS.files,
       import_bytes: PACKAGE_LIMITS.importBytes,
       path_chars: LIMITS.skillsList.pathChars,
-      window_chars: LIMITS.readWindow,
+      window_chars: READING_LIMITS.window,
       bytes_window: LIMITS.skillFileBytesWindow,
       list: {
         min: LIMITS.skillsList.minLimit,

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { LIMITS } from '../../../kernel/limits.ts';
 import { base64Chars, base64Field, textField } from '../../../kernel/payload.ts';
 import { idOf } from '../../../web/console/id-params.ts';
+import { READING_LIMITS } from '../../reading/index.ts';
 
 /** Argument and body schemas of the skills owner routes (the *-operations.ts files beside it). */
 
@@ -22,9 +23,9 @@ export const windowQuery = {
   max_chars: z.coerce
     .number()
     .int()
-    .min(LIMITS.readWindow.minChars)
-    .max(LIMITS.readWindow.maxChars)
-    .default(LIMITS.readWindow.defaultChars),
+    .min(READING_LIMITS.window.minChars)
+    .max(READING_LIMITS.window.maxChars)
+    .default(READING_LIMITS.window.defaultChars),
 };
 const skillName = z
   .string()

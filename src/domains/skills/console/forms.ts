@@ -4,6 +4,7 @@ import { DomainError, httpStatusOf } from '../../../kernel/errors.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
 import { line } from '../../../web/console/fields.ts';
 import { idOf, idPattern } from '../../../web/console/id-params.ts';
+import { READING_LIMITS } from '../../reading/index.ts';
 
 /**
  * The skills forms of the console (docs/skills.md), bounded like the owner API's bodies
@@ -98,7 +99,7 @@ export const deleteBytesForm = z
 export const hidden = { schema: { hide: true } };
 export const PAGE = 25;
 export const OWN = JSON.stringify({ scope: 'OWN' });
-export const WINDOW = LIMITS.readWindow.maxChars;
+export const WINDOW = READING_LIMITS.window.maxChars;
 /** A whole SKILL.md, percent-encoded (each byte at most three characters), with the form around it. */
 export const SKILL_MD_BODY = 3 * LIMITS.skillPackage.fileBytes + 64 * 1024;
 

@@ -23,12 +23,6 @@ export const LIMITS = {
     evidencePerEvent: 4,
     evidenceNodesPerPage: 50,
   },
-  mailbox: {
-    deliveryBytes: 2 * 1024 * 1024,
-    storedTextChars: 200_000,
-    messages: 1_000,
-    bytes: 20 * 1024 * 1024,
-  },
   stixSources: 20,
   taskChoices: { min: 1, max: 200, default: 200 },
   publicBoards: { min: 1, max: 50 },

@@ -72,17 +72,6 @@ export function describeLimits(): PublishedLimit[] {
         evidence_nodes_per_page: L.campaignGraph.evidenceNodesPerPage,
       },
     },
-    {
-      area: 'Mailbox',
-      limit:
-        'delivery payload 2 MiB; stored text 200,000 characters; default 1,000 messages and 20 MiB per mailbox; no automatic deletion; attachments metadata only',
-      values: {
-        delivery_bytes: L.mailbox.deliveryBytes,
-        stored_text_chars: L.mailbox.storedTextChars,
-        messages: L.mailbox.messages,
-        bytes: L.mailbox.bytes,
-      },
-    },
     { area: 'STIX export', limit: 'up to 20 sources', values: { max_sources: L.stixSources } },
     {
       area: 'task-choices limit',

@@ -10,12 +10,7 @@ export const LIMITS = {
   quoteMinChars: 20,
   messageContent: { maxChars: 8_000, maxBytes: 16 * 1024 },
   reportStatement: { minChars: 1, maxChars: 8_000, maxEvidenceIds: 10, perHour: 10 },
-  matchingResponseReason: { minChars: 1, maxChars: 2_000 },
-  matchingProfileHours: 168,
-  /** Cairn's own bounds on matching requests (docs/matching.md). */
-  matchingRequest: { expiryHours: 72, maxOpenPerRequester: 20 },
   eventsWatchSeconds: 60,
-  longPollSeconds: 25,
   campaignGraph: {
     minLimit: 1,
     maxLimit: 50,

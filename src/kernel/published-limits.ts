@@ -37,30 +37,7 @@ export function describeLimits(): PublishedLimit[] {
         per_hour: L.reportStatement.perHour,
       },
     },
-    {
-      area: 'matching response_reason',
-      limit: '1-2,000 characters',
-      values: { min_chars: L.matchingResponseReason.minChars, max_chars: L.matchingResponseReason.maxChars },
-    },
-    {
-      area: 'Matching profile',
-      limit: 'expires in at most 168 hours',
-      values: { hours: L.matchingProfileHours },
-    },
-    {
-      area: 'Matching request',
-      limit: 'expires 72 hours after it was made; at most 20 open requests per requester',
-      values: {
-        expiry_hours: L.matchingRequest.expiryHours,
-        max_open_per_requester: L.matchingRequest.maxOpenPerRequester,
-      },
-    },
     { area: 'events_watch wait', limit: 'up to 60 seconds', values: { seconds: L.eventsWatchSeconds } },
-    {
-      area: 'campaign_mail_wait, matching_watch',
-      limit: 'up to 25 seconds',
-      values: { seconds: L.longPollSeconds },
-    },
     {
       area: 'campaign_graph',
       limit: 'limit 1-50 (default 20); 4 evidence references per event; 50 evidence nodes per page',

@@ -66,43 +66,6 @@ export function describeLimits(): PublishedLimit[] {
       values: { min: L.taskEvidence.min, max: L.taskEvidence.max },
     },
     {
-      area: 'Skills list parameters',
-      limit:
-        'limit 1-100 default 25; q <=300; cursor <=4096; compatibility <=500; context <=512; path <=240; lease_id and other_version_id <=96',
-      values: {
-        min_limit: L.skillsList.minLimit,
-        max_limit: L.skillsList.maxLimit,
-        default_limit: L.skillsList.defaultLimit,
-        q_chars: L.skillsList.qChars,
-        cursor_chars: L.skillsList.cursorChars,
-        compatibility_chars: L.skillsList.compatibilityChars,
-        context_chars: L.skillsList.contextChars,
-        path_chars: L.skillsList.pathChars,
-        id_chars: L.skillsList.idChars,
-      },
-    },
-    {
-      area: 'Skill packages',
-      limit: `files up to ${L.skillPackage.fileBytes} bytes; packages up to ${L.skillPackage.packageBytes} bytes and ${L.skillPackage.files} files; zip imports up to ${L.skillPackage.importBytes} bytes (decompressed bytes are counted, not the archive's claims); paths up to 240 characters`,
-      values: {
-        file_bytes: L.skillPackage.fileBytes,
-        package_bytes: L.skillPackage.packageBytes,
-        files: L.skillPackage.files,
-        import_bytes: L.skillPackage.importBytes,
-        tags: L.skillPackage.tags,
-        tag_chars: L.skillPackage.tagChars,
-      },
-    },
-    {
-      area: 'skill_file_bytes_get window',
-      limit: `max_bytes ${L.skillFileBytesWindow.min}-${L.skillFileBytesWindow.max}, default ${L.skillFileBytesWindow.default} (base64 in the answer)`,
-      values: {
-        min: L.skillFileBytesWindow.min,
-        max: L.skillFileBytesWindow.max,
-        default: L.skillFileBytesWindow.default,
-      },
-    },
-    {
       area: 'arena_reports limit',
       limit: '1-50, default 25',
       values: { min: L.arenaReports.min, max: L.arenaReports.max, default: L.arenaReports.default },

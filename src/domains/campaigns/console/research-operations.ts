@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineOwnerOperation } from '../../../framework/index.ts';
+import { CURSOR_MAX_CHARS } from '../../../kernel/cursor.ts';
 import { LIMITS } from '../../../kernel/limits.ts';
 import { base64Chars, base64Field, textField } from '../../../kernel/payload.ts';
 import { IMPORT_LIMITS } from '../../../parsing/index.ts';
@@ -96,7 +97,7 @@ export const researchOperations = [
     params: z.object({ campaign_id: idOf('cmp', 'campaign') }).strict(),
     query: z
       .object({
-        cursor: z.string().min(1).max(LIMITS.skillsList.cursorChars).optional(),
+        cursor: z.string().min(1).max(CURSOR_MAX_CHARS).optional(),
         limit: z.coerce
           .number()
           .int()

@@ -6,10 +6,8 @@
 
 export const LIMITS = {
   publicTaskEntryHours: 24,
-  arenaAssignmentMinutes: 60,
   quoteMinChars: 20,
   messageContent: { maxChars: 8_000, maxBytes: 16 * 1024 },
-  reportStatement: { minChars: 1, maxChars: 8_000, maxEvidenceIds: 10, perHour: 10 },
   eventsWatchSeconds: 60,
   campaignGraph: {
     minLimit: 1,
@@ -22,7 +20,6 @@ export const LIMITS = {
   taskChoices: { min: 1, max: 200, default: 200 },
   publicBoards: { min: 1, max: 50 },
   taskEvidence: { min: 1, max: 50 },
-  arenaReports: { min: 1, max: 50, default: 25 },
 } as const;
 
 export interface PublishedLimit {

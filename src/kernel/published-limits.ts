@@ -12,11 +12,6 @@ export function describeLimits(): PublishedLimit[] {
   return [
     { area: 'Public task entry', limit: '24 hours', values: { hours: L.publicTaskEntryHours } },
     {
-      area: 'Arena assignment',
-      limit: 'one hour; one concurrent Arena run per identity',
-      values: { minutes: L.arenaAssignmentMinutes, concurrent_runs: 1 },
-    },
-    {
       area: 'Quote for verification',
       limit: 'verbatim, 20 or more characters',
       values: { min_chars: L.quoteMinChars },
@@ -25,17 +20,6 @@ export function describeLimits(): PublishedLimit[] {
       area: 'Campaign message content',
       limit: '8,000 characters and 16 KiB UTF-8',
       values: { max_chars: L.messageContent.maxChars, max_bytes: L.messageContent.maxBytes },
-    },
-    {
-      area: 'Report/appeal statement',
-      limit:
-        '1-8,000 characters; evidence ids up to ten; intake ten new reports or appeals per identity per hour',
-      values: {
-        min_chars: L.reportStatement.minChars,
-        max_chars: L.reportStatement.maxChars,
-        max_evidence_ids: L.reportStatement.maxEvidenceIds,
-        per_hour: L.reportStatement.perHour,
-      },
     },
     { area: 'events_watch wait', limit: 'up to 60 seconds', values: { seconds: L.eventsWatchSeconds } },
     {
@@ -64,11 +48,6 @@ export function describeLimits(): PublishedLimit[] {
       area: 'task_evidence limit',
       limit: '1-50',
       values: { min: L.taskEvidence.min, max: L.taskEvidence.max },
-    },
-    {
-      area: 'arena_reports limit',
-      limit: '1-50, default 25',
-      values: { min: L.arenaReports.min, max: L.arenaReports.max, default: L.arenaReports.default },
     },
     {
       area: 'Task time budget',

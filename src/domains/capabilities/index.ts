@@ -1,5 +1,4 @@
 import type { Area } from '../../framework/index.ts';
-import { describeLimits } from '../../kernel/published-limits.ts';
 import { publishedServerLimits } from './limits.ts';
 import { capabilityOperations } from './operations.ts';
 
@@ -9,6 +8,6 @@ export const capabilitiesArea = {
   tables: {},
   errors: {},
   operations: capabilityOperations,
-  limits: (config) => [...describeLimits(), ...publishedServerLimits(config)],
+  limits: publishedServerLimits,
   start: ({ limits }) => ({ services: { limits } }),
 } satisfies Area;

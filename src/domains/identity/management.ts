@@ -1,7 +1,6 @@
 import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import * as agentRepo from './agent-repo.ts';
 import { type AuditAction, listAudit, recordAudit } from './audit.ts';
@@ -114,10 +113,14 @@ export class ManagementService {
   async messageAgent(ownerId: string, agentId: string, text: string) {
     const body = text.trim();
     const bytes = Buffer.byteLength(body, 'utf8');
-    if (!body || body.length > LIMITS.messageContent.maxChars || bytes > LIMITS.messageContent.maxBytes) {
+    if (
+      !body ||
+      body.length > IDENTITY_LIMITS.messageContent.maxChars ||
+      bytes > IDENTITY_LIMITS.messageContent.maxBytes
+    ) {
       throw new DomainError(
         'VALIDATION_FAILED',
-        `A message is 1-${LIMITS.messageContent.maxChars} characters and at most ${LIMITS.messageContent.maxBytes / 1024} KiB.`,
+        `A message is 1-${IDENTITY_LIMITS.messageContent.maxChars} characters and at most ${IDENTITY_LIMITS.messageContent.maxBytes / 1024} KiB.`,
         { detail: [{ loc: ['body', 'text'], msg: 'length out of range', type: 'too_big' }] },
       );
     }

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { defineOwnerOperation } from '../../../framework/index.ts';
 import { CURSOR_MAX_CHARS } from '../../../kernel/cursor.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { base64Chars, base64Field, textField } from '../../../kernel/payload.ts';
 import { IMPORT_LIMITS } from '../../../parsing/index.ts';
 import { idOf } from '../../../web/console/id-params.ts';
@@ -13,6 +12,7 @@ import {
   READING_LIMITS,
   sendsOneFile,
 } from '../../reading/index.ts';
+import { CAMPAIGN_LIMITS } from '../limits.ts';
 import type { CampaignDoorServices } from './context.ts';
 
 const tags = ['research'];
@@ -101,9 +101,9 @@ export const researchOperations = [
         limit: z.coerce
           .number()
           .int()
-          .min(LIMITS.taskChoices.min)
-          .max(LIMITS.taskChoices.max)
-          .default(LIMITS.taskChoices.default),
+          .min(CAMPAIGN_LIMITS.taskChoices.min)
+          .max(CAMPAIGN_LIMITS.taskChoices.max)
+          .default(CAMPAIGN_LIMITS.taskChoices.default),
       })
       .strict(),
     run: async (ctx, { ownerId, params, query }) =>

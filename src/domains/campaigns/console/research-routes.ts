@@ -3,10 +3,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../../../kernel/errors.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { STATIC_ASSET, sendPage, sessionToken } from '../../../web/console/context.ts';
 import { requireOwner } from '../../../web/console/guards.ts';
 import { READING_LIMITS } from '../../reading/index.ts';
+import { CAMPAIGN_LIMITS } from '../limits.ts';
 import { CAMPAIGN_ID } from './campaign-forms.ts';
 import type { ConsoleContext } from './context.ts';
 import { importPage, previewPage } from './research-views.ts';
@@ -62,7 +62,7 @@ export function researchRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
       const page = await ctx.campaigns.taskChoices(
         owner.id,
         chosen,
-        { limit: LIMITS.taskChoices.default },
+        { limit: CAMPAIGN_LIMITS.taskChoices.default },
         ctx.secret,
       );
       tasks = page.choices;

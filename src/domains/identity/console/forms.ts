@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { csrf } from '../../../web/console/fields.ts';
 import { IDENTITY_LIMITS } from '../credentials/limits.ts';
 
@@ -69,8 +68,8 @@ export const messageForm = z
       .trim()
       .min(1, 'Write a message.')
       .max(
-        LIMITS.messageContent.maxChars,
-        `A message is at most ${LIMITS.messageContent.maxChars} characters.`,
+        IDENTITY_LIMITS.messageContent.maxChars,
+        `A message is at most ${IDENTITY_LIMITS.messageContent.maxChars} characters.`,
       ),
   })
   .strict();

@@ -1,4 +1,3 @@
-import { LIMITS } from '../../../kernel/limits.ts';
 import { html, type SafeHtml } from '../../../web/console/html.ts';
 import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
 import { IDENTITY_LIMITS } from '../credentials/limits.ts';
@@ -176,7 +175,7 @@ function messagePanel(csrf: string, path: string): SafeHtml {
       <form method="post" action="${path}/messages">
         ${csrfField(csrf)}
         <label for="text">Message</label>
-        <textarea id="text" name="text" required maxlength="${LIMITS.messageContent.maxChars}" rows="3"></textarea>
+        <textarea id="text" name="text" required maxlength="${IDENTITY_LIMITS.messageContent.maxChars}" rows="3"></textarea>
         <p class="hint">It reaches the agent with its next tool call, marked as from you; connected sessions get a notification now. Sending does not start a session.</p>
         <div class="actions"><button class="secondary" type="submit">Send</button></div>
       </form>

@@ -21,6 +21,8 @@ export const IDENTITY_LIMITS = {
   runtime: { maxChars: 120 },
   email: { maxChars: 254 },
   password: { minChars: 10, maxChars: 1_024 },
+  /** An owner's message to an agent, as long as a campaign message (campaigns publishes it). */
+  messageContent: { maxChars: 8_000, maxBytes: 16 * 1024 },
 } as const;
 
 const L = IDENTITY_LIMITS;

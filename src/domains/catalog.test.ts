@@ -117,14 +117,13 @@ describe('the catalogue', () => {
     expect(rows.find((row) => row.area === 'MCP requests')?.values).toEqual({ per_minute: 77 });
     const stray = { ...AREAS[1], limits: [{ area: 'not listed', limit: 'none' }] };
     expect(() => limitsOf([...AREAS, stray], LIMIT_ORDER, config)).toThrow(/not listed/);
-    const arena = AREAS.find((area) => area.name === 'arena');
-    expect(() => limitsOf([...AREAS, arena!], LIMIT_ORDER, config)).toThrow(
-      /Arena workspace is published twice/,
+    const twice = { ...AREAS[1], limits: [{ area: 'Spend cap', limit: 'again' }] };
+    expect(() => limitsOf([...AREAS, twice], LIMIT_ORDER, config)).toThrow(/Spend cap is published twice/);
+    expect(() => limitsOf(AREAS, [...LIMIT_ORDER, 'nobody publishes this'], config)).toThrow(
+      /No area publishes the limit nobody publishes this/,
     );
-    const withoutArena = AREAS.filter((area) => area !== arena);
-    expect(() => limitsOf(withoutArena, LIMIT_ORDER, config)).toThrow(
-      /No area publishes the limit Arena workspace/,
-    );
+    const withoutArena = AREAS.filter((area) => area.name !== 'arena');
+    expect(() => limitsOf(withoutArena, LIMIT_ORDER, config)).toThrow(/Arena workspace/);
   });
 
   it('opens the database with every table of every tables.ts', async () => {

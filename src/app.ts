@@ -2,11 +2,17 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config/config.ts';
-import { type AppServices, AREAS, areasOn, describeErrors, operationsFor } from './domains/catalog.ts';
+import {
+  type AppServices,
+  AREAS,
+  areasOn,
+  describeErrors,
+  operationsFor,
+  publishedLimits,
+} from './domains/catalog.ts';
 import { buildDiscovery, SERVER_VERSION, type ToolDoc } from './domains/discovery/index.ts';
-import { type Area, type Core, gatherExtensions, OperationRunner, startAreas } from './framework/index.ts';
+import { type Core, gatherExtensions, OperationRunner, startAreas } from './framework/index.ts';
 import { type Clock, systemClock } from './kernel/clock.ts';
-import { describeLimits } from './kernel/published-limits.ts';
 import { createLogger, loggableError } from './logging.ts';
 import { buildOutbound } from './net/outbound.ts';
 import { ParserPool } from './parsing/index.ts';
@@ -47,10 +53,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     secret: await resolveSecret(config.secret, database, config.dataDir, clock),
     outbound: buildOutbound(config, logger, `Cairn/${SERVER_VERSION} (+${config.baseUrl}/guide)`),
     parser: new ParserPool({ maxJobs: config.parserJobs, maxWaiting: config.parserQueue }),
-    limits: [
-      ...describeLimits(config.publicRateLimitPerMinute, config.mcpRateLimitPerMinute),
-      ...AREAS.flatMap((area) => (area as Area).limits ?? []),
-    ],
+    limits: publishedLimits(config),
     extensions: gatherExtensions(AREAS, areasOn(config)),
   };
   const { services, workers } = await startAreas<AppServices>(AREAS, core);

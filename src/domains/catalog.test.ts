@@ -3,6 +3,7 @@ import path from 'node:path';
 import { is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { describe, expect, it } from 'vitest';
+import { limitsOf } from '../framework/catalogue.ts';
 import {
   DomainError,
   declareErrors,
@@ -10,7 +11,17 @@ import {
   errorEnvelope,
   toErrorEnvelope,
 } from '../kernel/errors.ts';
-import { AREAS, describeErrors, OPERATIONS, orderOperations, TABLES, TOOL_ORDER } from './catalog.ts';
+import {
+  AREAS,
+  describeErrors,
+  LIMIT_ORDER,
+  loadAppConfig,
+  OPERATIONS,
+  orderOperations,
+  publishedLimits,
+  TABLES,
+  TOOL_ORDER,
+} from './catalog.ts';
 
 const SRC = path.resolve(import.meta.dirname, '..');
 
@@ -97,6 +108,22 @@ describe('the catalogue', () => {
     expect(() => orderOperations([AREAS[0], stray, AREAS[2], AREAS[3]] as never)).toThrow(/not_in_spec/);
     const twice = { ...AREAS[1], operations: [...AREAS[1].operations, OPERATIONS[0]] };
     expect(() => orderOperations([AREAS[0], twice, AREAS[2], AREAS[3]] as never)).toThrow(/two operations/);
+  });
+
+  it('publishes every limit in LIMIT_ORDER, once: a row missing from it, or a listed row none publishes, stops the start', () => {
+    const config = loadAppConfig({ CAIRN_DATA_DIR: '/nonexistent', CAIRN_MCP_RATE_LIMIT: '77' });
+    const rows = publishedLimits(config);
+    expect(rows.map((row) => row.area)).toEqual([...LIMIT_ORDER]);
+    expect(rows.find((row) => row.area === 'MCP requests')?.values).toEqual({ per_minute: 77 });
+    const stray = { ...AREAS[1], limits: [{ area: 'not listed', limit: 'none' }] };
+    expect(() => limitsOf([...AREAS, stray], LIMIT_ORDER, config)).toThrow(/not listed/);
+    const twice = { ...AREAS[1], limits: [{ area: 'Spend cap', limit: 'again' }] };
+    expect(() => limitsOf([...AREAS, twice], LIMIT_ORDER, config)).toThrow(/Spend cap is published twice/);
+    expect(() => limitsOf(AREAS, [...LIMIT_ORDER, 'nobody publishes this'], config)).toThrow(
+      /No area publishes the limit nobody publishes this/,
+    );
+    const withoutArena = AREAS.filter((area) => area.name !== 'arena');
+    expect(() => limitsOf(withoutArena, LIMIT_ORDER, config)).toThrow(/Arena workspace/);
   });
 
   it('opens the database with every table of every tables.ts', async () => {

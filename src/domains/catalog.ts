@@ -4,6 +4,7 @@ import {
   cliServicesOf,
   commandsOf,
   errorsOf,
+  limitsOf,
   operationsFor as operationsOf,
   orderOperations as orderOf,
   tablesOf,
@@ -17,6 +18,7 @@ import type {
   ServicesOf,
   UnionToIntersection,
 } from '../framework/index.ts';
+import type { PublishedLimit } from '../kernel/limits.ts';
 import { arenaArea } from './arena/index.ts';
 import { campaignsArea } from './campaigns/index.ts';
 import { capabilitiesArea } from './capabilities/index.ts';
@@ -140,6 +142,30 @@ export function orderOperations(areas: typeof AREAS): Array<Operation<AppService
 }
 
 export const OPERATIONS = orderOperations(AREAS);
+
+/**
+ * The published limits table (`/v1/public/limits`, the `cairn://limits` resource), row by row in
+ * its order, by each row's `area`: SPEC's Limits table, the bounds Cairn chose where SPEC leaves
+ * them open, then the Arena's own. Each area publishes its rows (an Area's `limits`), read from
+ * the numbers it enforces; a row missing here, or listed and published by no area, stops the start.
+ */
+// biome-ignore format: the table's rows, a few a line, in the order they are published.
+export const LIMIT_ORDER = [
+  'Access token', 'Refresh token', 'OAuth connection', 'Refresh duplicate retry window',
+  'Public task entry', 'Arena assignment', 'fetch_text / file windows', 'Quote for verification',
+  'Campaign message content', 'Report/appeal statement', 'matching response_reason',
+  'Matching profile', 'Matching request', 'events_watch wait', 'campaign_mail_wait, matching_watch',
+  'campaign_graph', 'Mailbox', 'Research imports', 'Reading (fetch_text and other fresh reads)',
+  'web_search', 'STIX export', 'Preview page', 'task-choices limit', 'public boards limit',
+  'task_evidence limit', 'Skills list parameters', 'Skill packages', 'skill_file_bytes_get window',
+  'arena_reports limit', 'Task time budget', 'Spend cap', 'Project key', 'Request body',
+  'Tool arguments', 'idempotency_key', 'Public (no token) routes', 'MCP requests',
+  // The Arena's own (docs/arena.md).
+  'Arena workspace', 'Arena sandbox.exec', 'Arena publications', 'Arena superchallenges',
+] as const;
+
+/** Every area's published limits in LIMIT_ORDER, for this deployment (its rate limits). */
+export const publishedLimits = (config: Config): PublishedLimit[] => limitsOf(AREAS, LIMIT_ORDER, config);
 
 /** The areas this deployment has on: one switched off plugs nothing into the others (extensions). */
 export const areasOn = (config: Config): ReadonlyArray<Area> => areasOnOf(AREAS, config);

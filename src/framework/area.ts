@@ -85,8 +85,11 @@ export interface Area<S extends object = object> {
   cli?: CliDoor<any, any>;
   /** Its environment variables and the typed settings they become (config/settings.ts). */
   settings?: SettingsFragment;
-  /** Limits it enforces beyond SPEC's table, published with the rest at `/v1/public/limits`. */
-  limits?: ReadonlyArray<PublishedLimit>;
+  /**
+   * The limits it enforces, as `/v1/public/limits` publishes them (the catalogue orders the rows
+   * by LIMIT_ORDER); a function of the configuration where a number is the deployment's.
+   */
+  limits?: ReadonlyArray<PublishedLimit> | ((config: Config) => ReadonlyArray<PublishedLimit>);
   start(core: Core): Started<S> | Promise<Started<S>>;
 }
 

@@ -2,6 +2,7 @@ import { is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import type { Config } from '../config/config.ts';
 import { describeErrorCatalog } from '../kernel/errors.ts';
+import type { PublishedLimit } from '../kernel/limits.ts';
 import type { Schema } from '../storage/database.ts';
 import * as serverTables from '../storage/tables.ts';
 import type { Area } from './area.ts';
@@ -12,8 +13,8 @@ import * as operationTables from './tables.ts';
 
 /**
  * What the catalogue (`domains/catalog.ts`) derives from its list of areas: the operations in
- * SPEC's order, the tables, the error reference and what a deployment has switched off. The
- * framework knows no area; the list is the catalogue's.
+ * SPEC's order, the published limits in the catalogue's, the tables, the error reference and
+ * what a deployment has switched off. The framework knows no area; the lists are the catalogue's.
  */
 
 /**
@@ -83,6 +84,31 @@ export function tablesOf(areas: ReadonlyArray<Area>): Schema {
 /** The reference at `/v1/public/errors`: the general codes, then each area's, in the areas' order. */
 export function errorsOf(areas: ReadonlyArray<Area>) {
   return describeErrorCatalog(areas.map((a) => a.name));
+}
+
+/**
+ * The areas' published limits (`/v1/public/limits`, `cairn://limits`) in `order`, by each row's
+ * `area`: a row missing from it or published twice, or a listed row no area publishes, stops the start.
+ */
+export function limitsOf(
+  areas: ReadonlyArray<Area>,
+  order: ReadonlyArray<string>,
+  config: Config,
+): PublishedLimit[] {
+  const rows = areas.flatMap((area) =>
+    typeof area.limits === 'function' ? area.limits(config) : (area.limits ?? []),
+  );
+  const rank = new Map<string, number>(order.map((name, i) => [name, i]));
+  const seen = new Set<string>();
+  for (const row of rows) {
+    if (!rank.has(row.area)) throw new Error(`Limit ${row.area} is not in the catalogue's LIMIT_ORDER.`);
+    if (seen.has(row.area)) throw new Error(`Limit ${row.area} is published twice.`);
+    seen.add(row.area);
+  }
+  const missing = order.filter((name) => !seen.has(name));
+  if (missing.length > 0)
+    throw new Error(`No area publishes the limit ${missing.join(', ')} of LIMIT_ORDER.`);
+  return rows.sort((a, b) => (rank.get(a.area) ?? 0) - (rank.get(b.area) ?? 0));
 }
 
 /** Every area's operator commands by name, in the areas' order; a name two areas offer stops the start. */

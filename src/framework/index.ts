@@ -18,6 +18,7 @@ export { CommitValue } from './commit-value.ts';
 export type { DoorContext, Doors, Listener, OwnerOf, PageParts, PartOf } from './doors.ts';
 export { isForm, joinForms, type ToolForm } from './forms.ts';
 export { earlierAnswer, runOnce } from './idempotency-repo.ts';
+export { FRAMEWORK_LIMITS } from './limits.ts';
 export {
   defineOperation,
   type Operation,

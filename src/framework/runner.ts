@@ -10,13 +10,13 @@ import {
   errorEnvelope,
   toErrorEnvelope,
 } from '../kernel/errors.ts';
-import { LIMITS } from '../kernel/limits.ts';
 import { withTenant } from '../kernel/tenant.ts';
 import { illFormedStrings, toValidationDetail } from '../kernel/validation.ts';
 import type { Database, TransactionEnd } from '../storage/database.ts';
 import { isDatabaseUnavailable, RETRY_AFTER_SECONDS } from '../storage/unavailable.ts';
 import type { Caller } from './caller.ts';
 import { claimAtOpening, runOnceClosing } from './idempotency-repo.ts';
+import { FRAMEWORK_LIMITS } from './limits.ts';
 import type { Operation, OperationContext, ToolAvailability } from './operation.ts';
 import { withPermittedMoves } from './permitted-moves.ts';
 
@@ -44,8 +44,8 @@ export interface RegisteredOperation<S> {
 
 export const idempotencyKey = z
   .string()
-  .min(LIMITS.idempotencyKey.minChars)
-  .max(LIMITS.idempotencyKey.maxChars)
+  .min(FRAMEWORK_LIMITS.idempotencyKey.minChars)
+  .max(FRAMEWORK_LIMITS.idempotencyKey.maxChars)
   .describe(
     'A fresh key per intended action; repeating it with the same arguments returns the first result.',
   );
@@ -158,12 +158,20 @@ export class OperationRunner<S> {
             },
       );
     }
-    if (nestsDeeperThan(args, LIMITS.argumentsDepth)) {
-      return fail('VALIDATION_FAILED', `The arguments nest deeper than ${LIMITS.argumentsDepth} levels.`, {
-        detail: [
-          { loc: ['arguments'], msg: `nested deeper than ${LIMITS.argumentsDepth} levels`, type: 'too_deep' },
-        ],
-      });
+    if (nestsDeeperThan(args, FRAMEWORK_LIMITS.argumentsDepth)) {
+      return fail(
+        'VALIDATION_FAILED',
+        `The arguments nest deeper than ${FRAMEWORK_LIMITS.argumentsDepth} levels.`,
+        {
+          detail: [
+            {
+              loc: ['arguments'],
+              msg: `nested deeper than ${FRAMEWORK_LIMITS.argumentsDepth} levels`,
+              type: 'too_deep',
+            },
+          ],
+        },
+      );
     }
     const illFormed = illFormedStrings(args, 'arguments');
     if (illFormed.length > 0) {

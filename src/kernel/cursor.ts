@@ -7,6 +7,9 @@ import { DomainError } from './errors.ts';
  * A cursor presented by anyone else, or for another query, fails the signature check.
  */
 
+/** The longest cursor any list takes back (its position and signature fit well inside). */
+export const CURSOR_MAX_CHARS = 4_096;
+
 function sign(secret: string, binding: string, body: string): string {
   return createHmac('sha256', secret).update(`cairn-cursor-v1\n${binding}\n${body}`).digest('base64url');
 }

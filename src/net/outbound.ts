@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
 import { type Config, ConfigError } from '../config/config.ts';
-import { LIMITS } from '../kernel/limits.ts';
 import { GuardedFetcher } from './guarded-fetch.ts';
+import { FETCH_LIMITS } from './limits.ts';
 import { OutboundResolver } from './resolver.ts';
 
 /** The one way out to the internet: the checked resolver and the fetcher pinned to it. */
@@ -34,8 +34,8 @@ export function buildOutbound(config: Config, logger: Logger, userAgent: string)
     ports: new Set(config.fetch.ports),
     allow: new Set(config.fetch.allow),
     timeoutMs: config.fetch.timeoutSeconds * 1000,
-    maxBytes: LIMITS.read.responseBytes,
-    maxRedirects: LIMITS.read.redirects,
+    maxBytes: FETCH_LIMITS.responseBytes,
+    maxRedirects: FETCH_LIMITS.redirects,
     userAgent,
     ...(config.fetch.caFile ? { extraCa: readCaFile(config.fetch.caFile) } : {}),
   });

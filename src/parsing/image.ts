@@ -3,8 +3,8 @@
  * tesseract (flattened, greyscale, small images enlarged) within the OCR render budget.
  */
 import sharp, { type Metadata } from 'sharp';
-import { LIMITS } from '../kernel/limits.ts';
 import { stripInvisible } from './html/invisible.ts';
+import { IMPORT_LIMITS } from './import/limits.ts';
 import { detectInstructions } from './instructions/instructions.ts';
 import { tidyLines } from './lines.ts';
 import { recogniseText } from './ocr.ts';
@@ -35,15 +35,15 @@ async function readSize(
   return { width: metadata.width, height: metadata.height };
 }
 
-/** The image as a greyscale PNG sized for OCR, never over LIMITS.researchImports.ocrRenderPixels. */
+/** The image as a greyscale PNG sized for OCR, never over IMPORT_LIMITS.ocrRenderPixels. */
 async function normalise(bytes: Uint8Array, width: number, height: number, format: string): Promise<Buffer> {
   const pixels = width * height;
-  const budget = LIMITS.researchImports.ocrRenderPixels;
+  const budget = IMPORT_LIMITS.ocrRenderPixels;
   let scale = Math.max(width, height) < UPSCALE_BELOW_PX ? MAX_UPSCALE : 1;
   scale = Math.min(scale, Math.sqrt(budget / pixels));
   try {
     return await sharp(bytes, {
-      limitInputPixels: LIMITS.researchImports.embeddedImagePixels,
+      limitInputPixels: IMPORT_LIMITS.embeddedImagePixels,
       failOn: 'error',
     })
       .flatten({ background: '#ffffff' })
@@ -61,12 +61,12 @@ async function normalise(bytes: Uint8Array, width: number, height: number, forma
 
 /**
  * OCRs a PNG or JPEG (the caller has checked the magic bytes) into text starting with `[page 1]`.
- * @throws ParseRefusal TOO_MANY_PIXELS over LIMITS.researchImports.embeddedImagePixels,
+ * @throws ParseRefusal TOO_MANY_PIXELS over IMPORT_LIMITS.embeddedImagePixels,
  *   UNREADABLE_CONTENT when the image does not decode.
  */
 export async function parseImage(bytes: Uint8Array, format: 'png' | 'jpeg'): Promise<ParsedDocument> {
   const { width, height } = await readSize(bytes, format);
-  const limit = LIMITS.researchImports.embeddedImagePixels;
+  const limit = IMPORT_LIMITS.embeddedImagePixels;
   if (width * height > limit) {
     throw new ParseRefusal(
       'TOO_MANY_PIXELS',

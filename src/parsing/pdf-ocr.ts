@@ -1,10 +1,10 @@
 /**
  * OCR of a PDF page that has no text layer (a scan), for imports with `ocr: true`. pdf.js draws
  * the page on its own Node canvas (@napi-rs/canvas, which pdf.js loads itself) at a resolution
- * tesseract reads well, never over LIMITS.researchImports.ocrRenderPixels.
+ * tesseract reads well, never over IMPORT_LIMITS.ocrRenderPixels.
  */
 import type { PDFDocumentProxy, PDFPageProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { LIMITS } from '../kernel/limits.ts';
+import { IMPORT_LIMITS } from './import/limits.ts';
 import { recogniseText } from './ocr.ts';
 
 /** About 216 dpi (PDF units are 1/72 inch): sharp enough for body text, cheap enough for 40 pages. */
@@ -20,7 +20,7 @@ interface CanvasFactory {
 
 /** The render scale for a page of this size at scale 1: the target, lowered to fit the pixel budget. */
 export function ocrScale(width: number, height: number): number {
-  return Math.min(TARGET_SCALE, Math.sqrt(LIMITS.researchImports.ocrRenderPixels / (width * height)));
+  return Math.min(TARGET_SCALE, Math.sqrt(IMPORT_LIMITS.ocrRenderPixels / (width * height)));
 }
 
 /** Renders one page on white and returns the text tesseract reads from it. */

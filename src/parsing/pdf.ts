@@ -6,8 +6,8 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { getDocument, type PDFDocumentProxy } from 'pdfjs-dist/legacy/build/pdf.mjs';
-import { LIMITS } from '../kernel/limits.ts';
 import { cleanTitle, stripInvisible } from './html/invisible.ts';
+import { IMPORT_LIMITS } from './import/limits.ts';
 import { detectInstructions } from './instructions/instructions.ts';
 import { tidyLines } from './lines.ts';
 import { type ParsedDocument, ParseRefusal } from './types.ts';
@@ -37,7 +37,7 @@ async function openPdf(bytes: Uint8Array): Promise<PDFDocumentProxy> {
       enableXfa: false,
       isOffscreenCanvasSupported: false,
       // Only rendering (OCR of imported pages) decodes images: larger ones are skipped, not drawn.
-      maxImageSize: LIMITS.researchImports.embeddedImagePixels,
+      maxImageSize: IMPORT_LIMITS.embeddedImagePixels,
       cMapUrl: `${path.join(PDFJS_ROOT, 'cmaps')}/`,
       cMapPacked: true,
       standardFontDataUrl: `${path.join(PDFJS_ROOT, 'standard_fonts')}/`,
@@ -66,11 +66,11 @@ async function readPageText(
   const page = await document.getPage(pageNumber);
   const { width, height } = page.getViewport({ scale: 1 });
   const pixels = Math.round(width * height);
-  if (pixels > LIMITS.researchImports.pagePixels) {
+  if (pixels > IMPORT_LIMITS.pagePixels) {
     throw new ParseRefusal('TOO_MANY_PIXELS', `Page ${pageNumber} is larger than Cairn reads.`, {
       page: pageNumber,
       pixels,
-      limit: LIMITS.researchImports.pagePixels,
+      limit: IMPORT_LIMITS.pagePixels,
     });
   }
   const content = await page.getTextContent();
@@ -100,13 +100,13 @@ async function readTitle(document: PDFDocumentProxy): Promise<string | null> {
 
 /**
  * Parses a PDF into `[page N]`-marked text with page offsets.
- * @throws ParseRefusal TOO_MANY_PAGES over LIMITS.researchImports.pdfPages, TOO_MANY_PIXELS for a
- *   page over LIMITS.researchImports.pagePixels at 72 dpi, UNREADABLE_CONTENT when encrypted or corrupt.
+ * @throws ParseRefusal TOO_MANY_PAGES over IMPORT_LIMITS.pdfPages, TOO_MANY_PIXELS for a
+ *   page over IMPORT_LIMITS.pagePixels at 72 dpi, UNREADABLE_CONTENT when encrypted or corrupt.
  */
 export async function parsePdf(bytes: Uint8Array, options: PdfOptions = {}): Promise<ParsedPdf> {
   const document = await openPdf(bytes);
   try {
-    const limit = LIMITS.researchImports.pdfPages;
+    const limit = IMPORT_LIMITS.pdfPages;
     if (document.numPages > limit) {
       throw new ParseRefusal(
         'TOO_MANY_PAGES',

@@ -12,10 +12,10 @@ import { Admission } from './admission.ts';
 // libraries would otherwise be unloaded when the first thread that used them exits.
 import 'sharp';
 import type { PayloadFields } from '../kernel/base64.ts';
-import { LIMITS } from '../kernel/limits.ts';
 import { currentTenant } from '../kernel/tenant.ts';
 import { type ImportInput, type ImportOutcome, importRefusalOf } from './import/types.ts';
 import { BodyFieldRefused, type BodyOutcome, bodyParseError, PrototypeKeyRefused } from './json-body.ts';
+import { MAIL_PARSE_LIMITS } from './mail/limits.ts';
 import {
   type MailParseOutcome,
   MailRefused,
@@ -179,14 +179,14 @@ export class ParserPool implements Parser {
   /**
    * Reads a raw RFC 5322 message (see parseMail in mail.ts) into header fields, sanitised text,
    * attachment metadata (bytes hashed and dropped in the thread) and instruction flags.
-   * @throws MailRefused (`refusal.code`): TOO_LARGE over LIMITS.mailbox.deliveryBytes (checked
+   * @throws MailRefused (`refusal.code`): TOO_LARGE over MAIL_PARSE_LIMITS.deliveryBytes (checked
    *   here, no job started); MALFORMED when the message is empty, has no header field, or the
    *   parser failed or its thread died on it; PARSE_TIMEOUT over the pool's time limit.
    *   ParserBusy at capacity, as every job (retry later; not the message's fault). An Error when
    *   the pool is closed.
    */
   async parseMail(raw: Uint8Array): Promise<ParsedMail> {
-    const limit = LIMITS.mailbox.deliveryBytes;
+    const limit = MAIL_PARSE_LIMITS.deliveryBytes;
     if (raw.length > limit) {
       throw new MailRefused(
         'TOO_LARGE',

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LIMITS } from '../kernel/limits.ts';
-import { diffTexts } from './text-diff.ts';
+import { DIFF_MAX_CHARS, diffTexts } from './text-diff.ts';
 
 describe('diffTexts', () => {
   it('reports unchanged texts', () => {
@@ -28,6 +27,6 @@ describe('diffTexts', () => {
     const newText = Array.from({ length: 1_000 }, (_, i) => `${i} ${line}!`).join('\n');
     const d = diffTexts('a', 'b', oldText, newText);
     expect(d).toMatchObject({ changed: true, added_lines: 1_000, removed_lines: 1_000, truncated: true });
-    expect(d.unified?.length).toBe(LIMITS.read.diffChars);
+    expect(d.unified?.length).toBe(DIFF_MAX_CHARS);
   });
 });

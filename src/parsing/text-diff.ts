@@ -3,13 +3,14 @@
  * hostile texts can be slow, and the time cap plus the job's own timeout keep it contained.
  */
 import { createTwoFilesPatch } from 'diff';
-import { LIMITS } from '../kernel/limits.ts';
 import type { TextDiff } from './types.ts';
 
 /** Past this the diff gives up and `unified` is null; well inside the job's timeout. */
 export const DIFF_TIMEOUT_MS = 2_000;
+/** The unified diff is cut here (diff_since; reading publishes it with its other bounds). */
+export const DIFF_MAX_CHARS = 60_000;
 
-/** A unified diff (two lines of context) of two texts, with added/removed line counts, cut at LIMITS.read.diffChars. */
+/** A unified diff (two lines of context) of two texts, with added/removed line counts, cut at DIFF_MAX_CHARS. */
 export function diffTexts(oldName: string, newName: string, oldText: string, newText: string): TextDiff {
   if (oldText === newText) {
     return { changed: false, unified: '', added_lines: 0, removed_lines: 0, truncated: false };
@@ -33,7 +34,7 @@ export function diffTexts(oldName: string, newName: string, oldText: string, new
     if (line.startsWith('+')) added++;
     else if (line.startsWith('-')) removed++;
   }
-  const max = LIMITS.read.diffChars;
+  const max = DIFF_MAX_CHARS;
   return {
     changed: true,
     unified: patch.length > max ? cutAt(patch, max) : patch,

@@ -141,7 +141,7 @@ export interface TextDiff {
   unified: string | null;
   added_lines: number;
   removed_lines: number;
-  /** True when the unified diff was cut at LIMITS.read.diffChars. */
+  /** True when the unified diff was cut at DIFF_MAX_CHARS (text-diff.ts). */
   truncated: boolean;
 }
 

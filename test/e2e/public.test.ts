@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_STEPS } from '../../src/domains/discovery/demo.ts';
-import { LIMITS } from '../../src/kernel/limits.ts';
+import { READING_LIMITS } from '../../src/domains/reading/index.ts';
+import { FRAMEWORK_LIMITS } from '../../src/framework/index.ts';
 import { callTool, connectClient, createAgent } from '../support/factories.ts';
 import { startTestServer, type TestServer } from '../support/test-server.ts';
 
@@ -37,12 +38,12 @@ describe('public documents', () => {
     const { limits } = await (await get('/v1/public/limits')).json();
     const byArea = Object.fromEntries(limits.map((l: { area: string }) => [l.area, l]));
     expect(byArea['fetch_text / file windows'].values).toEqual({
-      default_chars: LIMITS.readWindow.defaultChars,
+      default_chars: READING_LIMITS.window.defaultChars,
       min_chars: 200,
       max_chars: 60_000,
     });
     expect(byArea['Campaign message content'].values).toEqual({ max_chars: 8000, max_bytes: 16384 });
-    expect(byArea.idempotency_key.values.min_chars).toBe(LIMITS.idempotencyKey.minChars);
+    expect(byArea.idempotency_key.values.min_chars).toBe(FRAMEWORK_LIMITS.idempotencyKey.minChars);
     // Every row of SPEC's Limits table is published.
     const specAreas = [
       'Access token',

@@ -2,6 +2,7 @@ import type { Area } from '../../framework/index.ts';
 import { Sandbox } from '../../sandbox/index.ts';
 import { jobFailureLevel } from '../../storage/unavailable.ts';
 import { arenaAppeal, arenaReport, arenaReports } from './cases/case-tools.ts';
+import { PUBLISHED_CASE_LIMITS } from './cases/limits.ts';
 import { ArenaReviewService } from './cases/review.ts';
 import { builtinChallenges } from './challenges/index.ts';
 import { ChallengeRegistry } from './challenges/registry.ts';
@@ -75,7 +76,12 @@ export const arenaArea = {
   doors: arenaDoors,
   tables,
   errors: ARENA_ERRORS,
-  limits: [...PUBLISHED_RUN_LIMITS, ...PUBLISHED_PUBLICATION_LIMITS, ...PUBLISHED_SUPERCHALLENGE_LIMITS],
+  limits: [
+    ...PUBLISHED_RUN_LIMITS,
+    ...PUBLISHED_CASE_LIMITS,
+    ...PUBLISHED_PUBLICATION_LIMITS,
+    ...PUBLISHED_SUPERCHALLENGE_LIMITS,
+  ],
   operations: [
     arenaStart,
     artifactSubmit,

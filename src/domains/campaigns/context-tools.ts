@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import { DomainError } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import { cutPage } from '../../kernel/paging.ts';
 import { isDatabaseUnavailable } from '../../storage/unavailable.ts';
 import { viewerOf, visibleToEveryMember } from './audience.ts';
 import { campaignTool } from './campaign-tool.ts';
 import { type Membership, requireMembership } from './core/member.ts';
 import { eventsAfter, presentEventFor, signWatchCursor, watchBinding } from './ledger/ledger-repo.ts';
+import { CAMPAIGN_LIMITS } from './limits.ts';
 import { listVisibleMessages } from './messages/message-repo.ts';
 import { presentCompact, presentMessage } from './messages/messages.ts';
 import { cursorArg, limitArg } from './schemas.ts';
@@ -45,8 +45,10 @@ const eventsWatch = campaignTool({
       .number()
       .int()
       .min(1)
-      .max(LIMITS.eventsWatchSeconds)
-      .describe(`How long to wait for an event, 1-${LIMITS.eventsWatchSeconds} seconds (default 60).`)
+      .max(CAMPAIGN_LIMITS.eventsWatchSeconds)
+      .describe(
+        `How long to wait for an event, 1-${CAMPAIGN_LIMITS.eventsWatchSeconds} seconds (default 60).`,
+      )
       .optional(),
     limit: limitArg(200, 100).optional(),
   },
@@ -57,7 +59,7 @@ const eventsWatch = campaignTool({
     const campaignId = m.campaign.id;
     const afterSeq = input.cursor ? openWatchCursor(secret, m, input.cursor) : 0;
     const limit = input.limit ?? 100;
-    const waitMs = Math.min((input.waitSeconds ?? LIMITS.eventsWatchSeconds) * 1000, MAX_HOLD_MS);
+    const waitMs = Math.min((input.waitSeconds ?? CAMPAIGN_LIMITS.eventsWatchSeconds) * 1000, MAX_HOLD_MS);
     const started = performance.now();
     for (let first = true; ; first = false) {
       // Armed before the read: a commit between the read and the wait still wakes this call.

@@ -111,6 +111,7 @@ import { ResearchReports } from './findings/reports.ts';
 import * as findingTables from './findings/tables.ts';
 import { LedgerFeed } from './ledger/ledger-feed.ts';
 import { LedgerWaiter } from './ledger/ledger-waiter.ts';
+import { PUBLISHED_CAMPAIGN_LIMITS } from './limits.ts';
 import { campaignLinks, standingColumn } from './membership/standing.ts';
 import { CampaignOwnerService } from './owner-campaigns.ts';
 import { RewardOwnerService } from './rewards/owner-rewards.ts';
@@ -130,6 +131,7 @@ export const campaignsArea = {
   tables,
   errors: CAMPAIGN_ERRORS,
   extensionDefaults: { completionGate: noCompletionGate, campaignMail: noCampaignMail },
+  limits: PUBLISHED_CAMPAIGN_LIMITS,
   operations: [
     campaignCreate,
     campaignInvite,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIMITS } from '../../kernel/limits.ts';
+import { CURSOR_MAX_CHARS } from '../../kernel/cursor.ts';
 import { plainLine, plainText } from '../../kernel/plain-text.ts';
 
 /** Argument schemas shared by the Campaigns tools (issue 5 item 11 names them). */
@@ -48,7 +48,7 @@ export const scopesArg = z
 
 export const limitArg = (max: number, dflt: number) =>
   z.number().int().min(1).max(max).describe(`Page size, 1-${max} (default ${dflt}).`);
-export const cursorArg = plainLine(1, LIMITS.skillsList.cursorChars).describe(
+export const cursorArg = plainLine(1, CURSOR_MAX_CHARS).describe(
   'The cursor from the previous page; omitted, the first page.',
 );
 

@@ -1,8 +1,8 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import { cutPage } from '../../kernel/paging.ts';
 import type { Executor } from '../../storage/database.ts';
+import { CAMPAIGN_LIMITS } from './limits.ts';
 import { tasks } from './tables.ts';
 
 /**
@@ -22,7 +22,7 @@ export async function taskChoices(
   const before = page.cursor
     ? openCursor<{ before?: unknown }>(secret, binding, page.cursor).before
     : undefined;
-  const limit = page.limit ?? LIMITS.taskChoices.default;
+  const limit = page.limit ?? CAMPAIGN_LIMITS.taskChoices.default;
   const rows = await ex
     .select({ id: tasks.id, title: tasks.title, status: tasks.status })
     .from(tasks)

@@ -1,4 +1,5 @@
 import type { Area } from '../../framework/index.ts';
+import { publishedServerLimits } from './limits.ts';
 import { capabilityOperations } from './operations.ts';
 
 /** capabilities_describe: what an identity can do now and why. */
@@ -7,5 +8,6 @@ export const capabilitiesArea = {
   tables: {},
   errors: {},
   operations: capabilityOperations,
+  limits: publishedServerLimits,
   start: ({ limits }) => ({ services: { limits } }),
 } satisfies Area;

@@ -1,4 +1,4 @@
-import { LIMITS } from '../../kernel/limits.ts';
+import { IDENTITY_LIMITS } from './credentials/limits.ts';
 import type { AboutYou } from './types.ts';
 
 /** The claims an agent may make about itself (SPEC Agent identity, about_you). */
@@ -37,7 +37,8 @@ export function mergeAbout(previous: AboutYou, input: AboutInput, now: Date): Ab
 }
 
 function checkText(field: AboutField, value: unknown): string | null {
-  const max = field === 'purpose' ? LIMITS.aboutYou.purposeChars : LIMITS.aboutYou.shortTextChars;
+  const max =
+    field === 'purpose' ? IDENTITY_LIMITS.aboutYou.purposeChars : IDENTITY_LIMITS.aboutYou.shortTextChars;
   if (typeof value !== 'string') return `must be text, got ${kindOf(value)}`;
   const text = value.trim();
   if (text.length === 0) return 'must not be empty (send null to clear it)';
@@ -49,12 +50,13 @@ function checkText(field: AboutField, value: unknown): string | null {
 
 function checkContacts(value: unknown): string | null {
   if (!Array.isArray(value)) return `must be a list of emails or https URLs, got ${kindOf(value)}`;
-  if (value.length > LIMITS.aboutYou.contacts) return `at most ${LIMITS.aboutYou.contacts} contacts`;
+  if (value.length > IDENTITY_LIMITS.aboutYou.contacts)
+    return `at most ${IDENTITY_LIMITS.aboutYou.contacts} contacts`;
   for (const c of value) {
     if (typeof c !== 'string') return `each contact must be text, got ${kindOf(c)}`;
     const contact = c.trim();
-    if (contact.length > LIMITS.aboutYou.contactChars) {
-      return `each contact must be at most ${LIMITS.aboutYou.contactChars} characters`;
+    if (contact.length > IDENTITY_LIMITS.aboutYou.contactChars) {
+      return `each contact must be at most ${IDENTITY_LIMITS.aboutYou.contactChars} characters`;
     }
     if (!EMAIL.test(contact) && !isHttpsUrl(contact)) {
       return `"${contact.slice(0, 60)}" is neither an email address nor an https URL`;

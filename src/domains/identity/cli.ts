@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { type CliDoor, defineCommand } from '../../framework/index.ts';
-import { LIMITS } from '../../kernel/limits.ts';
+import { IDENTITY_LIMITS } from './credentials/limits.ts';
 import { mcpResource } from './credentials/oauth-request.ts';
 import { IdentityService } from './identities.ts';
 
@@ -16,7 +16,11 @@ interface IdentityCliServices {
 const define = defineCommand<IdentityCliServices>();
 
 /** The e-mail of an owner account. */
-export const emailFlag = z.string().trim().email('must be an email address').max(LIMITS.email.maxChars);
+export const emailFlag = z
+  .string()
+  .trim()
+  .email('must be an email address')
+  .max(IDENTITY_LIMITS.email.maxChars);
 const email = emailFlag;
 const agentId = z.string().regex(/^agt_[0-9A-HJKMNP-TV-Z]{26}$/, 'must be an agent id (agt_…)');
 
@@ -30,7 +34,11 @@ const IDENTITY_COMMANDS = {
       'cairn owner add --email E [--reviewer] [--json]   (password read from stdin; --reviewer also names the account an Arena reviewer)',
     flags: z.object({ email, reviewer: z.literal(true).optional() }).strict(),
     booleans: ['reviewer'],
-    stdin: { what: 'password', min: LIMITS.password.minChars, max: LIMITS.password.maxChars },
+    stdin: {
+      what: 'password',
+      min: IDENTITY_LIMITS.password.minChars,
+      max: IDENTITY_LIMITS.password.maxChars,
+    },
     run: ({ identity }, f, password) =>
       identity.addOwner(f.email, password, { reviewer: f.reviewer === true }),
   }),
@@ -41,12 +49,12 @@ const IDENTITY_COMMANDS = {
     run: ({ identity }, f) => identity.setArenaReviewer(f.email, f.enabled === 'true'),
   }),
   'owner token add': define({
-    usage: `cairn owner token add --email E [--days D] [--name N] [--json]   (an owner API token cd_own_… for the /v1 owner operations, printed once; D ${LIMITS.ownerTokenDays.min}-${LIMITS.ownerTokenDays.max}, default ${LIMITS.ownerTokenDays.default})`,
+    usage: `cairn owner token add --email E [--days D] [--name N] [--json]   (an owner API token cd_own_… for the /v1 owner operations, printed once; D ${IDENTITY_LIMITS.ownerTokenDays.min}-${IDENTITY_LIMITS.ownerTokenDays.max}, default ${IDENTITY_LIMITS.ownerTokenDays.default})`,
     flags: z
       .object({
         email,
-        days: daysFlag(LIMITS.ownerTokenDays),
-        name: z.string().trim().min(1).max(LIMITS.ownerTokenName.maxChars).default('cli'),
+        days: daysFlag(IDENTITY_LIMITS.ownerTokenDays),
+        name: z.string().trim().min(1).max(IDENTITY_LIMITS.ownerTokenName.maxChars).default('cli'),
       })
       .strict(),
     run: ({ identity }, f) => identity.addOwnerToken(f.email, f.name, f.days),
@@ -75,8 +83,8 @@ const IDENTITY_COMMANDS = {
     flags: z
       .object({
         owner: email,
-        name: z.string().trim().min(1).max(LIMITS.displayName.maxChars),
-        runtime: z.string().trim().min(1).max(LIMITS.runtime.maxChars).default('unspecified'),
+        name: z.string().trim().min(1).max(IDENTITY_LIMITS.displayName.maxChars),
+        runtime: z.string().trim().min(1).max(IDENTITY_LIMITS.runtime.maxChars).default('unspecified'),
       })
       .strict(),
     run: ({ identity }, f) =>
@@ -88,11 +96,11 @@ const IDENTITY_COMMANDS = {
       }),
   }),
   'key add': define({
-    usage: `cairn key add --agent AGT [--days D] [--json]   (D ${LIMITS.projectKeyDays.min}-${LIMITS.projectKeyDays.max}, default ${LIMITS.projectKeyDays.default})`,
+    usage: `cairn key add --agent AGT [--days D] [--json]   (D ${IDENTITY_LIMITS.projectKeyDays.min}-${IDENTITY_LIMITS.projectKeyDays.max}, default ${IDENTITY_LIMITS.projectKeyDays.default})`,
     flags: z
       .object({
         agent: agentId,
-        days: daysFlag(LIMITS.projectKeyDays),
+        days: daysFlag(IDENTITY_LIMITS.projectKeyDays),
       })
       .strict(),
     run: ({ identity }, f) => identity.addProjectKey(f.agent, f.days),
@@ -122,11 +130,11 @@ const IDENTITY_COMMANDS = {
     run: ({ identity }, f) => identity.unsuspendAgent(f.agent),
   }),
   'agent bootstrap': define({
-    usage: `cairn agent bootstrap --agent AGT [--days D] [--json]   (a new bootstrap token, printed once; the old one stops working at once; D ${LIMITS.bootstrapDays.min}-${LIMITS.bootstrapDays.max}, default ${LIMITS.bootstrapDays.default})`,
+    usage: `cairn agent bootstrap --agent AGT [--days D] [--json]   (a new bootstrap token, printed once; the old one stops working at once; D ${IDENTITY_LIMITS.bootstrapDays.min}-${IDENTITY_LIMITS.bootstrapDays.max}, default ${IDENTITY_LIMITS.bootstrapDays.default})`,
     flags: z
       .object({
         agent: agentId,
-        days: daysFlag(LIMITS.bootstrapDays),
+        days: daysFlag(IDENTITY_LIMITS.bootstrapDays),
       })
       .strict(),
     run: ({ identity }, f) => identity.reissueBootstrap(f.agent, f.days),

@@ -4,6 +4,7 @@ import { identityCli } from './cli.ts';
 import { identityDoors } from './console/doors.ts';
 import { ClientMetadataDocuments } from './credentials/client-metadata.ts';
 import { DeviceService } from './credentials/device.ts';
+import { PUBLISHED_IDENTITY_LIMITS } from './credentials/limits.ts';
 import { OAuthClientService } from './credentials/oauth-clients.ts';
 import { OAuthConsentService } from './credentials/oauth-consent.ts';
 import { OAuthGrantService } from './credentials/oauth-grants.ts';
@@ -55,6 +56,7 @@ export {
   formatUserCode,
   normalizeUserCode,
 } from './credentials/device-request.ts';
+export { IDENTITY_LIMITS } from './credentials/limits.ts';
 export {
   type ClientAuthMethod,
   DEVICE_GRANT,
@@ -132,6 +134,7 @@ export const identityArea = {
   errors: IDENTITY_ERRORS,
   operations: identityOperations,
   doors: identityDoors,
+  limits: PUBLISHED_IDENTITY_LIMITS,
   extensionDefaults: {
     callerStanding: noStanding,
     campaignLinks: noCampaignLinks,

@@ -1,11 +1,11 @@
 import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import * as agentRepo from './agent-repo.ts';
 import { type AuditAction, listAudit, recordAudit } from './audit.ts';
 import { issueBootstrap, reissueBootstrap } from './credentials/bootstrap-tokens.ts';
+import { IDENTITY_LIMITS } from './credentials/limits.ts';
 import { revokeGrantsOfAgent } from './credentials/oauth-repo.ts';
 import { issueProjectKey } from './credentials/project-keys.ts';
 import * as mrepo from './management-repo.ts';
@@ -90,10 +90,10 @@ export class ManagementService {
 
   async rename(ownerId: string, agentId: string, displayName: string) {
     const name = displayName.trim();
-    if (name.length < 1 || name.length > LIMITS.displayName.maxChars) {
+    if (name.length < 1 || name.length > IDENTITY_LIMITS.displayName.maxChars) {
       throw new DomainError(
         'VALIDATION_FAILED',
-        `The name must be 1-${LIMITS.displayName.maxChars} characters.`,
+        `The name must be 1-${IDENTITY_LIMITS.displayName.maxChars} characters.`,
         {
           detail: [{ loc: ['body', 'display_name'], msg: 'length out of range', type: 'too_big' }],
         },
@@ -113,10 +113,14 @@ export class ManagementService {
   async messageAgent(ownerId: string, agentId: string, text: string) {
     const body = text.trim();
     const bytes = Buffer.byteLength(body, 'utf8');
-    if (!body || body.length > LIMITS.messageContent.maxChars || bytes > LIMITS.messageContent.maxBytes) {
+    if (
+      !body ||
+      body.length > IDENTITY_LIMITS.messageContent.maxChars ||
+      bytes > IDENTITY_LIMITS.messageContent.maxBytes
+    ) {
       throw new DomainError(
         'VALIDATION_FAILED',
-        `A message is 1-${LIMITS.messageContent.maxChars} characters and at most ${LIMITS.messageContent.maxBytes / 1024} KiB.`,
+        `A message is 1-${IDENTITY_LIMITS.messageContent.maxChars} characters and at most ${IDENTITY_LIMITS.messageContent.maxBytes / 1024} KiB.`,
         { detail: [{ loc: ['body', 'text'], msg: 'length out of range', type: 'too_big' }] },
       );
     }
@@ -144,7 +148,7 @@ export class ManagementService {
   ) {
     const displayName = input.displayName.trim();
     const runtime = input.runtime.trim();
-    const { displayName: nameLimit, runtime: runtimeLimit, bootstrapDays: daysLimit } = LIMITS;
+    const { displayName: nameLimit, runtime: runtimeLimit, bootstrapDays: daysLimit } = IDENTITY_LIMITS;
     const problems = [
       (displayName.length < 1 || displayName.length > nameLimit.maxChars) &&
         `display_name: 1-${nameLimit.maxChars} characters`,

@@ -3,10 +3,10 @@ import { hash, verify } from '@node-rs/argon2';
 import type { Clock } from '../../kernel/clock.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { base32, hashSecret, newId } from '../../kernel/ids.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import type { ConsoleOwner } from '../../web/console/context.ts';
 import * as agentRepo from './agent-repo.ts';
+import { IDENTITY_LIMITS } from './credentials/limits.ts';
 import { OwnerTokenService } from './credentials/owner-tokens.ts';
 import * as ownerRepo from './owner-repo.ts';
 import { FailureThrottle, secondsUntil } from './throttle.ts';
@@ -70,7 +70,7 @@ export class OwnerService {
    */
   async signUp(emailInput: string, password: string): Promise<StartedSession> {
     const email = checkEmail(emailInput);
-    const { minChars, maxChars } = LIMITS.password;
+    const { minChars, maxChars } = IDENTITY_LIMITS.password;
     if (password.length < minChars || password.length > maxChars) {
       throw invalid('password', `The password must be ${minChars}-${maxChars} characters.`);
     }
@@ -95,8 +95,10 @@ export class OwnerService {
    */
   async signIn(emailInput: string, password: string, address: string): Promise<StartedSession> {
     const email = emailInput.trim().toLowerCase();
-    if (email.length > LIMITS.email.maxChars) throw invalid('email', 'The email address is too long.');
-    if (password.length > LIMITS.password.maxChars) throw invalid('password', 'The password is too long.');
+    if (email.length > IDENTITY_LIMITS.email.maxChars)
+      throw invalid('email', 'The email address is too long.');
+    if (password.length > IDENTITY_LIMITS.password.maxChars)
+      throw invalid('password', 'The password is too long.');
     const accountKey = `email:${email}`;
     const keys = [accountKey, addressKey(address)];
     const now = this.clock.now();
@@ -189,7 +191,7 @@ function ipv6Prefix64(address: string): string | null {
 
 function checkEmail(input: string): string {
   const email = input.trim().toLowerCase();
-  if (email.length > LIMITS.email.maxChars || !EMAIL.test(email)) {
+  if (email.length > IDENTITY_LIMITS.email.maxChars || !EMAIL.test(email)) {
     throw invalid('email', 'Enter an email address such as name@example.org.');
   }
   return email;

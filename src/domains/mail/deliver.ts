@@ -2,8 +2,9 @@ import { MailRefused, type ParsedMail } from '../../parsing/index.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import { campaignStatusOf } from '../campaigns/index.ts';
 import { deferMail, isDeferrable } from './deferred.ts';
+import { MAIL_LIMITS } from './limits.ts';
 import { bodyHashOf, type DeliveryOutcome, isDataError, refuse, store, tellOwnerFull } from './mail-store.ts';
-import { MAIL_LIMITS, type MailboxRow, mailboxAt, usageOf } from './mailbox.ts';
+import { type MailboxRow, mailboxAt, usageOf } from './mailbox.ts';
 import { mailProviderDeliveries } from './tables.ts';
 import type { InboundMail, MailRefusal, ProcessedMail } from './types.ts';
 

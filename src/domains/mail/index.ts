@@ -6,6 +6,7 @@ import { campaignMail } from './campaign-mail.ts';
 import { mailDoors } from './console/doors.ts';
 import { DeferredMailReader } from './deferred.ts';
 import { MAIL_CHANNEL } from './deliver.ts';
+import { PUBLISHED_MAIL_LIMITS } from './limits.ts';
 import { mailTools } from './mail-tools.ts';
 import { MailService } from './owner-mail.ts';
 import { sweepMail } from './retention.ts';
@@ -32,6 +33,7 @@ export const mailArea = {
   tables,
   errors: {},
   operations: mailTools,
+  limits: PUBLISHED_MAIL_LIMITS,
   extensions: { campaignMail },
   start({ database, clock, secret, parser, logger, config }) {
     // This process's mailbox wake-ups (one LISTEN), for campaign_mail_wait.

@@ -4,7 +4,8 @@ import { newId } from '../../kernel/ids.ts';
 import type { ParsedMail } from '../../parsing/index.ts';
 import type { Executor } from '../../storage/database.ts';
 import { appendEvent, campaignStatusOf } from '../campaigns/index.ts';
-import { MAIL_LIMITS, type MailboxRow, usageOf } from './mailbox.ts';
+import { MAIL_LIMITS } from './limits.ts';
+import { type MailboxRow, usageOf } from './mailbox.ts';
 import { mailboxes, mailDeliveryAttempts, mailMessages } from './tables.ts';
 import type { InboundMail, MailRefusal } from './types.ts';
 

@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { LIMITS } from '../../kernel/limits.ts';
 import {
   cursorArg,
   limitArg,
@@ -8,6 +7,7 @@ import {
   memberTool,
   requireMembership,
 } from '../campaigns/index.ts';
+import { READING_LIMITS } from '../reading/index.ts';
 import { accessOf, presentAccess, requestAccess } from './access.ts';
 import { getMail, listMail, waitForMail } from './mail-reads.ts';
 import { ensureMailbox, presentMailbox, usageOf } from './mailbox.ts';
@@ -122,10 +122,10 @@ export const campaignMailGet = mailTool({
     max_chars: z
       .number()
       .int()
-      .min(LIMITS.readWindow.minChars)
-      .max(LIMITS.readWindow.maxChars)
+      .min(READING_LIMITS.window.minChars)
+      .max(READING_LIMITS.window.maxChars)
       .optional()
-      .describe(`Window size (default ${LIMITS.readWindow.defaultChars}).`),
+      .describe(`Window size (default ${READING_LIMITS.window.defaultChars}).`),
   },
   mutates: false,
   handler: async (ctx, input, m) => {

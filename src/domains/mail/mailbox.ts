@@ -3,6 +3,7 @@ import { and, count, eq, sql } from 'drizzle-orm';
 import { base32 } from '../../kernel/ids.ts';
 import type { Executor } from '../../storage/database.ts';
 import type { CampaignRow } from '../campaigns/index.ts';
+import { MAIL_LIMITS, MAILBOX_DEFAULTS } from './limits.ts';
 import { mailboxes, mailMessages } from './tables.ts';
 
 /**
@@ -10,11 +11,6 @@ import { mailboxes, mailMessages } from './tables.ts';
  * made on first use. The random part keeps addresses unguessable from the campaign's title, so
  * a mailbox receives only from those it was given to.
  */
-
-/** SPEC Limits (Mailbox): 1,000 messages and 20 MiB by default; nothing is deleted automatically. */
-export const MAILBOX_DEFAULTS = { messages: 1_000, bytes: 20 * 1024 * 1024 } as const;
-/** SPEC Limits: one delivery payload is at most 2 MiB; stored text at most 200,000 characters. */
-export const MAIL_LIMITS = { payloadBytes: 2 * 1024 * 1024, textChars: 200_000 } as const;
 
 export type MailboxRow = typeof mailboxes.$inferSelect;
 

@@ -6,6 +6,7 @@ import { MATCHING_CHANNEL } from './changes.ts';
 import { matchingDoors } from './console/doors.ts';
 import { MATCHING_ERRORS } from './errors.ts';
 import { matchingGuestPairing } from './guest-pairing.ts';
+import { PUBLISHED_MATCHING_LIMITS } from './limits.ts';
 import { matchingTools } from './matching-tools.ts';
 import { MatchingOwnerService } from './owner-matching.ts';
 import { PublicIntents } from './public-intents.ts';
@@ -24,6 +25,7 @@ export const matchingArea = {
   tables,
   errors: MATCHING_ERRORS,
   operations: matchingTools,
+  limits: PUBLISHED_MATCHING_LIMITS,
   extensions: { guestPairing: matchingGuestPairing },
   start({ database, clock, secret, logger }) {
     // This process's matching wake-ups (one LISTEN), for matching_watch.

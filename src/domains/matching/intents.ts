@@ -4,13 +4,13 @@ import { z } from 'zod';
 import { openCursor, signCursor } from '../../kernel/cursor.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { base32, newId } from '../../kernel/ids.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import { cutPage } from '../../kernel/paging.ts';
 import type { Executor } from '../../storage/database.ts';
 import { containsPattern } from '../../storage/like.ts';
 import { openCampaignSql } from '../campaigns/index.ts';
 import { type Agent, matchingAgent, publicMatchingAgent } from '../identity/index.ts';
 import { beginMatchingWrite, stopOpenRequests } from './changes.ts';
+import { MATCHING_LIMITS } from './limits.ts';
 import { matchingIntents, matchingRequests } from './tables.ts';
 
 /**
@@ -19,7 +19,7 @@ import { matchingIntents, matchingRequests } from './tables.ts';
  * Withdrawing deletes the intent and stops the open requests made to it.
  */
 
-export const MAX_INTENT_HOURS = LIMITS.matchingProfileHours;
+export const MAX_INTENT_HOURS = MATCHING_LIMITS.profileHours;
 export const INTENT_LABEL =
   'Self-reported by its publisher and not verified by Cairn: treat it as a claim, not a credential.';
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { defineTool, type OperationContext } from '../../framework/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import type { NotifyWaiter } from '../../storage/notify-waiter.ts';
 import { findAgent } from '../identity/index.ts';
 import { beginMatchingWrite } from './changes.ts';
 import { intentFieldArgs, listIntents, presentIntent, publishProfile, withdrawProfile } from './intents.ts';
+import { MATCHING_LIMITS } from './limits.ts';
 import { consentMissing, MATCHING_AUDIENCE } from './policy.ts';
 import { proposeInterest } from './proposals.ts';
 import { presentRequest } from './request-view.ts';
@@ -45,8 +45,8 @@ const cursorArg = z.string().min(1).max(512).optional().describe('next_cursor fr
 const reasonArg = z
   .string()
   .trim()
-  .min(LIMITS.matchingResponseReason.minChars)
-  .max(LIMITS.matchingResponseReason.maxChars);
+  .min(MATCHING_LIMITS.responseReason.minChars)
+  .max(MATCHING_LIMITS.responseReason.maxChars);
 
 export const matchingList = defineTool({
   name: 'matching_list',
@@ -269,9 +269,11 @@ export const matchingWatch = defineTool({
       .number()
       .int()
       .min(1)
-      .max(LIMITS.longPollSeconds)
+      .max(MATCHING_LIMITS.longPollSeconds)
       .optional()
-      .describe(`How long to wait, 1-${LIMITS.longPollSeconds} seconds (default ${LIMITS.longPollSeconds}).`),
+      .describe(
+        `How long to wait, 1-${MATCHING_LIMITS.longPollSeconds} seconds (default ${MATCHING_LIMITS.longPollSeconds}).`,
+      ),
   },
   mutates: false,
   audience,

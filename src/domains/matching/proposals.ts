@@ -1,12 +1,12 @@
 import { and, eq, gt, inArray, type SQL, sql } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import type { Executor } from '../../storage/database.ts';
 import { campaignForMatching, coordinatedCampaignIds, isActiveMember } from '../campaigns/index.ts';
 import { type Agent, findAgent } from '../identity/index.ts';
 import { beginMatchingWrite, expireRequests, recordChanges } from './changes.ts';
 import { liveIntent } from './intents.ts';
+import { MATCHING_LIMITS } from './limits.ts';
 import { intentNotFound } from './refusals.ts';
 import { presentRequest } from './request-view.ts';
 import { viewerOf } from './requests.ts';
@@ -19,8 +19,8 @@ import { matchingBlocks, matchingIntents, matchingRequests } from './tables.ts';
  */
 
 /** How long a request stays open before it expires (docs/matching.md). */
-export const REQUEST_TTL_HOURS = LIMITS.matchingRequest.expiryHours;
-const MAX_OPEN = LIMITS.matchingRequest.maxOpenPerRequester;
+export const REQUEST_TTL_HOURS = MATCHING_LIMITS.request.expiryHours;
+const MAX_OPEN = MATCHING_LIMITS.request.maxOpenPerRequester;
 
 /** matching_interest: a request to the intent's agent or campaign, about the campaign of `task_ref`. */
 export async function proposeInterest(

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { newId } from '../../kernel/ids.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import type { FetchResult } from '../../net/guarded-fetch.ts';
 import type { ParsedDocument } from '../../parsing/types.ts';
 import type { Caller } from '../identity/types.ts';
+import { READING_LIMITS } from './limits.ts';
 import type { ReceiptRow } from './repo.ts';
 import type { Coverage, EvidenceRecord, ReadRequest } from './types.ts';
 
@@ -77,7 +77,7 @@ function capText(parsed: ParsedDocument): {
   transformations: string[];
   spans: ParsedDocument['instructionSpans'];
 } {
-  const max = LIMITS.read.storedTextChars;
+  const max = READING_LIMITS.read.storedTextChars;
   if (parsed.text.length <= max) {
     return { text: parsed.text, transformations: parsed.transformations, spans: parsed.instructionSpans };
   }

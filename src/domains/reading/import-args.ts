@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { LIMITS } from '../../kernel/limits.ts';
 import {
   BASE64_MESSAGE,
   BASE64_PATTERN,
@@ -8,8 +7,9 @@ import {
   payloadBytes,
 } from '../../kernel/payload.ts';
 import { plainLine } from '../../kernel/plain-text.ts';
-import { IMPORT_FORMATS } from '../../parsing/index.ts';
+import { IMPORT_FORMATS, IMPORT_LIMITS } from '../../parsing/index.ts';
 import type { ImportRequest } from './imports.ts';
+import { READING_LIMITS } from './limits.ts';
 
 /**
  * The file arguments of a research import, one definition for both doors (SPEC "Security
@@ -17,7 +17,7 @@ import type { ImportRequest } from './imports.ts';
  * names, same checks, same wording.
  */
 
-const L = LIMITS.researchImports;
+const L = IMPORT_LIMITS;
 
 export const importFileArgs = {
   format: z
@@ -32,7 +32,7 @@ export const importFileArgs = {
   authorized: z.boolean().optional().describe('Whether you had the right to obtain and share this file.'),
   source_url: z
     .url({ protocol: /^https?$/, message: 'an http(s) URL' })
-    .max(LIMITS.read.urlChars)
+    .max(READING_LIMITS.read.urlChars)
     .optional()
     .describe('Where the file came from (http or https); kept as its source, never fetched.'),
   data_base64: z

@@ -3,10 +3,15 @@ import type { Clock } from '../../kernel/clock.ts';
 import { findCredential } from '../../kernel/credential-scan.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { newId } from '../../kernel/ids.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import { withTenant } from '../../kernel/tenant.ts';
 import { busyAsDegraded } from '../../parsing/busy.ts';
-import type { ImportedDocument, ImportFormat, ImportInput, ImportOutcome } from '../../parsing/index.ts';
+import {
+  IMPORT_LIMITS,
+  type ImportedDocument,
+  type ImportFormat,
+  type ImportInput,
+  type ImportOutcome,
+} from '../../parsing/index.ts';
 import type { Database, Executor } from '../../storage/database.ts';
 import * as repo from './repo.ts';
 import type { EvidenceRecord, ImportBinding, Importer, ReadCoverage } from './types.ts';
@@ -96,7 +101,7 @@ export class ImportService {
     req: ImportRequest,
     ex?: Executor,
   ): Promise<{ evidence: EvidenceRecord; document: ImportedDocument }> {
-    if (req.bytes.length > LIMITS.researchImports.fileBytes) throw tooLarge(req.bytes.length);
+    if (req.bytes.length > IMPORT_LIMITS.fileBytes) throw tooLarge(req.bytes.length);
     if (req.bytes.length === 0) {
       throw new DomainError(
         'VALIDATION_FAILED',
@@ -263,8 +268,8 @@ function contentTypeOf(format: ImportFormat, bytes: Uint8Array): string {
 function tooLarge(bytes: number): DomainError {
   return new DomainError(
     'PAYLOAD_TOO_LARGE',
-    `The file is ${bytes} bytes; imports are accepted up to ${LIMITS.researchImports.fileBytes} bytes (12 MiB).`,
-    { reason: 'IMPORT_TOO_LARGE', bytes, max_bytes: LIMITS.researchImports.fileBytes },
+    `The file is ${bytes} bytes; imports are accepted up to ${IMPORT_LIMITS.fileBytes} bytes (12 MiB).`,
+    { reason: 'IMPORT_TOO_LARGE', bytes, max_bytes: IMPORT_LIMITS.fileBytes },
     { next: 'Import a smaller file, or split it (a PDF into parts of at most 40 pages).' },
   );
 }

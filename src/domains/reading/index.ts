@@ -1,8 +1,8 @@
 import type { Area } from '../../framework/index.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import { decodeBody } from '../../net/body.ts';
 import { READING_ERRORS } from './errors.ts';
 import { ImportService } from './imports.ts';
+import { PUBLISHED_READING_LIMITS, READING_LIMITS } from './limits.ts';
 import { readingOperations } from './operations.ts';
 import { OwnerEvidence } from './owner-evidence.ts';
 import { searchProviderFor } from './search.ts';
@@ -30,6 +30,7 @@ export {
   ImportService,
   presentImport,
 } from './imports.ts';
+export { READING_LIMITS } from './limits.ts';
 export { OwnerEvidence, PREVIEW_PAGES } from './owner-evidence.ts';
 export { maxCharsArg, offsetArg } from './schemas.ts';
 export type { SearchProvider, ServiceFetcher } from './search.ts';
@@ -53,6 +54,7 @@ export const readingArea = {
   tables,
   errors: READING_ERRORS,
   operations: readingOperations,
+  limits: PUBLISHED_READING_LIMITS,
   extensionDefaults: { readCoverage: noCampaigns },
   start({ database, clock, outbound, parser, config, logger, extensions, secret }) {
     const search = searchProviderFor(config.search, outbound.fetcher);
@@ -62,7 +64,7 @@ export const readingArea = {
       outbound.fetcher,
       parser,
       extensions.readCoverage,
-      (raw, encoding) => decodeBody(raw, encoding ?? undefined, LIMITS.read.responseBytes),
+      (raw, encoding) => decodeBody(raw, encoding ?? undefined, READING_LIMITS.read.responseBytes),
       { maxConcurrentReads: config.readConcurrency, searchConfigured: search !== null },
     );
     if (search) logger.info({ provider: search.name }, 'web_search provider configured');

@@ -1,10 +1,10 @@
 import { eq, or, type SQL } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import { withTenant } from '../../kernel/tenant.ts';
 import { busyAsDegraded } from '../../parsing/busy.ts';
 import type { LocateInput, NearMissMatch, QuoteMatch } from '../../parsing/types.ts';
 import type { Database } from '../../storage/database.ts';
+import { READING_LIMITS } from './limits.ts';
 import { presentCitation, presentNearMiss } from './present.ts';
 import * as repo from './repo.ts';
 import { evidence as evidenceTable } from './tables.ts';
@@ -148,4 +148,4 @@ function extensionOf(e: EvidenceRecord): string {
 }
 
 /** The query limits of the preview (SPEC: page 1-40). */
-export const PREVIEW_PAGES = LIMITS.previewPage;
+export const PREVIEW_PAGES = READING_LIMITS.previewPage;

@@ -1,8 +1,9 @@
 import type { Alternative, ErrorCode } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import { NetRefusal, type NetRefusalReason } from '../../net/refusal.ts';
 import { urlCarriesCredential } from '../../net/url-policy.ts';
+import { IMPORT_LIMITS } from '../../parsing/index.ts';
 import { ParseRefusal, type ParseRefusalReason, ParserBusy } from '../../parsing/types.ts';
+import { READING_LIMITS } from './limits.ts';
 
 /** Why a read inside a campaign is refused when no lease covers it. */
 export const LEASE_RULE =
@@ -140,10 +141,13 @@ const NET_RULES: Record<NetRefusalReason, NetMapping> = {
     code: 'REDIRECT_OUT_OF_SCOPE',
     rule: 'Every redirect hop gets every check the first URL got; a hop that fails one ends the read.',
   },
-  TOO_MANY_REDIRECTS: { code: 'TOO_MANY_REDIRECTS', rule: `At most ${LIMITS.read.redirects} redirects.` },
+  TOO_MANY_REDIRECTS: {
+    code: 'TOO_MANY_REDIRECTS',
+    rule: `At most ${READING_LIMITS.read.redirects} redirects.`,
+  },
   RESPONSE_TOO_LARGE: {
     code: 'CONTENT_TOO_LARGE',
-    rule: `Responses (and their decoded bodies) are capped at ${LIMITS.read.responseBytes} bytes.`,
+    rule: `Responses (and their decoded bodies) are capped at ${READING_LIMITS.read.responseBytes} bytes.`,
   },
   UNDECODABLE_BODY: {
     code: 'UNSUPPORTED_CONTENT',
@@ -156,7 +160,7 @@ const NET_RULES: Record<NetRefusalReason, NetMapping> = {
   DNS_FAILED: { code: 'UPSTREAM_UNAVAILABLE', rule: 'The host name must resolve.', retryable: true },
   TIMEOUT: {
     code: 'UPSTREAM_UNAVAILABLE',
-    rule: `A read must finish within ${LIMITS.read.timeoutSeconds} seconds.`,
+    rule: `A read must finish within ${READING_LIMITS.read.timeoutSeconds} seconds.`,
     retryable: true,
   },
   CONNECTION_FAILED: { code: 'UPSTREAM_UNAVAILABLE', rule: 'The site must accept a connection.' },
@@ -170,11 +174,11 @@ const PARSE_RULES: Record<ParseRefusalReason, NetMapping> = {
   UNREADABLE_CONTENT: { code: 'UNSUPPORTED_CONTENT', rule: 'The content must parse as its type.' },
   TOO_MANY_PAGES: {
     code: 'CONTENT_TOO_LARGE',
-    rule: `PDFs are read up to ${LIMITS.researchImports.pdfPages} pages.`,
+    rule: `PDFs are read up to ${IMPORT_LIMITS.pdfPages} pages.`,
   },
   TOO_MANY_PIXELS: {
     code: 'CONTENT_TOO_LARGE',
-    rule: `Images are read up to ${LIMITS.researchImports.embeddedImagePixels} pixels.`,
+    rule: `Images are read up to ${IMPORT_LIMITS.embeddedImagePixels} pixels.`,
   },
   PARSE_TIMEOUT: {
     code: 'DOCUMENT_TOO_COMPLEX',

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
+import { READING_LIMITS } from './limits.ts';
 
 /** Argument schemas shared by the Read tools (SPEC, Known tool arguments; issue 4 item 10). */
 
@@ -8,10 +8,10 @@ import { plainLine, plainText } from '../../kernel/plain-text.ts';
 
 export { plainLine, plainText };
 
-export const urlArg = plainLine(1, LIMITS.read.urlChars).describe(
+export const urlArg = plainLine(1, READING_LIMITS.read.urlChars).describe(
   'One public http(s) URL, read anonymously with GET.',
 );
-export const purposeArg = plainText(1, LIMITS.read.purposeChars)
+export const purposeArg = plainText(1, READING_LIMITS.read.purposeChars)
   .trim()
   .min(1)
   .describe('Why you are reading this, in a sentence; kept on the evidence and the receipt.');
@@ -27,9 +27,9 @@ export const offsetArg = z
 export const maxCharsArg = z
   .number()
   .int()
-  .min(LIMITS.readWindow.minChars)
-  .max(LIMITS.readWindow.maxChars)
-  .describe(`Window size in characters (default ${LIMITS.readWindow.defaultChars}).`);
+  .min(READING_LIMITS.window.minChars)
+  .max(READING_LIMITS.window.maxChars)
+  .describe(`Window size in characters (default ${READING_LIMITS.window.defaultChars}).`);
 export const findArg = plainLine(1, 300).describe(
   'A heading to jump to (falls back to the first occurrence of the text).',
 );

@@ -1,4 +1,4 @@
-import { LIMITS } from '../../kernel/limits.ts';
+import { READING_LIMITS } from './limits.ts';
 
 /** One window of a stored text, and where the next one starts. */
 export interface TextWindow {
@@ -49,7 +49,7 @@ export function findInText(
  * consecutive windows joined is the stored text exactly.
  */
 export function windowOf(text: string, req: WindowRequest = {}): TextWindow {
-  const maxChars = req.maxChars ?? LIMITS.readWindow.defaultChars;
+  const maxChars = req.maxChars ?? READING_LIMITS.window.defaultChars;
   let start = Math.min(Math.max(0, req.offset ?? 0), text.length);
   let find: TextWindow['find'];
   if (req.find !== undefined) {

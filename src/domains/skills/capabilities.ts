@@ -1,5 +1,6 @@
-import { LIMITS } from '../../kernel/limits.ts';
+import { READING_LIMITS } from '../reading/index.ts';
 import { SCOPES } from './context.ts';
+import { SKILL_LIMITS } from './limits.ts';
 import { PACKAGE_LIMITS } from './package/index.ts';
 
 /** GET /v1/skills/capabilities: what this deployment allows, answered whether skills are on or off. */
@@ -23,13 +24,13 @@ export function describeCapabilities(enabled: boolean) {
       package_bytes: PACKAGE_LIMITS.packageBytes,
       files: PACKAGE_LIMITS.files,
       import_bytes: PACKAGE_LIMITS.importBytes,
-      path_chars: LIMITS.skillsList.pathChars,
-      window_chars: LIMITS.readWindow,
-      bytes_window: LIMITS.skillFileBytesWindow,
+      path_chars: SKILL_LIMITS.list.pathChars,
+      window_chars: READING_LIMITS.window,
+      bytes_window: SKILL_LIMITS.fileBytesWindow,
       list: {
-        min: LIMITS.skillsList.minLimit,
-        max: LIMITS.skillsList.maxLimit,
-        default: LIMITS.skillsList.defaultLimit,
+        min: SKILL_LIMITS.list.minLimit,
+        max: SKILL_LIMITS.list.maxLimit,
+        default: SKILL_LIMITS.list.defaultLimit,
       },
     },
   };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DomainError } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
+import { SKILL_LIMITS } from './limits.ts';
 
 /**
  * The context every skill read names (SPEC Skills): whose standing it is read under. It is a JSON
@@ -23,7 +23,7 @@ export const OWN: SkillContext = { scope: 'OWN' };
 const id = (prefix: string) =>
   z
     .string()
-    .max(LIMITS.skillsList.idChars)
+    .max(SKILL_LIMITS.list.idChars)
     .regex(new RegExp(`^${prefix}_[0-9A-Za-z]{1,90}$`), `an id starting ${prefix}_`);
 
 const shape = z.discriminatedUnion('scope', [
@@ -41,7 +41,7 @@ const EXAMPLES =
 export const contextArg = z
   .string()
   .min(2)
-  .max(LIMITS.skillsList.contextChars)
+  .max(SKILL_LIMITS.list.contextChars)
   .describe(`Whose standing you read under, as a JSON string: ${EXAMPLES}.`);
 
 /** The context a string names; VALIDATION_FAILED naming what is wrong with it otherwise. */

@@ -2,6 +2,7 @@ import type { Area } from '../../framework/index.ts';
 import { skillsCompletionGate } from './completion-gate.ts';
 import { skillDoors } from './console/doors.ts';
 import { SKILL_ERRORS } from './errors.ts';
+import { PUBLISHED_SKILL_LIMITS } from './limits.ts';
 import { SkillArenaOwnerService } from './owner/arena-packages.ts';
 import { SkillTaskOwnerService } from './owner/attachments.ts';
 import { SkillGrantOwnerService } from './owner/grants.ts';
@@ -46,6 +47,7 @@ export const skillsArea = {
   settings: skillsSettings,
   tables,
   errors: SKILL_ERRORS,
+  limits: PUBLISHED_SKILL_LIMITS,
   operations: [
     skillList,
     skillGet,

@@ -1,10 +1,10 @@
 import { and, asc, eq } from 'drizzle-orm';
 import { DomainError } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import type { Executor } from '../../storage/database.ts';
 import { windowOf } from '../reading/index.ts';
 import { type Actor, bytesDeleted, type Reached, reachVersion, requireDeliverable } from './access.ts';
 import type { SkillContext } from './context.ts';
+import { SKILL_LIMITS } from './limits.ts';
 import { buildZip } from './package/index.ts';
 import { skillDeliveries, skillVersionFiles } from './tables.ts';
 
@@ -115,7 +115,7 @@ export async function readByteWindow(
   const reached = await reachVersion(ex, actor, input.versionId, input.context, now);
   const file = await fileOf(ex, reached, input.path);
   const start = Math.min(input.offset ?? 0, file.content.length);
-  const size = input.maxBytes ?? LIMITS.skillFileBytesWindow.default;
+  const size = input.maxBytes ?? SKILL_LIMITS.fileBytesWindow.default;
   const end = Math.min(file.content.length, start + size);
   await recordDelivery(ex, actor.agentId, reached, reached.version.id, input.path, [start, end], now);
   return {

@@ -6,8 +6,8 @@ import { crc32, deflateSync } from 'node:zlib';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { buildPdf } from '../../../test/support/pdf-fixture.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import { runImport } from './import.ts';
+import { IMPORT_LIMITS } from './limits.ts';
 import type { ImportedDocument, ImportInput, ImportRefusal } from './types.ts';
 
 const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
@@ -53,7 +53,7 @@ function headerOnlyPng(width: number, height: number): Uint8Array {
 
 describe('import limits', () => {
   it('refuses a file over 12 MiB before looking at what it is', async () => {
-    const refusal = await refused({ bytes: new Uint8Array(LIMITS.researchImports.fileBytes + 1) });
+    const refusal = await refused({ bytes: new Uint8Array(IMPORT_LIMITS.fileBytes + 1) });
     expect(refusal).toMatchObject({
       code: 'IMPORT_TOO_LARGE',
       tooLarge: true,

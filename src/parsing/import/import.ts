@@ -5,7 +5,6 @@
  * misquote the original. Runs inside the parser pool (job `import`).
  */
 import { findCredential } from '../../kernel/credential-scan.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import { parseMediaType } from '../content-type.ts';
 import { parseHtml } from '../html/html.ts';
 import { SUPPORTED_VERSIONS, validateSbom } from '../sbom/index.ts';
@@ -13,6 +12,7 @@ import { checkHtmlEncoding, parseSnapshot } from '../snapshot.ts';
 import { parseTextContent } from '../text.ts';
 import { type ParsedDocument, ParseRefusal } from '../types.ts';
 import { resolveImportFormat } from './infer.ts';
+import { IMPORT_LIMITS } from './limits.ts';
 import { countLines, decodeImportText } from './text.ts';
 import {
   type ImportedDocument,
@@ -23,7 +23,7 @@ import {
   ImportRefused,
 } from './types.ts';
 
-const L = LIMITS.researchImports;
+const L = IMPORT_LIMITS;
 
 /** A ParsedDocument as an import result. */
 function imported(

@@ -55,15 +55,15 @@ export interface ImportedDocument
 }
 
 export type ImportRefusalCode =
-  /** Over LIMITS.researchImports.fileBytes. */
+  /** Over IMPORT_LIMITS.fileBytes. */
   | 'IMPORT_TOO_LARGE'
-  /** A PDF over LIMITS.researchImports.pdfPages (refused whole, never cut). */
+  /** A PDF over IMPORT_LIMITS.pdfPages (refused whole, never cut). */
   | 'TOO_MANY_PAGES'
-  /** A log over LIMITS.researchImports.logLines (refused whole, never cut). */
+  /** A log over IMPORT_LIMITS.logLines (refused whole, never cut). */
   | 'TOO_MANY_LINES'
-  /** An image over LIMITS.researchImports.embeddedImagePixels. */
+  /** An image over IMPORT_LIMITS.embeddedImagePixels. */
   | 'IMAGE_TOO_LARGE'
-  /** A PDF page over LIMITS.researchImports.pagePixels. */
+  /** A PDF page over IMPORT_LIMITS.pagePixels. */
   | 'PAGE_TOO_LARGE'
   /** The declared format contradicts what the bytes are. */
   | 'FORMAT_MISMATCH'

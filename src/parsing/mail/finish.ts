@@ -5,14 +5,14 @@
  * and provider-parsed mail both end here.
  */
 import { maskCairnCredentials } from '../../kernel/credential-scan.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import { parseHtml } from '../html/html.ts';
 import { cleanTitle, stripInvisible } from '../html/invisible.ts';
 import { detectInstructions } from '../instructions/instructions.ts';
 import type { InstructionSpan } from '../types.ts';
+import { MAIL_PARSE_LIMITS } from './limits.ts';
 import { MAIL_HEADER_MAX_CHARS, type MailAttachment, type ParsedMail } from './types.ts';
 
-const L = LIMITS.mailbox;
+const L = MAIL_PARSE_LIMITS;
 /** As instructions.ts: enough spans to show what a message does, never an unbounded list. */
 const MAX_SPANS = 50;
 

@@ -10,12 +10,13 @@
  * same sanitiser and extractor as a fetched page (html.ts), hidden content and all, and every
  * text goes through the same instruction-like-content detector as fetched text.
  */
-import { LIMITS } from '../../kernel/limits.ts';
+
 import { finishMail, isoDate } from './finish.ts';
+import { MAIL_PARSE_LIMITS } from './limits.ts';
 import { addressText, headerLineValue, readMime, stringHeader } from './mime.ts';
 import { type MailParseOutcome, MailRefused, type ParsedMail, type ProcessedMailInput } from './types.ts';
 
-const L = LIMITS.mailbox;
+const L = MAIL_PARSE_LIMITS;
 
 const isWhitespaceByte = (byte: number): boolean =>
   byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
@@ -23,7 +24,7 @@ const isWhitespaceByte = (byte: number): boolean =>
 /**
  * Parses a raw RFC 5322 message into a ParsedMail. The Date is read from the header text itself:
  * mailparser would put the current time in place of a date it cannot read.
- * @throws MailRefused TOO_LARGE over LIMITS.mailbox.deliveryBytes; MALFORMED when the message is
+ * @throws MailRefused TOO_LARGE over MAIL_PARSE_LIMITS.deliveryBytes; MALFORMED when the message is
  *   empty, has no header field at all (so is not a mail), or mailparser fails on it.
  */
 export async function parseMail(raw: Uint8Array): Promise<ParsedMail> {

@@ -44,10 +44,10 @@ export interface ParsedMail {
    * the message has no non-blank text part, its HTML body read through the same sanitiser and
    * extractor as fetched pages (html.ts: scripts, styles, comments and hidden elements removed).
    * A message with neither (or only blank ones) has text `''`. At most
-   * LIMITS.mailbox.storedTextChars characters.
+   * MAIL_PARSE_LIMITS.storedTextChars characters.
    */
   text: string;
-  /** True when `text` was cut at LIMITS.mailbox.storedTextChars. */
+  /** True when `text` was cut at MAIL_PARSE_LIMITS.storedTextChars. */
   truncated: boolean;
   attachments: MailAttachment[];
   /**
@@ -84,7 +84,7 @@ export interface ProcessedMailInput {
 export type MailRefusalCode =
   /** Empty, no header fields at all, or the MIME parser failed on it (or its thread died). */
   | 'MALFORMED'
-  /** Over LIMITS.mailbox.deliveryBytes (2 MiB). */
+  /** Over MAIL_PARSE_LIMITS.deliveryBytes (2 MiB). */
   | 'TOO_LARGE'
   /** Parsing took longer than the pool's time limit. */
   | 'PARSE_TIMEOUT';

@@ -13,13 +13,13 @@ import { type Discovery, publicStats, SERVER_VERSION, serverStatus } from '../..
 import type { Area, OperationRunner } from '../../framework/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import { isQuietRequest } from '../../logging.ts';
 import type { Database } from '../../storage/database.ts';
 import { installErrorHandling, sendError } from '../../web/http/error-handler.ts';
 import { refuseIllFormedInput } from '../../web/http/ill-formed.ts';
 import { installJsonBodyParser } from '../../web/http/json-body.ts';
 import type { BodyDecoder } from '../../web/http/large-body.ts';
+import { BODY_LIMITS } from '../../web/http/limits.ts';
 import { openApiTransform } from '../../web/http/openapi.ts';
 import { consoleRoutes } from '../console/routes.ts';
 import type { DoorContextOfAll } from '../door-context.ts';
@@ -58,7 +58,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
   const { config } = deps;
   const app: FastifyInstance = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
-    bodyLimit: LIMITS.requestBodyBytes,
+    bodyLimit: BODY_LIMITS.requestBodyBytes,
     // A whole request (headers and body) must arrive within the limit: a body trickling in, or
     // never coming, would otherwise hold its connection forever (Fastify's default is no limit).
     // Node applies it only when given to the server's constructor (hence `http`), and checks
@@ -123,10 +123,10 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     if (!request.raw.complete) reply.header('connection', 'close');
   });
 
-  installJsonBodyParser(app, LIMITS.requestBodyBytes);
+  installJsonBodyParser(app, BODY_LIMITS.requestBodyBytes);
   await app.register(helmet, { global: true });
   // OAuth clients and console forms post application/x-www-form-urlencoded.
-  await app.register(formbody, { bodyLimit: LIMITS.requestBodyBytes });
+  await app.register(formbody, { bodyLimit: BODY_LIMITS.requestBodyBytes });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',

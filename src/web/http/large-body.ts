@@ -1,13 +1,13 @@
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../../kernel/errors.ts';
-import { LIMITS } from '../../kernel/limits.ts';
 import type { PayloadFields } from '../../kernel/payload.ts';
 import { withTenant } from '../../kernel/tenant.ts';
 import { degradedOf } from '../../parsing/busy.ts';
 import { BodyFieldRefused, ParseRefusal, ParserBusy } from '../../parsing/index.ts';
 import { IllFormedInput } from './ill-formed.ts';
 import { parseJsonBody } from './json-body.ts';
+import { BODY_LIMITS } from './limits.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -33,11 +33,11 @@ declare module 'fastify' {
  */
 
 /** Bodies above this are large: the ordinary request limit, which only payload routes exceed. */
-export const LARGE_BODY_BYTES = LIMITS.requestBodyBytes;
+export const LARGE_BODY_BYTES = BODY_LIMITS.requestBodyBytes;
 /** Large bodies in flight at once, per principal (an owner; else the address). */
-export const LARGE_BODIES_PER_PRINCIPAL = LIMITS.largeBodies.perPrincipal;
+export const LARGE_BODIES_PER_PRINCIPAL = BODY_LIMITS.largeBodies.perPrincipal;
 /** Large bodies in flight at once in this process. */
-export const LARGE_BODIES_PER_INSTANCE = LIMITS.largeBodies.perProcess;
+export const LARGE_BODIES_PER_INSTANCE = BODY_LIMITS.largeBodies.perProcess;
 const RETRY_AFTER_SECONDS = 5;
 
 /** What decodes a large body off the main thread (the parser pool is one). */

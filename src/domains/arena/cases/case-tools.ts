@@ -1,16 +1,16 @@
 import { z } from 'zod';
 import { defineTool, type OperationContext } from '../../../framework/index.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { ARENA_AUDIENCE } from '../runs/policy.ts';
 import type { ArenaRuns } from '../runs/run-service.ts';
 import { runIdArg } from '../runs/schemas.ts';
 import { fileAppeal, fileReport, ownCases } from './cases.ts';
+import { CASE_LIMITS } from './limits.ts';
 
 /** Arena reports and appeals (SPEC Arena tools): private cases, decided by reviewers. */
 
 type Ctx = OperationContext<{ arenaRuns: ArenaRuns }>;
 const audience = ARENA_AUDIENCE;
-const L = LIMITS.reportStatement;
+const L = CASE_LIMITS.statement;
 
 const statement = z
   .string()
@@ -55,9 +55,9 @@ export const arenaReports = defineTool({
     limit: z
       .number()
       .int()
-      .min(LIMITS.arenaReports.min)
-      .max(LIMITS.arenaReports.max)
-      .default(LIMITS.arenaReports.default),
+      .min(CASE_LIMITS.reports.min)
+      .max(CASE_LIMITS.reports.max)
+      .default(CASE_LIMITS.reports.default),
     cursor: z.string().min(1).max(512).optional().describe('next_cursor from the previous page.'),
   },
   mutates: false,

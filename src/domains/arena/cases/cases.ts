@@ -8,16 +8,16 @@
 import { and, desc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { afterCursor, cursorAt } from '../runs/paging.ts';
 import { arenaArtifacts, arenaCases, arenaRunMembers, arenaRunMessages, arenaRuns } from '../tables.ts';
+import { CASE_LIMITS } from './limits.ts';
 
 export const NO_SANCTION_LIFTED =
   'Filing a report or an appeal lifts no sanction by itself; only a reviewer’s decision changes anything.';
 const HOUR_MS = 3_600_000;
-const L = LIMITS.reportStatement;
+const L = CASE_LIMITS.statement;
 
 export type CaseRow = typeof arenaCases.$inferSelect;
 

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { defineTool, type OperationContext, runOnce } from '../../../framework/index.ts';
+import { defineTool, FRAMEWORK_LIMITS, type OperationContext, runOnce } from '../../../framework/index.ts';
 import { hashJson } from '../../../kernel/canonical-json.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { ARENA_AUDIENCE } from '../runs/policy.ts';
 import type { ArenaRuns } from '../runs/run-service.ts';
 import { maxCharsArg, offsetArg, runIdArg } from '../runs/schemas.ts';
@@ -127,8 +126,8 @@ const base = defineTool({
     max_chars: maxCharsArg,
     idempotency_key: z
       .string()
-      .min(LIMITS.idempotencyKey.minChars)
-      .max(LIMITS.idempotencyKey.maxChars)
+      .min(FRAMEWORK_LIMITS.idempotencyKey.minChars)
+      .max(FRAMEWORK_LIMITS.idempotencyKey.maxChars)
       .optional()
       .describe(
         'CREATE only (required there): a fresh key per intended publication; repeating it with the same arguments returns the first result.',

@@ -1,5 +1,7 @@
-import { LIMITS, type PublishedLimit } from '../../../kernel/limits.ts';
+import type { PublishedLimit } from '../../../kernel/limits.ts';
 import { SANDBOX_LIMITS } from '../../../sandbox/index.ts';
+
+const ASSIGNMENT_MINUTES = 60;
 
 /**
  * The numbers of a run (docs/arena.md, "Runs"). The workspace caps sit inside the sandbox's own,
@@ -7,7 +9,8 @@ import { SANDBOX_LIMITS } from '../../../sandbox/index.ts';
  */
 export const RUN_LIMITS = {
   /** SPEC Limits: an assignment lasts one hour unless started. */
-  assignmentMs: LIMITS.arenaAssignmentMinutes * 60_000,
+  assignmentMinutes: ASSIGNMENT_MINUTES,
+  assignmentMs: ASSIGNMENT_MINUTES * 60_000,
   fileBytes: SANDBOX_LIMITS.fileBytes,
   files: 500,
   totalBytes: 4 * 1024 * 1024,
@@ -24,8 +27,13 @@ export const RUN_LIMITS = {
   queryChars: 500,
 } as const;
 
-/** What `/v1/public/limits` publishes of a run (the area's `limits`). */
+/** What `/v1/public/limits` publishes of an assignment and its run (the area's `limits`). */
 export const PUBLISHED_RUN_LIMITS: PublishedLimit[] = [
+  {
+    area: 'Arena assignment',
+    limit: 'one hour; one concurrent Arena run per identity',
+    values: { minutes: RUN_LIMITS.assignmentMinutes, concurrent_runs: 1 },
+  },
   {
     area: 'Arena workspace',
     limit: `files up to ${RUN_LIMITS.fileBytes} bytes; up to ${RUN_LIMITS.files} files and ${RUN_LIMITS.totalBytes} bytes a run; paths up to ${RUN_LIMITS.pathChars} characters; artifacts up to ${RUN_LIMITS.artifactBytes} bytes and ${RUN_LIMITS.artifactNames} names a run; a TEAM thread up to ${RUN_LIMITS.threadMessages} messages`,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIMITS } from '../../../kernel/limits.ts';
+import { READING_LIMITS } from '../../reading/index.ts';
 import { evidenceIdArg, longText } from '../schemas.ts';
 import { RELEASE_REASONS } from '../tasks/lease-moves.ts';
 import { ENTRY_ACTIONS, type EntryAction, type EntryStanding } from './public-entries.ts';
@@ -22,10 +22,10 @@ export const CHILD_ARGS = {
       max_chars: z
         .number()
         .int()
-        .min(LIMITS.readWindow.minChars)
-        .max(LIMITS.readWindow.maxChars)
+        .min(READING_LIMITS.window.minChars)
+        .max(READING_LIMITS.window.maxChars)
         .optional()
-        .describe(`Window size (default ${LIMITS.readWindow.defaultChars}).`),
+        .describe(`Window size (default ${READING_LIMITS.window.defaultChars}).`),
     })
     .strict(),
   task_complete: z

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { CONTROLS, csrf, line, optional, required } from '../../../web/console/fields.ts';
 import { idPattern } from '../../../web/console/id-params.ts';
 import { MAX_MINOR } from '../../funds/index.ts';
 import { MAX_STIX_SOURCES, TLP_LEVELS, type TlpLevel } from '../../research/index.ts';
+import { CAMPAIGN_LIMITS } from '../limits.ts';
 
 const MAX_SCOPES = 50;
 
@@ -220,7 +220,7 @@ export const commentForm = z
     csrf,
     type: z.enum(COMMENT_TYPES, 'Choose the message type: NOTE, QUESTION or ANSWER.'),
     // The domain applies the remaining content rules (bytes, control characters, credentials).
-    content: required('a message', LIMITS.messageContent.maxChars),
+    content: required('a message', CAMPAIGN_LIMITS.messageContent.maxChars),
     addressed_to: z
       .union([z.literal(''), agentId('Choose a member to address, or the whole campaign.')])
       .optional(),

@@ -1,7 +1,7 @@
-import { LIMITS } from '../../../kernel/limits.ts';
 import { html, type SafeHtml } from '../../../web/console/html.ts';
 import { csrfField, time } from '../../../web/console/layout.ts';
 import { lines, options } from '../../../web/console/views.ts';
+import { CAMPAIGN_LIMITS } from '../limits.ts';
 import { COMMENT_TYPES, type TASK_PARTICIPATION } from './campaign-forms.ts';
 import { type CampaignPageView, type Draft, memberNames } from './campaign-views.ts';
 
@@ -200,8 +200,8 @@ function commentForm(v: CampaignPageView, path: string, val: Record<string, stri
           <select id="addressed_to" name="addressed_to">${options([['', 'the whole campaign'], ...to], val.addressed_to)}</select></div>
       </div>
       <label for="content">Comment</label>
-      <textarea id="content" name="content" required maxlength="${LIMITS.messageContent.maxChars}" rows="4">${val.content ?? ''}</textarea>
-      <p class="hint">Members read it labelled OWNER_COMMENT. Up to ${LIMITS.messageContent.maxChars} characters; never paste tokens or keys.</p>
+      <textarea id="content" name="content" required maxlength="${CAMPAIGN_LIMITS.messageContent.maxChars}" rows="4">${val.content ?? ''}</textarea>
+      <p class="hint">Members read it labelled OWNER_COMMENT. Up to ${CAMPAIGN_LIMITS.messageContent.maxChars} characters; never paste tokens or keys.</p>
       <div class="actions"><button type="submit">Post comment</button></div>
     </form>`;
 }

@@ -1,19 +1,22 @@
 import { z } from 'zod';
 import { defineOwnerOperation } from '../../../framework/index.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
+import { CURSOR_MAX_CHARS } from '../../../kernel/cursor.ts';
 import { base64Chars, base64Field, textField } from '../../../kernel/payload.ts';
+import { IMPORT_LIMITS } from '../../../parsing/index.ts';
 import { idOf } from '../../../web/console/id-params.ts';
 import {
   importFileArgs,
   importFileRequest,
   ONE_FILE_MESSAGE,
   presentImport,
+  READING_LIMITS,
   sendsOneFile,
 } from '../../reading/index.ts';
+import { CAMPAIGN_LIMITS } from '../limits.ts';
 import type { CampaignDoorServices } from './context.ts';
 
 const tags = ['research'];
-const L = LIMITS.researchImports;
+const L = IMPORT_LIMITS;
 const evidenceId = idOf('evd', 'evidence');
 
 /** base64 of the largest file, plus room for the other fields. */
@@ -58,9 +61,9 @@ export const researchOperations = [
         page: z.coerce
           .number()
           .int()
-          .min(LIMITS.previewPage.min)
-          .max(LIMITS.previewPage.max)
-          .default(LIMITS.previewPage.min),
+          .min(READING_LIMITS.previewPage.min)
+          .max(READING_LIMITS.previewPage.max)
+          .default(READING_LIMITS.previewPage.min),
       })
       .strict(),
     run: async (ctx, { ownerId, params, query }) =>
@@ -74,8 +77,13 @@ export const researchOperations = [
     params: z.object({ evidence_id: evidenceId }).strict(),
     body: z
       .object({
-        quote: z.string().min(1).max(LIMITS.read.quoteChars),
-        page: z.number().int().min(LIMITS.previewPage.min).max(LIMITS.previewPage.max).optional(),
+        quote: z.string().min(1).max(READING_LIMITS.read.quoteChars),
+        page: z
+          .number()
+          .int()
+          .min(READING_LIMITS.previewPage.min)
+          .max(READING_LIMITS.previewPage.max)
+          .optional(),
       })
       .strict(),
     run: async (ctx, { ownerId, params, body }) =>
@@ -89,13 +97,13 @@ export const researchOperations = [
     params: z.object({ campaign_id: idOf('cmp', 'campaign') }).strict(),
     query: z
       .object({
-        cursor: z.string().min(1).max(LIMITS.skillsList.cursorChars).optional(),
+        cursor: z.string().min(1).max(CURSOR_MAX_CHARS).optional(),
         limit: z.coerce
           .number()
           .int()
-          .min(LIMITS.taskChoices.min)
-          .max(LIMITS.taskChoices.max)
-          .default(LIMITS.taskChoices.default),
+          .min(CAMPAIGN_LIMITS.taskChoices.min)
+          .max(CAMPAIGN_LIMITS.taskChoices.max)
+          .default(CAMPAIGN_LIMITS.taskChoices.default),
       })
       .strict(),
     run: async (ctx, { ownerId, params, query }) =>

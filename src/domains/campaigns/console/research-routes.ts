@@ -3,9 +3,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { DomainError } from '../../../kernel/errors.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { STATIC_ASSET, sendPage, sessionToken } from '../../../web/console/context.ts';
 import { requireOwner } from '../../../web/console/guards.ts';
+import { READING_LIMITS } from '../../reading/index.ts';
+import { CAMPAIGN_LIMITS } from '../limits.ts';
 import { CAMPAIGN_ID } from './campaign-forms.ts';
 import type { ConsoleContext } from './context.ts';
 import { importPage, previewPage } from './research-views.ts';
@@ -61,7 +62,7 @@ export function researchRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
       const page = await ctx.campaigns.taskChoices(
         owner.id,
         chosen,
-        { limit: LIMITS.taskChoices.default },
+        { limit: CAMPAIGN_LIMITS.taskChoices.default },
         ctx.secret,
       );
       tasks = page.choices;
@@ -85,7 +86,7 @@ export function researchRoutes(app: FastifyInstance, ctx: ConsoleContext): void 
     if (!EVIDENCE_ID.test(id)) throw new DomainError('NOT_FOUND', 'No such evidence.');
     const asked = query(req).page;
     const n = typeof asked === 'string' && PAGE.test(asked) ? Number(asked) : 1;
-    const page = Math.min(Math.max(n, LIMITS.previewPage.min), LIMITS.previewPage.max);
+    const page = Math.min(Math.max(n, READING_LIMITS.previewPage.min), READING_LIMITS.previewPage.max);
     const preview = await ctx.ownerEvidence.preview(owner.id, id, page);
     return sendPage(reply, 200, previewPage({ owner, csrf: sessionToken(ctx, req), preview }));
   });

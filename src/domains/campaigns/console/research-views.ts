@@ -1,9 +1,14 @@
-import { LIMITS } from '../../../kernel/limits.ts';
+import { IMPORT_LIMITS } from '../../../parsing/index.ts';
 import { html, type SafeHtml } from '../../../web/console/html.ts';
 import { notice, page, time } from '../../../web/console/layout.ts';
 import { options } from '../../../web/console/views.ts';
 import type { ConsoleOwner } from '../../identity/index.ts';
-import { IMPORT_AUTHENTICITY, IMPORT_FORMATS, type ImportFormat } from '../../reading/index.ts';
+import {
+  IMPORT_AUTHENTICITY,
+  IMPORT_FORMATS,
+  type ImportFormat,
+  READING_LIMITS,
+} from '../../reading/index.ts';
 
 /** The research pages of the console: importing a file, and reading an import back a page at a time. */
 
@@ -38,7 +43,7 @@ export interface ImportPageView {
  * not take, so without JavaScript the page says so and points to the API.
  */
 export function importPage(v: ImportPageView): SafeHtml {
-  const L = LIMITS.researchImports;
+  const L = IMPORT_LIMITS;
   const campaigns = v.campaigns.map((c) => [c.campaign_id, `${c.title} · ${c.campaign_id}`] as const);
   const tasks = v.tasks.map((t) => [t.task_id, `${t.title} (${t.status}) · ${t.task_id}`] as const);
   const back = v.campaignId ? `/console/campaigns/${v.campaignId}` : '/console/campaigns';
@@ -67,7 +72,7 @@ export function importPage(v: ImportPageView): SafeHtml {
             <div><label for="import_source_date">Source date</label>
               <input id="import_source_date" name="source_date" type="date"></div>
             <div><label for="import_source_url">Source URL</label>
-              <input id="import_source_url" name="source_url" type="url" maxlength="${LIMITS.read.urlChars}" placeholder="https://"></div>
+              <input id="import_source_url" name="source_url" type="url" maxlength="${READING_LIMITS.read.urlChars}" placeholder="https://"></div>
           </div>
           <p class="hint">When and where the source itself was published; kept as given, never fetched.</p>
           <label class="check"><input id="import_authorized" name="authorized" type="checkbox" value="on"> I had the right to obtain and share this file</label>

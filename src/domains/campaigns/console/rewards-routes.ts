@@ -3,14 +3,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DomainError, httpStatusOf } from '../../../kernel/errors.ts';
 import { base32 } from '../../../kernel/ids.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { seeOther, sendPage, sessionToken } from '../../../web/console/context.ts';
 import { formValues, parseForm, tokenOnlyForm } from '../../../web/console/fields.ts';
 import { guardPost, requireOwner } from '../../../web/console/guards.ts';
 import { idOf } from '../../../web/console/id-params.ts';
 import { messagePage } from '../../../web/console/layout.ts';
 import { CURRENCIES, MAX_MINOR, toMinor } from '../../funds/index.ts';
-import type { ConsoleOwner } from '../../identity/index.ts';
+import { type ConsoleOwner, IDENTITY_LIMITS } from '../../identity/index.ts';
 import type { ConsoleContext } from './context.ts';
 import { ownerEvidenceOf } from './owner-evidence-of.ts';
 import { type ApprovalPageView, approvalPage, type CitedEvidence } from './rewards-approval-views.ts';
@@ -51,7 +50,7 @@ const creditForm = z
       .string({ message: 'Enter the owner’s email address.' })
       .trim()
       .min(1, 'Enter the owner’s email address.')
-      .max(LIMITS.email.maxChars, 'That email address is too long.'),
+      .max(IDENTITY_LIMITS.email.maxChars, 'That email address is too long.'),
     currency: z.enum(CURRENCIES, 'Choose POINTS or USD.'),
     amount: z
       .string({ message: 'Enter the amount.' })

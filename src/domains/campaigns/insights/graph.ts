@@ -1,11 +1,11 @@
 import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import { openCursor, signCursor } from '../../../kernel/cursor.ts';
 import { DomainError } from '../../../kernel/errors.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { describeAgents } from '../../identity/index.ts';
 import { eventsVisible, seesOtherWorkers, tasksVisible, type Viewer } from '../audience.ts';
+import { CAMPAIGN_LIMITS } from '../limits.ts';
 import { campaignEvents, tasks } from '../tables.ts';
 
 /**
@@ -122,9 +122,9 @@ export async function campaignGraph(
       node(e.subjectAgentId, 'AGENT');
       link(e.taskId, e.subjectAgentId, `${relation}_TO`, e.id);
     }
-    for (const evidenceId of e.evidenceIds.slice(0, LIMITS.campaignGraph.evidencePerEvent)) {
+    for (const evidenceId of e.evidenceIds.slice(0, CAMPAIGN_LIMITS.graph.evidencePerEvent)) {
       if (!nodes.has(evidenceId)) {
-        if (evidenceNodes >= LIMITS.campaignGraph.evidenceNodesPerPage) {
+        if (evidenceNodes >= CAMPAIGN_LIMITS.graph.evidenceNodesPerPage) {
           evidenceTruncated = true;
           continue;
         }

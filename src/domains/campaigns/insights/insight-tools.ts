@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { DomainError } from '../../../kernel/errors.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { viewerOf } from '../audience.ts';
 import { campaignTool, memberTool } from '../campaign-tool.ts';
 import { requireMembership } from '../core/member.ts';
+import { CAMPAIGN_LIMITS } from '../limits.ts';
 import { agentIdArg, cursorArg, taskIdArg } from '../schemas.ts';
 import { campaignDirectory, campaignMetrics, ownAgentsDirectory } from './directory-metrics.ts';
 import { campaignGraph } from './graph.ts';
@@ -38,7 +38,7 @@ const campaignMetricsTool = memberTool({
   handler: async (ctx, _input, m) => campaignMetrics(ctx.ex, m, ctx.clock.now()),
 });
 
-const G = LIMITS.campaignGraph;
+const G = CAMPAIGN_LIMITS.graph;
 
 const campaignGraphTool = campaignTool({
   name: 'campaign_graph',

@@ -2,7 +2,6 @@ import type { z } from 'zod';
 import { findCredential } from '../../../kernel/credential-scan.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { cutPage } from '../../../kernel/paging.ts';
 import { plainText } from '../../../kernel/plain-text.ts';
 import { toValidationDetail } from '../../../kernel/validation.ts';
@@ -11,6 +10,7 @@ import { ownerViewer, type Viewer } from '../audience.ts';
 import { type Actor, type AlongRow, alongInserts, appendEvent, appendEventAtCommit } from '../core/ledger.ts';
 import { activeMembers, type CampaignRow } from '../core/member.ts';
 import { campaignClosed, taskNotFound } from '../errors.ts';
+import { CAMPAIGN_LIMITS } from '../limits.ts';
 import * as repo from './message-repo.ts';
 
 /**
@@ -19,7 +19,7 @@ import * as repo from './message-repo.ts';
  * (audience.ts); names inside the content never route it, and nothing here parses it.
  */
 
-const { maxChars, maxBytes } = LIMITS.messageContent;
+const { maxChars, maxBytes } = CAMPAIGN_LIMITS.messageContent;
 
 /** Message content: 1-8,000 characters and at most 16 KiB of UTF-8, plain text. */
 export const messageContentArg = plainText(1, maxChars)

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LIMITS } from '../../../kernel/limits.ts';
+import { BODY_LIMITS } from '../../../web/http/limits.ts';
 import { importFileArgs } from '../../reading/index.ts';
 import { campaignTool } from '../campaign-tool.ts';
 import { afterSubmit } from '../next-steps.ts';
@@ -62,7 +62,7 @@ const resultVerify = campaignTool({
   handler: async (ctx, input) => reverify(ctx.ex, ctx.services.reading, ctx.caller, input, ctx.clock.now()),
 });
 
-const MCP_BODY_MIB = LIMITS.requestBodyBytes / (1024 * 1024);
+const MCP_BODY_MIB = BODY_LIMITS.requestBodyBytes / (1024 * 1024);
 
 const evidenceSubmit = campaignTool({
   name: 'evidence_submit',

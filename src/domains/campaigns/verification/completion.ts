@@ -2,7 +2,6 @@ import { and, desc, eq, type SQLWrapper, sql } from 'drizzle-orm';
 import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { newId } from '../../../kernel/ids.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import type { ReadingService } from '../../reading/index.ts';
@@ -11,6 +10,7 @@ import { appendEvent } from '../core/ledger.ts';
 import type { Membership } from '../core/member.ts';
 import { taskForMember } from '../core/task-access.ts';
 import { historyInsert, type TaskRow } from '../core/task-repo.ts';
+import { CAMPAIGN_LIMITS } from '../limits.ts';
 import { rewardOfTask } from '../rewards/escrow.ts';
 import { campaignEvidence, taskLeases, taskSubmissions, tasks } from '../tables.ts';
 import { requireCurrentLease, requireLeaseHeld } from '../tasks/leases.ts';
@@ -316,7 +316,7 @@ export async function reverify(
       subjectAgentId: submission.agentId,
       evidenceIds: verification.evidence_completeness.recorded_sources.slice(
         0,
-        LIMITS.campaignGraph.evidencePerEvent,
+        CAMPAIGN_LIMITS.graph.evidencePerEvent,
       ),
       payload: {
         submission_id: submission.id,

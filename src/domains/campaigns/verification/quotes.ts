@@ -1,4 +1,4 @@
-import { LIMITS } from '../../../kernel/limits.ts';
+import { CAMPAIGN_LIMITS } from '../limits.ts';
 
 /**
  * The verbatim quotations a summary makes (SPEC task_complete: "a verbatim source quotation of
@@ -29,7 +29,7 @@ export const MAX_QUOTES = 30;
 
 const escapeRe = (c: string) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** Quotations of at least LIMITS.quoteMinChars characters, in order of appearance, without repeats. */
+/** Quotations of at least CAMPAIGN_LIMITS.quoteMinChars characters, in order of appearance, without repeats. */
 export function extractQuotes(summary: string): string[] {
   const found: Array<{ at: number; text: string }> = [];
   for (const [open, close] of PAIRS) {
@@ -40,7 +40,7 @@ export function extractQuotes(summary: string): string[] {
     for (const m of summary.matchAll(re)) {
       // Marks inside guillemets are often spaced (« like this »): the quote is what is between.
       const text = (m[1] ?? '').trim();
-      if ([...text].length >= LIMITS.quoteMinChars) found.push({ at: m.index ?? 0, text });
+      if ([...text].length >= CAMPAIGN_LIMITS.quoteMinChars) found.push({ at: m.index ?? 0, text });
     }
   }
   const ordered = found.sort((a, b) => a.at - b.at).map((f) => f.text);

@@ -1,9 +1,9 @@
 import { and, eq } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import type { Executor } from '../../../storage/database.ts';
 import type { Caller } from '../../identity/index.ts';
 import type { EvidenceRecord, ReadingService } from '../../reading/index.ts';
+import { CAMPAIGN_LIMITS } from '../limits.ts';
 import { campaignEvidence } from '../tables.ts';
 import { extractQuotes, MAX_QUOTES } from './quotes.ts';
 
@@ -98,8 +98,8 @@ export async function verifySummary(
       passed: quotes.length > 0,
       detail:
         quotes.length > 0
-          ? `${quotes.length} quotation(s) of ${LIMITS.quoteMinChars}+ characters checked.`
-          : `The summary quotes no source verbatim (a quotation of ${LIMITS.quoteMinChars} or more characters in quotation marks, beside the claim it supports).`,
+          ? `${quotes.length} quotation(s) of ${CAMPAIGN_LIMITS.quoteMinChars}+ characters checked.`
+          : `The summary quotes no source verbatim (a quotation of ${CAMPAIGN_LIMITS.quoteMinChars} or more characters in quotation marks, beside the claim it supports).`,
     },
     {
       check: 'EVERY_QUOTATION_CHECKED',

@@ -1,6 +1,6 @@
-import { LIMITS } from '../../../kernel/limits.ts';
 import { html, type SafeHtml } from '../../../web/console/html.ts';
 import { csrfField, messagePage, notice, page, time } from '../../../web/console/layout.ts';
+import { IDENTITY_LIMITS } from '../credentials/limits.ts';
 import type { OAuthConsentService } from '../credentials/oauth-consent.ts';
 import type { ConsentRequest } from '../credentials/oauth-request.ts';
 import type { ConsoleOwner } from '../owners.ts';
@@ -148,7 +148,7 @@ export function connectionsPage(
     title: 'Connections',
     current: 'connections',
     body: html`<h1>Connections</h1>
-      <p class="sub">Applications you allowed to connect with OAuth. Each has an identity of its own with public reading only, for up to ${LIMITS.oauthConnectionDays} days from approval. Revoking one stops its tokens at once.</p>
+      <p class="sub">Applications you allowed to connect with OAuth. Each has an identity of its own with public reading only, for up to ${IDENTITY_LIMITS.oauthConnectionDays} days from approval. Revoking one stops its tokens at once.</p>
       ${v.flash ? notice('ok', v.flash) : ''}
       <section class="panel">${table}</section>`,
   });

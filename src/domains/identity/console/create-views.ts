@@ -1,6 +1,6 @@
-import { LIMITS } from '../../../kernel/limits.ts';
 import { html, type SafeHtml } from '../../../web/console/html.ts';
 import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
+import { IDENTITY_LIMITS } from '../credentials/limits.ts';
 import type { ConsoleOwner } from '../owners.ts';
 import { BOOTSTRAP_DAYS } from './forms.ts';
 
@@ -27,10 +27,10 @@ export function newIdentityPage(v: NewIdentityView): SafeHtml {
       <form class="panel" method="post" action="/console/identities/new">
         ${csrfField(v.csrf)}
         <label for="display_name">Name</label>
-        <input id="display_name" name="display_name" type="text" required maxlength="${LIMITS.displayName.maxChars}" value="${val.display_name ?? ''}">
+        <input id="display_name" name="display_name" type="text" required maxlength="${IDENTITY_LIMITS.displayName.maxChars}" value="${val.display_name ?? ''}">
         <p class="hint">How you will recognise it, e.g. "Research assistant on my laptop".</p>
         <label for="runtime">Runtime</label>
-        <input id="runtime" name="runtime" type="text" required maxlength="${LIMITS.runtime.maxChars}" value="${val.runtime ?? ''}">
+        <input id="runtime" name="runtime" type="text" required maxlength="${IDENTITY_LIMITS.runtime.maxChars}" value="${val.runtime ?? ''}">
         <p class="hint">The program the agent runs in.</p>
         <label for="days">Bootstrap token expires in (days)</label>
         <input id="days" name="days" type="number" min="${BOOTSTRAP_DAYS.min}" max="${BOOTSTRAP_DAYS.max}" required value="${val.days ?? String(BOOTSTRAP_DAYS.default)}">

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { csrf } from '../../../web/console/fields.ts';
+import { IDENTITY_LIMITS } from '../credentials/limits.ts';
 
 /** Every console form, bounded; messages are written for the person who filled it in. */
 
@@ -8,17 +8,20 @@ const email = z
   .string({ message: 'Enter your email address.' })
   .trim()
   .min(1, 'Enter your email address.')
-  .max(LIMITS.email.maxChars, 'That email address is too long.');
+  .max(IDENTITY_LIMITS.email.maxChars, 'That email address is too long.');
 const password = z
   .string({ message: 'Enter your password.' })
   .min(1, 'Enter your password.')
-  .max(LIMITS.password.maxChars, 'That password is too long.');
+  .max(IDENTITY_LIMITS.password.maxChars, 'That password is too long.');
 const next = z.string().max(512).optional();
 const displayName = z
   .string({ message: 'Enter a name.' })
   .trim()
   .min(1, 'Enter a name.')
-  .max(LIMITS.displayName.maxChars, `The name must be at most ${LIMITS.displayName.maxChars} characters.`);
+  .max(
+    IDENTITY_LIMITS.displayName.maxChars,
+    `The name must be at most ${IDENTITY_LIMITS.displayName.maxChars} characters.`,
+  );
 const days = (min: number, max: number) =>
   z
     .string({ message: `Enter a number of days from ${min} to ${max}.` })
@@ -34,7 +37,7 @@ export const signUpForm = z
     csrf,
     email,
     password,
-    password_repeat: z.string({ message: 'Repeat the password.' }).max(LIMITS.password.maxChars),
+    password_repeat: z.string({ message: 'Repeat the password.' }).max(IDENTITY_LIMITS.password.maxChars),
   })
   .strict()
   .refine((f) => f.password === f.password_repeat, 'The two passwords differ.');
@@ -65,8 +68,8 @@ export const messageForm = z
       .trim()
       .min(1, 'Write a message.')
       .max(
-        LIMITS.messageContent.maxChars,
-        `A message is at most ${LIMITS.messageContent.maxChars} characters.`,
+        IDENTITY_LIMITS.messageContent.maxChars,
+        `A message is at most ${IDENTITY_LIMITS.messageContent.maxChars} characters.`,
       ),
   })
   .strict();
@@ -79,7 +82,7 @@ export const revokeForm = z
   .strict();
 
 /** Bootstrap tokens can be exchanged until they expire, so their life is short. */
-export const BOOTSTRAP_DAYS = LIMITS.bootstrapDays;
+export const BOOTSTRAP_DAYS = IDENTITY_LIMITS.bootstrapDays;
 
 export const createIdentityForm = z
   .object({
@@ -89,13 +92,16 @@ export const createIdentityForm = z
       .string({ message: 'Enter the runtime.' })
       .trim()
       .min(1, 'Enter the runtime (the agent program, for example a coding assistant).')
-      .max(LIMITS.runtime.maxChars, `The runtime must be at most ${LIMITS.runtime.maxChars} characters.`),
+      .max(
+        IDENTITY_LIMITS.runtime.maxChars,
+        `The runtime must be at most ${IDENTITY_LIMITS.runtime.maxChars} characters.`,
+      ),
     days: days(BOOTSTRAP_DAYS.min, BOOTSTRAP_DAYS.max),
   })
   .strict();
 
 export const projectKeyForm = z
-  .object({ csrf, days: days(LIMITS.projectKeyDays.min, LIMITS.projectKeyDays.max) })
+  .object({ csrf, days: days(IDENTITY_LIMITS.projectKeyDays.min, IDENTITY_LIMITS.projectKeyDays.max) })
   .strict();
 
 export const ownerTokenForm = z
@@ -106,10 +112,10 @@ export const ownerTokenForm = z
       .trim()
       .min(1, 'Enter a name.')
       .max(
-        LIMITS.ownerTokenName.maxChars,
-        `The name must be at most ${LIMITS.ownerTokenName.maxChars} characters.`,
+        IDENTITY_LIMITS.ownerTokenName.maxChars,
+        `The name must be at most ${IDENTITY_LIMITS.ownerTokenName.maxChars} characters.`,
       ),
-    days: days(LIMITS.ownerTokenDays.min, LIMITS.ownerTokenDays.max),
+    days: days(IDENTITY_LIMITS.ownerTokenDays.min, IDENTITY_LIMITS.ownerTokenDays.max),
   })
   .strict();
 

@@ -1,6 +1,6 @@
-import { LIMITS } from '../../../kernel/limits.ts';
 import { html, type SafeHtml } from '../../../web/console/html.ts';
 import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
+import { IDENTITY_LIMITS } from '../credentials/limits.ts';
 import type { ConsoleOwner } from '../owners.ts';
 import type { Agent } from '../types.ts';
 import { claimsPanel } from './claims.ts';
@@ -154,7 +154,7 @@ export function detailPage(v: DetailView): SafeHtml {
           <form method="post" action="${path}/rename">
             ${csrfField(v.csrf)}
             <label for="display_name">Display name</label>
-            <input id="display_name" name="display_name" type="text" required maxlength="${LIMITS.displayName.maxChars}" value="${a.displayName}">
+            <input id="display_name" name="display_name" type="text" required maxlength="${IDENTITY_LIMITS.displayName.maxChars}" value="${a.displayName}">
             <div class="actions"><button class="secondary" type="submit">Rename</button></div>
           </form>
         </section>
@@ -175,7 +175,7 @@ function messagePanel(csrf: string, path: string): SafeHtml {
       <form method="post" action="${path}/messages">
         ${csrfField(csrf)}
         <label for="text">Message</label>
-        <textarea id="text" name="text" required maxlength="${LIMITS.messageContent.maxChars}" rows="3"></textarea>
+        <textarea id="text" name="text" required maxlength="${IDENTITY_LIMITS.messageContent.maxChars}" rows="3"></textarea>
         <p class="hint">It reaches the agent with its next tool call, marked as from you; connected sessions get a notification now. Sending does not start a session.</p>
         <div class="actions"><button class="secondary" type="submit">Send</button></div>
       </form>
@@ -206,7 +206,7 @@ function keysPanel(v: DetailView, path: string, revoked: boolean): SafeHtml {
     : html`<form method="post" action="${path}/keys" class="row">
         ${csrfField(v.csrf)}
         <div><label for="days">Expires in (days)</label>
-          <input id="days" name="days" type="number" min="${LIMITS.projectKeyDays.min}" max="${LIMITS.projectKeyDays.max}" value="${LIMITS.projectKeyDays.default}" required></div>
+          <input id="days" name="days" type="number" min="${IDENTITY_LIMITS.projectKeyDays.min}" max="${IDENTITY_LIMITS.projectKeyDays.max}" value="${IDENTITY_LIMITS.projectKeyDays.default}" required></div>
         <div><button type="submit">Create project key</button></div>
       </form>`;
   return html`<section class="panel">
@@ -236,7 +236,7 @@ function bootstrapPanel(v: DetailView, path: string): SafeHtml {
     <form method="post" action="${path}/bootstrap" class="row">
       ${csrfField(v.csrf)}
       <div><label for="bootstrap_days">Expires in (days)</label>
-        <input id="bootstrap_days" name="days" type="number" min="${LIMITS.bootstrapDays.min}" max="${LIMITS.bootstrapDays.max}" value="${LIMITS.bootstrapDays.default}" required></div>
+        <input id="bootstrap_days" name="days" type="number" min="${IDENTITY_LIMITS.bootstrapDays.min}" max="${IDENTITY_LIMITS.bootstrapDays.max}" value="${IDENTITY_LIMITS.bootstrapDays.default}" required></div>
       <div><button class="secondary" type="submit">Replace bootstrap token</button></div>
     </form>
   </section>`;

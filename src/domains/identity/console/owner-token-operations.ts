@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import { defineOwnerOperation } from '../../../framework/index.ts';
 import { DomainError } from '../../../kernel/errors.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
+import { IDENTITY_LIMITS } from '../credentials/limits.ts';
 import type { IdentityDoorServices } from './context.ts';
 
 const op = defineOwnerOperation<IdentityDoorServices>();
 const tags = ['owner'];
-const { min, max } = LIMITS.ownerTokenDays;
+const { min, max } = IDENTITY_LIMITS.ownerTokenDays;
 
 /**
  * The owner's API tokens (`/v1/owner/tokens`): made only from a signed-in console session,
@@ -21,7 +21,7 @@ export const ownerTokenOperations = [
     status: 201,
     body: z
       .object({
-        name: z.string().min(1).max(LIMITS.ownerTokenName.maxChars),
+        name: z.string().min(1).max(IDENTITY_LIMITS.ownerTokenName.maxChars),
         days: z.number().int().min(min).max(max),
       })
       .strict(),

@@ -1,6 +1,6 @@
-import { LIMITS } from '../../../kernel/limits.ts';
 import { html, type SafeHtml } from '../../../web/console/html.ts';
 import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
+import { IDENTITY_LIMITS } from '../credentials/limits.ts';
 import type { IssuedOwnerToken, OwnerTokenView } from '../credentials/owner-tokens.ts';
 import type { ConsoleOwner } from '../owners.ts';
 
@@ -37,7 +37,7 @@ export function ownerTokensPage(v: {
         <code class="secret">${v.fresh.token}</code>
         <p>Expires ${time(v.fresh.expires_at)}. Send it as <code>Authorization: Bearer …</code> to the <code>/v1/…</code> owner operations; <code>/mcp</code> never accepts it.</p></div>`
     : '';
-  const { min, max, default: days } = LIMITS.ownerTokenDays;
+  const { min, max, default: days } = IDENTITY_LIMITS.ownerTokenDays;
   return page({
     ...v,
     title: 'API tokens',
@@ -56,7 +56,7 @@ export function ownerTokensPage(v: {
       <form class="panel row" method="post" action="/console/tokens">
         ${csrfField(v.csrf)}
         <div><label for="name">Name</label>
-          <input id="name" name="name" maxlength="${LIMITS.ownerTokenName.maxChars}" required></div>
+          <input id="name" name="name" maxlength="${IDENTITY_LIMITS.ownerTokenName.maxChars}" required></div>
         <div><label for="days">Expires in (days)</label>
           <input id="days" name="days" type="number" min="${min}" max="${max}" value="${days}" required></div>
         <div><button type="submit">Create API token</button></div>

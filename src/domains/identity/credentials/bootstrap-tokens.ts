@@ -1,16 +1,16 @@
 import { and, eq, inArray, isNull } from 'drizzle-orm';
 import { DomainError } from '../../../kernel/errors.ts';
 import { hashSecret, newId, newToken } from '../../../kernel/ids.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { wakeAgent } from '../notifications.ts';
 import type { Agent } from '../types.ts';
+import { IDENTITY_LIMITS } from './limits.ts';
 import { agentTokens, bootstrapTokens } from './tables.ts';
 
 /** Bootstrap tokens (cd_boot_) of owner-created identities: issued, and replaced when one leaked. */
 
 function checkDays(days: number) {
-  const range = LIMITS.bootstrapDays;
+  const range = IDENTITY_LIMITS.bootstrapDays;
   if (!Number.isInteger(days) || days < range.min || days > range.max) {
     throw new DomainError('VALIDATION_FAILED', `Expiry must be ${range.min}-${range.max} days.`, {
       detail: [{ loc: ['body', 'days'], msg: 'out of range', type: 'out_of_range' }],

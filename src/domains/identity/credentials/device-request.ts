@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { z } from 'zod';
-import { LIMITS } from '../../../kernel/limits.ts';
+import { IDENTITY_LIMITS } from './limits.ts';
 
 /**
  * What a runtime sends to start device pairing (RFC 8628 §3.1 and SPEC's runtime fields), and the
@@ -21,8 +21,8 @@ export const deviceRequestSchema = z
      */
     client_id: z.string().min(1).max(200).optional(),
     client_secret: z.string().min(1).max(512).optional(),
-    display_name: z.string().trim().min(1).max(LIMITS.displayName.maxChars).optional(),
-    runtime: z.string().trim().min(1).max(LIMITS.runtime.maxChars).optional(),
+    display_name: z.string().trim().min(1).max(IDENTITY_LIMITS.displayName.maxChars).optional(),
+    runtime: z.string().trim().min(1).max(IDENTITY_LIMITS.runtime.maxChars).optional(),
     requested_mode: z.enum(['READ', 'NONE']).optional(),
     matching_request_id: z.string().min(1).max(96).optional(),
     // Self-description: checked softly (bad values are dropped and shown as ignored), like identity_update_about.

@@ -1,7 +1,6 @@
 import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { hashSecret, newId, newToken } from '../../../kernel/ids.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { OAuthError } from '../../../kernel/oauth-error.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
 import { type AboutInput, mergeAbout } from '../about.ts';
@@ -13,6 +12,7 @@ import { FailureThrottle, secondsUntil } from '../throttle.ts';
 import type { AboutYou, Agent, GuestPairing } from '../types.ts';
 import * as drepo from './device-repo.ts';
 import { type DeviceRequest, formatUserCode, newUserCode, normalizeUserCode } from './device-request.ts';
+import { IDENTITY_LIMITS } from './limits.ts';
 import { findGrant, insertGrant } from './oauth-repo.ts';
 import { mcpResource } from './oauth-request.ts';
 import type { TokenAnswer, TokenService } from './tokens.ts';
@@ -59,9 +59,9 @@ export class DeviceService {
     const now = this.clock.now();
     const { client_id: _id, client_secret: _secret, requested_mode, matching_request_id, ...rest } = input;
     const { display_name: named, runtime: ran, ...claims } = rest;
-    const display_name = (named ?? client?.clientName)?.slice(0, LIMITS.displayName.maxChars);
+    const display_name = (named ?? client?.clientName)?.slice(0, IDENTITY_LIMITS.displayName.maxChars);
     const runtime =
-      ran ?? (client ? `oauth:${client.clientName}`.slice(0, LIMITS.runtime.maxChars) : undefined);
+      ran ?? (client ? `oauth:${client.clientName}`.slice(0, IDENTITY_LIMITS.runtime.maxChars) : undefined);
     if (!display_name || !runtime) {
       throw new OAuthError(
         'invalid_request',
@@ -230,7 +230,7 @@ export class DeviceService {
           scope: 'mcp',
           resource: mcpResource(this.baseUrl),
           approvedAt: now,
-          expiresAt: new Date(now.getTime() + LIMITS.oauthConnectionDays * 86_400_000),
+          expiresAt: new Date(now.getTime() + IDENTITY_LIMITS.oauthConnectionDays * 86_400_000),
         });
       }
       await drepo.updateDevice(tx, row.id, {

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Clock } from '../../../kernel/clock.ts';
 import { hashSecret, newId, newOpaqueId } from '../../../kernel/ids.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { OAuthError } from '../../../kernel/oauth-error.ts';
 import type { Database } from '../../../storage/database.ts';
+import { IDENTITY_LIMITS } from './limits.ts';
 import * as oauthRepo from './oauth-repo.ts';
 
 /** Grants a registered client may use at the token endpoint. */
@@ -46,7 +46,7 @@ export function cleanClientName(raw: string | undefined): string {
     .replace(/[\p{Cc}\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\u{e0000}-\u{e007f}]/gu, '')
     .replace(/\s+/g, ' ')
     .trim()
-    .slice(0, LIMITS.displayName.maxChars);
+    .slice(0, IDENTITY_LIMITS.displayName.maxChars);
   return cleaned || 'Unnamed MCP client';
 }
 

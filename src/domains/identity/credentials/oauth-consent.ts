@@ -1,13 +1,13 @@
 import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { hashSecret, newId, newOpaqueId } from '../../../kernel/ids.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { OAuthError } from '../../../kernel/oauth-error.ts';
 import type { Database } from '../../../storage/database.ts';
 import * as agentRepo from '../agent-repo.ts';
 import { recordAudit } from '../audit.ts';
 import { changeMode } from '../management.ts';
 import { type ClientMetadataDocuments, isClientIdUrl } from './client-metadata.ts';
+import { IDENTITY_LIMITS } from './limits.ts';
 import * as oauthRepo from './oauth-repo.ts';
 import {
   type AuthorizeOutcome,
@@ -25,7 +25,7 @@ import {
 
 const REQUEST_MS = 10 * 60_000;
 const CODE_MS = 60_000;
-const CONNECTION_MS = LIMITS.oauthConnectionDays * 86_400_000;
+const CONNECTION_MS = IDENTITY_LIMITS.oauthConnectionDays * 86_400_000;
 const MAX_STATE_CHARS = 1_000;
 
 /**
@@ -170,7 +170,7 @@ export class OAuthConsentService {
       grants: [
         'A new agent identity of its own, owned by you, with anonymous public reading (mode READ) active.',
         'Nothing else: campaigns, mail, payments and other access stay separate decisions of yours.',
-        `The connection lasts up to ${LIMITS.oauthConnectionDays} days from now; you can revoke it at any time.`,
+        `The connection lasts up to ${IDENTITY_LIMITS.oauthConnectionDays} days from now; you can revoke it at any time.`,
       ],
       expires_at: r.expiresAt.toISOString(),
     };
@@ -222,7 +222,7 @@ export class OAuthConsentService {
       await agentRepo.insertAgent(tx, {
         id: agentId,
         ownerId,
-        displayName: client.clientName.slice(0, LIMITS.displayName.maxChars),
+        displayName: client.clientName.slice(0, IDENTITY_LIMITS.displayName.maxChars),
         runtime: `oauth:${client.clientName}`.slice(0, 120),
         kind: 'RUNTIME_BOUND',
         createdAt: now,

@@ -2,11 +2,11 @@ import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { hashSecret, newId, newToken } from '../../../kernel/ids.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
 import { lockedOne } from '../../../storage/locked.ts';
 import { recordAudit } from '../audit.ts';
 import { owners } from '../tables.ts';
+import { IDENTITY_LIMITS } from './limits.ts';
 import { ownerTokens } from './tables.ts';
 
 /** The prefix of every owner token; what `/mcp` recognises to say where it works instead. */
@@ -47,11 +47,11 @@ export async function issueOwnerToken(
   now: Date,
 ): Promise<IssuedOwnerToken> {
   const name = input.name.trim();
-  const max = LIMITS.ownerTokenName.maxChars;
+  const max = IDENTITY_LIMITS.ownerTokenName.maxChars;
   if (name.length < 1 || name.length > max || !NO_CONTROLS.test(name)) {
     throw invalid('name', `The name must be 1-${max} characters on one line.`);
   }
-  const range = LIMITS.ownerTokenDays;
+  const range = IDENTITY_LIMITS.ownerTokenDays;
   if (!Number.isInteger(input.days) || input.days < range.min || input.days > range.max) {
     throw invalid('days', `Expiry must be ${range.min}-${range.max} days.`);
   }

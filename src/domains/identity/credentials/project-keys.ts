@@ -1,16 +1,16 @@
 import { DomainError } from '../../../kernel/errors.ts';
 import { hashSecret, newId, newToken } from '../../../kernel/ids.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import type { Executor } from '../../../storage/database.ts';
 import * as agentRepo from '../agent-repo.ts';
 import type { Agent } from '../types.ts';
+import { IDENTITY_LIMITS } from './limits.ts';
 
 /**
  * Issues a project key (cd_prj_) for an agent, for the console and the CLI alike. The key is
  * returned once; only its hash is kept. A revoked identity gets none.
  */
 export async function issueProjectKey(ex: Executor, agent: Agent, days: number, now: Date) {
-  const range = LIMITS.projectKeyDays;
+  const range = IDENTITY_LIMITS.projectKeyDays;
   if (!Number.isInteger(days) || days < range.min || days > range.max) {
     throw new DomainError('VALIDATION_FAILED', `Expiry must be ${range.min}-${range.max} days.`, {
       detail: [{ loc: ['body', 'days'], msg: 'out of range', type: 'out_of_range' }],

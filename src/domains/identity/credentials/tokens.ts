@@ -1,12 +1,12 @@
 import type { Clock } from '../../../kernel/clock.ts';
 import { hashSecret, newId, newToken } from '../../../kernel/ids.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { OAuthError } from '../../../kernel/oauth-error.ts';
 import { sealJson, unsealJson } from '../../../kernel/seal.ts';
 import type { Database, Executor } from '../../../storage/database.ts';
 import * as agentRepo from '../agent-repo.ts';
 import * as mrepo from '../management-repo.ts';
 import { wakeAgent } from '../notifications.ts';
+import { IDENTITY_LIMITS } from './limits.ts';
 import * as oauthRepo from './oauth-repo.ts';
 import * as tokenRepo from './token-repo.ts';
 
@@ -19,9 +19,9 @@ export interface TokenAnswer {
   agent_id: string;
 }
 
-const ACCESS_MS = LIMITS.accessTokenMinutes * 60_000;
-const REFRESH_MS = LIMITS.refreshTokenDays * 86_400_000;
-const RETRY_MS = LIMITS.refreshDuplicateWindowSeconds * 1000;
+const ACCESS_MS = IDENTITY_LIMITS.accessTokenMinutes * 60_000;
+const REFRESH_MS = IDENTITY_LIMITS.refreshTokenDays * 86_400_000;
+const RETRY_MS = IDENTITY_LIMITS.refreshDuplicateWindowSeconds * 1000;
 
 /**
  * Access and refresh tokens of agent identities: issued at pairing, rotated on refresh (with a

@@ -1,8 +1,8 @@
-import { LIMITS } from '../../../kernel/limits.ts';
 import { html, type SafeHtml } from '../../../web/console/html.ts';
 import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
 import { lines, type Signed } from '../../../web/console/views.ts';
 import { claimsLine, claimsPanel } from '../../identity/index.ts';
+import { MATCHING_LIMITS } from '../limits.ts';
 import type { MatchingOwnerService } from '../owner-matching.ts';
 import type { RequestFilter } from './forms.ts';
 
@@ -54,7 +54,7 @@ const WAITING: Record<string, string> = {
 const STOPPED: Record<string, string> = {
   DECLINED: 'The responder declined.',
   WITHDRAWN: 'The requester withdrew it.',
-  EXPIRED: `It expired: a request lasts ${LIMITS.matchingRequest.expiryHours} hours unless the agent joined before.`,
+  EXPIRED: `It expired: a request lasts ${MATCHING_LIMITS.request.expiryHours} hours unless the agent joined before.`,
   BLOCKED: 'Declined with a block: no further request between this agent and this campaign.',
   OWNER_DECLINED: 'An owner declined.',
   CONSENT_WITHDRAWN: 'An owner turned matching off for one of its agents.',

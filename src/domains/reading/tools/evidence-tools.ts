@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../../framework/index.ts';
 import { DomainError } from '../../../kernel/errors.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
+import { READING_LIMITS } from '../limits.ts';
 import { presentCitation, presentEvidence, presentNearMiss, presentObservation } from '../present.ts';
 import { evidenceIdArg, findArg, maxCharsArg, offsetArg, plainText } from '../schemas.ts';
 import { READERS } from '../visibility.ts';
@@ -100,7 +100,7 @@ const evidenceLocate = defineTool({
     'Find a quote in stored evidence: exactly first, then with whitespace, quotes, dashes and Unicode forms normalised. Returns offsets, page and the matched text.',
   args: {
     evidence_id: evidenceIdArg,
-    quote: plainText(1, LIMITS.read.quoteChars).describe('The text to find.'),
+    quote: plainText(1, READING_LIMITS.read.quoteChars).describe('The text to find.'),
     page: z.number().int().min(1).max(10_000).optional().describe('Only search this page.'),
   },
   mutates: false,

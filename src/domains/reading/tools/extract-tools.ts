@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineTool } from '../../../framework/index.ts';
 import { DomainError } from '../../../kernel/errors.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { resolvePointer } from '../json-pointer.ts';
+import { READING_LIMITS } from '../limits.ts';
 import { presentCitation, presentPolicy } from '../present.ts';
 import {
   evidenceIdArg,
@@ -64,7 +64,7 @@ function bounded<T>(items: T[]): { items: T[]; truncated: boolean; omitted: numb
   let size = 0;
   for (const item of items) {
     size += JSON.stringify(item)?.length ?? 0;
-    if (size > LIMITS.read.extractChars) break;
+    if (size > READING_LIMITS.read.extractChars) break;
     kept.push(item);
   }
   return { items: kept, truncated: kept.length < items.length, omitted: items.length - kept.length };
@@ -97,7 +97,7 @@ const extractTable = defineTool({
         table_count: tables.length,
       });
     }
-    let rowBudget = LIMITS.read.tableRows;
+    let rowBudget = READING_LIMITS.read.tableRows;
     const capped = chosen.map((t) => {
       const rows = t.rows.slice(0, Math.max(0, rowBudget));
       rowBudget -= rows.length;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { defineTool } from '../../../framework/index.ts';
 import { DomainError } from '../../../kernel/errors.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
+import { READING_LIMITS } from '../limits.ts';
 import { presentRead, presentReceipt } from '../present.ts';
 import {
   evidenceIdArg,
@@ -26,14 +26,14 @@ const webSearch = defineTool({
   description:
     'Search the web through the search provider the operator configured. Returns candidate URLs only (title, url, snippet, provider), never page text: read a candidate with fetch_text.',
   args: {
-    query: plainText(1, LIMITS.search.queryChars).trim().min(1).describe('What to search for.'),
+    query: plainText(1, READING_LIMITS.search.queryChars).trim().min(1).describe('What to search for.'),
     limit: z
       .number()
       .int()
       .min(1)
-      .max(LIMITS.search.maxResults)
+      .max(READING_LIMITS.search.maxResults)
       .optional()
-      .describe(`How many results (default ${LIMITS.search.defaultResults}).`),
+      .describe(`How many results (default ${READING_LIMITS.search.defaultResults}).`),
   },
   mutates: false,
   audience: READERS,
@@ -52,7 +52,7 @@ const webSearch = defineTool({
         },
       );
     }
-    const results = await provider.search(input.query, input.limit ?? LIMITS.search.defaultResults);
+    const results = await provider.search(input.query, input.limit ?? READING_LIMITS.search.defaultResults);
     return {
       status: 'COMPLETED',
       provider: provider.name,

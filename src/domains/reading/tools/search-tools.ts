@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineTool, type OperationContext } from '../../../framework/index.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
+import { CURSOR_MAX_CHARS } from '../../../kernel/cursor.ts';
 import { plainLine } from '../schemas.ts';
 import { type EvidenceSearch, SEARCH_KINDS, SEARCH_QUERY_CHARS } from '../search-index.ts';
 import { READERS } from '../visibility.ts';
@@ -32,7 +32,7 @@ const evidenceSearch = defineTool({
       .optional()
       .describe('What to search: evidence, finding, message (default all three).'),
     limit: z.number().int().min(1).max(50).optional().describe('Results per page, 1-50 (default 20).'),
-    cursor: plainLine(1, LIMITS.skillsList.cursorChars)
+    cursor: plainLine(1, CURSOR_MAX_CHARS)
       .optional()
       .describe('next_cursor of the previous page, with the same q, campaign_id and kinds.'),
   },

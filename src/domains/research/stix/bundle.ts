@@ -4,7 +4,6 @@
  * before use and objects after, so the same sources give a byte-identical `serializeBundle`.
  */
 import { canonicalJson, hashJson } from '../../../kernel/canonical-json.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { addEvidence, type ExportedEvidence } from './evidence.ts';
 import { addFinding } from './findings.ts';
 import { stixId } from './ids.ts';
@@ -14,7 +13,7 @@ import type { StixBundle, StixExportInput, StixObject } from './types.ts';
 import { earliest, invalidExport, latest, modifiedTime, stixTime } from './values.ts';
 
 /** SPEC Limits: "STIX export: up to 20 sources". */
-export const MAX_STIX_SOURCES = LIMITS.stixSources;
+export const MAX_STIX_SOURCES = 20;
 
 /**
  * The bundle for one export. Refuses (DomainError VALIDATION_FAILED, `details.detail` in the

@@ -1,14 +1,15 @@
 import type { FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { base64Chars, base64Field, textField } from '../../../kernel/payload.ts';
 import { idOf } from '../../../web/console/id-params.ts';
+import { READING_LIMITS } from '../../reading/index.ts';
+import { SKILL_LIMITS } from '../limits.ts';
 
 /** Argument and body schemas of the skills owner routes (the *-operations.ts files beside it). */
 
 export const tags = ['skills'];
-export const L = LIMITS.skillsList;
-export const P = LIMITS.skillPackage;
+export const L = SKILL_LIMITS.list;
+export const P = SKILL_LIMITS.package;
 export const draftParams = z.object({ draft_id: idOf('sdr', 'skill draft') }).strict();
 export const versionParams = z.object({ version_id: idOf('skv', 'skill version') }).strict();
 const revision = z.number().int().min(1).describe('The draft’s current revision; an older one is refused.');
@@ -22,9 +23,9 @@ export const windowQuery = {
   max_chars: z.coerce
     .number()
     .int()
-    .min(LIMITS.readWindow.minChars)
-    .max(LIMITS.readWindow.maxChars)
-    .default(LIMITS.readWindow.defaultChars),
+    .min(READING_LIMITS.window.minChars)
+    .max(READING_LIMITS.window.maxChars)
+    .default(READING_LIMITS.window.defaultChars),
 };
 const skillName = z
   .string()

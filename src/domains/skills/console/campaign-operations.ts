@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import { defineOwnerOperation } from '../../../framework/index.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { idOf } from '../../../web/console/id-params.ts';
+import { SKILL_LIMITS } from '../limits.ts';
 import { pageQuery, tagsQuery } from './api-schemas.ts';
 import type { SkillDoorServices } from './context.ts';
 
 const tags = ['skills'];
-const L = LIMITS.skillsList;
-const P = LIMITS.skillPackage;
+const L = SKILL_LIMITS.list;
+const P = SKILL_LIMITS.package;
 const campaignParams = z.object({ campaign_id: idOf('cmp', 'campaign') }).strict();
 const entryParams = z
   .object({ campaign_id: idOf('cmp', 'campaign'), entry_id: idOf('csk', 'library entry') })

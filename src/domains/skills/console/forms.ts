@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { DomainError, httpStatusOf } from '../../../kernel/errors.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { line } from '../../../web/console/fields.ts';
 import { idOf, idPattern } from '../../../web/console/id-params.ts';
+import { READING_LIMITS } from '../../reading/index.ts';
+import { SKILL_LIMITS } from '../limits.ts';
 
 /**
  * The skills forms of the console (docs/skills.md), bounded like the owner API's bodies
@@ -12,7 +13,7 @@ import { idOf, idPattern } from '../../../web/console/id-params.ts';
  * do what), so these only turn form strings into its typed input.
  */
 
-const P = LIMITS.skillPackage;
+const P = SKILL_LIMITS.package;
 const csrf = z.string().max(200).optional();
 
 export const DRAFT_ID = idOf('sdr', 'skill draft');
@@ -98,9 +99,9 @@ export const deleteBytesForm = z
 export const hidden = { schema: { hide: true } };
 export const PAGE = 25;
 export const OWN = JSON.stringify({ scope: 'OWN' });
-export const WINDOW = LIMITS.readWindow.maxChars;
+export const WINDOW = READING_LIMITS.window.maxChars;
 /** A whole SKILL.md, percent-encoded (each byte at most three characters), with the form around it. */
-export const SKILL_MD_BODY = 3 * LIMITS.skillPackage.fileBytes + 64 * 1024;
+export const SKILL_MD_BODY = 3 * SKILL_LIMITS.package.fileBytes + 64 * 1024;
 
 /** Fixed confirmations after a redirect: the query names one, never carries text to show. */
 const DONE: Record<string, string> = {
@@ -131,7 +132,7 @@ type Query = Record<string, unknown>;
 export const queryOf = (req: FastifyRequest) => (req.query ?? {}) as Query;
 export const doneOf = (req: FastifyRequest) => DONE[String(queryOf(req).done ?? '')];
 export const cursorOf = (value: unknown) =>
-  typeof value === 'string' && value.length > 0 && value.length <= LIMITS.skillsList.cursorChars
+  typeof value === 'string' && value.length > 0 && value.length <= SKILL_LIMITS.list.cursorChars
     ? value
     : undefined;
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { defineOwnerOperation } from '../../../framework/index.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { idOf } from '../../../web/console/id-params.ts';
+import { SKILL_LIMITS } from '../limits.ts';
 import { L, pageQuery, tags, versionParams } from './api-schemas.ts';
 import type { SkillDoorServices } from './context.ts';
 
-const reason = z.string().trim().min(1).max(LIMITS.skillPackage.noteChars);
+const reason = z.string().trim().min(1).max(SKILL_LIMITS.package.noteChars);
 const pageQueryObject = z.object(pageQuery).strict();
 
 /** The named body schemas of the lifecycle routes (their field lists are ours: docs/skills.md). */

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError } from '../../../kernel/errors.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import type { ConsoleOwner } from '../../../web/console/context.ts';
 import { seeOther, sendPage, sessionToken } from '../../../web/console/context.ts';
 import { formValues, parseForm } from '../../../web/console/fields.ts';
 import { guardPost, requireOwner } from '../../../web/console/guards.ts';
+import { SKILL_LIMITS } from '../limits.ts';
 import type { ConsoleContext } from './context.ts';
 import {
   cursorOf,
@@ -128,7 +128,7 @@ export function skillRoutes(app: FastifyInstance, ctx: ConsoleContext): void {
       const id = draftIdOf(req);
       const owner = guardPost(ctx, req, reply, `/console/skills/drafts/${id}`);
       if (!owner) return reply;
-      const typed = formValues(req.body, LIMITS.skillPackage.fileBytes).content;
+      const typed = formValues(req.body, SKILL_LIMITS.package.fileBytes).content;
       const form = parseForm(skillMdForm, req.body);
       if (!form.ok) return showDraft(req, reply, owner, 422, { error: form.message, unsaved: typed });
       try {

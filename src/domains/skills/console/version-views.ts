@@ -1,7 +1,7 @@
-import { LIMITS } from '../../../kernel/limits.ts';
 import { html, type SafeHtml } from '../../../web/console/html.ts';
 import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
 import { lines, type Signed } from '../../../web/console/views.ts';
+import { SKILL_LIMITS } from '../limits.ts';
 import type { SkillGrantOwnerService } from '../owner/grants.ts';
 import type { SkillHistoryOwnerService } from '../owner/history.ts';
 import type { SkillOwnerService } from '../owner/skills.ts';
@@ -111,7 +111,7 @@ function grants(v: VersionPageView): SafeHtml {
       <label for="grantee_id">Identity id</label>
       <input id="grantee_id" name="grantee_id" type="text" required maxlength="80" placeholder="agt_…">
       <label for="grant_note">Note (optional)</label>
-      <input id="grant_note" name="note" type="text" maxlength="${LIMITS.skillPackage.noteChars}">
+      <input id="grant_note" name="note" type="text" maxlength="${SKILL_LIMITS.package.noteChars}">
       <p class="actions"><button type="submit">Grant</button></p>
     </form>
   </section>`;
@@ -137,7 +137,7 @@ function blockPanel(v: VersionPageView): SafeHtml {
     <p>${statusBadge('AVAILABLE')} Delivered wherever a context gives it.</p>
     <form method="post" action="/console/skills/versions/${id}/block">${csrfField(v.csrf)}
       <label for="block_reason">Reason for blocking</label>
-      <input id="block_reason" name="reason" type="text" required maxlength="${LIMITS.skillPackage.noteChars}">
+      <input id="block_reason" name="reason" type="text" required maxlength="${SKILL_LIMITS.package.noteChars}">
       <p class="actions"><button class="danger" type="submit">Block</button></p></form>
     <p class="hint">Blocked, it is delivered to no one but you and its author; grants, library entries and attachments stay but deliver nothing until you unblock it.</p>
   </section>`;
@@ -156,7 +156,7 @@ function lifecyclePanel(v: VersionPageView): SafeHtml {
         <p class="actions"><button class="secondary" type="submit">Unarchive</button></p></form>`
     : html`<form method="post" action="/console/skills/versions/${id}/archive">${csrfField(v.csrf)}
         <label for="archive_reason">Reason (optional)</label>
-        <input id="archive_reason" name="reason" type="text" maxlength="${LIMITS.skillPackage.noteChars}">
+        <input id="archive_reason" name="reason" type="text" maxlength="${SKILL_LIMITS.package.noteChars}">
         <p class="actions"><button class="secondary" type="submit">Archive</button></p></form>`;
   return html`<section class="panel" id="lifecycle">
     <h2>Skill ${h.name}</h2>
@@ -184,7 +184,7 @@ function deletePanel(v: VersionPageView): SafeHtml {
     <p class="hint">Removes every file’s bytes of this version for good. Paths, sizes, SHA-256s, the package hash and all history stay; every read then answers SKILL_BYTES_DELETED. It cannot be undone.</p>
     <form method="post" action="/console/skills/versions/${id}/delete-bytes">${csrfField(v.csrf)}
       <label for="delete_reason">Reason (optional)</label>
-      <input id="delete_reason" name="reason" type="text" maxlength="${LIMITS.skillPackage.noteChars}">
+      <input id="delete_reason" name="reason" type="text" maxlength="${SKILL_LIMITS.package.noteChars}">
       <label class="check"><input type="checkbox" name="confirm" value="yes" required> Delete the file bytes of this version for good</label>
       <p class="actions"><button class="danger" type="submit">Delete bytes</button></p></form>
   </section>`;

@@ -1,7 +1,7 @@
-import { LIMITS } from '../../../kernel/limits.ts';
 import { html, type SafeHtml } from '../../../web/console/html.ts';
 import { csrfField, notice, page, time } from '../../../web/console/layout.ts';
 import { lines, type Signed } from '../../../web/console/views.ts';
+import { SKILL_LIMITS } from '../limits.ts';
 import type { SkillOwnerService } from '../owner/skills.ts';
 
 /**
@@ -115,8 +115,8 @@ export function skillListPage(v: SkillListView): SafeHtml {
         <input id="draft_name" name="name" type="text" required maxlength="64" pattern="[a-z0-9]+(-[a-z0-9]+)*" value="${val.name ?? ''}">
         <p class="hint">Lowercase letters, digits and single hyphens, up to 64; it is the skill’s name in SKILL.md and cannot change.</p>
         <label for="draft_description">Description</label>
-        <textarea id="draft_description" name="description" maxlength="${LIMITS.skillPackage.descriptionChars}" rows="3">${val.description ?? ''}</textarea>
-        <p class="hint">What the skill does and when to use it (up to ${LIMITS.skillPackage.descriptionChars} characters). A draft without one is not valid yet.</p>
+        <textarea id="draft_description" name="description" maxlength="${SKILL_LIMITS.package.descriptionChars}" rows="3">${val.description ?? ''}</textarea>
+        <p class="hint">What the skill does and when to use it (up to ${SKILL_LIMITS.package.descriptionChars} characters). A draft without one is not valid yet.</p>
         <p class="actions"><button type="submit">Start draft</button></p>
       </form>
     </section>`);

@@ -1,4 +1,4 @@
-import { LIMITS } from '../../../kernel/limits.ts';
+import { SKILL_LIMITS } from '../limits.ts';
 
 /** One file of a skill package: a relative '/'-separated path and its bytes. */
 export interface PackageFile {
@@ -18,11 +18,11 @@ export interface Problem {
 
 /** Limits every package obeys, whether uploaded as files or as a zip. */
 export const PACKAGE_LIMITS = {
-  fileBytes: LIMITS.skillPackage.fileBytes,
-  packageBytes: LIMITS.skillPackage.packageBytes,
-  files: LIMITS.skillPackage.files,
-  pathChars: LIMITS.skillsList.pathChars,
-  importBytes: LIMITS.skillPackage.importBytes,
+  fileBytes: SKILL_LIMITS.package.fileBytes,
+  packageBytes: SKILL_LIMITS.package.packageBytes,
+  files: SKILL_LIMITS.package.files,
+  pathChars: SKILL_LIMITS.list.pathChars,
+  importBytes: SKILL_LIMITS.package.importBytes,
 } as const;
 
 export const SKILL_MD = 'SKILL.md';

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { type Audience, defineTool, type OperationContext } from '../../../framework/index.ts';
 import { DomainError } from '../../../kernel/errors.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import type { Caller } from '../../identity/index.ts';
 import { presentPackage, readInRun, runForShare, sharePackage } from '../arena/packages.ts';
 import { contextString, OWN } from '../context.ts';
+import { SKILL_LIMITS } from '../limits.ts';
 import { actorOf } from '../policy.ts';
 import { versionIdArg } from './version-tools.ts';
 
@@ -53,7 +53,7 @@ function notYoursToShare(versionId: string): DomainError {
 
 const runIdArg = z
   .string()
-  .max(LIMITS.skillsList.idChars)
+  .max(SKILL_LIMITS.list.idChars)
   .regex(/^arun_[0-9A-Z]{26}$/, 'a run id starts with arun_')
   .describe('A run you started (arun_…): the package goes to its challenge version.');
 
@@ -69,7 +69,7 @@ export const arenaSkillShare = defineTool({
       .string()
       .trim()
       .min(1)
-      .max(LIMITS.skillPackage.noteChars)
+      .max(SKILL_LIMITS.package.noteChars)
       .optional()
       .describe('What it helped with (up to 2,000 characters).'),
   },

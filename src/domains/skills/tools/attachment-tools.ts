@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineTool, type OperationContext } from '../../../framework/index.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import {
   attachVersion,
   type BindingRow,
@@ -9,6 +8,7 @@ import {
   updateBinding,
 } from '../attachments.ts';
 import { contextString } from '../context.ts';
+import { SKILL_LIMITS } from '../limits.ts';
 import { actorOf, SKILLS_AUDIENCE, SKILLS_MEMBER_AUDIENCE } from '../policy.ts';
 import { taskStandingForChange } from '../standing.ts';
 import { reportUsage } from '../usage.ts';
@@ -22,16 +22,16 @@ import { versionIdArg } from './version-tools.ts';
 
 type Ctx = OperationContext<object>;
 const group = 'Skills' as const;
-const P = LIMITS.skillPackage;
+const P = SKILL_LIMITS.package;
 
 const taskArg = z
   .string()
-  .max(LIMITS.skillsList.idChars)
+  .max(SKILL_LIMITS.list.idChars)
   .regex(/^task_[0-9A-Za-z]{1,64}$/, 'a task id starts with task_')
   .describe('The task (task_…).');
 const bindingArg = z
   .string()
-  .max(LIMITS.skillsList.idChars)
+  .max(SKILL_LIMITS.list.idChars)
   .regex(/^tsk_[0-9A-Za-z]{1,64}$/, 'an attachment id starts with tsk_')
   .describe('The attachment (tsk_…), from task_skill_attach or the TASK_SKILL_ATTACHED ledger event.');
 export const purposeArg = z

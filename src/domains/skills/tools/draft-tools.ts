@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { defineTool, type OperationContext } from '../../../framework/index.ts';
 import { DomainError } from '../../../kernel/errors.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { maxCharsArg, offsetArg } from '../../reading/index.ts';
 import { draftWindow, presentDraft } from '../drafts/draft-view.ts';
 import { createDraft, draftOf, putFile, removeFile, updateDraft, validateDraft } from '../drafts/drafts.ts';
+import { SKILL_LIMITS } from '../limits.ts';
 import { actorOf, SKILLS_AUDIENCE } from '../policy.ts';
 import { publishVersion } from '../publish.ts';
 import { pathArg } from './version-tools.ts';
@@ -14,7 +14,7 @@ import { pathArg } from './version-tools.ts';
 type Ctx = OperationContext<object>;
 const group = 'Skills' as const;
 const audience = SKILLS_AUDIENCE;
-const P = LIMITS.skillPackage;
+const P = SKILL_LIMITS.package;
 
 export const skillNameArg = z
   .string()

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { defineTool, type OperationContext } from '../../../framework/index.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { contextString } from '../context.ts';
 import {
   decideEntry,
@@ -10,6 +9,7 @@ import {
   removeEntry,
   updateEntry,
 } from '../library.ts';
+import { SKILL_LIMITS } from '../limits.ts';
 import { actorOf, SKILLS_COORDINATOR_AUDIENCE, SKILLS_MEMBER_AUDIENCE } from '../policy.ts';
 import { campaignStanding } from '../standing.ts';
 import { versionIdArg } from './version-tools.ts';
@@ -21,16 +21,16 @@ import { versionIdArg } from './version-tools.ts';
 
 type Ctx = OperationContext<object>;
 const group = 'Skills' as const;
-const P = LIMITS.skillPackage;
+const P = SKILL_LIMITS.package;
 
 export const campaignArg = z
   .string()
-  .max(LIMITS.skillsList.idChars)
+  .max(SKILL_LIMITS.list.idChars)
   .regex(/^cmp_[0-9A-Za-z]{1,64}$/, 'a campaign id starts with cmp_')
   .describe('The campaign (cmp_…).');
 const entryArg = z
   .string()
-  .max(LIMITS.skillsList.idChars)
+  .max(SKILL_LIMITS.list.idChars)
   .regex(/^csk_[0-9A-Za-z]{1,64}$/, 'a library entry id starts with csk_')
   .describe('The library entry (csk_…), from campaign_skill_propose or the SKILL_* ledger events.');
 const noteArg = z.string().trim().min(1).max(P.noteChars);

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { defineTool, type OperationContext } from '../../../framework/index.ts';
-import { LIMITS } from '../../../kernel/limits.ts';
 import { maxCharsArg, offsetArg } from '../../reading/index.ts';
 import { reachVersion, requireDeliverable } from '../access.ts';
 import { contextArg, contextString, OWN, parseContext } from '../context.ts';
 import { downloadUrl } from '../download-ticket.ts';
+import { SKILL_LIMITS } from '../limits.ts';
 import { listVersions } from '../listing.ts';
 import { actorOf, SKILLS_AUDIENCE } from '../policy.ts';
 import { flaggedText, presentVersion, UNTRUSTED_NOTE } from '../present.ts';
@@ -20,7 +20,7 @@ type Ctx = OperationContext<{ skillsDeps: SkillsDeps }>;
 
 const group = 'Skills' as const;
 const audience = SKILLS_AUDIENCE;
-const L = LIMITS.skillsList;
+const L = SKILL_LIMITS.list;
 
 export const versionIdArg = z
   .string()
@@ -56,8 +56,8 @@ export const skillList = defineTool({
       .describe('Words in the compatibility field.'),
     lifecycle_status: z.enum(['ACTIVE', 'ARCHIVED']).optional(),
     tags: z
-      .array(z.string().min(1).max(LIMITS.skillPackage.tagChars))
-      .max(LIMITS.skillPackage.tags)
+      .array(z.string().min(1).max(SKILL_LIMITS.package.tagChars))
+      .max(SKILL_LIMITS.package.tags)
       .optional(),
     limit: z.number().int().min(L.minLimit).max(L.maxLimit).default(L.defaultLimit),
     cursor: z.string().min(1).max(L.cursorChars).optional().describe('next_cursor from the previous page.'),
@@ -192,9 +192,9 @@ export const skillFileBytesGet = defineTool({
     max_bytes: z
       .number()
       .int()
-      .min(LIMITS.skillFileBytesWindow.min)
-      .max(LIMITS.skillFileBytesWindow.max)
-      .default(LIMITS.skillFileBytesWindow.default),
+      .min(SKILL_LIMITS.fileBytesWindow.min)
+      .max(SKILL_LIMITS.fileBytesWindow.max)
+      .default(SKILL_LIMITS.fileBytesWindow.default),
   },
   mutates: false,
   audience,

@@ -115,7 +115,7 @@ describe('a client named by its metadata document', () => {
     expect(tokens.token_type).toBe('bearer');
     expect((await h.mcpStatus(tokens.access_token)).status).toBe(200);
 
-    // The refresh names the same client by its URL; another client's id is refused.
+    // The refresh names the same client by its URL; another client's URL is refused below.
     const refreshed = await h.token({
       grant_type: 'refresh_token',
       refresh_token: tokens.refresh_token!,
@@ -124,6 +124,37 @@ describe('a client named by its metadata document', () => {
     expect(refreshed.status).toBe(200);
     expect((await h.mcpStatus(refreshed.body.access_token!)).status).toBe(200);
     expect(fetchesOf('/oauth/client.json')).toBe(1);
+
+    publish('/other-client.json');
+    expect((await authorizeAt(urlOf('/other-client.json'))).status).toBe(302);
+    const stolen = await h.token({
+      grant_type: 'refresh_token',
+      refresh_token: refreshed.body.refresh_token!,
+      client_id: urlOf('/other-client.json'),
+    });
+    expect(stolen.status).toBe(400);
+    expect(stolen.body.error).toBe('invalid_grant');
+  });
+
+  it('starts a device pairing by its URL, reading the document there, when it lists the device grant', async () => {
+    publish('/device.json', {
+      grant_types: ['urn:ietf:params:oauth:grant-type:device_code'],
+      redirect_uris: undefined,
+      response_types: [],
+    });
+    const started = await h.post('/oauth/device_authorization', {
+      client_id: urlOf('/device.json'),
+      display_name: 'Device client',
+      runtime: 'cimd-test',
+    });
+    expect(started.status).toBe(200);
+    expect(started.body.device_code).toBeTruthy();
+    expect(fetchesOf('/device.json')).toBe(1);
+
+    publish('/code-only.json');
+    const refused = await h.post('/oauth/device_authorization', { client_id: urlOf('/code-only.json') });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe('unauthorized_client');
   });
 
   it('shows the host that vouches for the name, and warns when it returns only to this computer', async () => {

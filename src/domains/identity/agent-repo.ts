@@ -223,18 +223,18 @@ export async function lookupCredential(
   return row ? { ...row, agent: toAgent(row.agent) } : null;
 }
 
-/** Marks a key revoked; returns its id, or null when no unrevoked key has that hash. */
+/** Marks a key revoked; returns it and its agent, or null when no unrevoked key has that hash. */
 export async function revokeProjectKeyByHash(
   ex: Executor,
   tokenHash: string,
   now: Date,
-): Promise<string | null> {
+): Promise<{ id: string; agentId: string } | null> {
   const [row] = await ex
     .update(projectKeys)
     .set({ revokedAt: now })
     .where(and(eq(projectKeys.tokenHash, tokenHash), isNull(projectKeys.revokedAt)))
-    .returning({ id: projectKeys.id });
-  return row?.id ?? null;
+    .returning({ id: projectKeys.id, agentId: projectKeys.agentId });
+  return row ?? null;
 }
 
 /** Records use of a key and activity of its agent. */

@@ -201,13 +201,14 @@ export class IdentityService {
   /** Revokes one project key, named by its value; it fails from the very next request on. */
   async revokeProjectKey(projectKey: string): Promise<{ key_id: string; revoked_at: string }> {
     const now = this.clock.now();
-    const keyId = await agentRepo.revokeProjectKeyByHash(
-      this.database.db,
-      hashSecret(projectKey.trim()),
-      now,
-    );
-    if (!keyId) throw new DomainError('NOT_FOUND', 'No active project key has that value.');
-    return { key_id: keyId, revoked_at: now.toISOString() };
+    const key = await this.database.transaction(async (tx) => {
+      const revoked = await agentRepo.revokeProjectKeyByHash(tx, hashSecret(projectKey.trim()), now);
+      // Open streams of the identity re-check their credential at once, as after the console's revoke.
+      if (revoked) await wakeAgent(tx, revoked.agentId);
+      return revoked;
+    });
+    if (!key) throw new DomainError('NOT_FOUND', 'No active project key has that value.');
+    return { key_id: key.id, revoked_at: now.toISOString() };
   }
 
   /** Revokes an identity: every credential of it stops working at once, and it can get no new ones. */

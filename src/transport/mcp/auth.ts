@@ -15,6 +15,11 @@ export async function authenticateRequest(
   identity: IdentityService,
   sessionId: string | null = null,
 ): Promise<Authenticated> {
+  return identity.authenticate(bearerToken(request), sessionId);
+}
+
+/** The bearer value of `Authorization: Bearer …`; UNAUTHENTICATED when there is none. */
+export function bearerToken(request: FastifyRequest): string {
   const header = request.headers.authorization;
   if (!header) {
     throw new DomainError(
@@ -26,5 +31,5 @@ export async function authenticateRequest(
   if (!match?.[1] || match[1].length > MAX_BEARER_CHARS) {
     throw new DomainError('UNAUTHENTICATED', 'The Authorization header must be "Bearer <token>".');
   }
-  return identity.authenticate(match[1], sessionId);
+  return match[1];
 }

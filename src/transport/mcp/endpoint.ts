@@ -18,10 +18,15 @@ import { codeForStatus, envelopeErrorHandler, sendError } from '../../web/http/e
 import { PrototypeKeyRefused } from '../../web/http/json-body.ts';
 import { registerRateLimit } from '../../web/http/rate-limit.ts';
 import { authenticateRequest } from './auth.ts';
+import { openEventStream } from './event-stream.ts';
 import { guardHostAndOrigin, requestPolicy } from './host-guard.ts';
+import { ListenHub } from './listen-hub.ts';
+import { isModernHeader, isModernPost, isRecord } from './modern-request.ts';
+import { postOnly, serveModern } from './modern-route.ts';
 import { asJsonRpc, NotificationHub, sseEvent } from './notification-hub.ts';
 import { answerUnavailable, rpcError, sdkErrorMessage } from './replies.ts';
 import { createMcpServer, type McpDeps } from './server.ts';
+import { mcpTools } from './surface.ts';
 import { directToolCall } from './tool-call.ts';
 
 export interface McpEndpointDeps extends McpDeps {
@@ -82,6 +87,8 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
       'accept',
       'mcp-session-id',
       'mcp-protocol-version',
+      'mcp-method',
+      'mcp-name',
       'last-event-id',
     ],
     expose: ['mcp-session-id', 'www-authenticate'],
@@ -90,13 +97,17 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
   app.addHook('onRequest', async (req) => {
     // A CORS preflight carries no credential: the browser asks before it sends one.
     if (req.method === 'OPTIONS') return;
+    // The 2026-07-28 revision has no sessions: a session id sent along is ignored.
+    const modern = isModernHeader(req);
+    const sessionId = modern ? null : (header(req, 'mcp-session-id') ?? null);
     try {
-      req.mcpAuth = await authenticateRequest(req, deps.identity, header(req, 'mcp-session-id') ?? null);
+      req.mcpAuth = await authenticateRequest(req, deps.identity, sessionId);
     } catch (err) {
-      // With the database away nobody can be authenticated. A tool call on an open session is
-      // still answered as a tool error its client can read (issue 14 item 2); the handler does
-      // nothing else for such a request. Everything else gets the HTTP 503.
-      if (!(isDatabaseUnavailable(err) && req.method === 'POST' && header(req, 'mcp-session-id'))) throw err;
+      // With the database away nobody can be authenticated. A tool call on an open session (or
+      // of the stateless revision) is still answered as a tool error its client can read (issue
+      // 14 item 2); the handler does nothing else for such a request. Everything else gets the
+      // HTTP 503.
+      if (!(isDatabaseUnavailable(err) && req.method === 'POST' && (sessionId || modern))) throw err;
       req.mcpUnavailable = true;
     }
   });
@@ -118,10 +129,16 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     }
     return envelope(err, req, reply);
   });
-  const hub = new NotificationHub(deps.database, deps.sessions);
+  // The 2026-07-28 listens compare the caller's tool list before and after each wake.
+  const listens = new ListenHub(deps.identity, (caller) => JSON.stringify(mcpTools(deps, caller)));
+  const hub = new NotificationHub(deps.database, deps.sessions, (agentId) => listens.wake(agentId));
   await hub.start();
+  listens.start();
   // Open streams would hold the server open; end them first.
-  app.addHook('preClose', async () => hub.stop());
+  app.addHook('preClose', async () => {
+    listens.stop();
+    await hub.stop();
+  });
   await registerRateLimit(app, {
     perMinute: deps.ratePerMinute,
     name: 'mcp',
@@ -135,8 +152,10 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     '/mcp',
     { helmet: false, schema: { tags, security, summary: 'MCP JSON-RPC 2.0 (Streamable HTTP)' } },
     async (req, reply) => {
-      if (req.mcpUnavailable) return answerUnavailable(req, reply, deps.baseUrl);
+      const modern = isModernPost(req);
+      if (req.mcpUnavailable) return answerUnavailable(req, reply, deps.baseUrl, modern);
       const auth = req.mcpAuth!;
+      if (modern) return serveModern(req, reply, auth, deps, listens);
       ignoreTaskMetadata(req.body);
       const init = isInitialize(req.body);
       const sessionId = header(req, 'mcp-session-id');
@@ -204,6 +223,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     { helmet: false, schema: { tags, security, summary: 'End an MCP session' } },
     async (req, reply) => {
       const sessionId = header(req, 'mcp-session-id');
+      if (!sessionId && isModernHeader(req)) return postOnly(reply, deps.baseUrl);
       if (!sessionId) return noSessionId(reply, 'Send the Mcp-Session-Id of the session to end.');
       await deps.sessions.end(sessionId, req.mcpAuth!.caller.agent.id);
       return reply.code(204).send();
@@ -215,6 +235,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     { helmet: false, schema: { tags, security, summary: 'Standalone notification stream (SSE)' } },
     async (req, reply) => {
       const auth = req.mcpAuth!;
+      if (!header(req, 'mcp-session-id') && isModernHeader(req)) return postOnly(reply, deps.baseUrl);
       if (!(req.headers.accept ?? '').includes('text/event-stream')) {
         return sendError(
           reply,
@@ -240,19 +261,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
           { next_step: 'Keep sending POST /mcp; queued notifications come ahead of the next answer.' },
         );
       }
-      reply.hijack();
-      reply.raw.writeHead(200, {
-        // Headers set by hooks so far (CORS among them): hijacking bypasses Fastify's own sending.
-        ...(reply.getHeaders() as Record<string, string>),
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-cache, no-transform',
-        'x-accel-buffering': 'no',
-        'x-request-id': req.id,
-        // A stream's connection is never reused: when it ends, the socket goes too.
-        connection: 'close',
-      });
-      // Send the headers now: a client waits for them before it listens, and no event may come for long.
-      reply.raw.flushHeaders();
+      openEventStream(req, reply);
       hub.open(auth.caller, sessionId, reply);
     },
   );
@@ -322,10 +331,6 @@ function ignoreTaskMetadata(body: unknown): void {
     const params = isRecord(message) ? message.params : undefined;
     if (isRecord(params) && 'task' in params) delete params.task;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** An initialize request: a single JSON-RPC request (with an id) whose method is initialize. */

@@ -36,6 +36,8 @@ export class NotificationHub {
   constructor(
     private readonly database: Database,
     private readonly sessions: SessionService,
+    /** Told of every wake too: the 2026-07-28 listens re-check on the same NOTIFY. */
+    private readonly alsoWake: (agentId: string) => void = () => {},
   ) {}
 
   async start(): Promise<void> {
@@ -76,6 +78,7 @@ export class NotificationHub {
   }
 
   private wake(agentId: string): void {
+    this.alsoWake(agentId);
     for (const s of this.streams) if (s.caller.agent.id === agentId) void this.flush(s);
   }
 

@@ -10,7 +10,7 @@ import { sendError } from '../../web/http/error-handler.ts';
  * hint in details), which MCP clients show to the agent as they show any failed call; any other
  * message gets the HTTP 503 with Retry-After.
  */
-export function answerUnavailable(req: FastifyRequest, reply: FastifyReply, baseUrl: string) {
+export function answerUnavailable(req: FastifyRequest, reply: FastifyReply, baseUrl: string, modern = false) {
   const message = 'The database cannot be reached right now; nothing was changed.';
   const details = { retry_after_seconds: RETRY_AFTER_SECONDS };
   const body = req.body as { method?: unknown; id?: unknown } | null;
@@ -22,6 +22,8 @@ export function answerUnavailable(req: FastifyRequest, reply: FastifyReply, base
       jsonrpc: '2.0',
       id,
       result: {
+        // The 2026-07-28 revision names every result's kind.
+        ...(modern ? { resultType: 'complete' } : {}),
         content: [{ type: 'text', text: JSON.stringify(envelope) }],
         structuredContent: envelope,
         isError: true,

@@ -10,48 +10,18 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { FastifyBaseLogger } from 'fastify';
-import type { AppServices } from '../../domains/catalog.ts';
-import type { Discovery } from '../../domains/discovery/index.ts';
 import { SERVER_NAME, SERVER_VERSION } from '../../domains/discovery/index.ts';
 import type { Caller, InboxMessage } from '../../domains/identity/index.ts';
-import type { OperationRunner } from '../../framework/index.ts';
 import { errorEnvelope } from '../../kernel/errors.ts';
-import type { PublishedLimit } from '../../kernel/limits.ts';
+import { INSTRUCTIONS, listedResource, type McpDeps, mcpResources, mcpTools } from './surface.ts';
 
-export interface McpDeps {
-  runner: OperationRunner<AppServices>;
-  discovery: Discovery;
-  limits: PublishedLimit[];
-}
+export type { McpDeps } from './surface.ts';
 
 /**
  * The SDK builds a new Ajv validator per Server unless given one; the server is built per
  * request, so share one (it caches compiled schemas) instead of paying for it every call.
  */
 const jsonSchemaValidator = new AjvJsonSchemaValidator();
-
-const INSTRUCTIONS =
-  'Cairn is a shared research workspace. Call capabilities_describe first: it lists every tool with why it is or is not available to you, and what to do next. Mutating tools take an idempotency_key. Never put credentials in arguments.';
-
-/** The MCP resources every connection can read. */
-function resources(deps: McpDeps) {
-  return [
-    {
-      uri: 'cairn://guide',
-      name: 'guide',
-      title: 'Connection guide',
-      mimeType: 'text/markdown',
-      text: () => deps.discovery.guide,
-    },
-    {
-      uri: 'cairn://limits',
-      name: 'limits',
-      title: 'Enforced limits',
-      mimeType: 'application/json',
-      text: () => JSON.stringify({ limits: deps.limits }),
-    },
-  ];
-}
 
 /** A tools/call request's JSON-RPC outcome: a result, or an error for its id. */
 export type ToolCallAnswer = { result: CallToolResult } | { error: { code: number; message: string } };
@@ -155,18 +125,7 @@ export function createMcpServer(
     },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: deps.runner.visibleTo(caller).map(({ op, jsonSchema }) => ({
-      name: op.name,
-      description: op.description,
-      inputSchema: jsonSchema as { type: 'object' },
-      annotations: {
-        readOnlyHint: !(op.mutates || op.writes),
-        idempotentHint: true,
-        openWorldHint: op.openWorld === true,
-      },
-    })),
-  }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: mcpTools(deps, caller) }));
 
   // tools/call is answered by the fallback handler rather than setRequestHandler: the SDK checks
   // a registered handler's params itself first and answers a misfit -32603 Internal error with
@@ -178,9 +137,9 @@ export function createMcpServer(
     return answer.result;
   };
 
-  const list = resources(deps);
+  const list = mcpResources(deps);
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: list.map(({ text: _text, ...meta }) => meta),
+    resources: list.map(listedResource),
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const found = list.find((r) => r.uri === request.params.uri);

@@ -1,0 +1,80 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Authenticated, IdentityService } from '../../domains/identity/index.ts';
+import { whenClientGone } from '../../web/http/client-gone.ts';
+import { sendError } from '../../web/http/error-handler.ts';
+import { bearerToken } from './auth.ts';
+import { openEventStream } from './event-stream.ts';
+import type { ListenHub } from './listen-hub.ts';
+import { answerModern, type ModernAnswer, error as modernError } from './modern.ts';
+import { checkModernRequest, isRecord, isRefusal, RPC } from './modern-request.ts';
+import type { McpDeps } from './surface.ts';
+
+/** 2026-07-28 has no GET stream and no session to DELETE: the endpoint takes POST only. */
+export function postOnly(reply: FastifyReply, baseUrl: string) {
+  reply.header('allow', 'POST');
+  return sendError(
+    reply,
+    baseUrl,
+    'METHOD_NOT_ALLOWED',
+    'MCP 2026-07-28 has no sessions and no standalone stream: send each request as a POST.',
+    {},
+    { next: 'POST each request to /mcp; to be told of changes, POST subscriptions/listen.' },
+  );
+}
+
+/**
+ * One request of the 2026-07-28 revision: its envelope checked (modern-request.ts), then
+ * answered statelessly (modern.ts), or, for subscriptions/listen, held open as a stream.
+ */
+export async function serveModern(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  auth: Authenticated,
+  deps: McpDeps & { identity: IdentityService },
+  listens: ListenHub,
+) {
+  const checked = checkModernRequest(req);
+  if (checked === 'notification') return reply.code(202).send();
+  if (isRefusal(checked)) {
+    return sendModern(
+      reply,
+      modernError(checked.status, checked.id, checked.code, checked.message, checked.data),
+    );
+  }
+  if (checked.method === 'subscriptions/listen') {
+    const filter = checked.params.notifications;
+    if (!isRecord(filter)) {
+      return sendModern(
+        reply,
+        modernError(
+          400,
+          checked.id,
+          RPC.invalidParams,
+          'Invalid params: subscriptions/listen needs params.notifications, an object such as {"toolsListChanged": true}.',
+        ),
+      );
+    }
+    openEventStream(req, reply);
+    listens.open(auth.caller, bearerToken(req), checked.id, filter, reply);
+    return reply;
+  }
+  const takeInbox = auth.ownerMessagesWaiting ? () => deps.identity.takeInbox(auth.caller.agent.id) : null;
+  const gone = whenClientGone(req);
+  try {
+    const answer = await answerModern(checked, {
+      caller: auth.caller,
+      deps,
+      requestId: req.id,
+      takeInbox,
+      log: req.log,
+      gone: gone.signal,
+    });
+    return sendModern(reply, answer);
+  } finally {
+    gone.release();
+  }
+}
+
+function sendModern(reply: FastifyReply, answer: ModernAnswer) {
+  return reply.code(answer.status).type('application/json').send(JSON.stringify(answer.message));
+}

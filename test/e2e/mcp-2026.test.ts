@@ -1,0 +1,396 @@
+import {
+  Client as ClientV2,
+  StreamableHTTPClientTransport as TransportV2,
+} from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectClient, createAgent, type TestAgent } from '../support/factories.ts';
+import {
+  type Json,
+  MODERN,
+  modernHeaders,
+  modernMeta,
+  modernRequest,
+  openListen,
+  postModern,
+} from '../support/mcp-modern.ts';
+import { ownerApi, ownerTokenOf } from '../support/owner-api.ts';
+import { startTestServer, type TestServer } from '../support/test-server.ts';
+
+/**
+ * MCP 2026-07-28 on /mcp beside the 2025 revisions (issue 42 item 1): each request carries its
+ * version and capabilities in `_meta`, no session exists, and the transport checks its headers
+ * against the body. Everything here is what a client observes: status codes, JSON-RPC codes,
+ * results, and what arrives on a listen stream when the owner changes something.
+ */
+
+let server: TestServer;
+let replica: TestServer;
+let agent: TestAgent;
+const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
+const SUBSCRIPTION = 'io.modelcontextprotocol/subscriptionId';
+
+beforeAll(async () => {
+  server = await startTestServer();
+  // A second replica over the same database: a change made through one reaches listens on the other.
+  replica = await startTestServer({ database: server.database });
+  agent = await createAgent(server.app.services.identity, { mode: 'READ' });
+});
+afterAll(async () => {
+  await replica?.close();
+  await server?.close();
+});
+
+const post = (body: Json | string, headers: Record<string, string | undefined> = {}) =>
+  postModern(server.url, agent.key, body, headers);
+
+/** The same request as a 2025-11-25 client sends it (no `_meta`), answered by the SDK or the direct path. */
+async function legacy(body: Json): Promise<Json> {
+  const res = await fetch(`${server.url}/mcp`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${agent.key}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: JSON.stringify(body),
+  });
+  return (await res.json()) as Json;
+}
+
+function withoutMethod(headers: Record<string, string>): Record<string, string> {
+  const { 'mcp-method': _method, ...rest } = headers;
+  return rest;
+}
+
+describe('server/discover', () => {
+  it('names the revisions served per request, the capabilities handled, and caching hints', async () => {
+    const res = await post(modernRequest('d1', 'server/discover'));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 'd1' });
+    const result = res.body!.result;
+    expect(result.resultType).toBe('complete');
+    expect(result.supportedVersions).toEqual([MODERN]);
+    expect(result.capabilities).toEqual({ tools: { listChanged: true }, resources: {} });
+    expect(result.instructions).toContain('capabilities_describe');
+    expect(result.ttlMs).toBeGreaterThan(0);
+    expect(Number.isInteger(result.ttlMs)).toBe(true);
+    expect(result.cacheScope).toBe('public');
+    expect(result._meta[SERVER_INFO]).toMatchObject({ name: 'Cairn', version: expect.any(String) });
+  });
+
+  it('needs no clientInfo, and is refused without a credential like any /mcp request', async () => {
+    const body = modernRequest(1, 'server/discover');
+    delete body.params._meta['io.modelcontextprotocol/clientInfo'];
+    expect((await post(body)).status).toBe(200);
+    const anonymous = await postModern(server.url, 'nope', body, { authorization: undefined });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toContain('resource_metadata=');
+  });
+});
+
+describe('the envelope of a 2026-07-28 request', () => {
+  const discover = (meta: Json | undefined, id: number | string = 7) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'server/discover',
+    params: meta === undefined ? {} : { _meta: meta },
+  });
+
+  it('answers missing or malformed _meta with 400 and -32602, for the request id', async () => {
+    const full = modernMeta();
+    const cases: Json[] = [
+      discover(undefined),
+      discover({ 'io.modelcontextprotocol/clientCapabilities': {} }),
+      discover({ 'io.modelcontextprotocol/protocolVersion': MODERN }),
+      discover({ ...full, 'io.modelcontextprotocol/clientCapabilities': 'all' }),
+      discover({ ...full, 'io.modelcontextprotocol/protocolVersion': 20260728 }),
+      discover({ ...full, 'io.modelcontextprotocol/logLevel': 'loud' }),
+    ];
+    for (const body of cases) {
+      const res = await post(body);
+      expect(res.status, JSON.stringify(body)).toBe(400);
+      expect(res.body, JSON.stringify(body)).toMatchObject({ id: 7, error: { code: -32602 } });
+    }
+  });
+
+  it('refuses an unsupported version with -32022, naming the supported ones and the requested', async () => {
+    const meta = { ...modernMeta(), 'io.modelcontextprotocol/protocolVersion': 'v999.0.0' };
+    const res = await post(discover(meta), { 'mcp-protocol-version': 'v999.0.0' });
+    expect(res.status).toBe(400);
+    expect(res.body!.error).toMatchObject({
+      code: -32022,
+      data: { supported: [MODERN], requested: 'v999.0.0' },
+    });
+    expect(res.body!.error.message).toContain('2025-11-25');
+  });
+
+  it('refuses headers that disagree with the body with -32020 (HeaderMismatch)', async () => {
+    const call = modernRequest(3, 'tools/call', { name: 'identity_whoami', arguments: {} });
+    const mismatches: Array<[string, Json, Record<string, string | undefined>]> = [
+      ['version header missing', call, { 'mcp-protocol-version': undefined }],
+      ['version header differs from _meta', discover(modernMeta()), { 'mcp-protocol-version': '2099-01-01' }],
+      ['Mcp-Method missing', call, { 'mcp-method': undefined }],
+      ['Mcp-Method another method', call, { 'mcp-method': 'tools/list' }],
+      ['Mcp-Method in another case', call, { 'mcp-method': 'TOOLS/CALL' }],
+      ['Mcp-Name missing', call, { 'mcp-name': undefined }],
+      ['Mcp-Name another tool', call, { 'mcp-name': 'fetch_text' }],
+      ['Mcp-Name base64 without its padding', call, { 'mcp-name': '=?base64?aWRlbnRpdHlfd2hvYW0?=' }],
+      ['Mcp-Name base64 with bad characters', call, { 'mcp-name': '=?base64?aWRl!!bnRpdHk=?=' }],
+    ];
+    for (const [what, body, headers] of mismatches) {
+      const res = await post(body, headers);
+      expect(res.status, what).toBe(400);
+      expect(res.headers.get('content-type'), what).toContain('application/json');
+      expect(res.body!.error.code, what).toBe(-32020);
+      expect(res.body!.id, what).toBe(body.id);
+    }
+  });
+
+  it('reads Mcp-Name with outer whitespace trimmed, base64-encoded, and header names in any case', async () => {
+    const call = modernRequest(4, 'tools/call', { name: 'identity_whoami', arguments: {} });
+    const encoded = `=?base64?${Buffer.from('identity_whoami').toString('base64')}?=`;
+    for (const headers of [{ 'mcp-name': '  identity_whoami\t' }, { 'mcp-name': encoded }]) {
+      const res = await post(call, headers);
+      expect(res.status, JSON.stringify(headers)).toBe(200);
+      expect(res.body!.result.isError).toBeUndefined();
+    }
+    // fetch sends header names as given; HTTP names are case-insensitive.
+    const res = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { ...withoutMethod(modernHeaders(agent.key, call)), 'MCP-METHOD': 'tools/call' },
+      body: JSON.stringify(call),
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it('answers batches, ids that are not ids, and notifications as JSON-RPC over HTTP asks', async () => {
+    const batch = await post(JSON.stringify([modernRequest(1, 'tools/list')]), {
+      'mcp-method': 'tools/list',
+    });
+    expect(batch.status).toBe(400);
+    expect(batch.body!.error.code).toBe(-32600);
+    const nullId = await post({ ...modernRequest(1, 'tools/list'), id: null });
+    expect(nullId.status).toBe(400);
+    expect(nullId.body!.error.code).toBe(-32600);
+    expect('id' in nullId.body!).toBe(false);
+    const note = await post({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 1, _meta: modernMeta() },
+    });
+    expect(note.status).toBe(202);
+    expect(note.body).toBeNull();
+  });
+
+  it('answers removed and undeclared methods with HTTP 404 and -32601', async () => {
+    for (const method of [
+      'initialize',
+      'ping',
+      'logging/setLevel',
+      'resources/subscribe',
+      'prompts/list',
+      'completion/complete',
+      'unknown/method',
+    ]) {
+      const res = await post(modernRequest(500, method));
+      expect(res.status, method).toBe(404);
+      expect(res.body, method).toMatchObject({ id: 500, error: { code: -32601 } });
+    }
+  });
+
+  it('takes POST only: GET and DELETE of this revision get 405; a 2025 session is untouched', async () => {
+    const headers = { authorization: `Bearer ${agent.key}`, 'mcp-protocol-version': MODERN };
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${server.url}/mcp`, {
+        method,
+        headers: { ...headers, accept: 'text/event-stream' },
+      });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get('allow'), method).toBe('POST');
+      expect((await res.json()).error.next_action).toContain('subscriptions/listen');
+    }
+    const old = await connectClient(server.url, agent.key);
+    expect((await old.listTools()).tools.length).toBeGreaterThan(0);
+    await old.close();
+  });
+});
+
+describe('tools and resources, the same as a 2025 session sees them', () => {
+  it('lists the same tools, with private caching hints', async () => {
+    const modern = (await post(modernRequest(1, 'tools/list'))).body!.result;
+    const old = (await legacy({ jsonrpc: '2.0', id: 1, method: 'tools/list' })).result;
+    expect(modern.resultType).toBe('complete');
+    expect(modern.tools).toEqual(old.tools);
+    expect(modern).toMatchObject({ cacheScope: 'private', ttlMs: expect.any(Number) });
+    const paged = await post(modernRequest(2, 'tools/list', { cursor: 'abc' }));
+    expect(paged.body!.error.code).toBe(-32602);
+  });
+
+  it('answers tools/call as a 2025 session does, with resultType and the server named', async () => {
+    const calls: Json[] = [
+      { name: 'identity_whoami', arguments: {} },
+      { name: 'identity_whoami' },
+      { name: 'fetch_text', arguments: { url: 5 } },
+      { name: 'fetch_text', arguments: {} },
+      { name: 'capabilities_describe', arguments: {} },
+    ];
+    for (const params of calls) {
+      const modern = (await post(modernRequest(9, 'tools/call', params))).body!;
+      const old = await legacy({ jsonrpc: '2.0', id: 9, method: 'tools/call', params });
+      expect(modern.result.resultType, JSON.stringify(params)).toBe('complete');
+      expect(modern.result._meta[SERVER_INFO].name).toBe('Cairn');
+      const { resultType: _t, _meta, ...rest } = modern.result;
+      const { [SERVER_INFO]: _info, ...ownMeta } = _meta;
+      const normal = (v: unknown) => JSON.stringify(v).replace(/"(req|request_id)":"[^"]*"/g, '"$1":"-"');
+      expect(normal({ ...rest, ...(Object.keys(ownMeta).length > 0 ? { _meta: ownMeta } : {}) })).toBe(
+        normal(old.result),
+      );
+    }
+  });
+
+  it('names an unknown tool a protocol error (-32602), with the permitted moves in data', async () => {
+    const res = await post(modernRequest(5, 'tools/call', { name: 'identity_whoamii', arguments: {} }));
+    expect(res.status).toBe(200);
+    expect(res.body!.error).toMatchObject({
+      code: -32602,
+      message: 'Unknown tool: identity_whoamii',
+      data: { error: { code: 'UNKNOWN_TOOL', allowed_alternatives: [{ tool: 'identity_whoami' }] } },
+    });
+    const bad = await post(modernRequest(6, 'tools/call', { name: 'identity_whoami', arguments: [1] }));
+    expect(bad.body!.error.code).toBe(-32602);
+  });
+
+  it('lists and reads its resources with caching hints, and an unknown one is -32602 with its URI', async () => {
+    const list = (await post(modernRequest(1, 'resources/list'))).body!.result;
+    expect(list.resources.map((r: Json) => r.uri)).toEqual(['cairn://guide', 'cairn://limits']);
+    expect(list).toMatchObject({ resultType: 'complete', cacheScope: 'public' });
+    const templates = (await post(modernRequest(2, 'resources/templates/list'))).body!.result;
+    expect(templates).toMatchObject({ resourceTemplates: [], resultType: 'complete', cacheScope: 'public' });
+    const read = (await post(modernRequest(3, 'resources/read', { uri: 'cairn://limits' }))).body!.result;
+    expect(JSON.parse(read.contents[0].text).limits.length).toBeGreaterThan(0);
+    expect(read).toMatchObject({ resultType: 'complete', ttlMs: expect.any(Number) });
+    const missing = await post(modernRequest(4, 'resources/read', { uri: 'cairn://nothing' }));
+    expect(missing.body!.error).toMatchObject({ code: -32602, data: { uri: 'cairn://nothing' } });
+  });
+});
+
+describe('subscriptions/listen', () => {
+  it('acknowledges first, and tells of a changed tool list, tagged with its id, from another replica', async () => {
+    const member = await createAgent(server.app.services.identity, { mode: 'READ' });
+    const token = await ownerTokenOf(server, member);
+    const listen = await openListen(server.url, member.key, 'L-1', {
+      toolsListChanged: true,
+      promptsListChanged: true,
+    });
+    expect(listen.status).toBe(200);
+    expect(listen.contentType).toContain('text/event-stream');
+    const ack = await listen.next(() => true);
+    expect(ack).toEqual({
+      jsonrpc: '2.0',
+      method: 'notifications/subscriptions/acknowledged',
+      // Prompts are not served, so the honoured subset leaves them out.
+      params: { notifications: { toolsListChanged: true }, _meta: { [SUBSCRIPTION]: 'L-1' } },
+    });
+    const started = Date.now();
+    const suspended = await ownerApi(replica, token, 'POST', `/v1/agents/${member.agentId}/suspend`, {
+      reason: 'checking the listen stream',
+    });
+    expect(suspended.status).toBe(200);
+    const changed = await listen.next((m) => m.method === 'notifications/tools/list_changed', 1_000);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(changed.params).toEqual({ _meta: { [SUBSCRIPTION]: 'L-1' } });
+    listen.close();
+  });
+
+  it('sends only what was asked for, and nothing when the tool list did not change', async () => {
+    const member = await createAgent(server.app.services.identity, { mode: 'READ' });
+    const token = await ownerTokenOf(server, member);
+    const quiet = await openListen(server.url, member.key, 2, { promptsListChanged: true });
+    const ack = await quiet.next(() => true);
+    expect(ack.params.notifications).toEqual({});
+    const tools = await openListen(server.url, member.key, 3, { toolsListChanged: true });
+    await tools.next(() => true);
+    // READ to READ changes nothing a client lists; then a real change.
+    await ownerApi(server, token, 'POST', `/v1/agents/${member.agentId}/mode`, { mode: 'READ' });
+    await ownerApi(server, token, 'POST', `/v1/agents/${member.agentId}/mode`, { mode: 'NONE' });
+    await tools.next((m) => m.method === 'notifications/tools/list_changed');
+    expect(tools.messages.filter((m) => m.method === 'notifications/tools/list_changed')).toHaveLength(1);
+    expect(quiet.messages).toHaveLength(1);
+    quiet.close();
+    tools.close();
+  });
+
+  it('ends when the credential it was opened with is revoked', async () => {
+    const member = await createAgent(server.app.services.identity, { mode: 'READ' });
+    const listen = await openListen(server.url, member.key, 4, { toolsListChanged: true });
+    await listen.next(() => true);
+    await server.app.services.identity.revokeProjectKey(member.key);
+    await expect(
+      Promise.race([
+        listen.ended.then(() => 'ended'),
+        new Promise((r) => setTimeout(() => r('open'), 2_000)),
+      ]),
+    ).resolves.toBe('ended');
+  });
+
+  it('refuses a listen without its notifications filter', async () => {
+    const res = await post(modernRequest(8, 'subscriptions/listen'));
+    expect(res.status).toBe(400);
+    expect(res.body!.error.code).toBe(-32602);
+  });
+
+  it('ends every listen with its own response when the server stops', async () => {
+    const own = await startTestServer({ database: server.database });
+    const listen = await openListen(own.url, agent.key, 'bye', { toolsListChanged: true });
+    await listen.next(() => true);
+    const closing = own.close();
+    const last = await listen.next((m) => 'result' in m);
+    expect(last).toEqual({
+      jsonrpc: '2.0',
+      id: 'bye',
+      result: { resultType: 'complete', _meta: { [SUBSCRIPTION]: 'bye' } },
+    });
+    await closing;
+  });
+});
+
+describe('the official SDKs of both generations on one server', () => {
+  it('a v2 client negotiates 2026-07-28, calls a tool and hears of a changed tool list', async () => {
+    const member = await createAgent(server.app.services.identity, { mode: 'READ' });
+    const token = await ownerTokenOf(server, member);
+    const client = new ClientV2(
+      { name: 'vitest-v2', version: '1.0.0' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    await client.connect(
+      new TransportV2(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${member.key}` } },
+      }),
+    );
+    expect(client.getNegotiatedProtocolVersion()).toBe(MODERN);
+    const tools = await client.listTools();
+    expect(tools.tools.map((t) => t.name)).toContain('identity_whoami');
+    const whoami = await client.callTool({ name: 'identity_whoami', arguments: {} });
+    expect((whoami.structuredContent as Json).agent_id).toBe(member.agentId);
+    let heard = 0;
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      heard++;
+    });
+    const subscription = await client.listen({ toolsListChanged: true });
+    expect(subscription.honoredFilter).toEqual({ toolsListChanged: true });
+    await ownerApi(server, token, 'POST', `/v1/agents/${member.agentId}/mode`, { mode: 'NONE' });
+    await expect.poll(() => heard, { timeout: 2_000 }).toBe(1);
+    await subscription.close();
+    await client.close();
+  });
+
+  it('a v1 client on the same server keeps its 2025-11-25 session', async () => {
+    const client = await connectClient(server.url, agent.key);
+    const whoami = await client.callTool({ name: 'identity_whoami', arguments: {} });
+    expect((whoami.structuredContent as Json).agent_id).toBe(agent.agentId);
+    expect('resultType' in whoami).toBe(false);
+    await client.close();
+  });
+});

@@ -22,6 +22,7 @@ import { buildDoorContext } from './transport/door-context.ts';
 import { Metrics } from './transport/http/metrics.ts';
 import { buildHttpServer } from './transport/http/server.ts';
 import { startListeners } from './transport/listeners.ts';
+import { MODERN_VERSIONS } from './transport/mcp/modern-request.ts';
 import { connectRateLimitStore } from './web/http/rate-limit.ts';
 
 export interface App {
@@ -75,7 +76,8 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     visible_when: op.visibleWhen,
   }));
   const methods = { projectKey: true, devicePairing: true, nativeOAuth: true };
-  const protocols = [...SUPPORTED_PROTOCOL_VERSIONS];
+  // The stateless revision first (served per request), then those negotiated by initialize.
+  const protocols = [...MODERN_VERSIONS, ...SUPPORTED_PROTOCOL_VERSIONS];
   const discovery = buildDiscovery(
     config.baseUrl,
     methods,

@@ -168,7 +168,7 @@ describe('public documents', () => {
         }),
       ]),
     });
-    expect(card.protocol_versions[0]).toBe('2025-11-25');
+    expect(card.protocol_versions.slice(0, 2)).toEqual(['2026-07-28', '2025-11-25']);
     expect(card.tool_groups.map((g: { group: string }) => g.group)).toEqual([
       'Always',
       'Read',

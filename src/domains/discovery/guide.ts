@@ -8,7 +8,7 @@ export function buildGuide(baseUrl: string, methods: ConnectMethods): string {
 Cairn is a shared research workspace for AI agents. Every MCP call is made by an agent
 identity that belongs to a human owner; a new identity is inert until its owner activates a mode.
 
-- MCP endpoint: \`${mcp}\` (Streamable HTTP, JSON-RPC 2.0; protocol 2025-11-25 and earlier revisions)
+- MCP endpoint: \`${mcp}\` (Streamable HTTP, JSON-RPC 2.0; protocol 2026-07-28 per request, without a session, and 2025-11-25 and earlier revisions in sessions opened by initialize)
 - Ready configuration for your client: ${baseUrl}/v1/public/connection?runtime=claude-code (or
   cursor, vscode, codex, generic; add \`&deny_other_web=true\` for the client settings that turn off
   its other web tools, so every read goes through Cairn)

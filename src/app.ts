@@ -57,7 +57,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     limits: publishedLimits(config),
     extensions: gatherExtensions(AREAS, areasOn(config)),
   };
-  const { services, workers } = await startAreas<AppServices>(AREAS, core);
+  const { services, workers, feeds } = await startAreas<AppServices>(AREAS, core);
 
   const metrics = new Metrics(database);
   const runner = new OperationRunner(operationsFor(config), database, clock, services, {
@@ -103,6 +103,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     redis,
     bodies: core.parser,
     doors,
+    feeds,
   });
   // The areas' own listeners (the SMTP receiver), beside the HTTP server; closed with it.
   const listening = await startListeners(doors, logger);

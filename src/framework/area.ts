@@ -8,6 +8,7 @@ import type { ParserPool } from '../parsing/index.ts';
 import type { Database, Schema } from '../storage/database.ts';
 import type { CliDoor } from './cli.ts';
 import type { DoorContext, Doors, PageParts } from './doors.ts';
+import type { Feed } from './feed.ts';
 import type { Operation } from './operation.ts';
 
 /**
@@ -56,6 +57,8 @@ export interface Started<S> {
   /** What operations reach through `ctx.services`, and transports through the app's services. */
   services: S;
   workers?: Worker[];
+  /** What an idle agent can be woken for (feed.ts): MCP resources it can subscribe to. */
+  feeds?: Feed[];
 }
 
 export interface Area<S extends object = object> {
@@ -134,9 +137,10 @@ export function gatherExtensions(areas: ReadonlyArray<Area>, on: ReadonlyArray<A
 export async function startAreas<S>(
   areas: ReadonlyArray<Area>,
   core: Core,
-): Promise<{ services: S; workers: Worker[] }> {
+): Promise<{ services: S; workers: Worker[]; feeds: Feed[] }> {
   const services: Record<string, unknown> = {};
   const workers: Worker[] = [];
+  const feeds: Feed[] = [];
   for (const area of areas) {
     const started = await area.start(core);
     for (const [key, value] of Object.entries(started.services)) {
@@ -145,8 +149,9 @@ export async function startAreas<S>(
       services[key] = value;
     }
     workers.push(...(started.workers ?? []));
+    feeds.push(...(started.feeds ?? []));
   }
-  return { services: services as S, workers };
+  return { services: services as S, workers, feeds };
 }
 
 /** Every area's parts, slot by slot in catalogue order, each built with the door context. */

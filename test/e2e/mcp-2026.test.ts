@@ -3,6 +3,7 @@ import {
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { campaignWith, type Member, newMember, ok } from '../support/campaigns.ts';
 import { connectClient, createAgent, type TestAgent } from '../support/factories.ts';
 import {
   type Json,
@@ -72,7 +73,7 @@ describe('server/discover', () => {
     const result = res.body!.result;
     expect(result.resultType).toBe('complete');
     expect(result.supportedVersions).toEqual([MODERN]);
-    expect(result.capabilities).toEqual({ tools: { listChanged: true }, resources: {} });
+    expect(result.capabilities).toEqual({ tools: { listChanged: true }, resources: { subscribe: true } });
     expect(result.instructions).toContain('capabilities_describe');
     expect(result.ttlMs).toBeGreaterThan(0);
     expect(Number.isInteger(result.ttlMs)).toBe(true);
@@ -267,7 +268,7 @@ describe('tools and resources, the same as a 2025 session sees them', () => {
     expect(list.resources.map((r: Json) => r.uri)).toEqual(['cairn://guide', 'cairn://limits']);
     expect(list).toMatchObject({ resultType: 'complete', cacheScope: 'public' });
     const templates = (await post(modernRequest(2, 'resources/templates/list'))).body!.result;
-    expect(templates).toMatchObject({ resourceTemplates: [], resultType: 'complete', cacheScope: 'public' });
+    expect(templates).toMatchObject({ resultType: 'complete', cacheScope: 'public' });
     const read = (await post(modernRequest(3, 'resources/read', { uri: 'cairn://limits' }))).body!.result;
     expect(JSON.parse(read.contents[0].text).limits.length).toBeGreaterThan(0);
     expect(read).toMatchObject({ resultType: 'complete', ttlMs: expect.any(Number) });
@@ -353,6 +354,117 @@ describe('subscriptions/listen', () => {
       result: { resultType: 'complete', _meta: { [SUBSCRIPTION]: 'bye' } },
     });
     await closing;
+  });
+});
+
+describe("a campaign's events as a feed", () => {
+  let coordinator: Member;
+  let worker: Member;
+  let third: Member;
+  let campaignId: string;
+  const eventsUri = (id: string, cursor?: string) =>
+    `cairn://campaigns/${id}/events${cursor ? `?cursor=${cursor}` : ''}`;
+  const updated = (uri: string) => (m: Json) =>
+    m.method === 'notifications/resources/updated' && m.params.uri === uri;
+
+  beforeAll(async () => {
+    // The coordinator works through the other replica: its writes reach this one's listens by NOTIFY.
+    const lead = await createAgent(server.app.services.identity, { mode: 'READ' });
+    coordinator = { ...lead, client: await connectClient(replica.url, lead.key) };
+    worker = await newMember(server);
+    third = await newMember(server);
+    campaignId = await campaignWith(coordinator, [worker, third]);
+  });
+
+  it('is listed as a template, and discover says subscriptions are honoured', async () => {
+    const templates = (await post(modernRequest(1, 'resources/templates/list'))).body!.result;
+    expect(templates.resourceTemplates).toEqual([
+      expect.objectContaining({ uriTemplate: 'cairn://campaigns/{campaign_id}/events{?cursor}' }),
+    ]);
+    const discover = (await post(modernRequest(2, 'server/discover'))).body!.result;
+    expect(discover.capabilities.resources).toEqual({ subscribe: true });
+  });
+
+  it('wakes a member within a second of an event it may see, and never for one it may not', async () => {
+    const uri = eventsUri(campaignId);
+    const outsiderCampaign = await campaignWith(third, []);
+    const listen = await openListen(server.url, worker.key, 'feed-1', {
+      resourceSubscriptions: [
+        uri,
+        eventsUri(outsiderCampaign),
+        'cairn://campaigns/cmp_nothing/events',
+        'cairn://other',
+      ],
+    });
+    const ack = await listen.next(() => true);
+    // Only what the worker may follow is honoured; the others are left out alike.
+    expect(ack.params.notifications).toEqual({ resourceSubscriptions: [uri] });
+    // A direct message between two others is not the worker's to see: no wake-up.
+    await ok(coordinator, 'message_send', {
+      campaign_id: campaignId,
+      to: third.agentId,
+      type: 'NOTE',
+      content: 'Only for you.',
+    });
+    await new Promise((r) => setTimeout(r, 400));
+    expect(listen.messages.filter((m) => m.method === 'notifications/resources/updated')).toHaveLength(0);
+    const started = Date.now();
+    await ok(coordinator, 'message_append', {
+      campaign_id: campaignId,
+      type: 'NOTE',
+      content: 'For everyone.',
+    });
+    const woke = await listen.next(updated(uri), 1_000);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(woke.params._meta[SUBSCRIPTION]).toBe('feed-1');
+    listen.close();
+  });
+
+  it('resumes from a cursor: a reconnect hears at once of what came meanwhile, and reads it', async () => {
+    const asWorker = (body: Json) => postModern(server.url, worker.key, body);
+    const read = await asWorker(modernRequest(3, 'resources/read', { uri: eventsUri(campaignId) }));
+    const first = JSON.parse(read.body!.result.contents[0].text);
+    expect(read.body!.result).toMatchObject({ cacheScope: 'private', ttlMs: 0 });
+    expect(first.events.length).toBeGreaterThan(0);
+    // The agent read up to here, then its stream dropped; an event came while it was away.
+    await ok(coordinator, 'message_append', {
+      campaign_id: campaignId,
+      type: 'NOTE',
+      content: 'While you were away.',
+    });
+    const uri = eventsUri(campaignId, first.cursor);
+    const listen = await openListen(server.url, worker.key, 'feed-2', { resourceSubscriptions: [uri] });
+    await listen.next(updated(uri), 1_000);
+    const again = await asWorker(modernRequest(4, 'resources/read', { uri }));
+    const missed = JSON.parse(again.body!.result.contents[0].text);
+    expect(missed.events).toHaveLength(1);
+    expect(JSON.stringify(missed.events[0])).toContain('While you were away.');
+    listen.close();
+  });
+
+  it("gives nothing of a campaign to a non-member, nor with another's cursor", async () => {
+    // `agent` is no member of the campaign.
+    const read = await post(modernRequest(5, 'resources/read', { uri: eventsUri(campaignId) }));
+    expect(read.body!.error).toMatchObject({ code: -32602, data: { uri: eventsUri(campaignId) } });
+    const own = await postModern(
+      server.url,
+      worker.key,
+      modernRequest(6, 'resources/read', { uri: eventsUri(campaignId) }),
+    );
+    const cursor = JSON.parse(own.body!.result.contents[0].text).cursor;
+    const foreign = await postModern(
+      server.url,
+      third.key,
+      modernRequest(7, 'resources/read', { uri: eventsUri(campaignId, cursor) }),
+    );
+    expect(foreign.body!.error.code).toBe(-32602);
+    const tooMany = await post(
+      modernRequest(8, 'subscriptions/listen', {
+        notifications: { resourceSubscriptions: Array.from({ length: 21 }, (_, i) => `cairn://x/${i}`) },
+      }),
+    );
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body!.error.code).toBe(-32602);
   });
 });
 

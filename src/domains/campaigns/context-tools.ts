@@ -6,7 +6,7 @@ import { isDatabaseUnavailable } from '../../storage/unavailable.ts';
 import { viewerOf, visibleToEveryMember } from './audience.ts';
 import { campaignTool } from './campaign-tool.ts';
 import { type Membership, requireMembership } from './core/member.ts';
-import { eventsAfter, presentEventFor, signWatchCursor, watchBinding } from './ledger/ledger-repo.ts';
+import { eventsAfter, openWatchCursor, presentEventFor, signWatchCursor } from './ledger/ledger-repo.ts';
 import { CAMPAIGN_LIMITS } from './limits.ts';
 import { listVisibleMessages } from './messages/message-repo.ts';
 import { presentCompact, presentMessage } from './messages/messages.ts';
@@ -57,7 +57,7 @@ const eventsWatch = campaignTool({
     const { secret, ledger } = ctx.services.campaignDeps;
     let m = await requireMembership(ctx.ex, ctx.caller, input.campaignId);
     const campaignId = m.campaign.id;
-    const afterSeq = input.cursor ? openWatchCursor(secret, m, input.cursor) : 0;
+    const afterSeq = input.cursor ? openWatchCursor(secret, m.agentId, campaignId, input.cursor) : 0;
     const limit = input.limit ?? 100;
     const waitMs = Math.min((input.waitSeconds ?? CAMPAIGN_LIMITS.eventsWatchSeconds) * 1000, MAX_HOLD_MS);
     const started = performance.now();
@@ -166,13 +166,6 @@ async function serveWoken(ctx: CampaignCtx, m: Membership, afterSeq: number, lim
     events: rows.map((e) => presentEventFor(viewer, e)),
     cursor: signWatchCursor(secret, m.agentId, m.campaign.id, last.seq),
   };
-}
-
-/** The position of an events_watch cursor; CURSOR_INVALID when forged, foreign or malformed. */
-function openWatchCursor(secret: string, m: Membership, cursor: string): number {
-  const { seq } = openCursor<{ seq?: unknown }>(secret, watchBinding(m.agentId, m.campaign.id), cursor);
-  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) throw cursorInvalid();
-  return seq;
 }
 
 function heartbeat(secret: string, ctx: CampaignCtx, campaignId: string, given: string | undefined) {

@@ -109,6 +109,7 @@ import * as boardTables from './boards/tables.ts';
 import { FindingOwnerService } from './findings/owner-findings.ts';
 import { ResearchReports } from './findings/reports.ts';
 import * as findingTables from './findings/tables.ts';
+import { eventsFeed } from './ledger/events-feed.ts';
 import { LedgerFeed } from './ledger/ledger-feed.ts';
 import { LedgerWaiter } from './ledger/ledger-waiter.ts';
 import { PUBLISHED_CAMPAIGN_LIMITS } from './limits.ts';
@@ -203,6 +204,8 @@ export const campaignsArea = {
         boards: new BoardService(database, clock, config.baseUrl),
         publicBoards: new PublicBoards(database, secret, config.baseUrl),
       },
+      // Members can be woken for their campaign's new events (a 2026-07-28 listen).
+      feeds: [eventsFeed(database, secret, ledger)],
       // A waiting events_watch answers its heartbeat as soon as the server starts closing.
       workers: [
         leaseSweeper,

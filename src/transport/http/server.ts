@@ -10,7 +10,7 @@ import type { Config } from '../../config/config.ts';
 import type { AppServices } from '../../domains/catalog.ts';
 import { AREAS } from '../../domains/catalog.ts';
 import { type Discovery, publicStats, SERVER_VERSION, serverStatus } from '../../domains/discovery/index.ts';
-import type { Area, OperationRunner } from '../../framework/index.ts';
+import type { Area, Feed, OperationRunner } from '../../framework/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 import { isQuietRequest } from '../../logging.ts';
@@ -48,6 +48,8 @@ export interface HttpDeps {
   bodies: BodyDecoder;
   /** What every area's doors are handed (door-context.ts). */
   doors: DoorContextOfAll;
+  /** What idle agents can subscribe to over MCP (framework/feed.ts). */
+  feeds: Feed[];
 }
 
 /** An incoming x-request-id is kept when it is a plain token, so traces join up across proxies. */
@@ -160,6 +162,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     runner: deps.runner,
     discovery,
     limits,
+    feeds: deps.feeds,
     identity: services.identity,
     sessions: services.sessions,
     database,

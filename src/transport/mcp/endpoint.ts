@@ -130,7 +130,11 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     return envelope(err, req, reply);
   });
   // The 2026-07-28 listens compare the caller's tool list before and after each wake.
-  const listens = new ListenHub(deps.identity, (caller) => JSON.stringify(mcpTools(deps, caller)));
+  const listens = new ListenHub(
+    deps.identity,
+    (caller) => JSON.stringify(mcpTools(deps, caller)),
+    deps.feeds,
+  );
   const hub = new NotificationHub(deps.database, deps.sessions, (agentId) => listens.wake(agentId));
   await hub.start();
   listens.start();

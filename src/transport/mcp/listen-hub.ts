@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { Caller, IdentityService } from '../../domains/identity/index.ts';
+import type { Feed, FeedFollow } from '../../framework/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import { isDatabaseUnavailable } from '../../storage/unavailable.ts';
 import { META, type RpcId } from './modern-request.ts';
@@ -17,7 +18,15 @@ import { META, type RpcId } from './modern-request.ts';
  * with and compare the tool list it would now get with the one it last announced: a
  * `notifications/tools/list_changed` goes out only when they differ, and a credential that no
  * longer authenticates ends the stream (the client's reconnect then meets the 401 challenge).
+ *
+ * And what an area's feed follows (framework/feed.ts): each URI in `resourceSubscriptions`
+ * that a feed follows for the caller gets `notifications/resources/updated` when there is news
+ * there. A URI may carry the cursor the client had read up to, so a reconnect hears at once of
+ * what came meanwhile.
  */
+
+/** The most URIs one listen follows, and the most listens one identity holds open at a time. */
+export const LISTEN_LIMITS = { resourceSubscriptions: 20, listensPerIdentity: 10 } as const;
 
 /** How often an open listen sends a keep-alive and re-checks, whatever NOTIFY said. */
 const SWEEP_MS = 20_000;
@@ -31,6 +40,8 @@ export interface ListenFilter {
 
 interface Listen {
   id: RpcId;
+  /** Aborted when the stream ends: stops its feeds' waits. */
+  ended: AbortController;
   agentId: string;
   /** The credential the listen was opened with, kept in memory only, to re-check it. */
   bearer: string;
@@ -49,6 +60,7 @@ export class ListenHub {
     private readonly identity: IdentityService,
     /** The caller's tool list in a comparable form. */
     private readonly fingerprint: (caller: Caller) => string,
+    private readonly feeds: readonly Feed[] = [],
   ) {}
 
   start(): void {
@@ -60,8 +72,8 @@ export class ListenHub {
    * The subset of a requested filter this server honours, as the acknowledgement names it:
    * only the kinds asked for and sent here (no prompts; the resource list never changes).
    */
-  static honoured(requested: Record<string, unknown>): Record<string, boolean> {
-    const subset: Record<string, boolean> = {};
+  static honoured(requested: Record<string, unknown>): Record<string, boolean | string[]> {
+    const subset: Record<string, boolean | string[]> = {};
     for (const [kind, sent] of Object.entries(HONOURED))
       if (sent && requested[kind] === true) subset[kind] = true;
     return subset;
@@ -71,34 +83,107 @@ export class ListenHub {
    * Takes over a hijacked reply whose stream headers are sent: acknowledges the listen first
    * (nothing may come before it), then holds it until the client goes or the server stops.
    */
-  open(
+  async open(
     caller: Caller,
     bearer: string,
     id: RpcId,
     requested: Record<string, unknown>,
+    uris: readonly string[],
     reply: FastifyReply,
-  ): void {
+  ): Promise<void> {
     const raw = reply.raw;
     if (this.stopped || raw.destroyed) {
       raw.destroy();
       return;
     }
     const honoured = ListenHub.honoured(requested);
+    const followed = await this.followAll(uris, caller);
+    if (requested.resourceSubscriptions !== undefined) {
+      honoured.resourceSubscriptions = followed.map((f) => f.uri);
+    }
     const listen: Listen = {
       id,
+      ended: new AbortController(),
       agentId: caller.agent.id,
       bearer,
       filter: { toolsListChanged: honoured.toolsListChanged === true },
       fingerprint: this.fingerprint(caller),
       reply,
     };
+    this.makeRoom(caller.agent.id);
     this.listens.add(listen);
-    raw.on('close', () => this.listens.delete(listen));
+    raw.on('close', () => {
+      this.listens.delete(listen);
+      listen.ended.abort();
+    });
+    if (raw.destroyed) listen.ended.abort();
     this.send(listen, {
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',
       params: { notifications: honoured, _meta: { [META.subscriptionId]: id } },
     });
+    for (const { uri, follow } of followed) void this.watch(listen, uri, follow);
+  }
+
+  /** The URIs some feed follows for this caller, each once, in the order asked. */
+  private async followAll(uris: readonly string[], caller: Caller) {
+    const followed: Array<{ uri: string; follow: FeedFollow }> = [];
+    for (const uri of new Set(uris)) {
+      for (const feed of this.feeds) {
+        const follow = await feed.follow(uri, caller);
+        if (follow) {
+          followed.push({ uri, follow });
+          break;
+        }
+      }
+    }
+    return followed;
+  }
+
+  /**
+   * An identity holds a bounded number of listens: the oldest ends (with its response, as on
+   * shutdown) to make room, since a client that reconnects often opens the new stream before
+   * the server has seen the old one drop.
+   */
+  private makeRoom(agentId: string): void {
+    const own = [...this.listens].filter((l) => l.agentId === agentId);
+    for (const l of own.slice(0, Math.max(0, own.length - LISTEN_LIMITS.listensPerIdentity + 1))) {
+      this.listens.delete(l);
+      this.end(l);
+    }
+  }
+
+  /**
+   * One followed URI, for as long as the stream is open: armed before each check, so a change
+   * between a check and the wait still wakes it; re-checked every sweep in case a NOTIFY was
+   * missed. The first check runs at once: a cursor in the URI may already be behind.
+   */
+  private async watch(listen: Listen, uri: string, follow: FeedFollow): Promise<void> {
+    const signal = listen.ended.signal;
+    while (!signal.aborted) {
+      try {
+        const ticket = await follow.arm();
+        try {
+          const caller = await this.current(listen);
+          if (!caller) return;
+          if (await follow.news(caller)) {
+            this.send(listen, {
+              jsonrpc: '2.0',
+              method: 'notifications/resources/updated',
+              params: { uri, _meta: { [META.subscriptionId]: listen.id } },
+            });
+          }
+          if ((await ticket.wait(SWEEP_MS, signal)) === 'closed') return;
+        } finally {
+          ticket.cancel();
+        }
+      } catch (err) {
+        // The database away: try again shortly, for as long as the stream is open.
+        const error = err instanceof Error ? err.name : typeof err;
+        listen.reply.log.warn({ error }, 'listen feed check failed; retrying');
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      }
+    }
   }
 
   /** Wakes the listens of an agent whose tools may have changed (or whose credential went). */
@@ -113,19 +198,23 @@ export class ListenHub {
   stop(): void {
     this.stopped = true;
     if (this.sweeper) clearInterval(this.sweeper);
-    for (const l of this.listens) {
-      const raw = l.reply.raw;
-      if (raw.writable) {
-        this.send(l, {
-          jsonrpc: '2.0',
-          id: l.id,
-          result: { resultType: 'complete', _meta: { [META.subscriptionId]: l.id } },
-        });
-      }
-      raw.end(() => raw.destroy());
-      setTimeout(() => raw.destroy(), 500).unref();
-    }
+    for (const l of this.listens) this.end(l);
     this.listens.clear();
+  }
+
+  /** Ends a listen with its own response (a complete result with its subscription id). */
+  private end(l: Listen): void {
+    l.ended.abort();
+    const raw = l.reply.raw;
+    if (raw.writable) {
+      this.send(l, {
+        jsonrpc: '2.0',
+        id: l.id,
+        result: { resultType: 'complete', _meta: { [META.subscriptionId]: l.id } },
+      });
+    }
+    raw.end(() => raw.destroy());
+    setTimeout(() => raw.destroy(), 500).unref();
   }
 
   private sweep(): void {
@@ -139,21 +228,16 @@ export class ListenHub {
   private async check(listen: Listen): Promise<void> {
     const raw = listen.reply.raw;
     if (raw.destroyed || raw.writableEnded) return;
-    let caller: Caller;
+    let caller: Caller | null;
     try {
-      caller = (await this.identity.authenticate(listen.bearer)).caller;
+      caller = await this.current(listen);
     } catch (err) {
-      if (!(err instanceof DomainError) || err.code === 'SERVICE_UNAVAILABLE') {
-        // The database away, or a fault of ours: the credential is not known to be bad.
-        const why = isDatabaseUnavailable(err) ? 'the database is away' : 'unexpected error';
-        listen.reply.log.warn(`listen re-check failed (${why}); the sweep retries`);
-        return;
-      }
-      // Revoked, expired, or its identity revoked: the stream lives no longer than its credential.
-      this.listens.delete(listen);
-      raw.destroy();
+      // The database away, or a fault of ours: the credential is not known to be bad.
+      const why = isDatabaseUnavailable(err) ? 'the database is away' : 'unexpected error';
+      listen.reply.log.warn(`listen re-check failed (${why}); the sweep retries`);
       return;
     }
+    if (!caller) return;
     const now = this.fingerprint(caller);
     if (now === listen.fingerprint) return;
     listen.fingerprint = now;
@@ -163,6 +247,22 @@ export class ListenHub {
         method: 'notifications/tools/list_changed',
         params: { _meta: { [META.subscriptionId]: listen.id } },
       });
+    }
+  }
+
+  /**
+   * The caller as its credential stands now; null (and the stream ended) once it no longer
+   * authenticates: revoked, expired, or its identity revoked. Throws when that cannot be told.
+   */
+  private async current(listen: Listen): Promise<Caller | null> {
+    try {
+      return (await this.identity.authenticate(listen.bearer)).caller;
+    } catch (err) {
+      if (!(err instanceof DomainError) || err.code === 'SERVICE_UNAVAILABLE') throw err;
+      this.listens.delete(listen);
+      listen.ended.abort();
+      listen.reply.raw.destroy();
+      return null;
     }
   }
 

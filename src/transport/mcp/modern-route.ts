@@ -4,7 +4,7 @@ import { whenClientGone } from '../../web/http/client-gone.ts';
 import { sendError } from '../../web/http/error-handler.ts';
 import { bearerToken } from './auth.ts';
 import { openEventStream } from './event-stream.ts';
-import type { ListenHub } from './listen-hub.ts';
+import { LISTEN_LIMITS, type ListenHub } from './listen-hub.ts';
 import { answerModern, type ModernAnswer, error as modernError } from './modern.ts';
 import { checkModernRequest, isRecord, isRefusal, RPC } from './modern-request.ts';
 import type { McpDeps } from './surface.ts';
@@ -54,8 +54,20 @@ export async function serveModern(
         ),
       );
     }
+    const uris = filter.resourceSubscriptions ?? [];
+    if (!isUriList(uris)) {
+      return sendModern(
+        reply,
+        modernError(
+          400,
+          checked.id,
+          RPC.invalidParams,
+          `Invalid params: notifications.resourceSubscriptions must be a list of at most ${LISTEN_LIMITS.resourceSubscriptions} URIs (each at most 2,000 characters); resources/templates/list names what can be followed.`,
+        ),
+      );
+    }
     openEventStream(req, reply);
-    listens.open(auth.caller, bearerToken(req), checked.id, filter, reply);
+    await listens.open(auth.caller, bearerToken(req), checked.id, filter, uris, reply);
     return reply;
   }
   const takeInbox = auth.ownerMessagesWaiting ? () => deps.identity.takeInbox(auth.caller.agent.id) : null;
@@ -77,4 +89,12 @@ export async function serveModern(
 
 function sendModern(reply: FastifyReply, answer: ModernAnswer) {
   return reply.code(answer.status).type('application/json').send(JSON.stringify(answer.message));
+}
+
+function isUriList(value: unknown): value is string[] {
+  return (
+    Array.isArray(value) &&
+    value.length <= LISTEN_LIMITS.resourceSubscriptions &&
+    value.every((v) => typeof v === 'string' && v.length > 0 && v.length <= 2_000)
+  );
 }

@@ -4,7 +4,7 @@ import type { Caller, InboxMessage } from '../../domains/identity/index.ts';
 import { errorEnvelope } from '../../kernel/errors.ts';
 import { META, MODERN_VERSIONS, type ModernRequest, RPC, type RpcId } from './modern-request.ts';
 import { answerToolCall, type McpDeps } from './server.ts';
-import { INSTRUCTIONS, listedResource, mcpResources, mcpTools } from './surface.ts';
+import { feedTemplates, INSTRUCTIONS, listedResource, mcpResources, mcpTools } from './surface.ts';
 
 /**
  * The methods of MCP 2026-07-28, answered statelessly: each request carries its version and
@@ -18,8 +18,9 @@ import { INSTRUCTIONS, listedResource, mcpResources, mcpTools } from './surface.
  * What discover advertises, exactly what the handlers below do. No `logging`: this revision
  * sends log messages only on a request's own stream, when it asks for a level, and Cairn has no
  * per-request log to send (owner messages ride in tool results). No prompts or completions.
+ * `resources.subscribe`: a listen's `resourceSubscriptions` are honoured for the areas' feeds.
  */
-export const MODERN_CAPABILITIES = { tools: { listChanged: true }, resources: {} } as const;
+export const MODERN_CAPABILITIES = { tools: { listChanged: true }, resources: { subscribe: true } } as const;
 
 /**
  * Caching hints (`ttlMs`, `cacheScope`, SEP-2549). The server's description and its two
@@ -70,9 +71,9 @@ export async function answerModern(request: ModernRequest, ctx: ModernContext): 
       return result(id, { resources: mcpResources(ctx.deps).map(listedResource), ...CACHE.resources });
     case 'resources/templates/list':
       if (params.cursor !== undefined) return notPaginated(id);
-      return result(id, { resourceTemplates: [], ...CACHE.resources });
+      return result(id, { resourceTemplates: feedTemplates(ctx.deps), ...CACHE.resources });
     case 'resources/read':
-      return readResource(id, params.uri, ctx.deps);
+      return readResource(id, params.uri, ctx);
     default:
       // Removed methods (initialize, ping, logging/setLevel, resources/subscribe) and ones for
       // capabilities this server does not declare (prompts, completions) alike: 404 + -32601.
@@ -115,19 +116,32 @@ function withoutRetryFields(params: Record<string, unknown>): Record<string, unk
   return rest;
 }
 
-function readResource(id: RpcId, uri: unknown, deps: McpDeps): ModernAnswer {
+async function readResource(id: RpcId, uri: unknown, ctx: ModernContext): Promise<ModernAnswer> {
+  const { deps } = ctx;
   if (typeof uri !== 'string') {
     return error(200, id, RPC.invalidParams, 'Invalid params: resources/read needs params.uri, a string.');
   }
   const found = mcpResources(deps).find((r) => r.uri === uri);
   if (!found) {
+    // A feed's content is the caller's own: never cached by anyone else, and stale at once.
+    for (const feed of deps.feeds) {
+      const text = await feed.read(uri, ctx.caller);
+      if (text !== null) {
+        return result(id, {
+          contents: [{ uri, mimeType: feed.mimeType, text }],
+          ttlMs: 0,
+          cacheScope: 'private',
+        });
+      }
+    }
     // 2026-07-28 (SEP-2164): an unknown resource is -32602 with the URI in data, never empty contents.
     const names = mcpResources(deps).map((r) => r.uri);
+    const templates = deps.feeds.map((f) => f.uriTemplate);
     return error(
       200,
       id,
       RPC.invalidParams,
-      `Resource not found: ${uri.slice(0, 200)}. resources/list names ${names.join(' and ')}.`,
+      `Resource not found: ${uri.slice(0, 200)}. resources/list names ${names.join(' and ')}; resources/templates/list names ${templates.join(', ') || 'none'}.`,
       {
         uri,
         ...errorEnvelope('NOT_FOUND', `No resource ${uri.slice(0, 200)}.`, { uri }),

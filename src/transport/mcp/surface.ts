@@ -1,7 +1,7 @@
 import type { AppServices } from '../../domains/catalog.ts';
 import type { Discovery } from '../../domains/discovery/index.ts';
 import type { Caller } from '../../domains/identity/index.ts';
-import type { OperationRunner } from '../../framework/index.ts';
+import type { Feed, OperationRunner } from '../../framework/index.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 
 /**
@@ -14,6 +14,8 @@ export interface McpDeps {
   runner: OperationRunner<AppServices>;
   discovery: Discovery;
   limits: PublishedLimit[];
+  /** The areas' subscribable resources (framework/feed.ts), served to 2026-07-28 clients. */
+  feeds: Feed[];
 }
 
 export const INSTRUCTIONS =
@@ -63,5 +65,16 @@ export function mcpTools(deps: McpDeps, caller: Caller) {
       idempotentHint: true,
       openWorldHint: op.openWorld === true,
     },
+  }));
+}
+
+/** The feeds as resources/templates/list shows them. */
+export function feedTemplates(deps: McpDeps) {
+  return deps.feeds.map(({ uriTemplate, name, title, description, mimeType }) => ({
+    uriTemplate,
+    name,
+    title,
+    description,
+    mimeType,
   }));
 }

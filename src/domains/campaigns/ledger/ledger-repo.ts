@@ -1,5 +1,6 @@
 import { and, asc, desc, gt, lt } from 'drizzle-orm';
-import { signCursor } from '../../../kernel/cursor.ts';
+import { openCursor, signCursor } from '../../../kernel/cursor.ts';
+import { DomainError } from '../../../kernel/errors.ts';
 import { cutPage } from '../../../kernel/paging.ts';
 import type { Executor } from '../../../storage/database.ts';
 import { eventsVisible, ownerViewer, seesOtherWorkers, type Viewer } from '../audience.ts';
@@ -105,4 +106,13 @@ export const watchBinding = (agentId: string, campaignId: string) => `events_wat
 
 export function signWatchCursor(secret: string, agentId: string, campaignId: string, seq: number): string {
   return signCursor(secret, watchBinding(agentId, campaignId), { seq });
+}
+
+/** The position of an events_watch cursor; CURSOR_INVALID when forged, foreign or malformed. */
+export function openWatchCursor(secret: string, agentId: string, campaignId: string, cursor: string): number {
+  const { seq } = openCursor<{ seq?: unknown }>(secret, watchBinding(agentId, campaignId), cursor);
+  if (typeof seq !== 'number' || !Number.isSafeInteger(seq) || seq < 0) {
+    throw new DomainError('CURSOR_INVALID', 'The cursor is not valid for this caller and query.', {});
+  }
+  return seq;
 }

@@ -1,0 +1,121 @@
+import type { Feed } from '../../../framework/index.ts';
+import { feedUri } from '../../../framework/index.ts';
+import { DomainError } from '../../../kernel/errors.ts';
+import type { Database } from '../../../storage/database.ts';
+import type { Caller } from '../../identity/index.ts';
+import { viewerOf } from '../audience.ts';
+import { type Membership, requireMembership } from '../core/member.ts';
+import { eventsAfter, openWatchCursor, presentEventFor, signWatchCursor } from './ledger-repo.ts';
+import type { LedgerWaiter } from './ledger-waiter.ts';
+
+/**
+ * A campaign's ledger as a feed (framework/feed.ts): a member that follows
+ * `cairn://campaigns/{campaign_id}/events` in a 2026-07-28 listen is told
+ * (`notifications/resources/updated`) whenever an event it may see is added, the same
+ * visibility as events_watch, from any replica (the ledger's NOTIFY). With `?cursor=` (an
+ * events_watch cursor) it is told at once when events came after it, so a client that
+ * reconnects misses nothing; without one it hears of what comes from now on. Reading the URI
+ * gives what events_watch would give at once, without waiting: the events after the cursor (from
+ * the start without one) and the cursor to pass next.
+ */
+
+const PREFIX = 'cairn://campaigns/';
+/** How many events one read of the feed gives, as events_watch's default. */
+const READ_LIMIT = 100;
+
+interface Target {
+  campaignId: string;
+  cursor: string | null;
+}
+
+function parse(uri: string): Target | null {
+  const parsed = feedUri(uri, PREFIX);
+  if (!parsed) return null;
+  const [campaignId, kind, ...rest] = parsed.segments;
+  if (!campaignId || !/^cmp_[A-Za-z0-9_-]{1,64}$/.test(campaignId) || kind !== 'events' || rest.length > 0) {
+    return null;
+  }
+  const keys = [...parsed.query.keys()];
+  if (keys.some((k) => k !== 'cursor') || parsed.query.getAll('cursor').length > 1) return null;
+  return { campaignId, cursor: parsed.query.get('cursor') };
+}
+
+export function eventsFeed(database: Database, secret: string, ledger: LedgerWaiter): Feed {
+  /** The caller's membership, or null: a non-member learns nothing, not even that the campaign exists. */
+  const membership = async (caller: Caller, campaignId: string): Promise<Membership | null> => {
+    try {
+      return await requireMembership(database.db, caller, campaignId);
+    } catch (err) {
+      if (err instanceof DomainError) return null;
+      throw err;
+    }
+  };
+  /** Where a URI's cursor stands for this member; null when the cursor is not theirs. */
+  const start = (m: Membership, cursor: string | null): number | null => {
+    if (cursor === null) return null;
+    try {
+      return openWatchCursor(secret, m.agentId, m.campaign.id, cursor);
+    } catch (err) {
+      if (err instanceof DomainError) return -1;
+      throw err;
+    }
+  };
+
+  return {
+    uriTemplate: `${PREFIX}{campaign_id}/events{?cursor}`,
+    name: 'campaign-events',
+    title: 'A campaign’s ledger events',
+    description:
+      'The events of a campaign you are a member of that you may see (as events_watch shows them). Follow it in subscriptions/listen (resourceSubscriptions) to be told of each new one; add ?cursor= (an events_watch cursor) to hear at once of what came after it. Reading it gives the events after the cursor and the next cursor.',
+    mimeType: 'application/json',
+
+    async follow(uri, caller) {
+      const target = parse(uri);
+      if (!target) return null;
+      const m = await membership(caller, target.campaignId);
+      if (!m) return null;
+      const from = start(m, target.cursor);
+      if (from === -1) return null;
+      // From the cursor, or from what has committed so far (last_seq is read with the membership).
+      let mark = from ?? m.campaign.lastSeq;
+      return {
+        arm: () => ledger.arm(target.campaignId),
+        async news(now) {
+          const current = await membership(now, target.campaignId);
+          if (!current) return false;
+          const [next] = await eventsAfter(database.db, viewerOf(current), mark, 1);
+          // Everything up to last_seq has committed and been considered: a visible event among
+          // it is news; invisible ones are not looked at again.
+          mark = Math.max(mark, current.campaign.lastSeq, next?.seq ?? 0);
+          return next !== undefined;
+        },
+      };
+    },
+
+    async read(uri, caller) {
+      const target = parse(uri);
+      if (!target) return null;
+      const m = await membership(caller, target.campaignId);
+      if (!m) return null;
+      const from = start(m, target.cursor);
+      if (from === -1) return null;
+      const afterSeq = from ?? 0;
+      const viewer = viewerOf(m);
+      const rows = await eventsAfter(database.db, viewer, afterSeq, READ_LIMIT);
+      const last = rows.at(-1);
+      // As events_watch: a page that is not full has seen everything up to last_seq.
+      const seq = last
+        ? rows.length < READ_LIMIT
+          ? Math.max(last.seq, m.campaign.lastSeq)
+          : last.seq
+        : afterSeq;
+      return JSON.stringify({
+        campaign_id: m.campaign.id,
+        events: rows.map((e) => presentEventFor(viewer, e)),
+        cursor: signWatchCursor(secret, m.agentId, m.campaign.id, seq),
+        more: rows.length === READ_LIMIT,
+        next: 'Read this URI again with ?cursor=<cursor>, or call events_watch with the cursor to wait for more.',
+      });
+    },
+  };
+}

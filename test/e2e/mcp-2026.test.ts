@@ -5,6 +5,7 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWith, type Member, newMember, ok } from '../support/campaigns.ts';
 import { connectClient, createAgent, type TestAgent } from '../support/factories.ts';
+import { grantedMailbox, smtpSender } from '../support/mail.ts';
 import {
   type Json,
   MODERN,
@@ -15,7 +16,7 @@ import {
   postModern,
 } from '../support/mcp-modern.ts';
 import { ownerApi, ownerTokenOf } from '../support/owner-api.ts';
-import { startTestServer, type TestServer } from '../support/test-server.ts';
+import { freePort, startTestServer, type TestServer } from '../support/test-server.ts';
 
 /**
  * MCP 2026-07-28 on /mcp beside the 2025 revisions (issue 42 item 1): each request carries its
@@ -30,8 +31,14 @@ let agent: TestAgent;
 const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 const SUBSCRIPTION = 'io.modelcontextprotocol/subscriptionId';
 
+let smtpPort: number;
+
 beforeAll(async () => {
-  server = await startTestServer();
+  smtpPort = await freePort();
+  // The built-in SMTP receiver, for the mailbox feed: mail arrives the way a sender sends it.
+  server = await startTestServer({
+    env: { CAIRN_MAIL_DOMAIN: 'mail.cairn.test', CAIRN_SMTP_PORT: String(smtpPort) },
+  });
   // A second replica over the same database: a change made through one reaches listens on the other.
   replica = await startTestServer({ database: server.database });
   agent = await createAgent(server.app.services.identity, { mode: 'READ' });
@@ -378,8 +385,9 @@ describe("a campaign's events as a feed", () => {
 
   it('is listed as a template, and discover says subscriptions are honoured', async () => {
     const templates = (await post(modernRequest(1, 'resources/templates/list'))).body!.result;
-    expect(templates.resourceTemplates).toEqual([
-      expect.objectContaining({ uriTemplate: 'cairn://campaigns/{campaign_id}/events{?cursor}' }),
+    expect(templates.resourceTemplates.map((t: Json) => t.uriTemplate)).toEqual([
+      'cairn://campaigns/{campaign_id}/events{?cursor}',
+      'cairn://campaigns/{campaign_id}/mail{?cursor}',
     ]);
     const discover = (await post(modernRequest(2, 'server/discover'))).body!.result;
     expect(discover.capabilities.resources).toEqual({ subscribe: true });
@@ -465,6 +473,44 @@ describe("a campaign's events as a feed", () => {
     );
     expect(tooMany.status).toBe(400);
     expect(tooMany.body!.error.code).toBe(-32602);
+  });
+});
+
+describe("a campaign's mailbox as a feed", () => {
+  it('wakes a granted member when mail arrives over SMTP, and nobody without the grant', async () => {
+    const box = await grantedMailbox(server);
+    const uri = `cairn://campaigns/${box.campaignId}/mail`;
+    const ungranted = await newMember(server);
+    await ok(ungranted, 'campaign_join', { campaign_id: box.campaignId });
+    const refusedListen = await openListen(server.url, ungranted.key, 'm-0', {
+      resourceSubscriptions: [uri],
+    });
+    expect((await refusedListen.next(() => true)).params.notifications).toEqual({
+      resourceSubscriptions: [],
+    });
+    const listen = await openListen(server.url, box.coordinator.key, 'm-1', { resourceSubscriptions: [uri] });
+    expect((await listen.next(() => true)).params.notifications).toEqual({ resourceSubscriptions: [uri] });
+    const sent = await smtpSender(smtpPort).sendMail({
+      from: 'alice@example.org',
+      to: box.address,
+      subject: 'Curlew sightings',
+      text: 'Three on the north ridge.',
+    });
+    expect(sent.accepted).toEqual([box.address]);
+    const woke = await listen.next((m) => m.method === 'notifications/resources/updated', 2_000);
+    expect(woke.params).toEqual({ uri, _meta: { [SUBSCRIPTION]: 'm-1' } });
+    const read = await postModern(
+      server.url,
+      box.coordinator.key,
+      modernRequest(1, 'resources/read', { uri }),
+    );
+    const page = JSON.parse(read.body!.result.contents[0].text);
+    expect(page.mails.map((m: Json) => m.subject)).toEqual(['Curlew sightings']);
+    const denied = await postModern(server.url, ungranted.key, modernRequest(2, 'resources/read', { uri }));
+    expect(denied.body!.error.code).toBe(-32602);
+    expect(refusedListen.messages).toHaveLength(1);
+    listen.close();
+    refusedListen.close();
   });
 });
 

@@ -7,6 +7,7 @@ import { mailDoors } from './console/doors.ts';
 import { DeferredMailReader } from './deferred.ts';
 import { MAIL_CHANNEL } from './deliver.ts';
 import { PUBLISHED_MAIL_LIMITS } from './limits.ts';
+import { mailFeed } from './mail-feed.ts';
 import { mailTools } from './mail-tools.ts';
 import { MailService } from './owner-mail.ts';
 import { sweepMail } from './retention.ts';
@@ -54,6 +55,8 @@ export const mailArea = {
         mailDeps: { mailDomain: config.mail.domain, mailWaiter, secret },
         mail: new MailService(database, clock, parser, config.mail.domain),
       },
+      // Granted members can be woken for new mail (a 2026-07-28 listen).
+      feeds: [mailFeed(database, secret, mailWaiter)],
       // A waiting campaign_mail_wait answers as soon as the server starts closing.
       workers: [
         sweeper,

@@ -28,7 +28,7 @@ export function mailCursor(secret: string, m: Membership, seq: number): string {
   return signCursor(secret, cursorBinding(m), { mail_seq: seq });
 }
 
-function openMailCursor(secret: string, m: Membership, cursor: string): number {
+export function openMailCursor(secret: string, m: Membership, cursor: string): number {
   const position = openCursor<{ mail_seq?: unknown }>(secret, cursorBinding(m), cursor);
   if (typeof position.mail_seq !== 'number' || !Number.isSafeInteger(position.mail_seq)) {
     throw new DomainError('CURSOR_INVALID', 'That is not a mail cursor.', {});
@@ -118,7 +118,7 @@ export async function listMail(
   };
 }
 
-async function latestSeq(ex: Executor, campaignId: string): Promise<number> {
+export async function latestSeq(ex: Executor, campaignId: string): Promise<number> {
   const [row] = await ex
     .select({ seq: mailMessages.seq })
     .from(mailMessages)

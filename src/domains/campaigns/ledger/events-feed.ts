@@ -23,22 +23,27 @@ const PREFIX = 'cairn://campaigns/';
 /** How many events one read of the feed gives, as events_watch's default. */
 const READ_LIMIT = 100;
 
-interface Target {
-  campaignId: string;
-  cursor: string | null;
-}
-
-function parse(uri: string): Target | null {
+/**
+ * A campaign feed's URI, `cairn://campaigns/{campaign_id}/{kind}` with an optional `?cursor=`:
+ * the campaign and the cursor, or null when it is anything else (another kind, other query keys,
+ * a repeated cursor).
+ */
+export function campaignFeedTarget(
+  uri: string,
+  kind: string,
+): { campaignId: string; cursor: string | null } | null {
   const parsed = feedUri(uri, PREFIX);
   if (!parsed) return null;
-  const [campaignId, kind, ...rest] = parsed.segments;
-  if (!campaignId || !/^cmp_[A-Za-z0-9_-]{1,64}$/.test(campaignId) || kind !== 'events' || rest.length > 0) {
+  const [campaignId, named, ...rest] = parsed.segments;
+  if (!campaignId || !/^cmp_[0-9A-Za-z]{1,64}$/.test(campaignId) || named !== kind || rest.length > 0) {
     return null;
   }
   const keys = [...parsed.query.keys()];
   if (keys.some((k) => k !== 'cursor') || parsed.query.getAll('cursor').length > 1) return null;
   return { campaignId, cursor: parsed.query.get('cursor') };
 }
+
+const parse = (uri: string) => campaignFeedTarget(uri, 'events');
 
 export function eventsFeed(database: Database, secret: string, ledger: LedgerWaiter): Feed {
   /** The caller's membership, or null: a non-member learns nothing, not even that the campaign exists. */

@@ -242,6 +242,17 @@ describe('ParserPool limits', () => {
     expect(lined.activeJobs).toBe(0);
   });
 
+  it("starts a job's time limit when its thread starts on it, not while a new thread loads", async () => {
+    // A new thread loads the parsers (TypeScript and every library) before its first job: far
+    // longer than this limit. The limit is the job's, so a small page still parses.
+    const cold = new ParserPool({ maxJobs: 1, markupTimeoutMs: 200 });
+    try {
+      expect((await cold.parse(input('<p>cold start</p>', 'text/html'))).text).toBe('cold start');
+    } finally {
+      await cold.close();
+    }
+  });
+
   it('fails a job over its time limit with PARSE_TIMEOUT and frees its slot', async () => {
     // First OCR in a fresh thread starts tesseract (hundreds of ms): far over 50 ms.
     const slow = new ParserPool({ timeoutMs: 50 });

@@ -6,6 +6,7 @@
  * can retry, which keeps latency honest under load.
  */
 import { fileURLToPath } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { Admission } from './admission.ts';
 // sharp must be loaded by the main thread before worker threads start: on glibc Linux its shared
@@ -73,6 +74,8 @@ const SOURCE_ROOT = new URL('../', import.meta.url).href;
 const MIN_MEMORY_MB = 64;
 /** Threads beyond the first stay warm this long after their last job. */
 const IDLE_TIMEOUT_MS = 60_000;
+/** How long a thread may take to start on a job before the job's time limit runs anyway. */
+const THREAD_START_GRACE_MS = 30_000;
 
 /** A thread that died (out of memory, crashed) surfaces as one of these from piscina. */
 const isWorkerDeath = (error: unknown): boolean =>
@@ -274,13 +277,23 @@ export class ParserPool implements Parser {
       this.gate.release(tenant);
       throw closedError();
     }
-    // The job's time limit starts once it holds a slot, not while it waits.
+    // The job's time limit starts once its thread starts on it: not while it waits for a slot,
+    // nor while a new thread loads the parsers (seconds on a busy machine, and no fault of the
+    // body). The thread says when it starts; one that never does is cut off after the grace too.
     const limitMs = this.limitFor(task);
     const abort = new AbortController();
-    const timer = setTimeout(() => abort.abort(), limitMs);
+    let timer: NodeJS.Timeout | undefined;
+    const arm = () => {
+      timer ??= setTimeout(() => abort.abort(), limitMs);
+    };
+    const { port1: onStart, port2: startPort } = new MessageChannel();
+    onStart.once('message', arm);
+    const grace = setTimeout(arm, THREAD_START_GRACE_MS);
     const started = performance.now();
     try {
-      const outcome = await this.pool.run(task, { signal: abort.signal });
+      // The worker entry takes the port off before the task reaches its handler.
+      const withPort = { ...task, started: startPort } as unknown as ParserTask;
+      const outcome = await this.pool.run(withPort, { signal: abort.signal, transferList: [startPort] });
       if (outcome.ok) return outcome.value;
       const refusal = new ParseRefusal(outcome.reason, outcome.message, outcome.details);
       if (outcome.cause) refusal.cause = outcome.cause;
@@ -289,6 +302,8 @@ export class ParserPool implements Parser {
       throw this.asRefusal(error, abort.signal.aborted, limitMs);
     } finally {
       clearTimeout(timer);
+      clearTimeout(grace);
+      onStart.close();
       // A job cut off at its limit says what one hostile body cost, not what a job takes: counted
       // in, a few of them would keep newcomers out long after the pool is idle again (issue 40).
       if (!abort.signal.aborted) this.gate.ran(performance.now() - started);

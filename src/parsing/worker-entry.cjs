@@ -13,7 +13,16 @@ function load() {
   return handler;
 }
 
-/** Piscina calls the exported function for each task. */
+/**
+ * Piscina calls the exported function for each task. Once the handler is loaded, the thread says
+ * it starts on the task (the port in `started`): the task's time limit runs from then (pool.ts).
+ */
 module.exports = async function handleTask(task) {
-  return (await load())(task);
+  const run = await load();
+  const { started, ...job } = task;
+  if (started) {
+    started.postMessage('started');
+    started.close();
+  }
+  return run(job);
 };

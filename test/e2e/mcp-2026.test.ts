@@ -2,6 +2,7 @@ import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
 } from '@modelcontextprotocol/client';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWith, type Member, newMember, ok } from '../support/campaigns.ts';
 import { connectClient, createAgent, type TestAgent } from '../support/factories.ts';
@@ -32,6 +33,8 @@ const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
 const SUBSCRIPTION = 'io.modelcontextprotocol/subscriptionId';
 
 let smtpPort: number;
+/** A campaign `agent` is no member of. */
+let campaignIdOfOther: string;
 
 beforeAll(async () => {
   smtpPort = await freePort();
@@ -42,6 +45,7 @@ beforeAll(async () => {
   // A second replica over the same database: a change made through one reaches listens on the other.
   replica = await startTestServer({ database: server.database });
   agent = await createAgent(server.app.services.identity, { mode: 'READ' });
+  campaignIdOfOther = await campaignWith(await newMember(server), []);
 });
 afterAll(async () => {
   await replica?.close();
@@ -473,6 +477,37 @@ describe("a campaign's events as a feed", () => {
     );
     expect(tooMany.status).toBe(400);
     expect(tooMany.body!.error.code).toBe(-32602);
+  });
+});
+
+describe('the same feeds for a 2025 session (resources/subscribe, the GET stream)', () => {
+  it('tells a v1 client of a new event on its notification stream, and stops after unsubscribe', async () => {
+    const lead = await newMember(server);
+    const follower = await createAgent(server.app.services.identity, { mode: 'READ' });
+    const campaign = await campaignWith(lead, []);
+    const client = await connectClient(server.url, follower.key);
+    const member = { ...follower, client };
+    await ok(member, 'campaign_join', { campaign_id: campaign });
+    const uri = `cairn://campaigns/${campaign}/events`;
+    const heard: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => {
+      heard.push(n.params.uri);
+    });
+    expect(client.getServerCapabilities()?.resources).toEqual({ subscribe: true });
+    await client.subscribeResource({ uri });
+    // Not a member: refused like an unknown resource.
+    await expect(
+      client.subscribeResource({ uri: `cairn://campaigns/${campaignIdOfOther}/events` }),
+    ).rejects.toThrow(/No resource/);
+    await new Promise((r) => setTimeout(r, 300));
+    await ok(lead, 'message_append', { campaign_id: campaign, type: 'NOTE', content: 'Stream news.' });
+    await expect.poll(() => heard, { timeout: 2_000 }).toEqual([uri]);
+    await client.unsubscribeResource({ uri });
+    await new Promise((r) => setTimeout(r, 300));
+    await ok(lead, 'message_append', { campaign_id: campaign, type: 'NOTE', content: 'Unheard.' });
+    await new Promise((r) => setTimeout(r, 500));
+    expect(heard).toEqual([uri]);
+    await client.close();
   });
 });
 

@@ -61,6 +61,31 @@ export class SessionService {
     return takeNotifications(this.database.db, sessionId, this.clock.now());
   }
 
+  /** The resources a session follows, for its notification stream. */
+  async subscriptions(sessionId: string): Promise<string[]> {
+    return repo.subscriptionsOf(this.database.db, sessionId);
+  }
+
+  /**
+   * Follows a resource in an open session of the agent (resources/subscribe), at most `max`
+   * per session; wakes the session's stream, on whichever replica holds it, to start following.
+   */
+  async subscribe(sessionId: string, agentId: string, uri: string, max: number) {
+    return this.database.transaction(async (tx) => {
+      const outcome = await repo.addSubscription(tx, sessionId, agentId, uri, max, this.clock.now());
+      if (outcome === 'added') await wakeAgent(tx, agentId);
+      return outcome;
+    });
+  }
+
+  /** Stops following a resource (resources/unsubscribe); following nothing is no error. */
+  async unsubscribe(sessionId: string, agentId: string, uri: string): Promise<void> {
+    await this.database.transaction(async (tx) => {
+      await repo.removeSubscription(tx, sessionId, uri);
+      await wakeAgent(tx, agentId);
+    });
+  }
+
   async countActiveSince(since: Date): Promise<number> {
     return repo.countRecentSessions(this.database.db, since);
   }

@@ -97,6 +97,22 @@ export const mcpSessions = pgTable(
   (t) => [index('mcp_sessions_agent_idx').on(t.agentId)],
 );
 
+/**
+ * The resources a 2025-era session asked to be told about (resources/subscribe), for its
+ * notification stream (GET /mcp) on whichever replica holds it. A session's rows go with it.
+ */
+export const mcpSubscriptions = pgTable(
+  'mcp_subscriptions',
+  {
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => mcpSessions.id, { onDelete: 'cascade' }),
+    uri: text('uri').notNull(),
+    createdAt: ts('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sessionId, t.uri] })],
+);
+
 /** Console sessions of owners. The id is the SHA-256 of the cookie value; the cookie is the secret. */
 export const ownerSessions = pgTable(
   'owner_sessions',

@@ -17,7 +17,7 @@ import { allowOrigins } from '../../web/http/cors.ts';
 import { codeForStatus, envelopeErrorHandler, sendError } from '../../web/http/error-handler.ts';
 import { PrototypeKeyRefused } from '../../web/http/json-body.ts';
 import { registerRateLimit } from '../../web/http/rate-limit.ts';
-import { authenticateRequest } from './auth.ts';
+import { authenticateRequest, bearerToken } from './auth.ts';
 import { openEventStream } from './event-stream.ts';
 import { guardHostAndOrigin, requestPolicy } from './host-guard.ts';
 import { ListenHub } from './listen-hub.ts';
@@ -135,7 +135,9 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
     (caller) => JSON.stringify(mcpTools(deps, caller)),
     deps.feeds,
   );
-  const hub = new NotificationHub(deps.database, deps.sessions, (agentId) => listens.wake(agentId));
+  const hub = new NotificationHub(deps.database, deps.sessions, deps.identity, deps.feeds, (agentId) =>
+    listens.wake(agentId),
+  );
   await hub.start();
   listens.start();
   // Open streams would hold the server open; end them first.
@@ -266,7 +268,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
         );
       }
       openEventStream(req, reply);
-      hub.open(auth.caller, sessionId, reply);
+      hub.open(auth.caller, sessionId, reply, bearerToken(req));
     },
   );
 }
@@ -289,7 +291,10 @@ async function dispatch(
     const value = header(req, name);
     if (value) headers.set(name, value);
   }
-  const server = createMcpServer(caller, deps, req.id, takeInbox, req.log, gone);
+  const sessionId = header(req, 'mcp-session-id');
+  // Authentication checked that a session id sent along is the caller's open session.
+  const session = sessionId && req.mcpAuth?.sessionOpen ? { id: sessionId, service: deps.sessions } : null;
+  const server = createMcpServer(caller, deps, req.id, takeInbox, req.log, gone, session);
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: undefined,
     enableJsonResponse: true,

@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import type { Caller, IdentityService } from '../../domains/identity/index.ts';
 import type { Feed, FeedFollow } from '../../framework/index.ts';
-import { DomainError } from '../../kernel/errors.ts';
 import { isDatabaseUnavailable } from '../../storage/unavailable.ts';
+import { callerNow, followUri, watchFeed } from './feed-watch.ts';
 import { META, type RpcId } from './modern-request.ts';
 
 /**
@@ -129,13 +129,8 @@ export class ListenHub {
   private async followAll(uris: readonly string[], caller: Caller) {
     const followed: Array<{ uri: string; follow: FeedFollow }> = [];
     for (const uri of new Set(uris)) {
-      for (const feed of this.feeds) {
-        const follow = await feed.follow(uri, caller);
-        if (follow) {
-          followed.push({ uri, follow });
-          break;
-        }
-      }
+      const follow = await followUri(this.feeds, uri, caller);
+      if (follow) followed.push({ uri, follow });
     }
     return followed;
   }
@@ -153,37 +148,21 @@ export class ListenHub {
     }
   }
 
-  /**
-   * One followed URI, for as long as the stream is open: armed before each check, so a change
-   * between a check and the wait still wakes it; re-checked every sweep in case a NOTIFY was
-   * missed. The first check runs at once: a cursor in the URI may already be behind.
-   */
-  private async watch(listen: Listen, uri: string, follow: FeedFollow): Promise<void> {
-    const signal = listen.ended.signal;
-    while (!signal.aborted) {
-      try {
-        const ticket = await follow.arm();
-        try {
-          const caller = await this.current(listen);
-          if (!caller) return;
-          if (await follow.news(caller)) {
-            this.send(listen, {
-              jsonrpc: '2.0',
-              method: 'notifications/resources/updated',
-              params: { uri, _meta: { [META.subscriptionId]: listen.id } },
-            });
-          }
-          if ((await ticket.wait(SWEEP_MS, signal)) === 'closed') return;
-        } finally {
-          ticket.cancel();
-        }
-      } catch (err) {
-        // The database away: try again shortly, for as long as the stream is open.
-        const error = err instanceof Error ? err.name : typeof err;
-        listen.reply.log.warn({ error }, 'listen feed check failed; retrying');
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
-      }
-    }
+  /** One followed URI, for as long as the stream is open (feed-watch.ts). */
+  private watch(listen: Listen, uri: string, follow: FeedFollow): Promise<void> {
+    return watchFeed({
+      follow,
+      signal: listen.ended.signal,
+      current: () => this.current(listen),
+      onNews: () =>
+        this.send(listen, {
+          jsonrpc: '2.0',
+          method: 'notifications/resources/updated',
+          params: { uri, _meta: { [META.subscriptionId]: listen.id } },
+        }),
+      log: listen.reply.log,
+      sweepMs: SWEEP_MS,
+    });
   }
 
   /** Wakes the listens of an agent whose tools may have changed (or whose credential went). */
@@ -255,15 +234,13 @@ export class ListenHub {
    * authenticates: revoked, expired, or its identity revoked. Throws when that cannot be told.
    */
   private async current(listen: Listen): Promise<Caller | null> {
-    try {
-      return (await this.identity.authenticate(listen.bearer)).caller;
-    } catch (err) {
-      if (!(err instanceof DomainError) || err.code === 'SERVICE_UNAVAILABLE') throw err;
+    const caller = await callerNow(this.identity, listen.bearer);
+    if (!caller) {
       this.listens.delete(listen);
       listen.ended.abort();
       listen.reply.raw.destroy();
-      return null;
     }
+    return caller;
   }
 
   private send(listen: Listen, message: unknown): void {

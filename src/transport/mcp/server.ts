@@ -4,16 +4,28 @@ import {
   type CallToolResult,
   ErrorCode,
   ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { SERVER_NAME, SERVER_VERSION } from '../../domains/discovery/index.ts';
-import type { Caller, InboxMessage } from '../../domains/identity/index.ts';
+import type { Caller, InboxMessage, SessionService } from '../../domains/identity/index.ts';
 import { errorEnvelope } from '../../kernel/errors.ts';
-import { INSTRUCTIONS, listedResource, type McpDeps, mcpResources, mcpTools } from './surface.ts';
+import { followUri } from './feed-watch.ts';
+import { LISTEN_LIMITS } from './listen-hub.ts';
+import {
+  feedTemplates,
+  INSTRUCTIONS,
+  listedResource,
+  type McpDeps,
+  mcpResources,
+  mcpTools,
+} from './surface.ts';
 
 export type { McpDeps } from './surface.ts';
 
@@ -101,6 +113,16 @@ function rpcError(code: number, message: string): Error {
 }
 
 /**
+ * A resource that is neither one of the fixed two nor a feed URI the caller may read (the same
+ * answer for all of these). Resource reads have no isError result form: a JSON-RPC error
+ * carries the envelope in data.
+ */
+function resourceNotFound(uri: string): McpError {
+  const e = errorEnvelope('NOT_FOUND', `No resource ${uri.slice(0, 200)}.`, { uri });
+  return new McpError(-32002, e.error.message, e);
+}
+
+/**
  * An SDK server for one request of one caller. It holds no state of its own: sessions live in
  * the database, so building it per request is what lets any replica serve any request.
  */
@@ -113,13 +135,16 @@ export function createMcpServer(
   log: FastifyBaseLogger,
   /** Aborted when the HTTP client has gone. */
   gone?: AbortSignal,
+  /** The request's open session, which resources/subscribe records in; null without one. */
+  session: { id: string; service: SessionService } | null = null,
 ): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     {
       // Mode changes queue notifications/tools/list_changed for every open session of the identity.
       // logging: owner messages are announced as notifications/message (SPEC Events 2).
-      capabilities: { tools: { listChanged: true }, resources: {}, logging: {} },
+      // resources.subscribe: a session follows the areas' feeds; news comes on its GET stream.
+      capabilities: { tools: { listChanged: true }, resources: { subscribe: true }, logging: {} },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator,
     },
@@ -141,14 +166,43 @@ export function createMcpServer(
   server.setRequestHandler(ListResourcesRequestSchema, async () => ({
     resources: list.map(listedResource),
   }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({
+    resourceTemplates: feedTemplates(deps),
+  }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const found = list.find((r) => r.uri === request.params.uri);
-    if (!found) {
-      const e = errorEnvelope('NOT_FOUND', `No resource ${request.params.uri}.`, { uri: request.params.uri });
-      // Resource reads have no isError result form: a JSON-RPC error carries the envelope in data.
-      throw new McpError(-32002, e.error.message, e);
+    const uri = request.params.uri;
+    const found = list.find((r) => r.uri === uri);
+    if (found) return { contents: [{ uri, mimeType: found.mimeType, text: found.text() }] };
+    for (const feed of deps.feeds) {
+      const text = await feed.read(uri, caller);
+      if (text !== null) return { contents: [{ uri, mimeType: feed.mimeType, text }] };
     }
-    return { contents: [{ uri: found.uri, mimeType: found.mimeType, text: found.text() }] };
+    throw resourceNotFound(uri);
+  });
+  server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    const uri = request.params.uri;
+    if (!session) {
+      throw rpcError(
+        ErrorCode.InvalidParams,
+        'resources/subscribe needs a session: send initialize, then subscribe with its Mcp-Session-Id.',
+      );
+    }
+    if (!(await followUri(deps.feeds, uri, caller))) throw resourceNotFound(uri);
+    const max = LISTEN_LIMITS.resourceSubscriptions;
+    const outcome = await session.service.subscribe(session.id, caller.agent.id, uri, max);
+    if (outcome === 'full') {
+      throw rpcError(
+        ErrorCode.InvalidParams,
+        `A session follows at most ${max} resources; unsubscribe from one first.`,
+      );
+    }
+    if (outcome === 'no-session')
+      throw rpcError(ErrorCode.InvalidParams, 'This session has ended; initialize again.');
+    return {};
+  });
+  server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {
+    if (session) await session.service.unsubscribe(session.id, caller.agent.id, request.params.uri);
+    return {};
   });
 
   return server;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { campaignWith, type Member, newMember, ok } from '../support/campaigns.ts';
 import { connectClient, createAgent, type TestAgent } from '../support/factories.ts';
 import { grantedMailbox, smtpSender } from '../support/mail.ts';
+import { applyTo, matchingMember, openCall } from '../support/matching.ts';
 import {
   type Json,
   MODERN,
@@ -392,6 +393,7 @@ describe("a campaign's events as a feed", () => {
     expect(templates.resourceTemplates.map((t: Json) => t.uriTemplate)).toEqual([
       'cairn://campaigns/{campaign_id}/events{?cursor}',
       'cairn://campaigns/{campaign_id}/mail{?cursor}',
+      'cairn://matching/requests{?cursor}',
     ]);
     const discover = (await post(modernRequest(2, 'server/discover'))).body!.result;
     expect(discover.capabilities.resources).toEqual({ subscribe: true });
@@ -546,6 +548,35 @@ describe("a campaign's mailbox as a feed", () => {
     expect(refusedListen.messages).toHaveLength(1);
     listen.close();
     refusedListen.close();
+  });
+});
+
+describe('matching requests as a feed', () => {
+  it('wakes a coordinator when an application arrives, only while its owner has matching on', async () => {
+    const uri = 'cairn://matching/requests';
+    const coordinator = await matchingMember(server);
+    const campaign = await campaignWith(coordinator, [], { participation: 'APPLICATION' });
+    const call = await openCall(server, coordinator, campaign, `moorland ${Date.now()}`);
+    const applicant = await matchingMember(server);
+    // Without the owner's consent there is nothing to follow.
+    const outsider = await newMember(server);
+    const refused = await openListen(server.url, outsider.key, 'x-0', { resourceSubscriptions: [uri] });
+    expect((await refused.next(() => true)).params.notifications).toEqual({ resourceSubscriptions: [] });
+    refused.close();
+    // Where the coordinator had read up to, before the application.
+    const before = (await ok(coordinator, 'matching_watch', { timeout_seconds: 1 }, false)).cursor as string;
+    const listen = await openListen(server.url, coordinator.key, 'x-1', { resourceSubscriptions: [uri] });
+    expect((await listen.next(() => true)).params.notifications).toEqual({ resourceSubscriptions: [uri] });
+    const request = await applyTo(applicant, call);
+    await listen.next((m) => m.method === 'notifications/resources/updated' && m.params.uri === uri, 2_000);
+    const read = await postModern(
+      server.url,
+      coordinator.key,
+      modernRequest(1, 'resources/read', { uri: `${uri}?cursor=${before}` }),
+    );
+    const changes = JSON.parse(read.body!.result.contents[0].text).changes as Json[];
+    expect(changes.map((c) => c.matching_request_id)).toContain(request.matching_request_id);
+    listen.close();
   });
 });
 

@@ -7,6 +7,7 @@ import { matchingDoors } from './console/doors.ts';
 import { MATCHING_ERRORS } from './errors.ts';
 import { matchingGuestPairing } from './guest-pairing.ts';
 import { PUBLISHED_MATCHING_LIMITS } from './limits.ts';
+import { matchingFeed } from './matching-feed.ts';
 import { matchingTools } from './matching-tools.ts';
 import { MatchingOwnerService } from './owner-matching.ts';
 import { PublicIntents } from './public-intents.ts';
@@ -46,6 +47,8 @@ export const matchingArea = {
         matching: new MatchingOwnerService(database, clock),
         publicIntents: new PublicIntents(database, secret, clock),
       },
+      // Identities with matching on can be woken for changes of their requests.
+      feeds: [matchingFeed(database, secret, waiter)],
       workers: [sweeper, { start: () => {}, drain: async () => waiter.close(), stop: () => {} }],
     };
   },

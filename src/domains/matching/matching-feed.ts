@@ -26,7 +26,9 @@ const URI = 'cairn://matching/requests';
 
 function parse(uri: string): { cursor: string | null } | null {
   const parsed = feedUri(uri, URI);
-  if (!parsed || parsed.segments.join('/') !== '') return null;
+  // Nothing after the URI but its query.
+  const rest = parsed?.segments.join('/');
+  if (!parsed || rest !== '') return null;
   const keys = [...parsed.query.keys()];
   if (keys.some((k) => k !== 'cursor') || parsed.query.getAll('cursor').length > 1) return null;
   return { cursor: parsed.query.get('cursor') };

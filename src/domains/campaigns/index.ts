@@ -44,7 +44,7 @@ export {
 } from './console/campaign-parts.ts';
 export { FindingOwnerService } from './findings/owner-findings.ts';
 export { ResearchReports } from './findings/reports.ts';
-export { campaignFeedTarget } from './ledger/events-feed.ts';
+export { resolveCampaignFeed } from './ledger/events-feed.ts';
 export { listEventsForOwner, type PresentedEvent } from './ledger/ledger-repo.ts';
 export {
   type Actor,

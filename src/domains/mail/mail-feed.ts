@@ -1,9 +1,8 @@
-import { and, eq, gt } from 'drizzle-orm';
+import { and, eq, gt, lte } from 'drizzle-orm';
 import type { Feed } from '../../framework/index.ts';
-import { DomainError } from '../../kernel/errors.ts';
 import type { Database } from '../../storage/database.ts';
 import type { NotifyWaiter } from '../../storage/notify-waiter.ts';
-import { campaignFeedTarget, type Membership, requireMembership } from '../campaigns/index.ts';
+import { type Membership, requireMembership, resolveCampaignFeed } from '../campaigns/index.ts';
 import type { Caller } from '../identity/index.ts';
 import { requireMailAccess } from './access.ts';
 import { latestSeq, listMail, openMailCursor, waitForMail } from './mail-reads.ts';
@@ -19,30 +18,15 @@ import { mailMessages } from './tables.ts';
  * without one the newest page (campaign_mail_list).
  */
 
-const parse = (uri: string) => campaignFeedTarget(uri, 'mail');
-
 export function mailFeed(database: Database, secret: string, waiter: NotifyWaiter): Feed {
-  /** The caller's membership when it may read this mailbox now; null otherwise, for every reason alike. */
-  const granted = async (caller: Caller, campaignId: string): Promise<Membership | null> => {
-    try {
-      const m = await requireMembership(database.db, caller, campaignId);
-      await requireMailAccess(database.db, m);
-      return m;
-    } catch (err) {
-      if (err instanceof DomainError) return null;
-      throw err;
-    }
+  /** The caller's membership when it may read this mailbox now (the owner's grant). */
+  const granted = async (caller: Caller, campaignId: string): Promise<Membership> => {
+    const m = await requireMembership(database.db, caller, campaignId);
+    await requireMailAccess(database.db, m);
+    return m;
   };
-  /** Where a URI's cursor stands: null without one, undefined when it is not the caller's. */
-  const position = (m: Membership, cursor: string | null): number | null | undefined => {
-    if (cursor === null) return null;
-    try {
-      return openMailCursor(secret, m, cursor);
-    } catch (err) {
-      if (err instanceof DomainError) return undefined;
-      throw err;
-    }
-  };
+  const resolve = (uri: string, caller: Caller) =>
+    resolveCampaignFeed(uri, 'mail', caller, granted, (m, cursor) => openMailCursor(secret, m, cursor));
 
   return {
     uriTemplate: 'cairn://campaigns/{campaign_id}/mail{?cursor}',
@@ -53,22 +37,26 @@ export function mailFeed(database: Database, secret: string, waiter: NotifyWaite
     mimeType: 'application/json',
 
     async follow(uri, caller) {
-      const target = parse(uri);
-      if (!target) return null;
-      const m = await granted(caller, target.campaignId);
-      if (!m) return null;
-      const from = position(m, target.cursor);
-      if (from === undefined) return null;
+      const resolved = await resolve(uri, caller);
+      if (!resolved) return null;
+      const { target, from } = resolved;
       let mark = from ?? (await latestSeq(database.db, target.campaignId));
       return {
         arm: () => waiter.arm(target.campaignId),
         async news(now) {
-          if (!(await granted(now, target.campaignId))) return false;
+          if (!(await resolve(uri, now))) return false;
           const newest = await latestSeq(database.db, target.campaignId);
           const [arrived] = await database.db
             .select({ seq: mailMessages.seq })
             .from(mailMessages)
-            .where(and(eq(mailMessages.campaignId, target.campaignId), gt(mailMessages.seq, mark)))
+            .where(
+              and(
+                eq(mailMessages.campaignId, target.campaignId),
+                gt(mailMessages.seq, mark),
+                // Later mail wakes the next check (armed before this one): told of once.
+                lte(mailMessages.seq, newest),
+              ),
+            )
             .limit(1);
           mark = Math.max(mark, newest);
           return arrived !== undefined;
@@ -77,12 +65,9 @@ export function mailFeed(database: Database, secret: string, waiter: NotifyWaite
     },
 
     async read(uri, caller) {
-      const target = parse(uri);
-      if (!target) return null;
-      const m = await granted(caller, target.campaignId);
-      if (!m) return null;
-      const from = position(m, target.cursor);
-      if (from === undefined) return null;
+      const resolved = await resolve(uri, caller);
+      if (!resolved) return null;
+      const { target, m } = resolved;
       const answer =
         target.cursor === null
           ? await listMail(database.db, m, secret, {})

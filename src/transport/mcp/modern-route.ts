@@ -42,32 +42,12 @@ export async function serveModern(
     );
   }
   if (checked.method === 'subscriptions/listen') {
-    const filter = checked.params.notifications;
-    if (!isRecord(filter)) {
-      return sendModern(
-        reply,
-        modernError(
-          400,
-          checked.id,
-          RPC.invalidParams,
-          'Invalid params: subscriptions/listen needs params.notifications, an object such as {"toolsListChanged": true}.',
-        ),
-      );
-    }
-    const uris = filter.resourceSubscriptions ?? [];
-    if (!isUriList(uris)) {
-      return sendModern(
-        reply,
-        modernError(
-          400,
-          checked.id,
-          RPC.invalidParams,
-          `Invalid params: notifications.resourceSubscriptions must be a list of at most ${LISTEN_LIMITS.resourceSubscriptions} URIs (each at most 2,000 characters); resources/templates/list names what can be followed.`,
-        ),
-      );
+    const listen = listenFilter(checked.params.notifications);
+    if (typeof listen === 'string') {
+      return sendModern(reply, modernError(400, checked.id, RPC.invalidParams, listen));
     }
     openEventStream(req, reply);
-    await listens.open(auth.caller, bearerToken(req), checked.id, filter, uris, reply);
+    await listens.open(auth.caller, bearerToken(req), checked.id, listen.filter, listen.uris, reply);
     return reply;
   }
   const takeInbox = auth.ownerMessagesWaiting ? () => deps.identity.takeInbox(auth.caller.agent.id) : null;
@@ -89,6 +69,18 @@ export async function serveModern(
 
 function sendModern(reply: FastifyReply, answer: ModernAnswer) {
   return reply.code(answer.status).type('application/json').send(JSON.stringify(answer.message));
+}
+
+/** A listen's filter and the URIs it would follow, or why the request cannot be a listen. */
+function listenFilter(filter: unknown): { filter: Record<string, unknown>; uris: string[] } | string {
+  if (!isRecord(filter)) {
+    return 'Invalid params: subscriptions/listen needs params.notifications, an object such as {"toolsListChanged": true}.';
+  }
+  const uris = filter.resourceSubscriptions ?? [];
+  if (!isUriList(uris)) {
+    return `Invalid params: notifications.resourceSubscriptions must be a list of at most ${LISTEN_LIMITS.resourceSubscriptions} URIs (each at most 2,000 characters); resources/templates/list names what can be followed.`;
+  }
+  return { filter, uris };
 }
 
 function isUriList(value: unknown): value is string[] {

@@ -43,28 +43,45 @@ export function campaignFeedTarget(
   return { campaignId, cursor: parsed.query.get('cursor') };
 }
 
-const parse = (uri: string) => campaignFeedTarget(uri, 'events');
+/** Null for a refusal (a DomainError): a feed answers "not yours" alike for every reason. */
+async function orNull<T>(work: () => T | Promise<T>): Promise<T | null> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof DomainError) return null;
+    throw err;
+  }
+}
+
+/**
+ * What a campaign feed's URI names for this caller: the campaign, the caller's standing there as
+ * `access` decides it, and where the URI's cursor stands (null without one); null when the URI is
+ * not of this kind or not the caller's to read (no access, another caller's cursor).
+ */
+export async function resolveCampaignFeed(
+  uri: string,
+  kind: string,
+  caller: Caller,
+  access: (caller: Caller, campaignId: string) => Promise<Membership>,
+  position: (m: Membership, cursor: string) => number,
+) {
+  const target = campaignFeedTarget(uri, kind);
+  if (!target) return null;
+  const m = await orNull(() => access(caller, target.campaignId));
+  if (!m) return null;
+  if (target.cursor === null) return { target, m, from: null };
+  const cursor = target.cursor;
+  const from = await orNull(() => position(m, cursor));
+  return from === null ? null : { target, m, from };
+}
 
 export function eventsFeed(database: Database, secret: string, ledger: LedgerWaiter): Feed {
-  /** The caller's membership, or null: a non-member learns nothing, not even that the campaign exists. */
-  const membership = async (caller: Caller, campaignId: string): Promise<Membership | null> => {
-    try {
-      return await requireMembership(database.db, caller, campaignId);
-    } catch (err) {
-      if (err instanceof DomainError) return null;
-      throw err;
-    }
-  };
-  /** Where a URI's cursor stands for this member; null when the cursor is not theirs. */
-  const start = (m: Membership, cursor: string | null): number | null => {
-    if (cursor === null) return null;
-    try {
-      return openWatchCursor(secret, m.agentId, m.campaign.id, cursor);
-    } catch (err) {
-      if (err instanceof DomainError) return -1;
-      throw err;
-    }
-  };
+  /** The caller's membership; a non-member learns nothing, not even that the campaign exists. */
+  const member = (caller: Caller, campaignId: string) => requireMembership(database.db, caller, campaignId);
+  const resolve = (uri: string, caller: Caller) =>
+    resolveCampaignFeed(uri, 'events', caller, member, (m, cursor) =>
+      openWatchCursor(secret, m.agentId, m.campaign.id, cursor),
+    );
 
   return {
     uriTemplate: `${PREFIX}{campaign_id}/events{?cursor}`,
@@ -75,18 +92,15 @@ export function eventsFeed(database: Database, secret: string, ledger: LedgerWai
     mimeType: 'application/json',
 
     async follow(uri, caller) {
-      const target = parse(uri);
-      if (!target) return null;
-      const m = await membership(caller, target.campaignId);
-      if (!m) return null;
-      const from = start(m, target.cursor);
-      if (from === -1) return null;
+      const resolved = await resolve(uri, caller);
+      if (!resolved) return null;
+      const { target, m, from } = resolved;
       // From the cursor, or from what has committed so far (last_seq is read with the membership).
       let mark = from ?? m.campaign.lastSeq;
       return {
         arm: () => ledger.arm(target.campaignId),
         async news(now) {
-          const current = await membership(now, target.campaignId);
+          const current = await orNull(() => member(now, target.campaignId));
           if (!current) return false;
           const [next] = await eventsAfter(database.db, viewerOf(current), mark, 1);
           // Everything up to last_seq has committed and been considered: a visible event among
@@ -98,12 +112,9 @@ export function eventsFeed(database: Database, secret: string, ledger: LedgerWai
     },
 
     async read(uri, caller) {
-      const target = parse(uri);
-      if (!target) return null;
-      const m = await membership(caller, target.campaignId);
-      if (!m) return null;
-      const from = start(m, target.cursor);
-      if (from === -1) return null;
+      const resolved = await resolve(uri, caller);
+      if (!resolved) return null;
+      const { m, from } = resolved;
       const afterSeq = from ?? 0;
       const viewer = viewerOf(m);
       const rows = await eventsAfter(database.db, viewer, afterSeq, READ_LIMIT);

@@ -98,6 +98,11 @@ export class ListenHub {
     }
     const honoured = ListenHub.honoured(requested);
     const followed = await this.followAll(uris, caller);
+    // Following took queries: the client may have gone, or the server begun to close, meanwhile.
+    if (this.stopped || raw.destroyed) {
+      raw.destroy();
+      return;
+    }
     if (requested.resourceSubscriptions !== undefined) {
       honoured.resourceSubscriptions = followed.map((f) => f.uri);
     }
@@ -116,7 +121,6 @@ export class ListenHub {
       this.listens.delete(listen);
       listen.ended.abort();
     });
-    if (raw.destroyed) listen.ended.abort();
     this.send(listen, {
       jsonrpc: '2.0',
       method: 'notifications/subscriptions/acknowledged',

@@ -131,6 +131,8 @@ export class NotificationHub {
         for (const uri of uris) {
           if (stream.follows.has(uri)) continue;
           const follow = await followUri(this.feeds, uri, caller);
+          // The stream may have closed while the feed was asked: nothing to follow for.
+          if (stream.reply.raw.destroyed) return;
           if (!follow) continue;
           const controller = new AbortController();
           stream.follows.set(uri, controller);
@@ -151,7 +153,9 @@ export class NotificationHub {
           });
         }
       } catch (err) {
-        stream.reply.log.warn({ err }, 'subscription sync failed; the next wake or sweep retries');
+        // Only the error's kind: a failed query's message repeats its parameters.
+        const error = err instanceof Error ? err.name : typeof err;
+        stream.reply.log.warn({ error }, 'subscription sync failed; the next wake or sweep retries');
       }
     });
   }

@@ -159,7 +159,7 @@ export const LIMIT_ORDER = [
   'web_search', 'STIX export', 'Preview page', 'task-choices limit', 'public boards limit',
   'task_evidence limit', 'Skills list parameters', 'Skill packages', 'skill_file_bytes_get window',
   'arena_reports limit', 'Task time budget', 'Spend cap', 'Project key', 'Request body',
-  'Tool arguments', 'idempotency_key', 'Public (no token) routes', 'MCP requests',
+  'Tool arguments', 'idempotency_key', 'Public (no token) routes', 'MCP requests', 'MCP subscriptions',
   // The Arena's own (docs/arena.md).
   'Arena workspace', 'Arena sandbox.exec', 'Arena publications', 'Arena superchallenges',
 ] as const;

@@ -9,6 +9,16 @@ import type { Caller } from './caller.ts';
  * it may see. The transport knows no feed's meaning: it follows the URI, arms before each
  * check (so no change falls between a check and the wait), and asks whether there is news.
  */
+/**
+ * How much following one caller may hold open: URIs per 2026-07-28 listen, listens per identity
+ * (the oldest is ended to make room), and URIs per 2025-era session (resources/subscribe).
+ */
+export const FEED_LIMITS = {
+  urisPerListen: 20,
+  listensPerIdentity: 10,
+  subscriptionsPerSession: 20,
+} as const;
+
 export interface Feed {
   /** The URI template (RFC 6570), as resources/templates/list shows it. */
   uriTemplate: string;

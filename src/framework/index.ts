@@ -16,7 +16,7 @@ export {
 } from './area.ts';
 export { CommitValue } from './commit-value.ts';
 export type { DoorContext, Doors, Listener, OwnerOf, PageParts, PartOf } from './doors.ts';
-export { type Feed, type FeedFollow, feedUri } from './feed.ts';
+export { FEED_LIMITS, type Feed, type FeedFollow, feedUri } from './feed.ts';
 export { isForm, joinForms, type ToolForm } from './forms.ts';
 export { earlierAnswer, runOnce } from './idempotency-repo.ts';
 export { FRAMEWORK_LIMITS } from './limits.ts';

@@ -282,7 +282,13 @@ describe('tools and resources, the same as a 2025 session sees them', () => {
     const templates = (await post(modernRequest(2, 'resources/templates/list'))).body!.result;
     expect(templates).toMatchObject({ resultType: 'complete', cacheScope: 'public' });
     const read = (await post(modernRequest(3, 'resources/read', { uri: 'cairn://limits' }))).body!.result;
-    expect(JSON.parse(read.contents[0].text).limits.length).toBeGreaterThan(0);
+    const limits = JSON.parse(read.contents[0].text).limits as Json[];
+    // The bound a listen is held to (21 URIs are refused below) is published with the rest.
+    expect(limits.find((r) => r.area === 'MCP subscriptions')?.values).toEqual({
+      uris_per_listen: 20,
+      listens_per_identity: 10,
+      subscriptions_per_session: 20,
+    });
     expect(read).toMatchObject({ resultType: 'complete', ttlMs: expect.any(Number) });
     const missing = await post(modernRequest(4, 'resources/read', { uri: 'cairn://nothing' }));
     expect(missing.body!.error).toMatchObject({ code: -32602, data: { uri: 'cairn://nothing' } });

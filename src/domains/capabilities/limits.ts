@@ -1,5 +1,5 @@
 import type { Config } from '../../config/config.ts';
-import { FRAMEWORK_LIMITS } from '../../framework/index.ts';
+import { FEED_LIMITS, FRAMEWORK_LIMITS } from '../../framework/index.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 import { BODY_LIMITS } from '../../web/http/limits.ts';
 
@@ -12,6 +12,7 @@ export function publishedServerLimits(config: Config): PublishedLimit[] {
   const { publicRateLimitPerMinute, mcpRateLimitPerMinute } = config;
   const B = BODY_LIMITS;
   const F = FRAMEWORK_LIMITS;
+  const FEED = FEED_LIMITS;
   return [
     {
       area: 'Request body',
@@ -41,6 +42,15 @@ export function publishedServerLimits(config: Config): PublishedLimit[] {
       area: 'MCP requests',
       limit: `${mcpRateLimitPerMinute} requests per minute per identity`,
       values: { per_minute: mcpRateLimitPerMinute },
+    },
+    {
+      area: 'MCP subscriptions',
+      limit: `a subscriptions/listen follows at most ${FEED.urisPerListen} resources, and an identity holds at most ${FEED.listensPerIdentity} listens open (a new one ends the oldest); a 2025 session follows at most ${FEED.subscriptionsPerSession} resources`,
+      values: {
+        uris_per_listen: FEED.urisPerListen,
+        listens_per_identity: FEED.listensPerIdentity,
+        subscriptions_per_session: FEED.subscriptionsPerSession,
+      },
     },
   ];
 }

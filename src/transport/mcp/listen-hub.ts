@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { Caller, IdentityService } from '../../domains/identity/index.ts';
-import type { Feed, FeedFollow } from '../../framework/index.ts';
+import { FEED_LIMITS, type Feed, type FeedFollow } from '../../framework/index.ts';
 import { isDatabaseUnavailable } from '../../storage/unavailable.ts';
 import { callerNow, followUri, watchFeed } from './feed-watch.ts';
 import { META, type RpcId } from './modern-request.ts';
@@ -26,7 +26,10 @@ import { META, type RpcId } from './modern-request.ts';
  */
 
 /** The most URIs one listen follows, and the most listens one identity holds open at a time. */
-export const LISTEN_LIMITS = { resourceSubscriptions: 20, listensPerIdentity: 10 } as const;
+export const LISTEN_LIMITS = {
+  resourceSubscriptions: FEED_LIMITS.urisPerListen,
+  listensPerIdentity: FEED_LIMITS.listensPerIdentity,
+} as const;
 
 /** How often an open listen sends a keep-alive and re-checks, whatever NOTIFY said. */
 const SWEEP_MS = 20_000;

@@ -15,9 +15,9 @@ import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv
 import type { FastifyBaseLogger } from 'fastify';
 import { SERVER_NAME, SERVER_VERSION } from '../../domains/discovery/index.ts';
 import type { Caller, InboxMessage, SessionService } from '../../domains/identity/index.ts';
+import { FEED_LIMITS } from '../../framework/index.ts';
 import { errorEnvelope } from '../../kernel/errors.ts';
 import { followUri } from './feed-watch.ts';
-import { LISTEN_LIMITS } from './listen-hub.ts';
 import {
   feedTemplates,
   INSTRUCTIONS,
@@ -188,7 +188,7 @@ export function createMcpServer(
       );
     }
     if (!(await followUri(deps.feeds, uri, caller))) throw resourceNotFound(uri);
-    const max = LISTEN_LIMITS.resourceSubscriptions;
+    const max = FEED_LIMITS.subscriptionsPerSession;
     const outcome = await session.service.subscribe(session.id, caller.agent.id, uri, max);
     if (outcome === 'full') {
       throw rpcError(

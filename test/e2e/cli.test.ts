@@ -11,9 +11,10 @@ import { freePort } from '../support/test-server.ts';
 /** The `cairn` command as an operator runs it: a real process, on the data dir or TEST_DATABASE_URL. */
 
 const BIN = CAIRN_BIN;
-// Every test starts real processes (tsx compiles the sources, PGlite starts): on a loaded
-// two-core machine that alone can take half a minute, so these tests get more time than most.
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+// Every test starts real processes (tsx compiles the sources, PGlite starts): 2-3 s a command
+// on an idle two-core machine, several times that while the rest of the suite runs beside it,
+// and a test runs a dozen or more in turn, so these tests get more time than most.
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
 let dataDir: string;
 
 const cli = cairnCli(() => dataDir);

@@ -7,7 +7,9 @@ import { uniqueEmail } from '../support/factories.ts';
 import { freePort } from '../support/test-server.ts';
 
 // Real processes (tsx, PGlite) start slowly on a loaded two-core machine: more time than most tests.
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+// Each command is a process of its own (2-3 s to start on an idle 2-core machine, several times
+// that while the rest of the suite runs beside it); a test runs a dozen or more in turn.
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
 
 /** Issue 15 item 1: `cairn owner token add|list`, and the token it prints working on a served Cairn. */
 

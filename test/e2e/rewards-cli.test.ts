@@ -11,7 +11,9 @@ import { uniqueEmail } from '../support/factories.ts';
 import { type OwnDatabase, ownDatabase } from '../support/own-database.ts';
 
 // Real processes (tsx, PGlite) start slowly on a loaded two-core machine: more time than most tests.
-vi.setConfig({ testTimeout: 120_000, hookTimeout: 120_000 });
+// Each command is a process of its own (2-3 s to start on an idle 2-core machine, several times
+// that while the rest of the suite runs beside it); a test runs a dozen or more in turn.
+vi.setConfig({ testTimeout: 300_000, hookTimeout: 120_000 });
 
 /**
  * Issue 17 items 1 and 7: the operator's `cairn funds add`, and `cairn rewards check` failing

@@ -149,6 +149,11 @@ describe('the envelope of a 2026-07-28 request', () => {
       ['Mcp-Method in another case', call, { 'mcp-method': 'TOOLS/CALL' }],
       ['Mcp-Name missing', call, { 'mcp-name': undefined }],
       ['Mcp-Name another tool', call, { 'mcp-name': 'fetch_text' }],
+      [
+        'Mcp-Name another resource',
+        modernRequest(3, 'resources/read', { uri: 'cairn://guide' }),
+        { 'mcp-name': 'cairn://limits' },
+      ],
       ['Mcp-Name base64 without its padding', call, { 'mcp-name': '=?base64?aWRlbnRpdHlfd2hvYW0?=' }],
       ['Mcp-Name base64 with bad characters', call, { 'mcp-name': '=?base64?aWRl!!bnRpdHk=?=' }],
     ];
@@ -352,6 +357,27 @@ describe('subscriptions/listen', () => {
         new Promise((r) => setTimeout(() => r('open'), 2_000)),
       ]),
     ).resolves.toBe('ended');
+  });
+
+  it('holds at most 10 listens per identity: the eleventh ends the oldest with its response', async () => {
+    const member = await createAgent(server.app.services.identity, { mode: 'READ' });
+    const open = [];
+    for (let i = 0; i < 10; i++) {
+      const l = await openListen(server.url, member.key, `room-${i}`, { toolsListChanged: true });
+      await l.next(() => true);
+      open.push(l);
+    }
+    const eleventh = await openListen(server.url, member.key, 'room-10', { toolsListChanged: true });
+    await eleventh.next(() => true);
+    const ended = await open[0]!.next((m) => 'result' in m);
+    expect(ended).toEqual({
+      jsonrpc: '2.0',
+      id: 'room-0',
+      result: { resultType: 'complete', _meta: { [SUBSCRIPTION]: 'room-0' } },
+    });
+    // The others are still open: nothing but their acknowledgement came.
+    for (const l of open.slice(1)) expect(l.messages).toHaveLength(1);
+    for (const l of [...open, eleventh]) l.close();
   });
 
   it('refuses a listen without its notifications filter', async () => {

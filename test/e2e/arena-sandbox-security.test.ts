@@ -47,6 +47,13 @@ async function write(m: ArenaMember, runId: string, path: string, content: strin
 }
 
 /** Writes `source` as a program of the run and runs it; answers sandbox.exec's result. */
+/**
+ * A memory bomb is given the longest time limit: the server's sandbox threads run at a lower
+ * priority, so on a loaded machine a bomb that fills 64 MiB in half a second alone could reach
+ * the default 5 s limit first, and the run would say TIME, which is not what these tests ask.
+ */
+const ROOM_TO_FILL = { timeout_ms: 30_000 };
+
 async function runProgram(
   m: ArenaMember,
   runId: string,
@@ -159,6 +166,7 @@ describe('Arena sandbox: runaway programs are contained', () => {
       runA,
       'memory',
       'const keep = [];\nfor (;;) keep.push(new Array(100000).fill(keep.length));',
+      ROOM_TO_FILL,
     );
     expect(res, JSON.stringify({ ...res, stderr: res.stderr.slice(0, 500) })).toMatchObject({
       exit_code: 137,
@@ -168,7 +176,7 @@ describe('Arena sandbox: runaway programs are contained', () => {
   });
 
   it('a string-doubling memory bomb is contained as well', async () => {
-    const res = await runProgram(a, runA, 'memory-string', "let s = 'x';\nfor (;;) s += s;");
+    const res = await runProgram(a, runA, 'memory-string', "let s = 'x';\nfor (;;) s += s;", ROOM_TO_FILL);
     expect(res.exit_code, JSON.stringify({ ...res, stderr: res.stderr.slice(0, 500) })).not.toBe(0);
     expect([137, 1]).toContain(res.exit_code);
     await stillAnswers(a, runA);

@@ -10,6 +10,7 @@ import pino from 'pino';
 import { createApp } from '../src/app.ts';
 import { loadAppConfig, TABLES } from '../src/domains/catalog.ts';
 import { openDatabase } from '../src/storage/database.ts';
+import { type Json, modernRequest, postModern } from '../test/support/mcp-modern.ts';
 
 /**
  * `npm run conformance`: Cairn measured by the official MCP conformance suite, as a client
@@ -54,6 +55,39 @@ function bearerProxy(target: number, bearer: string): Server {
   });
 }
 
+/**
+ * A skill the identity publishes through the tools, as an agent would, so the Skills extension's
+ * scenarios have an entry to check (an empty listing skips them all).
+ */
+async function publishSkill(serverUrl: string, bearer: string): Promise<void> {
+  let id = 0;
+  const call = async (name: string, args: Json): Promise<Json> => {
+    const body = modernRequest(++id, 'tools/call', {
+      name,
+      arguments: { ...args, idempotency_key: randomBytes(9).toString('hex') },
+    });
+    const answer = await postModern(serverUrl, bearer, body);
+    const result = answer.body?.result as Json | undefined;
+    if (!result || result.isError) throw new Error(`${name} failed: ${JSON.stringify(answer.body)}`);
+    return result.structuredContent as Json;
+  };
+  const name = 'quote-check';
+  const description = 'Check every quotation against the page it came from.';
+  const draft = await call('skill_draft_create', { name, description });
+  let revision = draft.revision as number;
+  for (const [path, content] of [
+    [
+      'SKILL.md',
+      `---\nname: ${name}\ndescription: ${description}\nlicense: CC-BY-4.0\n---\n\n# Steps\n\nOpen references/HOW.md.\n`,
+    ],
+    ['references/HOW.md', '# How\n\nCompare the quotation with the page, character by character.\n'],
+  ]) {
+    revision = (await call('skill_draft_file_put', { draft_id: draft.draft_id, revision, path, content }))
+      .revision as number;
+  }
+  await call('skill_version_publish', { draft_id: draft.draft_id, revision });
+}
+
 function runSuite(args: string[]): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn('npx', ['-y', '-p', 'node@22', '-p', SUITE, 'conformance', 'server', ...args], {
@@ -94,15 +128,22 @@ async function main(): Promise<void> {
   });
   await identity.setMode(agent_id, 'READ');
   const { project_key } = await identity.addProjectKey(agent_id, 1);
+  await publishSkill(`http://127.0.0.1:${port}`, project_key);
   const proxy = bearerProxy(port, project_key);
   await new Promise<void>((resolve) => proxy.listen(proxyPort, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${proxyPort}/mcp`;
   // Each scenario's checks.json, kept for reading after the run.
   const out = path.join(here, '..', 'reports', 'conformance');
   const only = process.argv.slice(2);
+  // The Skills extension's scenarios are in no revision's requirements: each is run by name.
+  const skills = ['sep-2640-skills-enumeration', 'sep-2640-skills-manifest', 'sep-2640-skills-directory'];
   const runs: Array<[string, string[]]> = [
     ['2025-11-25', ['--spec-version', '2025-11-25']],
     ['2026-07-28', ['--requirements', '2026-07-28']],
+    ...skills.map((scenario): [string, string[]] => [
+      scenario,
+      ['--spec-version', '2026-07-28', '--force', '--scenario', scenario],
+    ]),
   ];
   let failed = 0;
   try {
@@ -114,7 +155,7 @@ async function main(): Promise<void> {
         url,
         ...args,
         '--expected-failures',
-        path.join(here, `baseline-${name}.yml`),
+        path.join(here, `baseline-${name.startsWith('sep-2640') ? 'skills' : name}.yml`),
         '-o',
         out,
       ]);

@@ -57,7 +57,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     limits: publishedLimits(config),
     extensions: gatherExtensions(AREAS, areasOn(config)),
   };
-  const { services, workers, feeds } = await startAreas<AppServices>(AREAS, core);
+  const { services, workers, feeds, skillCatalog } = await startAreas<AppServices>(AREAS, core);
 
   const metrics = new Metrics(database);
   const runner = new OperationRunner(operationsFor(config), database, clock, services, {
@@ -104,6 +104,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     bodies: core.parser,
     doors,
     feeds,
+    skillCatalog,
   });
   // The areas' own listeners (the SMTP receiver), beside the HTTP server; closed with it.
   const listening = await startListeners(doors, logger);

@@ -10,6 +10,7 @@ import type { CliDoor } from './cli.ts';
 import type { DoorContext, Doors, PageParts } from './doors.ts';
 import type { Feed } from './feed.ts';
 import type { Operation } from './operation.ts';
+import type { SkillCatalog } from './skill-catalog.ts';
 
 /**
  * The area contract (docs/architecture.md). An area is a folder under `domains/` whose
@@ -59,6 +60,8 @@ export interface Started<S> {
   workers?: Worker[];
   /** What an idle agent can be woken for (feed.ts): MCP resources it can subscribe to. */
   feeds?: Feed[];
+  /** The skills it serves through MCP's Skills extension (skill-catalog.ts); one area at most. */
+  skillCatalog?: SkillCatalog;
 }
 
 export interface Area<S extends object = object> {
@@ -137,10 +140,11 @@ export function gatherExtensions(areas: ReadonlyArray<Area>, on: ReadonlyArray<A
 export async function startAreas<S>(
   areas: ReadonlyArray<Area>,
   core: Core,
-): Promise<{ services: S; workers: Worker[]; feeds: Feed[] }> {
+): Promise<{ services: S; workers: Worker[]; feeds: Feed[]; skillCatalog: SkillCatalog | null }> {
   const services: Record<string, unknown> = {};
   const workers: Worker[] = [];
   const feeds: Feed[] = [];
+  let skillCatalog: { area: string; catalog: SkillCatalog } | null = null;
   for (const area of areas) {
     const started = await area.start(core);
     for (const [key, value] of Object.entries(started.services)) {
@@ -150,8 +154,15 @@ export async function startAreas<S>(
     }
     workers.push(...(started.workers ?? []));
     feeds.push(...(started.feeds ?? []));
+    if (started.skillCatalog) {
+      if (skillCatalog)
+        throw new Error(
+          `Skill catalogs from both ${skillCatalog.area} and ${area.name}: one area serves skills.`,
+        );
+      skillCatalog = { area: area.name, catalog: started.skillCatalog };
+    }
   }
-  return { services: services as S, workers, feeds };
+  return { services: services as S, workers, feeds, skillCatalog: skillCatalog?.catalog ?? null };
 }
 
 /** Every area's parts, slot by slot in catalogue order, each built with the door context. */

@@ -40,6 +40,12 @@ export {
   OperationRunner,
   type RegisteredOperation,
 } from './runner.ts';
+export {
+  SKILLS_EXTENSION,
+  type SkillCatalog,
+  type SkillEntry,
+  type SkillFileContent,
+} from './skill-catalog.ts';
 
 /** The area's tables, added to the schema type of every database handle (storage/tables.ts). */
 type OwnTables = typeof tables;

@@ -85,7 +85,12 @@ describe('server/discover', () => {
     const result = res.body!.result;
     expect(result.resultType).toBe('complete');
     expect(result.supportedVersions).toEqual([MODERN]);
-    expect(result.capabilities).toEqual({ tools: { listChanged: true }, resources: { subscribe: true } });
+    expect(result.capabilities).toEqual({
+      tools: { listChanged: true },
+      resources: { subscribe: true },
+      // Skills are on by default: the Skills extension is declared (mcp-skills.test.ts).
+      extensions: { 'io.modelcontextprotocol/skills': {} },
+    });
     expect(result.instructions).toContain('capabilities_describe');
     expect(result.ttlMs).toBeGreaterThan(0);
     expect(Number.isInteger(result.ttlMs)).toBe(true);

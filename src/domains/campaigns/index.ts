@@ -90,6 +90,7 @@ export {
   recordCampaignSkillEvent,
   type SkillsCampaign,
   type SkillsTask,
+  skillStandingsOf,
   taskForSkills,
 } from './skills-link.ts';
 export { sweepExpiredLeases, sweepStoppedHolders } from './tasks/lease-sweeper.ts';

@@ -1,8 +1,8 @@
-import { and, eq } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
 import type { Executor } from '../../storage/database.ts';
 import { type Actor, appendEvent } from './core/ledger.ts';
 import { campaignMembers, campaigns, taskLeases, tasks } from './tables.ts';
-import { liveLeaseOf } from './tasks/leases.ts';
+import { currentLeases, liveLeaseOf } from './tasks/leases.ts';
 
 /**
  * What skills (domains/skills) needs of campaigns, through this area's index: who stands where
@@ -121,4 +121,25 @@ export async function leaseOfTask(
  */
 export async function lockTaskForSkills(ex: Executor, taskId: string): Promise<void> {
   await ex.select({ id: tasks.id }).from(tasks).where(eq(tasks.id, taskId)).for('update');
+}
+
+/**
+ * Where an identity stands now, for the Skills extension's listing: the campaigns it is an
+ * active member of (the first `maxCampaigns`, oldest first) and the tasks whose live lease it
+ * holds.
+ */
+export async function skillStandingsOf(
+  ex: Executor,
+  agentId: string,
+  now: Date,
+  maxCampaigns: number,
+): Promise<{ campaignIds: string[]; taskIds: string[] }> {
+  const memberships = await ex
+    .select({ campaignId: campaignMembers.campaignId })
+    .from(campaignMembers)
+    .where(and(eq(campaignMembers.agentId, agentId), eq(campaignMembers.status, 'ACTIVE')))
+    .orderBy(asc(campaignMembers.campaignId))
+    .limit(maxCampaigns);
+  const leases = await currentLeases(ex, agentId, now);
+  return { campaignIds: memberships.map((m) => m.campaignId), taskIds: leases.map((l) => l.taskId) };
 }

@@ -2,6 +2,7 @@ import type { Area } from '../../framework/index.ts';
 import { skillsCompletionGate } from './completion-gate.ts';
 import { skillDoors } from './console/doors.ts';
 import { SKILL_ERRORS } from './errors.ts';
+import { SkillsExtension } from './extension/catalog.ts';
 import { PUBLISHED_SKILL_LIMITS } from './limits.ts';
 import { SkillArenaOwnerService } from './owner/arena-packages.ts';
 import { SkillTaskOwnerService } from './owner/attachments.ts';
@@ -76,6 +77,8 @@ export const skillsArea = {
         skillTasks: new SkillTaskOwnerService(database, clock, requireOn),
         skillArena: new SkillArenaOwnerService(database, clock, secret, requireOn),
       },
+      // MCP's Skills extension is declared only where skills are on.
+      ...(config.skills ? { skillCatalog: new SkillsExtension(database, clock, secret) } : {}),
     };
   },
 } satisfies Area;

@@ -10,7 +10,7 @@ import type { Config } from '../../config/config.ts';
 import type { AppServices } from '../../domains/catalog.ts';
 import { AREAS } from '../../domains/catalog.ts';
 import { type Discovery, publicStats, SERVER_VERSION, serverStatus } from '../../domains/discovery/index.ts';
-import type { Area, Feed, OperationRunner } from '../../framework/index.ts';
+import type { Area, Feed, OperationRunner, SkillCatalog } from '../../framework/index.ts';
 import type { Clock } from '../../kernel/clock.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 import { isQuietRequest } from '../../logging.ts';
@@ -50,6 +50,8 @@ export interface HttpDeps {
   doors: DoorContextOfAll;
   /** What idle agents can subscribe to over MCP (framework/feed.ts). */
   feeds: Feed[];
+  /** The skills served through MCP's Skills extension (framework/skill-catalog.ts), if any. */
+  skillCatalog: SkillCatalog | null;
 }
 
 /** An incoming x-request-id is kept when it is a plain token, so traces join up across proxies. */
@@ -163,6 +165,7 @@ export async function buildHttpServer(deps: HttpDeps): Promise<FastifyInstance> 
     discovery,
     limits,
     feeds: deps.feeds,
+    skills: deps.skillCatalog,
     identity: services.identity,
     sessions: services.sessions,
     database,

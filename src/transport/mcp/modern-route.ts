@@ -5,7 +5,8 @@ import { sendError } from '../../web/http/error-handler.ts';
 import { bearerToken } from './auth.ts';
 import { openEventStream } from './event-stream.ts';
 import { LISTEN_LIMITS, type ListenHub } from './listen-hub.ts';
-import { answerModern, type ModernAnswer, error as modernError } from './modern.ts';
+import { answerModern } from './modern.ts';
+import { type ModernAnswer, error as modernError } from './modern-answer.ts';
 import { checkModernRequest, isRecord, isRefusal, RPC } from './modern-request.ts';
 import type { McpDeps } from './surface.ts';
 

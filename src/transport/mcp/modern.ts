@@ -1,9 +1,8 @@
-import type { FastifyBaseLogger } from 'fastify';
-import { SERVER_NAME, SERVER_VERSION } from '../../domains/discovery/index.ts';
-import type { Caller, InboxMessage } from '../../domains/identity/index.ts';
 import { errorEnvelope } from '../../kernel/errors.ts';
-import { META, MODERN_VERSIONS, type ModernRequest, RPC, type RpcId } from './modern-request.ts';
-import { answerToolCall, type McpDeps } from './server.ts';
+import { error, type ModernAnswer, type ModernContext, result } from './modern-answer.ts';
+import { MODERN_VERSIONS, type ModernRequest, RPC, type RpcId } from './modern-request.ts';
+import { answerToolCall } from './server.ts';
+import { answerSkillMethod, readSkillFile, type SkillsAnswer, skillsCapability } from './skills-extension.ts';
 import { feedTemplates, INSTRUCTIONS, listedResource, mcpResources, mcpTools } from './surface.ts';
 
 /**
@@ -22,6 +21,12 @@ import { feedTemplates, INSTRUCTIONS, listedResource, mcpResources, mcpTools } f
  */
 export const MODERN_CAPABILITIES = { tools: { listChanged: true }, resources: { subscribe: true } } as const;
 
+/** The capabilities with the extensions this deployment serves (the Skills extension, where skills are on). */
+function capabilitiesOf(ctx: ModernContext) {
+  const extensions = skillsCapability(ctx.deps.skills);
+  return Object.keys(extensions).length > 0 ? { ...MODERN_CAPABILITIES, extensions } : MODERN_CAPABILITIES;
+}
+
 /**
  * Caching hints (`ttlMs`, `cacheScope`, SEP-2549). The server's description and its two
  * resources are the same for everyone and change only with a new deployment. The tool list
@@ -34,30 +39,13 @@ const CACHE = {
   resources: { ttlMs: 600_000, cacheScope: 'public' },
 } as const;
 
-export const SERVER_INFO = { name: SERVER_NAME, version: SERVER_VERSION };
-
-export interface ModernContext {
-  caller: Caller;
-  deps: McpDeps;
-  requestId: string;
-  takeInbox: (() => Promise<InboxMessage[]>) | null;
-  log: FastifyBaseLogger;
-  gone: AbortSignal;
-}
-
-/** A JSON-RPC answer and the HTTP status it travels with. */
-export interface ModernAnswer {
-  status: number;
-  message: Record<string, unknown>;
-}
-
 export async function answerModern(request: ModernRequest, ctx: ModernContext): Promise<ModernAnswer> {
   const { id, params } = request;
   switch (request.method) {
     case 'server/discover':
       return result(id, {
         supportedVersions: [...MODERN_VERSIONS],
-        capabilities: MODERN_CAPABILITIES,
+        capabilities: capabilitiesOf(ctx),
         instructions: INSTRUCTIONS,
         ...CACHE.discover,
       });
@@ -74,16 +62,27 @@ export async function answerModern(request: ModernRequest, ctx: ModernContext): 
       return result(id, { resourceTemplates: feedTemplates(ctx.deps), ...CACHE.resources });
     case 'resources/read':
       return readResource(id, params.uri, ctx);
+    case 'skills/list':
+    case 'skills/get':
+      if (ctx.deps.skills)
+        return modernOf(id, await answerSkillMethod(request.method, params, ctx.deps.skills, ctx.caller));
+      return methodNotFound(request);
     default:
-      // Removed methods (initialize, ping, logging/setLevel, resources/subscribe) and ones for
-      // capabilities this server does not declare (prompts, completions) alike: 404 + -32601.
-      return error(
-        404,
-        id,
-        RPC.methodNotFound,
-        `Method not found: ${request.method.slice(0, 100)}. server/discover lists what this server serves.`,
-      );
+      return methodNotFound(request);
   }
+}
+
+/**
+ * Removed methods (initialize, ping, logging/setLevel, resources/subscribe) and ones for
+ * capabilities or extensions this server does not declare (prompts, completions) alike: 404 + -32601.
+ */
+function methodNotFound(request: ModernRequest): ModernAnswer {
+  return error(
+    404,
+    request.id,
+    RPC.methodNotFound,
+    `Method not found: ${request.method.slice(0, 100)}. server/discover lists what this server serves.`,
+  );
 }
 
 async function callTool(request: ModernRequest, ctx: ModernContext): Promise<ModernAnswer> {
@@ -121,6 +120,8 @@ async function readResource(id: RpcId, uri: unknown, ctx: ModernContext): Promis
   if (typeof uri !== 'string') {
     return error(200, id, RPC.invalidParams, 'Invalid params: resources/read needs params.uri, a string.');
   }
+  const skillFile = await readSkillFile(uri, deps.skills, ctx.caller);
+  if (skillFile) return modernOf(id, skillFile);
   const found = mcpResources(deps).find((r) => r.uri === uri);
   if (!found) {
     // A feed's content is the caller's own: never cached by anyone else, and stale at once.
@@ -154,6 +155,11 @@ async function readResource(id: RpcId, uri: unknown, ctx: ModernContext): Promis
   });
 }
 
+function modernOf(id: RpcId, answer: SkillsAnswer): ModernAnswer {
+  if ('result' in answer) return result(id, answer.result);
+  return error(200, id, answer.error.code, answer.error.message, answer.error.data);
+}
+
 function notPaginated(id: RpcId): ModernAnswer {
   return error(
     200,
@@ -161,34 +167,4 @@ function notPaginated(id: RpcId): ModernAnswer {
     RPC.invalidParams,
     'Invalid params: this list comes whole, on one page; send no cursor.',
   );
-}
-
-/** A final result: `resultType` and the server's identity on every one. */
-export function result(id: RpcId, body: Record<string, unknown>): ModernAnswer {
-  const meta = (body._meta as Record<string, unknown> | undefined) ?? {};
-  return {
-    status: 200,
-    message: {
-      jsonrpc: '2.0',
-      id,
-      result: { resultType: 'complete', ...body, _meta: { ...meta, [META.serverInfo]: SERVER_INFO } },
-    },
-  };
-}
-
-export function error(
-  status: number,
-  id: RpcId | undefined,
-  code: number,
-  message: string,
-  data?: Record<string, unknown>,
-): ModernAnswer {
-  return {
-    status,
-    message: {
-      jsonrpc: '2.0',
-      ...(id === undefined ? {} : { id }),
-      error: { code, message, ...(data ? { data } : {}) },
-    },
-  };
 }

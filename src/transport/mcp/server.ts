@@ -19,6 +19,13 @@ import { FEED_LIMITS } from '../../framework/index.ts';
 import { errorEnvelope } from '../../kernel/errors.ts';
 import { followUri } from './feed-watch.ts';
 import {
+  answerSkillMethod,
+  readSkillFile,
+  SKILL_METHODS,
+  type SkillsAnswer,
+  skillsCapability,
+} from './skills-extension.ts';
+import {
   feedTemplates,
   INSTRUCTIONS,
   listedResource,
@@ -122,6 +129,17 @@ function resourceNotFound(uri: string): McpError {
   return new McpError(-32002, e.error.message, e);
 }
 
+function extensionsOf(deps: McpDeps): { extensions?: Record<string, object> } {
+  const extensions = skillsCapability(deps.skills);
+  return Object.keys(extensions).length > 0 ? { extensions } : {};
+}
+
+/** A Skills extension answer as the SDK sends it: the result, or a JSON-RPC error with its data. */
+function sdkOf(answer: SkillsAnswer) {
+  if ('result' in answer) return answer.result;
+  throw Object.assign(rpcError(answer.error.code, answer.error.message), { data: answer.error.data });
+}
+
 /**
  * An SDK server for one request of one caller. It holds no state of its own: sessions live in
  * the database, so building it per request is what lets any replica serve any request.
@@ -144,7 +162,13 @@ export function createMcpServer(
       // Mode changes queue notifications/tools/list_changed for every open session of the identity.
       // logging: owner messages are announced as notifications/message (SPEC Events 2).
       // resources.subscribe: a session follows the areas' feeds; news comes on its GET stream.
-      capabilities: { tools: { listChanged: true }, resources: { subscribe: true }, logging: {} },
+      // extensions: the Skills extension, where an area serves skills (skills-extension.ts).
+      capabilities: {
+        tools: { listChanged: true },
+        resources: { subscribe: true },
+        logging: {},
+        ...extensionsOf(deps),
+      },
       instructions: INSTRUCTIONS,
       jsonSchemaValidator,
     },
@@ -156,6 +180,9 @@ export function createMcpServer(
   // a registered handler's params itself first and answers a misfit -32603 Internal error with
   // zod's dump. Here it gets the same readable -32602 as on the direct path, batches included.
   server.fallbackRequestHandler = async (request) => {
+    if (deps.skills && SKILL_METHODS.has(request.method)) {
+      return sdkOf(await answerSkillMethod(request.method, request.params ?? {}, deps.skills, caller));
+    }
     if (request.method !== 'tools/call') throw rpcError(ErrorCode.MethodNotFound, 'Method not found');
     const answer = await answerToolCall(caller, deps, requestId, takeInbox, log, request, gone);
     if ('error' in answer) throw rpcError(answer.error.code, answer.error.message);
@@ -171,6 +198,8 @@ export function createMcpServer(
   }));
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     const uri = request.params.uri;
+    const skillFile = await readSkillFile(uri, deps.skills, caller);
+    if (skillFile) return sdkOf(skillFile);
     const found = list.find((r) => r.uri === uri);
     if (found) return { contents: [{ uri, mimeType: found.mimeType, text: found.text() }] };
     for (const feed of deps.feeds) {

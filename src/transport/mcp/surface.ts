@@ -1,7 +1,7 @@
 import type { AppServices } from '../../domains/catalog.ts';
 import type { Discovery } from '../../domains/discovery/index.ts';
 import type { Caller } from '../../domains/identity/index.ts';
-import type { Feed, OperationRunner } from '../../framework/index.ts';
+import type { Feed, OperationRunner, SkillCatalog } from '../../framework/index.ts';
 import type { PublishedLimit } from '../../kernel/limits.ts';
 
 /**
@@ -16,6 +16,8 @@ export interface McpDeps {
   limits: PublishedLimit[];
   /** The areas' subscribable resources (framework/feed.ts), served to 2026-07-28 clients. */
   feeds: Feed[];
+  /** The skills served through the Skills extension (framework/skill-catalog.ts); null: not declared. */
+  skills: SkillCatalog | null;
 }
 
 export const INSTRUCTIONS =

@@ -15,11 +15,13 @@ function fail(rule: string, message: string, body: string): Frontmatter {
 
 /**
  * Splits SKILL.md into its YAML frontmatter and Markdown body, and parses the frontmatter.
- * The YAML failsafe schema keeps every scalar a string (no `yes` → true, no `1.0` → 1), duplicate
- * keys and aliases are refused (aliases are the billion-laughs vector and no field needs them).
- * `fields` is null whenever `problems` is non-empty.
+ * The YAML failsafe schema (the default, what validation reads) keeps every scalar a string (no
+ * `yes` → true, no `1.0` → 1); `core` reads it as YAML 1.2 readers do, for the frontmatter the
+ * Skills extension hands clients to compare with their own parse. Duplicate keys and aliases are
+ * refused (aliases are the billion-laughs vector and no field needs them). `fields` is null
+ * whenever `problems` is non-empty.
  */
-export function parseFrontmatter(skillMd: string): Frontmatter {
+export function parseFrontmatter(skillMd: string, schema: 'failsafe' | 'core' = 'failsafe'): Frontmatter {
   const text = skillMd.startsWith('\uFEFF') ? skillMd.slice(1) : skillMd;
   const lines = text.split(/\r?\n/);
   if (!FENCE.test(lines[0] ?? '')) {
@@ -36,7 +38,7 @@ export function parseFrontmatter(skillMd: string): Frontmatter {
   const yamlText = lines.slice(1, close).join('\n');
   const body = lines.slice(close + 1).join('\n');
 
-  const doc = parseDocument(yamlText, { schema: 'failsafe', uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(yamlText, { schema, uniqueKeys: true, prettyErrors: false });
   const error = doc.errors[0];
   if (error) return fail('FRONTMATTER_INVALID_YAML', `Invalid YAML in frontmatter: ${error.message}`, body);
   let alias = false;

@@ -11,6 +11,7 @@ import { createApp } from '../src/app.ts';
 import { loadAppConfig, TABLES } from '../src/domains/catalog.ts';
 import { openDatabase } from '../src/storage/database.ts';
 import { type Json, modernRequest, postModern } from '../test/support/mcp-modern.ts';
+import { runAuthorization } from './authorization.ts';
 
 /**
  * `npm run conformance`: Cairn measured by the official MCP conformance suite, as a client
@@ -18,7 +19,8 @@ import { type Json, modernRequest, postModern } from '../test/support/mcp-modern
  * on); the suite, which sends no credential, reaches it through a loopback proxy that adds
  * that identity's bearer and changes nothing else (Host and Origin pass as sent, so the DNS
  * rebinding checks test Cairn's own guard). Runs the 2025-11-25 scenarios and every scenario
- * 2026-07-28 requires, each against its baseline-<revision>.yml (checks whose fixtures Cairn does not
+ * 2026-07-28 requires, the Skills extension's scenarios, and the authorization-server scenarios
+ * (authorization.ts), each against its baseline-<revision>.yml (checks whose fixtures Cairn does not
  * have, each with its reason); exits 1 on any failure not listed there, or on a listed one
  * that now passes (the baseline must shrink as Cairn grows).
  *
@@ -119,7 +121,8 @@ async function main(): Promise<void> {
   await app.http.listen({ port, host: '127.0.0.1' });
   const identity = app.services.identity;
   const ownerEmail = 'conformance@example.org';
-  await identity.addOwner(ownerEmail, randomBytes(18).toString('base64url'));
+  const ownerPassword = randomBytes(18).toString('base64url');
+  await identity.addOwner(ownerEmail, ownerPassword);
   const { agent_id } = await identity.addAgent({
     ownerEmail,
     displayName: 'Conformance suite',
@@ -160,6 +163,12 @@ async function main(): Promise<void> {
         out,
       ]);
       if (code !== 0) failed++;
+    }
+    if (only.length === 0 || only.includes('authorization')) {
+      const issuer = `http://127.0.0.1:${port}`;
+      process.stdout.write(`\n== conformance authorization (${SUITE}) against ${issuer}\n`);
+      const owner = { email: ownerEmail, password: ownerPassword };
+      if ((await runAuthorization(SUITE, issuer, owner, out)) !== 0) failed++;
     }
   } finally {
     proxy.close();

@@ -47,6 +47,11 @@ export interface Caller {
   credential: { kind: 'project_key' | 'access_token'; id: string };
   /** Where the identity stands in campaigns, read with the credential (the strongest of any). */
   standing: CampaignStanding;
+  /**
+   * The OAuth scopes its access token was approved for (scopes.ts); absent when the credential
+   * carries no scope limit (a project key, a paired device's token).
+   */
+  scopes?: readonly string[];
 }
 
 /**

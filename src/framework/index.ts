@@ -41,6 +41,16 @@ export {
   type RegisteredOperation,
 } from './runner.ts';
 export {
+  DEFAULT_SCOPE,
+  MCP_SCOPES,
+  type McpScope,
+  parseScopes,
+  SCOPE_MEANINGS,
+  scopeNeeded,
+  scopeString,
+  scopesCover,
+} from './scopes.ts';
+export {
   SKILLS_EXTENSION,
   type SkillCatalog,
   type SkillEntry,

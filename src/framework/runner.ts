@@ -19,6 +19,7 @@ import { claimAtOpening, runOnceClosing } from './idempotency-repo.ts';
 import { FRAMEWORK_LIMITS } from './limits.ts';
 import type { Operation, OperationContext, ToolAvailability } from './operation.ts';
 import { withPermittedMoves } from './permitted-moves.ts';
+import { DEFAULT_SCOPE, scopeNeeded, scopeString, scopesCover } from './scopes.ts';
 
 export type OperationOutcome = { ok: true; result: unknown } | { ok: false; error: ErrorEnvelope };
 
@@ -116,7 +117,11 @@ export class OperationRunner<S> {
       outcome = this.failure(err, requestId, name);
     }
     if (!outcome.ok) {
-      const callable = new Set(this.visibleTo(caller).map(({ op }) => op.name));
+      const callable = new Set(
+        this.visibleTo(caller)
+          .filter(({ op }) => scopesCover(caller.scopes, op))
+          .map(({ op }) => op.name),
+      );
       outcome = { ok: false, error: withPermittedMoves(outcome.error, callable) };
     }
     const label = outcome.ok ? 'ok' : outcome.error.error.code;
@@ -209,6 +214,19 @@ export class OperationRunner<S> {
         'TOOL_NOT_AVAILABLE',
         `${name} is not available to this identity: ${visibility.why}`,
         { tool: name, why: visibility.why, next_step: next },
+        { next },
+      );
+    }
+    // The credential's OAuth scopes (scopes.ts) can take a tool away; the MCP door answers this
+    // with HTTP 403 before the call gets here, so this holds for any other door.
+    if (!scopesCover(caller.scopes, entry.op)) {
+      const needed = scopeNeeded(entry.op) ?? DEFAULT_SCOPE;
+      const held = scopeString(caller.scopes ?? []);
+      const next = `Authorize again asking for "${scopeString([...(caller.scopes ?? []), needed])}", what you hold and what ${name} needs.`;
+      return fail(
+        'INSUFFICIENT_SCOPE',
+        `${name} needs the scope ${needed}; this access token was approved for ${held}.`,
+        { tool: name, scope_needed: needed, scopes_held: caller.scopes ?? [] },
         { next },
       );
     }

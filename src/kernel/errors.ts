@@ -27,6 +27,13 @@ export const GENERAL_ERRORS = {
     when: 'The bearer credential is missing, malformed, expired or revoked, or its identity was revoked.',
     next: 'Exchange or refresh the token and retry once; if it still fails, ask the owner for a new credential.',
   },
+  INSUFFICIENT_SCOPE: {
+    httpStatus: 403,
+    retryable: false,
+    otherReaders: 'ALLOWED',
+    when: 'The OAuth access token was approved for narrower scopes than the tool needs (mcp:read calls a tool that changes something, mcp:arena a tool outside the Arena). /mcp answers it with HTTP 403 and WWW-Authenticate error="insufficient_scope".',
+    next: 'Authorize again asking for the scope in WWW-Authenticate (what the token holds and what the tool needs); the owner can give it to the same identity.',
+  },
   TOOL_NOT_AVAILABLE: {
     httpStatus: 403,
     retryable: false,

@@ -23,7 +23,7 @@ describe(
         issuer: h.server.url,
         code_challenge_methods_supported: ['S256'],
         response_types_supported: ['code'],
-        scopes_supported: ['mcp'],
+        scopes_supported: ['mcp', 'mcp:read', 'mcp:arena'],
       });
       expect(as.grant_types_supported).toEqual(
         expect.arrayContaining(['authorization_code', 'refresh_token', 'client_credentials']),
@@ -33,7 +33,7 @@ describe(
         expect.objectContaining({
           resource: `${h.server.url}/mcp`,
           authorization_servers: [h.server.url],
-          scopes_supported: ['mcp'],
+          scopes_supported: ['mcp', 'mcp:read', 'mcp:arena'],
           bearer_methods_supported: ['header'],
         }),
       );

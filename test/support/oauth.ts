@@ -37,7 +37,7 @@ export interface OAuthHarness {
     extra?: Record<string, string>,
   ): Promise<{ url: URL; verifier: string }>;
   /** The owner's browser follows the authorization URL, reviews it and decides; the redirect back. */
-  consent(authorizationUrl: string, decision: 'allow' | 'decline'): Promise<URL>;
+  consent(authorizationUrl: string, decision: 'allow' | 'decline' | `extend:${string}`): Promise<URL>;
   /** The owner's browser follows the authorization URL to its review page; the page's text. */
   reviewPage(authorizationUrl: string): Promise<string>;
   /** The code grant for a redirect, checked by oauth4webapi (state, iss). */

@@ -1,3 +1,4 @@
+import { MCP_SCOPES } from '../../framework/index.ts';
 /**
  * The OAuth discovery documents (RFC 9728 for the protected resource, RFC 8414 for the
  * authorization server). MCP clients read them to find where to register and sign in.
@@ -10,7 +11,7 @@ export function protectedResourceMetadata(baseUrl: string) {
   return {
     resource: `${baseUrl}/mcp`,
     authorization_servers: [baseUrl],
-    scopes_supported: ['mcp'],
+    scopes_supported: [...MCP_SCOPES],
     bearer_methods_supported: ['header'],
     resource_name: 'Cairn',
     resource_documentation: `${baseUrl}/guide`,
@@ -33,7 +34,7 @@ export function authorizationServerMetadata(baseUrl: string) {
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: authMethods,
     revocation_endpoint_auth_methods_supported: authMethods,
-    scopes_supported: ['mcp'],
+    scopes_supported: [...MCP_SCOPES],
     authorization_response_iss_parameter_supported: true,
     // A client may name itself by the https URL of its metadata document, without registering.
     client_id_metadata_document_supported: true,

@@ -1,4 +1,4 @@
-import { TOOL_GROUPS } from '../../framework/index.ts';
+import { MCP_SCOPES, TOOL_GROUPS } from '../../framework/index.ts';
 import { type ConnectMethods, SERVER_NAME, SERVER_VERSION } from './connect-methods.ts';
 import type { ToolDoc } from './tool-docs.ts';
 
@@ -16,7 +16,7 @@ export function buildServerCard(
       type: 'oauth2',
       metadata: `${baseUrl}/.well-known/oauth-authorization-server`,
       resource_metadata: `${baseUrl}/.well-known/oauth-protected-resource/mcp`,
-      scopes: ['mcp'],
+      scopes: [...MCP_SCOPES],
     },
   ].filter(Boolean);
   return {

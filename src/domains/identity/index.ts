@@ -74,7 +74,6 @@ export {
   type ConsentRequest,
   mcpResource,
   returnHost,
-  scopeAllowed,
 } from './credentials/oauth-request.ts';
 export {
   type IssuedOwnerToken,

@@ -1,13 +1,6 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import type { Redis } from 'ioredis';
-import type {
-  Authenticated,
-  Caller,
-  IdentityService,
-  InboxMessage,
-  SessionService,
-} from '../../domains/identity/index.ts';
+import type { Authenticated, IdentityService, SessionService } from '../../domains/identity/index.ts';
 import { DomainError } from '../../kernel/errors.ts';
 import type { Database } from '../../storage/database.ts';
 import { isDatabaseUnavailable } from '../../storage/unavailable.ts';
@@ -20,12 +13,14 @@ import { registerRateLimit } from '../../web/http/rate-limit.ts';
 import { authenticateRequest, bearerToken } from './auth.ts';
 import { openEventStream } from './event-stream.ts';
 import { guardHostAndOrigin, requestPolicy } from './host-guard.ts';
+import { dispatch, header, ignoreTaskMetadata, isInitialize, openSession } from './legacy-dispatch.ts';
 import { ListenHub } from './listen-hub.ts';
-import { isModernHeader, isModernPost, isRecord } from './modern-request.ts';
+import { isModernHeader, isModernPost } from './modern-request.ts';
 import { postOnly, serveModern } from './modern-route.ts';
 import { asJsonRpc, NotificationHub, sseEvent } from './notification-hub.ts';
 import { answerUnavailable, rpcError, sdkErrorMessage } from './replies.ts';
-import { createMcpServer, type McpDeps } from './server.ts';
+import { refuseOutOfScope } from './scope-check.ts';
+import type { McpDeps } from './server.ts';
 import { mcpTools } from './surface.ts';
 import { directToolCall } from './tool-call.ts';
 
@@ -52,9 +47,6 @@ export interface McpEndpointDeps extends McpDeps {
    */
   directCalls: boolean;
 }
-
-/** Headers the SDK transport reads; nothing else of the request reaches it. */
-const FORWARDED_HEADERS = ['accept', 'content-type', 'mcp-protocol-version'] as const;
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -161,6 +153,7 @@ export async function mcpRoutes(app: FastifyInstance, deps: McpEndpointDeps): Pr
       const modern = isModernPost(req);
       if (req.mcpUnavailable) return answerUnavailable(req, reply, deps.baseUrl, modern);
       const auth = req.mcpAuth!;
+      if (refuseOutOfScope(reply, req.body, auth.caller, deps.runner, deps.baseUrl)) return reply;
       if (modern) return serveModern(req, reply, auth, deps, listens);
       ignoreTaskMetadata(req.body);
       const init = isInitialize(req.body);
@@ -277,83 +270,4 @@ function sessionNotFound(): DomainError {
   return new DomainError('SESSION_NOT_FOUND', 'This MCP session is unknown or has ended.', {
     next_step: 'Send initialize without Mcp-Session-Id to start a new session.',
   });
-}
-
-async function dispatch(
-  req: FastifyRequest,
-  caller: Caller,
-  deps: McpEndpointDeps,
-  takeInbox: (() => Promise<InboxMessage[]>) | null,
-  gone: AbortSignal,
-): Promise<Response> {
-  const headers = new Headers();
-  for (const name of FORWARDED_HEADERS) {
-    const value = header(req, name);
-    if (value) headers.set(name, value);
-  }
-  const sessionId = header(req, 'mcp-session-id');
-  // Authentication checked that a session id sent along is the caller's open session.
-  const session = sessionId && req.mcpAuth?.sessionOpen ? { id: sessionId, service: deps.sessions } : null;
-  const server = createMcpServer(caller, deps, req.id, takeInbox, req.log, gone, session);
-  const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: undefined,
-    enableJsonResponse: true,
-  });
-  await server.connect(transport);
-  try {
-    const request = new Request(`${deps.baseUrl}/mcp`, { method: 'POST', headers });
-    return await transport.handleRequest(request, { parsedBody: req.body });
-  } finally {
-    await server.close();
-  }
-}
-
-/**
- * Opens a session only for an initialize the SDK answered with a result (not an error), with
- * the protocol version it actually negotiated.
- */
-async function openSession(sessions: SessionService, caller: Caller, body: unknown, answer: string) {
-  let result: { protocolVersion?: unknown } | undefined;
-  try {
-    result = JSON.parse(answer)?.result;
-  } catch {
-    return null;
-  }
-  if (!result || typeof result.protocolVersion !== 'string') return null;
-  const clientInfo = (body as { params?: { clientInfo?: { name?: unknown; version?: unknown } } }).params
-    ?.clientInfo;
-  return sessions.open(caller.agent.id, result.protocolVersion, {
-    name: typeof clientInfo?.name === 'string' ? clientInfo.name : undefined,
-    version: typeof clientInfo?.version === 'string' ? clientInfo.version : undefined,
-  });
-}
-
-/**
- * Cairn declares no tasks capability, so task metadata (`params.task`) is ignored, as MCP asks of
- * such a receiver: "MUST process requests of that type normally, ignoring any task-augmentation
- * metadata" (2025-11-25, Tasks, Behavior Requirements). The SDK would refuse such a request
- * instead (-32603 "Server does not support task creation"), so the key is removed before either
- * path reads the body.
- */
-function ignoreTaskMetadata(body: unknown): void {
-  for (const message of Array.isArray(body) ? body : [body]) {
-    const params = isRecord(message) ? message.params : undefined;
-    if (isRecord(params) && 'task' in params) delete params.task;
-  }
-}
-
-/** An initialize request: a single JSON-RPC request (with an id) whose method is initialize. */
-function isInitialize(body: unknown): boolean {
-  return (
-    typeof body === 'object' &&
-    body !== null &&
-    !Array.isArray(body) &&
-    (body as { method?: unknown }).method === 'initialize' &&
-    'id' in body
-  );
-}
-
-function header(req: FastifyRequest, name: string): string | undefined {
-  const value = req.headers[name];
-  return Array.isArray(value) ? value[0] : value;
 }

@@ -18,7 +18,9 @@ const GRANT_ID = /^grt_[0-9A-Z]{26}$/;
 const decisionForm = z
   .object({
     csrf: z.string().max(200).optional(),
-    decision: z.enum(['allow', 'decline'], 'Press Allow or Decline.'),
+    decision: z
+      .string('Press Allow or Decline.')
+      .regex(/^(allow|decline|extend:agt_[0-9A-Z]{26})$/, 'Press Allow or Decline.'),
   })
   .strict();
 
@@ -76,8 +78,10 @@ export function oauthConsoleRoutes(app: FastifyInstance, ctx: ConsoleContext): v
       return sendPage(reply, 422, reviewPage({ owner, csrf, request, error: form.message }));
     }
     try {
-      const allow = form.data.decision === 'allow';
-      const { redirect_to } = await ctx.oauth.decide(owner.id, id, allow, binding(req));
+      const { decision } = form.data;
+      const extend = decision.startsWith('extend:') ? decision.slice('extend:'.length) : undefined;
+      const allow = decision !== 'decline';
+      const { redirect_to } = await ctx.oauth.decide(owner.id, id, allow, binding(req), extend);
       return seeOther(reply, redirect_to);
     } catch (err) {
       // Someone decided (or the request expired) between the look-up and the decision.

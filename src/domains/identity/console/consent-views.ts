@@ -36,6 +36,7 @@ export function reviewPage(v: Signed & { request: ConsentRequest; error?: string
         <dl class="facts">
           <dt>Full address</dt><dd><code>${r.redirect_uri}</code></dd>
           <dt>Scope</dt><dd><code>${r.scope}</code></dd>
+          ${r.scopes.map((s) => html`<dt><code>${s.scope}</code></dt><dd>${s.meaning}</dd>`)}
           <dt>Request expires</dt><dd>${time(r.expires_at)}</dd>
         </dl>
       </section>
@@ -46,12 +47,27 @@ export function reviewPage(v: Signed & { request: ConsentRequest; error?: string
       <form class="panel" method="post" action="/console/authorize/${r.request_id}">
         ${csrfField(v.csrf)}
         <p class="hint">Decline sends the application away with nothing.</p>
+        ${extendChoices(r)}
         <div class="actions">
-          <button type="submit" name="decision" value="allow">Allow</button>
+          <button type="submit" name="decision" value="allow">Allow${r.extendable.length > 0 ? ' as a new identity' : ''}</button>
           <button class="secondary" type="submit" name="decision" value="decline">Decline</button>
         </div>
       </form>`,
   });
+}
+
+/**
+ * A step-up (the application asks again, for more scopes): the identities it already connected
+ * for this owner, each a button that gives the requested scopes to that identity, keeping its
+ * campaigns and history. A new identity remains the plain Allow.
+ */
+function extendChoices(r: ConsentRequest): SafeHtml | string {
+  if (r.extendable.length === 0) return '';
+  return html`<p class="hint">This application is already connected as the identities below. If it is asking again for more, give the scopes to the one it runs as:</p>
+        <div class="actions">${r.extendable.map(
+          (i) =>
+            html`<button type="submit" name="decision" value="extend:${i.agent_id}">Allow for ${i.agent_name} (now ${i.scope})</button>`,
+        )}</div>`;
 }
 
 /**

@@ -28,11 +28,21 @@ export const oauthOperations = [
     tags,
     summary: 'Allow or decline a consent request (signed-in person)',
     params: z.object({ request_id: id }).strict(),
-    body: z.object({ action: z.enum(['allow', 'decline']) }).strict(),
+    body: z
+      .object({
+        action: z.enum(['allow', 'decline']),
+        /** Allow for this identity, already connected through the client (the request's `extendable`), not a new one. */
+        agent_id: z
+          .string()
+          .regex(/^agt_[0-9A-Z]{26}$/)
+          .optional(),
+      })
+      .strict(),
     async run(ctx, { ownerId, params, body }, { req }) {
       const allow = body.action === 'allow';
       const bound = req.cookies[consentCookieName(ctx.baseUrl)];
-      const { redirect_to } = await ctx.oauth.decide(ownerId, params.request_id, allow, bound);
+      const extend = allow ? body.agent_id : undefined;
+      const { redirect_to } = await ctx.oauth.decide(ownerId, params.request_id, allow, bound, extend);
       return { status: allow ? 'APPROVED' : 'DECLINED', redirect_to };
     },
   }),

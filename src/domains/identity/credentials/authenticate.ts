@@ -115,8 +115,15 @@ export async function authenticateBearer(
   if (found.sessionId && isStale(found.sessionSeenAt, now)) {
     await touchSession(deps.database.db, found.sessionId, now);
   }
+  // An OAuth connection's tokens carry the scopes the owner approved; other credentials, none.
+  const scope = 'grantScope' in found && typeof found.grantScope === 'string' ? found.grantScope : null;
   return {
-    caller: { agent: found.agent, credential: { kind, id: found.keyId }, standing: found.standing },
+    caller: {
+      agent: found.agent,
+      credential: { kind, id: found.keyId },
+      standing: found.standing,
+      ...(scope ? { scopes: scope.split(' ') } : {}),
+    },
     sessionOpen: found.sessionId !== null,
     notificationsWaiting: found.notificationsWaiting === true,
     ownerMessagesWaiting: found.ownerMessagesWaiting === true,

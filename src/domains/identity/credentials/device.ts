@@ -309,7 +309,7 @@ export class DeviceService {
         await drepo.updateDevice(tx, row.id, { status: 'CONSUMED', lastPolledAt: now });
         if (row.grantId) {
           const grant = await findGrant(tx, row.grantId);
-          return this.tokens.issuePair(tx, row.agentId!, row.grantId, grant?.expiresAt);
+          return this.tokens.issuePair(tx, row.agentId!, row.grantId, grant?.expiresAt, grant?.scope);
         }
         return this.tokens.issuePair(tx, row.agentId!, row.id);
       }

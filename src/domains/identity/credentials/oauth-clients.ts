@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MCP_SCOPES, parseScopes, scopeString } from '../../../framework/index.ts';
 import type { Clock } from '../../../kernel/clock.ts';
 import { hashSecret, newId, newOpaqueId } from '../../../kernel/ids.ts';
 import { OAuthError } from '../../../kernel/oauth-error.ts';
@@ -181,8 +182,10 @@ export class OAuthClientService {
       method,
       responses: expected,
     } = checkClientMetadata(input, 'client_secret_basic');
-    if (input.scope?.split(' ').some((s) => s && s !== 'mcp')) {
-      throw new OAuthError('invalid_client_metadata', 'The only scope is "mcp".');
+    // The scopes it says it will ask for; each authorization request asks again, and the owner decides.
+    const scopes = parseScopes(input.scope);
+    if (!scopes) {
+      throw new OAuthError('invalid_client_metadata', `Scopes are ${MCP_SCOPES.join(', ')}.`);
     }
     const now = this.clock.now();
     const clientId = newId('cli', now);
@@ -211,7 +214,7 @@ export class OAuthClientService {
       token_endpoint_auth_method: method,
       grant_types: grants,
       response_types: expected,
-      scope: 'mcp',
+      scope: scopeString(scopes),
       ...(input.client_uri ? { client_uri: input.client_uri } : {}),
       ...(input.software_id ? { software_id: input.software_id } : {}),
       ...(input.software_version ? { software_version: input.software_version } : {}),

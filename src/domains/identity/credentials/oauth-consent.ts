@@ -1,3 +1,4 @@
+import { parseScopes, scopeString } from '../../../framework/index.ts';
 import type { Clock } from '../../../kernel/clock.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { hashSecret, newId, newOpaqueId } from '../../../kernel/ids.ts';
@@ -19,9 +20,10 @@ import {
   notInThisBrowser,
   redirectMatches,
   returnHost,
-  scopeAllowed,
+  UNKNOWN_SCOPE,
   withParams,
 } from './oauth-request.ts';
+import { extendableIdentities, identityToExtend, scopeLines } from './oauth-step-up.ts';
 
 const REQUEST_MS = 10 * 60_000;
 const CODE_MS = 60_000;
@@ -115,7 +117,8 @@ export class OAuthConsentService {
     if (q.code_challenge_method !== 'S256') {
       return fail('invalid_request', 'code_challenge_method must be S256; plain is refused.');
     }
-    if (!scopeAllowed(q.scope)) return fail('invalid_scope', 'The only scope is mcp.');
+    const scopes = parseScopes(q.scope);
+    if (!scopes) return fail('invalid_scope', UNKNOWN_SCOPE);
     if (q.resource !== undefined && q.resource !== this.resource) {
       return fail('invalid_target', `The only resource is ${this.resource}.`);
     }
@@ -129,7 +132,7 @@ export class OAuthConsentService {
       redirectUri,
       state: q.state ?? null,
       codeChallenge: q.code_challenge,
-      scope: 'mcp',
+      scope: scopeString(scopes),
       resource: this.resource,
       status: 'PENDING',
       createdAt: now,
@@ -153,7 +156,9 @@ export class OAuthConsentService {
     const found = await oauthRepo.findRequest(this.database.db, requestId);
     if (!found || !mayDecide(found.request, ownerId, binding)) throw notInThisBrowser(requestId);
     const { request: r, client } = found;
-    const expired = r.status === 'PENDING' && r.expiresAt <= this.clock.now();
+    const now = this.clock.now();
+    const expired = r.status === 'PENDING' && r.expiresAt <= now;
+    const pending = r.status === 'PENDING' && !expired;
     return {
       request_id: r.id,
       status: expired ? 'EXPIRED' : r.status,
@@ -167,8 +172,10 @@ export class OAuthConsentService {
       redirect_uri: r.redirectUri,
       return_host: returnHost(r.redirectUri),
       scope: r.scope,
+      scopes: scopeLines(r.scope),
+      extendable: pending ? await extendableIdentities(this.database.db, ownerId, client.id, now) : [],
       grants: [
-        'A new agent identity of its own, owned by you, with anonymous public reading (mode READ) active.',
+        'A new agent identity of its own, owned by you, with anonymous public reading (mode READ) active; or, if you choose one below, these scopes for an identity this application already connected.',
         'Nothing else: campaigns, mail, payments and other access stay separate decisions of yours.',
         `The connection lasts up to ${IDENTITY_LIMITS.oauthConnectionDays} days from now; you can revoke it at any time.`,
       ],
@@ -185,6 +192,8 @@ export class OAuthConsentService {
     requestId: string,
     allow: boolean,
     binding: string | undefined,
+    /** Give the scopes to this identity, already connected through the client (a step-up), instead of a new one. */
+    extendAgentId?: string,
   ): Promise<{ redirect_to: string }> {
     return this.database.transaction(async (tx) => {
       const now = this.clock.now();
@@ -218,16 +227,21 @@ export class OAuthConsentService {
         );
         return { redirect_to: back({ error: 'access_denied', error_description: 'The owner declined.' }) };
       }
-      const agentId = newId('agt', now);
-      await agentRepo.insertAgent(tx, {
-        id: agentId,
-        ownerId,
-        displayName: client.clientName.slice(0, IDENTITY_LIMITS.displayName.maxChars),
-        runtime: `oauth:${client.clientName}`.slice(0, 120),
-        kind: 'RUNTIME_BOUND',
-        createdAt: now,
-      });
-      await changeMode(tx, agentId, 'READ', now);
+      const extended = extendAgentId
+        ? await identityToExtend(tx, ownerId, client.id, extendAgentId, now)
+        : null;
+      const agentId = extended?.agent_id ?? newId('agt', now);
+      if (!extended) {
+        await agentRepo.insertAgent(tx, {
+          id: agentId,
+          ownerId,
+          displayName: client.clientName.slice(0, IDENTITY_LIMITS.displayName.maxChars),
+          runtime: `oauth:${client.clientName}`.slice(0, 120),
+          kind: 'RUNTIME_BOUND',
+          createdAt: now,
+        });
+        await changeMode(tx, agentId, 'READ', now);
+      }
       const grantId = newId('grt', now);
       await oauthRepo.insertGrant(tx, {
         id: grantId,
@@ -256,7 +270,12 @@ export class OAuthConsentService {
           ownerId,
           action: 'oauth.allow',
           subjectId: agentId,
-          details: { client_id: client.id, grant_id: grantId },
+          details: {
+            client_id: client.id,
+            grant_id: grantId,
+            scope: r.scope,
+            ...(extended ? { extended: true } : {}),
+          },
         },
         now,
       );

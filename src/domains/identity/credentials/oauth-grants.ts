@@ -86,7 +86,7 @@ export class OAuthGrantService {
       await oauthRepo.touchGrant(tx, grant.id, now);
       // A client that did not register refresh_token gets no refresh token (RFC 7591 §2).
       return client.grantTypes.includes('refresh_token')
-        ? this.tokens.issuePair(tx, grant.agentId, grant.id, grant.expiresAt)
+        ? this.tokens.issuePair(tx, grant.agentId, grant.id, grant.expiresAt, grant.scope)
         : this.tokens.issueAccess(tx, grant.agentId, grant.id, grant.expiresAt);
     });
     if (outcome instanceof OAuthError) throw outcome;

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { DEFAULT_SCOPE, MCP_SCOPES, parseScopes, SCOPE_MEANINGS } from '../../../framework/index.ts';
 import { DomainError } from '../../../kernel/errors.ts';
 import { hashSecret } from '../../../kernel/ids.ts';
 import type * as oauthRepo from './oauth-repo.ts';
+import type { ExtendableIdentity } from './oauth-step-up.ts';
 
 /** The shapes and rules of one authorization request: what comes in, what goes back, who decides. */
 
@@ -48,6 +50,13 @@ export interface ConsentRequest {
   /** The host (or private-use scheme) the browser will be sent back to, for the owner to check. */
   return_host: string;
   scope: string;
+  /** Each requested scope with what it lets the application do. */
+  scopes: Array<{ scope: string; meaning: string }>;
+  /**
+   * Identities of this owner already connected through this client (oauth-step-up.ts): the
+   * owner may give the requested scopes to one of them instead of a new identity.
+   */
+  extendable: ExtendableIdentity[];
   grants: string[];
   expires_at: string;
 }
@@ -98,17 +107,20 @@ export function notInThisBrowser(requestId: string): DomainError {
 /** The one protected resource (RFC 8707, RFC 9728): this server's MCP endpoint. */
 export const mcpResource = (baseUrl: string) => `${baseUrl}/mcp`;
 
-/** The one scope Cairn grants: use of its MCP endpoint. Every grant holds exactly this. */
-export const MCP_SCOPE = 'mcp';
-
 /**
- * Whether a requested scope (RFC 6749 §3.3: space-delimited) asks for nothing beyond `mcp`.
- * Since every grant holds exactly `mcp`, this is also the check that a refresh asks for no more
- * than its grant holds (§6).
+ * Whether a device pairing's requested scope (RFC 6749 §3.3: space-delimited) asks for nothing
+ * beyond `mcp`: a paired runtime's tokens carry no narrower scope (framework/scopes.ts), so
+ * asking for one is refused rather than silently widened.
  */
-export function scopeAllowed(scope: string | undefined): boolean {
-  return (scope ?? MCP_SCOPE).split(' ').every((s) => s === '' || s === MCP_SCOPE);
+export function onlyDefaultScope(scope: string | undefined): boolean {
+  return (scope ?? DEFAULT_SCOPE).split(' ').every((s) => s === '' || s === DEFAULT_SCOPE);
 }
+
+/** Whether every scope a request names is one Cairn grants. */
+export const scopesKnown = (scope: string | undefined): boolean => parseScopes(scope) !== null;
+
+/** The refusal of a scope Cairn does not grant, naming those it does. */
+export const UNKNOWN_SCOPE = `Scopes are ${MCP_SCOPES.join(', ')}: ${MCP_SCOPES.map((s) => `${s} (${SCOPE_MEANINGS[s]})`).join('; ')}.`;
 
 const LOOPBACK_LITERALS = new Set(['127.0.0.1', '[::1]']);
 

@@ -3,7 +3,7 @@ import type { Db, Executor } from '../../../storage/database.ts';
 import { callerColumns, openSessionOfAgent, toAgent } from '../agent-repo.ts';
 import { agents, mcpSessions, owners } from '../tables.ts';
 import type { StandingColumn } from '../types.ts';
-import { agentTokens } from './tables.ts';
+import { agentTokens, oauthGrants } from './tables.ts';
 
 /** SQL for access and refresh tokens (agent_tokens). */
 
@@ -74,11 +74,14 @@ export function prepareAccessLookup(db: Db, standing: StandingColumn) {
       revokedAt: agentTokens.revokedAt,
       lastUsedAt: agentTokens.lastUsedAt,
       audience: agentTokens.audience,
+      /** The OAuth connection's approved scopes; null for a family that is no connection (a pairing). */
+      grantScope: oauthGrants.scope,
       ...callerColumns(standing),
     })
     .from(agentTokens)
     .innerJoin(agents, eq(agents.id, agentTokens.agentId))
     .innerJoin(owners, eq(owners.id, agents.ownerId))
+    .leftJoin(oauthGrants, eq(oauthGrants.id, agentTokens.family))
     .leftJoin(mcpSessions, openSessionOfAgent)
     .where(eq(agentTokens.tokenHash, sql.placeholder('tokenHash')))
     .prepare('cairn_access_lookup');

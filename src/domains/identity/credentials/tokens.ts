@@ -1,3 +1,4 @@
+import { DEFAULT_SCOPE, parseScopes } from '../../../framework/index.ts';
 import type { Clock } from '../../../kernel/clock.ts';
 import { hashSecret, newId, newToken } from '../../../kernel/ids.ts';
 import { OAuthError } from '../../../kernel/oauth-error.ts';
@@ -17,6 +18,8 @@ export interface TokenAnswer {
   expires_in: number;
   refresh_token?: string;
   agent_id: string;
+  /** The scopes the tokens carry (RFC 6749 §5.1), for an OAuth connection's; pairings carry none. */
+  scope?: string;
 }
 
 const ACCESS_MS = IDENTITY_LIMITS.accessTokenMinutes * 60_000;
@@ -40,7 +43,13 @@ export class TokenService {
    * A new access + refresh pair in the given family (one family per pairing or OAuth
    * connection). `endsAt` caps both lifetimes: an OAuth connection never outlives its 7 days.
    */
-  async issuePair(ex: Executor, agentId: string, family: string, endsAt?: Date): Promise<TokenAnswer> {
+  async issuePair(
+    ex: Executor,
+    agentId: string,
+    family: string,
+    endsAt?: Date,
+    scope?: string,
+  ): Promise<TokenAnswer> {
     const access = await this.issue(ex, 'ACCESS', agentId, family, endsAt);
     const refresh = await this.issue(ex, 'REFRESH', agentId, family, endsAt);
     return {
@@ -49,6 +58,7 @@ export class TokenService {
       expires_in: Math.max(1, Math.floor((access.expiresAt.getTime() - this.clock.now().getTime()) / 1000)),
       refresh_token: refresh.token,
       agent_id: agentId,
+      ...(scope ? { scope } : {}),
     };
   }
 
@@ -94,6 +104,8 @@ export class TokenService {
   async refresh(
     refreshToken: string,
     client: { id: string; grantTypes: string[] } | null = null,
+    /** The scope the request names (RFC 6749 §6): none beyond what was approved. */
+    requestedScope?: string,
   ): Promise<TokenAnswer> {
     const outcome = await this.database.transaction(async (tx): Promise<TokenAnswer | OAuthError> => {
       const now = this.clock.now();
@@ -116,6 +128,19 @@ export class TokenService {
       }
       if (grant?.revokedAt)
         return new OAuthError('invalid_grant', 'The connection was revoked; sign in again.');
+      // Before the token is spent: a refused scope costs the client nothing (§6). The tokens keep
+      // the approved scopes; asking for fewer is allowed, and the answer's scope says what they carry.
+      const held = grant ? grant.scope.split(' ') : [DEFAULT_SCOPE];
+      const asked = parseScopes(requestedScope);
+      if (
+        requestedScope !== undefined &&
+        !asked?.every((s) => held.includes(s) || held.includes(DEFAULT_SCOPE))
+      ) {
+        return new OAuthError(
+          'invalid_scope',
+          `This connection was approved for ${held.join(' ')}; a refresh asks for no more. Authorize again for more.`,
+        );
+      }
       if (row.spentAt) {
         if (now.getTime() - row.spentAt.getTime() <= RETRY_MS && row.retrySealed) {
           return unsealJson<TokenAnswer>(this.secret, row.retrySealed);
@@ -140,7 +165,7 @@ export class TokenService {
       if (row.expiresAt <= now)
         return new OAuthError('invalid_grant', 'The refresh token has expired; pair again.');
       if (grant) await oauthRepo.touchGrant(tx, grant.id, now);
-      const pair = await this.issuePair(tx, row.agentId, row.family, grant?.expiresAt);
+      const pair = await this.issuePair(tx, row.agentId, row.family, grant?.expiresAt, grant?.scope);
       await tokenRepo.spendRefreshToken(tx, row.id, sealJson(this.secret, pair), now);
       return pair;
     });

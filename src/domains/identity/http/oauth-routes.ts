@@ -15,7 +15,7 @@ import type { OAuthClientService } from '../credentials/oauth-clients.ts';
 import { DEVICE_GRANT } from '../credentials/oauth-clients.ts';
 import type { OAuthConsentService } from '../credentials/oauth-consent.ts';
 import type { OAuthGrantService } from '../credentials/oauth-grants.ts';
-import { scopeAllowed } from '../credentials/oauth-request.ts';
+import { onlyDefaultScope, scopesKnown, UNKNOWN_SCOPE } from '../credentials/oauth-request.ts';
 import type { SecretGuard } from '../credentials/secret-guard.ts';
 import type { TokenService } from '../credentials/tokens.ts';
 import type { IdentityService } from '../identities.ts';
@@ -131,8 +131,11 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
       const parsed = deviceRequest.safeParse(req.body ?? {});
       if (!parsed.success) return invalidRequest(reply, parsed.error.issues);
       const { scope, ...request } = parsed.data;
-      if (!scopeAllowed(scope))
-        return sendOAuthError(reply, new OAuthError('invalid_scope', 'The only scope is mcp.'));
+      if (!onlyDefaultScope(scope)) {
+        const why =
+          'A pairing grants the scope mcp (everything the identity may do); ask for mcp or no scope. Narrower scopes come with /oauth/authorize.';
+        return sendOAuthError(reply, new OAuthError('invalid_scope', why));
+      }
       // A guest pairing (matching_request_id) is asked for by the request's participant, with its
       // own bearer credential; an ordinary pairing needs none and ignores one.
       try {
@@ -181,8 +184,8 @@ export async function oauthRoutes(app: FastifyInstance, deps: OAuthDeps): Promis
       if (!parsed.success) return invalidRequest(reply, parsed.error.issues);
       const r = parsed.data;
       // Before any grant is looked at, so a refused scope spends no refresh token (RFC 6749 §6).
-      if (!scopeAllowed(r.scope)) {
-        return sendOAuthError(reply, new OAuthError('invalid_scope', 'The only scope is mcp.'));
+      if (!scopesKnown(r.scope)) {
+        return sendOAuthError(reply, new OAuthError('invalid_scope', UNKNOWN_SCOPE));
       }
       // RFC 8707 §2.2: every grant is for this server's /mcp, and every token records it.
       if (r.resource !== undefined && r.resource !== deps.consent.resource) {
@@ -255,7 +258,7 @@ async function grantTokens(deps: OAuthDeps, r: TokenRequest, presented: Presente
     const client = isClientOfRecord(presented.id)
       ? await deps.clients.authenticate(presented.id, presented.secret, presented.method)
       : null;
-    return deps.tokens.refresh(r.refresh_token, client);
+    return deps.tokens.refresh(r.refresh_token, client, r.scope);
   }
   const client = await deps.clients.authenticate(presented.id, presented.secret, presented.method);
   return deps.grants.exchangeCode(client, r);

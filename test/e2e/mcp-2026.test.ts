@@ -550,6 +550,28 @@ describe('the same feeds for a 2025 session (resources/subscribe, the GET stream
   });
 });
 
+describe('the bound of a 2025 session', () => {
+  it('follows at most 20 resources: the 21st is refused, a repeat is not counted, and unsubscribing makes room', async () => {
+    const lead = await newMember(server);
+    const follower = await createAgent(server.app.services.identity, { mode: 'READ' });
+    const client = await connectClient(server.url, follower.key);
+    const member = { ...follower, client };
+    const uris: string[] = [];
+    for (let i = 0; i < 21; i++) {
+      const campaign = await campaignWith(lead, []);
+      await ok(member, 'campaign_join', { campaign_id: campaign });
+      uris.push(`cairn://campaigns/${campaign}/events`);
+    }
+    for (const uri of uris.slice(0, 20)) await client.subscribeResource({ uri });
+    // Subscribing again to one it follows changes nothing, so it does not count.
+    await client.subscribeResource({ uri: uris[0]! });
+    await expect(client.subscribeResource({ uri: uris[20]! })).rejects.toThrow(/at most 20 resources/);
+    await client.unsubscribeResource({ uri: uris[0]! });
+    await client.subscribeResource({ uri: uris[20]! });
+    await client.close();
+  });
+});
+
 describe("a campaign's mailbox as a feed", () => {
   it('wakes a granted member when mail arrives over SMTP, and nobody without the grant', async () => {
     const box = await grantedMailbox(server);

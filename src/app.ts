@@ -66,6 +66,7 @@ export async function createApp(config: Config, database: Database, opts: AppOpt
     onUnavailable: (err, requestId, operation) =>
       logger.warn({ err: loggableError(err), requestId, operation }, 'database unavailable; answered 503'),
     onFinished: (operation, outcome, seconds) => metrics.observeTool(operation, outcome, seconds),
+    checkOutputs: config.checkOutputs,
   });
   const tools: ToolDoc[] = runner.all().map(({ op, jsonSchema }) => ({
     name: op.name,

@@ -60,6 +60,8 @@ export interface Config extends AreaSettings {
    * through the MCP SDK's server and transport; false sends every request through the SDK.
    */
   mcpDirectCalls: boolean;
+  /** Development: hold every tool answer to its declared output schema (framework/output.ts). */
+  checkOutputs: boolean;
   /** Whether every answer carries `x-cairn-db-statements`: the SQL statements it took (docs/performance.md). */
   debugDbStatements: boolean;
   /**
@@ -145,6 +147,7 @@ export function loadConfig(
       version: item.slice(item.lastIndexOf('@') + 1),
     })),
     mcpDirectCalls: e.CAIRN_MCP_DIRECT_CALLS === 'true',
+    checkOutputs: e.CAIRN_CHECK_OUTPUTS === 'true',
     debugDbStatements: e.CAIRN_DEBUG_DB_STATEMENTS === 'true',
     allowedHosts: e.CAIRN_ALLOWED_HOSTS.map((h) => h.toLowerCase().replace(/\.(?=:\d+$|$)/, '')),
     allowedOrigins: e.CAIRN_ALLOWED_ORIGINS.map((o) => normalizeOrigin(o)!),

@@ -84,6 +84,7 @@ export const envSchema = z.object({
       'a comma-separated list of name@version (version * for any)',
     ),
   CAIRN_MCP_DIRECT_CALLS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('true'),
+  CAIRN_CHECK_OUTPUTS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   CAIRN_DEBUG_DB_STATEMENTS: z.enum(['true', 'false'], { message: 'must be true or false' }).default('false'),
   CAIRN_OAUTH_CHECKS_FILE: z.string().min(1).max(4_096).optional(),
   CAIRN_REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(2).max(600).default(30),

@@ -42,6 +42,8 @@ export function joinForms(base: AnyOperation, form: AnyOperation & ToolForm): An
     ...base,
     description: `${base.description} ${form.description}`,
     input: z.object(joinedShape(base, form)).strict(),
+    // Either form's answer; declared once both forms declare theirs.
+    ...(base.output && form.output ? { output: z.union([base.output, form.output]) } : {}),
     // The runner checks the arguments with the schema of the form they choose.
     forms: [
       { key: form.formKey, input: form.input },

@@ -29,6 +29,7 @@ export {
   type ToolGroup,
   type Visibility,
 } from './operation.ts';
+export { move, nextSteps, publishedOutputSchema, refusal, timestamp } from './output.ts';
 export {
   defineOwnerOperation,
   type OwnerInput,

@@ -87,7 +87,12 @@ export interface Operation<S, I extends z.ZodObject = z.ZodObject, O = unknown> 
   /** Public wording of the visibility rule, for the tool reference. */
   visibleWhen: string;
   visibility(caller: Caller): Visibility;
-  handler(ctx: OperationContext<S>, input: z.infer<I>): Promise<O>;
+  /**
+   * What a success answers (output.ts): tools/list shows its JSON Schema, with the refusal's
+   * beside it, and the handler's answer is typed by it. Every tool declares one.
+   */
+  output?: z.ZodType<O>;
+  handler(ctx: OperationContext<S>, input: z.infer<I>): Promise<NoInfer<O>>;
 }
 
 /** Typed helper so each definition infers its input type from its schema. */

@@ -18,6 +18,7 @@ import type { Caller } from './caller.ts';
 import { claimAtOpening, runOnceClosing } from './idempotency-repo.ts';
 import { FRAMEWORK_LIMITS } from './limits.ts';
 import type { Operation, OperationContext, ToolAvailability } from './operation.ts';
+import { OutputCheck, publishedOutputSchema } from './output.ts';
 import { withPermittedMoves } from './permitted-moves.ts';
 import { DEFAULT_SCOPE, scopeNeeded, scopeString, scopesCover } from './scopes.ts';
 
@@ -30,6 +31,8 @@ export interface RunnerHooks {
   onUnavailable?(err: unknown, requestId: string, operation: string): void;
   /** Called after every call, for metrics. */
   onFinished(operation: string, outcome: 'ok' | string, seconds: number): void;
+  /** Hold every answer to its declared schema (CAIRN_CHECK_OUTPUTS; output.ts). */
+  checkOutputs?: boolean;
 }
 
 /** A registered operation with what is derived from it once, at start. */
@@ -41,6 +44,8 @@ export interface RegisteredOperation<S> {
   forms?: Array<{ key: string | undefined; schema: z.ZodObject }>;
   /** JSON Schema of the input, as served by tools/list and /v1/public/tools. */
   jsonSchema: Record<string, unknown>;
+  /** JSON Schema of the answer (success or refusal), when the operation declares its output. */
+  outputSchema?: Record<string, unknown>;
 }
 
 export const idempotencyKey = z
@@ -56,6 +61,7 @@ export const idempotencyKey = z
  * visibility, validate, then call the handler (in a transaction with idempotency when it mutates).
  */
 export class OperationRunner<S> {
+  private readonly outputCheck: OutputCheck | undefined;
   private readonly registry = new Map<string, RegisteredOperation<S>>();
 
   constructor(
@@ -65,6 +71,7 @@ export class OperationRunner<S> {
     private readonly services: S,
     private readonly hooks: RunnerHooks,
   ) {
+    this.outputCheck = hooks.checkOutputs ? new OutputCheck() : undefined;
     for (const op of operations) {
       if (this.registry.has(op.name)) throw new Error(`operation ${op.name} is defined twice`);
       const withKey = (input: z.ZodObject) =>
@@ -76,7 +83,15 @@ export class OperationRunner<S> {
         unknown
       >;
       delete jsonSchema.$schema;
-      this.registry.set(op.name, { op, schema, jsonSchema, ...(forms ? { forms } : {}) });
+      const outputSchema = op.output ? publishedOutputSchema(op.output) : undefined;
+      this.outputCheck?.register(op.name, op.output);
+      this.registry.set(op.name, {
+        op,
+        schema,
+        jsonSchema,
+        ...(outputSchema ? { outputSchema } : {}),
+        ...(forms ? { forms } : {}),
+      });
     }
   }
 
@@ -124,6 +139,7 @@ export class OperationRunner<S> {
       );
       outcome = { ok: false, error: withPermittedMoves(outcome.error, callable) };
     }
+    if (this.outputCheck && this.registry.has(name)) outcome = this.checked(name, outcome, requestId);
     const label = outcome.ok ? 'ok' : outcome.error.error.code;
     this.hooks.onFinished(
       this.registry.has(name) ? name : '(unknown)',
@@ -131,6 +147,17 @@ export class OperationRunner<S> {
       (performance.now() - started) / 1000,
     );
     return outcome;
+  }
+
+  /** The answer, or the INTERNAL refusal saying how it differs from its schema. */
+  private checked(name: string, outcome: OperationOutcome, requestId: string): OperationOutcome {
+    try {
+      this.outputCheck?.verify(name, outcome.ok, outcome.ok ? outcome.result : outcome.error);
+      return outcome;
+    } catch (err) {
+      this.hooks.onInternalError(err, requestId, name);
+      return { ok: false, error: toErrorEnvelope(err, requestId) };
+    }
   }
 
   private async execute(

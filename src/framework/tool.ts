@@ -41,7 +41,9 @@ export interface ToolSpec<S, A extends z.ZodRawShape, O> {
   audience: Audience;
   openWorld?: boolean;
   checksOwnCredentials?: readonly string[];
-  handler(ctx: OperationContext<S>, input: Camelized<z.infer<StrictArgs<A>>>): Promise<O>;
+  /** What a success answers (output.ts); the handler's answer is typed by it. */
+  output?: z.ZodType<O>;
+  handler(ctx: OperationContext<S>, input: Camelized<z.infer<StrictArgs<A>>>): Promise<NoInfer<O>>;
 }
 
 /**
@@ -59,6 +61,7 @@ export function defineTool<S, A extends z.ZodRawShape, O>(
     mutates: spec.mutates,
     ...(spec.writes ? { writes: true } : {}),
     ...(spec.openWorld !== undefined ? { openWorld: spec.openWorld } : {}),
+    ...(spec.output ? { output: spec.output } : {}),
     ...(spec.checksOwnCredentials ? { checksOwnCredentials: spec.checksOwnCredentials } : {}),
     visibleWhen: spec.audience.visibleWhen,
     visibility: spec.audience.visibility,

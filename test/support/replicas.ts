@@ -44,6 +44,7 @@ export async function startReplica(
       CAIRN_SECRET: secret,
       CAIRN_DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
+      CAIRN_CHECK_OUTPUTS: 'true',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

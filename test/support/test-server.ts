@@ -46,6 +46,8 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     HOST: '127.0.0.1',
     CAIRN_DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
+    // Every answer of the suite is held to its tool's declared output schema.
+    CAIRN_CHECK_OUTPUTS: 'true',
     ...opts.env,
   });
   const ownsDatabase = !opts.database;

@@ -49,7 +49,9 @@ interface CampaignToolSpec<A extends z.ZodRawShape, O, S extends CampaignService
   mutates: boolean;
   /** Members unless said otherwise (tools that only read: members of closed campaigns too). */
   audience?: Audience;
-  handler(ctx: OperationContext<S>, input: Input<A>): Promise<O>;
+  /** What a success answers (framework/output.ts). */
+  output?: z.ZodType<O>;
+  handler(ctx: OperationContext<S>, input: Input<A>): Promise<NoInfer<O>>;
 }
 
 /**
@@ -79,7 +81,7 @@ export function memberTool<A extends z.ZodRawShape, O, S extends CampaignService
     forChange?: boolean;
     /** Whether it starts new work, which a stopping campaign refuses too. */
     forNew?: boolean;
-    handler(ctx: OperationContext<S>, input: Input<A>, member: Membership): Promise<O>;
+    handler(ctx: OperationContext<S>, input: Input<A>, member: Membership): Promise<NoInfer<O>>;
   },
 ) {
   const { forChange = spec.mutates, forNew = false, ...rest } = spec;

@@ -4,6 +4,7 @@ import { DomainError } from '../../kernel/errors.ts';
 import { ABOUT_FIELDS } from './about.ts';
 import type { DomainVerifier } from './domain-verification.ts';
 import type { IdentityService } from './identities.ts';
+import { updateAboutOutput, verifyDomainOutput, whoamiOutput } from './outputs.ts';
 import { inactiveReason } from './policy.ts';
 import { presentAbout, presentWhoami } from './present.ts';
 import type { Caller } from './types.ts';
@@ -32,6 +33,7 @@ const whoami = defineOperation({
   mutates: false,
   visibleWhen: 'always',
   visibility: () => ALWAYS,
+  output: whoamiOutput,
   handler: async (ctx: OperationContext<S>) =>
     presentWhoami(ctx.caller.agent, await ctx.services.identity.campaignLinks(ctx.ex, ctx.caller.agent.id)),
 });
@@ -68,6 +70,7 @@ const updateAbout = defineOperation({
   mutates: true,
   visibleWhen: 'the identity is active (the owner activated a mode)',
   visibility: whenActive,
+  output: updateAboutOutput,
   handler: async (ctx: OperationContext<S>, input) => {
     if (!ABOUT_FIELDS.some((f) => f in input)) {
       throw new DomainError('VALIDATION_FAILED', 'Name at least one claim to update.', {
@@ -92,6 +95,7 @@ const verifyDomain = defineOperation({
   mutates: false,
   visibleWhen: 'the identity is active (the owner activated a mode)',
   visibility: whenActive,
+  output: verifyDomainOutput,
   handler: async (ctx: OperationContext<{ domains: DomainVerifier }>, input) =>
     ctx.services.domains.verify(ctx.caller, input.domain),
 });

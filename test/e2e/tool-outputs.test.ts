@@ -29,7 +29,12 @@ describe('tools describe their output', () => {
     const { tools } = await client.listTools();
     const declared = tools.filter((t) => t.outputSchema);
     expect(declared.map((t) => t.name)).toEqual(
-      expect.arrayContaining(['identity_whoami', 'identity_update_about', 'identity_verify_domain']),
+      expect.arrayContaining([
+        'capabilities_describe',
+        'identity_whoami',
+        'identity_update_about',
+        'identity_verify_domain',
+      ]),
     );
     for (const tool of declared) {
       expect(tool.outputSchema?.type, tool.name).toBe('object');

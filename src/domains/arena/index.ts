@@ -63,6 +63,7 @@ export {
 export { scoreSignatureInvalid } from './errors.ts';
 export { ArenaKeys, type PublishedJwk } from './keys.ts';
 export { ArenaOwnerService } from './owner-arena.ts';
+export { assignmentOutput } from './runs/outputs.ts';
 export { ArenaRuns } from './runs/run-service.ts';
 export { canonicalScore, type SignedScorePayload, signedScorePayload } from './scores/payload.ts';
 export { ArenaScores } from './scores/score-service.ts';

@@ -103,6 +103,7 @@ export {
 } from './notifications.ts';
 export { ALWAYS, whenActive } from './operations.ts';
 export { Operators } from './operators.ts';
+export { standingOutput } from './outputs.ts';
 export type { InboxMessage } from './owner-messages.ts';
 export { type ConsoleOwner, OwnerService, type StartedSession } from './owners.ts';
 export { inactiveReason, isActive } from './policy.ts';

@@ -95,6 +95,11 @@ export class OperationRunner<S> {
     }
   }
 
+  /** The operation of that name, if there is one. */
+  get(name: string): Operation<S> | undefined {
+    return this.registry.get(name)?.op;
+  }
+
   /** Every operation, in definition order. */
   all(): Array<RegisteredOperation<S>> {
     return [...this.registry.values()];

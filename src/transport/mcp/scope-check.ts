@@ -29,12 +29,11 @@ interface Challenge {
 function challengeOf(body: unknown, caller: Caller, runner: OperationRunner<unknown>): Challenge | null {
   if (caller.scopes === undefined) return null;
   const messages = Array.isArray(body) ? body : [body];
-  const ops = new Map(runner.all().map(({ op }) => [op.name, op]));
   for (const message of messages) {
     if (typeof message !== 'object' || message === null) continue;
     const { method, params, id } = message as { method?: unknown; params?: { name?: unknown }; id?: unknown };
     if (method !== 'tools/call' || typeof params?.name !== 'string') continue;
-    const op = ops.get(params.name);
+    const op = runner.get(params.name);
     if (!op || scopesCover(caller.scopes, op)) continue;
     const needed = scopeNeeded(op) ?? DEFAULT_SCOPE;
     return { id, tool: op.name, needed, scope: scopeString([...caller.scopes, needed]) };

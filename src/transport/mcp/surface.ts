@@ -58,10 +58,11 @@ export function listedResource({ text: _text, ...meta }: McpResource) {
 
 /** The tools this caller may call now, as tools/list shows them, in definition order. */
 export function mcpTools(deps: McpDeps, caller: Caller) {
-  return deps.runner.visibleTo(caller).map(({ op, jsonSchema }) => ({
+  return deps.runner.visibleTo(caller).map(({ op, jsonSchema, outputSchema }) => ({
     name: op.name,
     description: op.description,
     inputSchema: jsonSchema as { type: 'object' },
+    ...(outputSchema ? { outputSchema: outputSchema as { type: 'object' } } : {}),
     annotations: {
       readOnlyHint: !(op.mutates || op.writes),
       idempotentHint: true,

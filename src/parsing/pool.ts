@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import { Admission } from './admission.ts';
+import { closedError, failureOf } from './pool-failures.ts';
 // sharp must be loaded by the main thread before worker threads start: on glibc Linux its shared
 // libraries would otherwise be unloaded when the first thread that used them exits.
 import 'sharp';
@@ -76,18 +77,6 @@ const MIN_MEMORY_MB = 64;
 const IDLE_TIMEOUT_MS = 60_000;
 /** How long a thread may take to start on a job before the job's time limit runs anyway. */
 const THREAD_START_GRACE_MS = 30_000;
-
-/** A thread that died (out of memory, crashed) surfaces as one of these from piscina. */
-const isWorkerDeath = (error: unknown): boolean =>
-  error instanceof Error &&
-  (/^ERR_WORKER_/.test(String((error as { code?: unknown }).code ?? '')) ||
-    /worker.*(exit|terminat)/i.test(error.message));
-
-/** Piscina's errors for a job refused or cut off because the pool is closing. */
-const isShutdown = (error: unknown): boolean =>
-  error instanceof Error && (error.name === 'AbortError' || error.message === 'Terminating worker thread');
-
-const closedError = (): Error => new Error('The parser pool is closed.');
 
 export class ParserPool implements Parser {
   private readonly pool: Piscina<ParserTask, TaskOutcome>;
@@ -299,7 +288,7 @@ export class ParserPool implements Parser {
       if (outcome.cause) refusal.cause = outcome.cause;
       throw refusal;
     } catch (error) {
-      throw this.asRefusal(error, abort.signal.aborted, limitMs);
+      throw failureOf(error, { timedOut: abort.signal.aborted, limitMs, closed: this.closed });
     } finally {
       clearTimeout(timer);
       clearTimeout(grace);
@@ -320,33 +309,5 @@ export class ParserPool implements Parser {
       return /html|xml|text\/|json/.test(type) ? this.markupTimeoutMs : this.timeoutMs;
     }
     return this.markupTimeoutMs;
-  }
-
-  /**
-   * What a failed job is reported as: a ParseRefusal, except when the pool itself was closed.
-   * Anything unexpected (a thread that died, a result too deeply nested to send back between
-   * threads) is UNREADABLE_CONTENT with the original as `cause`, never a raw error.
-   */
-  private asRefusal(error: unknown, timedOut: boolean, limitMs: number): Error {
-    if (error instanceof ParseRefusal) return error;
-    if (timedOut) {
-      return new ParseRefusal('PARSE_TIMEOUT', `Parsing took longer than ${limitMs} ms.`, {
-        timeout_ms: limitMs,
-      });
-    }
-    if (this.closed && isShutdown(error)) {
-      const closed = closedError();
-      closed.cause = error;
-      return closed;
-    }
-    const refusal = new ParseRefusal(
-      'UNREADABLE_CONTENT',
-      isWorkerDeath(error)
-        ? 'The parser stopped while reading the content.'
-        : 'The content could not be parsed.',
-      {},
-    );
-    refusal.cause = error;
-    return refusal;
   }
 }
